@@ -1,0 +1,116 @@
+//! Public identifiers: opaque, prefixed and sortable (`ten_01j…`), per CONTRACTS.md "Identifiers".
+//! Never sequential integers on the wire. The body is a ULID (48-bit millisecond time + 80 random
+//! bits) in lowercase Crockford base32, built from the injected clock and randomness.
+
+use crate::{Clock, Rng};
+use std::fmt;
+use ulid::Ulid;
+
+/// Why a string is not a valid identifier.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    /// The string does not start with the expected prefix.
+    #[error("expected an id starting with `{expected}`")]
+    WrongPrefix {
+        /// The prefix the id type requires.
+        expected: &'static str,
+    },
+    /// The part after the prefix is not a well-formed id body.
+    #[error("malformed id")]
+    Malformed,
+}
+
+macro_rules! prefixed_id {
+    ($(#[$meta:meta])* $name:ident, $prefix:literal) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The wire prefix of this id type.
+            pub const PREFIX: &'static str = $prefix;
+
+            /// A fresh id from the given time and randomness.
+            pub fn generate(clock: &dyn Clock, rng: &dyn Rng) -> Self {
+                let millis = (clock.now().unix_timestamp_nanos() / 1_000_000).max(0) as u64;
+                let ulid = Ulid::from_parts(millis, rng.next_u128());
+                Self(format!("{}{}", $prefix, ulid.to_string().to_ascii_lowercase()))
+            }
+
+            /// Parses an id received from outside (a URL, a token, a database row).
+            pub fn parse(s: &str) -> Result<Self, IdError> {
+                let body = s
+                    .strip_prefix($prefix)
+                    .ok_or(IdError::WrongPrefix { expected: $prefix })?;
+                // 26 lowercase Crockford characters; the first carries only 3 bits (128-bit range).
+                let well_formed = body.len() == 26
+                    && body.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+                    && body.as_bytes().first().is_some_and(|b| (b'0'..=b'7').contains(b));
+                if !well_formed {
+                    return Err(IdError::Malformed);
+                }
+                Ulid::from_string(body).map_err(|_| IdError::Malformed)?;
+                Ok(Self(s.to_owned()))
+            }
+
+            /// The id as it appears on the wire.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                Self::parse(&s).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+prefixed_id!(
+    /// Identifies a tenant, the isolation boundary of every record (`ten_…`).
+    TenantId,
+    "ten_"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ManualClock, SeededRandom};
+    use time::{Duration, OffsetDateTime};
+
+    #[test]
+    fn generated_ids_round_trip_and_sort_by_time() {
+        let clock = ManualClock::new(OffsetDateTime::UNIX_EPOCH + Duration::days(20_000));
+        let rng = SeededRandom::new(1);
+        let first = TenantId::generate(&clock, &rng);
+        clock.advance(Duration::milliseconds(1));
+        let second = TenantId::generate(&clock, &rng);
+        assert!(first.as_str().starts_with("ten_"));
+        assert_eq!(first.as_str().len(), 4 + 26);
+        assert_eq!(TenantId::parse(first.as_str()), Ok(first.clone()));
+        assert!(first < second, "ids must sort by creation time");
+    }
+
+    #[test]
+    fn hostile_or_foreign_ids_are_refused() {
+        assert_eq!(
+            TenantId::parse("app_01jd0000000000000000000000"),
+            Err(IdError::WrongPrefix { expected: "ten_" })
+        );
+        assert_eq!(TenantId::parse("ten_"), Err(IdError::Malformed));
+        assert_eq!(TenantId::parse("ten_01JD0000000000000000000000"), Err(IdError::Malformed));
+        assert_eq!(TenantId::parse("ten_01jd000000000000000000000'"), Err(IdError::Malformed));
+        assert_eq!(TenantId::parse("ten_1"), Err(IdError::Malformed));
+        // 26 valid characters but above the ULID range (first char > 7).
+        assert_eq!(TenantId::parse("ten_zzzzzzzzzzzzzzzzzzzzzzzzzz"), Err(IdError::Malformed));
+    }
+}

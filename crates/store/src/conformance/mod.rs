@@ -1,0 +1,61 @@
+//! The conformance suite: behaviour every [`Store`](crate::Store) backend must show against a real
+//! database. Each backend's `tests/conformance.rs` runs all of it through [`conformance_suite!`],
+//! so SQLite and PostgreSQL are held to the same contract by the same code.
+
+mod migrations;
+mod tenants;
+
+pub use migrations::*;
+pub use tenants::*;
+
+use svc_domain::{Clock, ManualClock, SeededRandom, Tenant, TenantId, TenantSlug, TenantStatus};
+use time::{Duration, OffsetDateTime};
+
+/// A tenant fixture with timestamps at whole microseconds (PostgreSQL's precision), so a round
+/// trip compares equal on every backend.
+pub fn tenant_fixture(slug: &str, seed: u64) -> Tenant {
+    let at = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000) + Duration::microseconds(seed as i64 * 1_001);
+    let clock = ManualClock::new(at);
+    Tenant {
+        id: TenantId::generate(&clock, &SeededRandom::new(seed)),
+        slug: TenantSlug::parse(slug).unwrap_or_else(|e| panic!("fixture slug {slug}: {e}")),
+        display_name: format!("Tenant {slug}"),
+        status: TenantStatus::Active,
+        created_at: clock.now(),
+        updated_at: clock.now(),
+    }
+}
+
+/// Runs every conformance check as its own `#[tokio::test]`. `$make` is an async expression
+/// producing a fresh, migrated `Arc<dyn Store>` on an empty database for each test.
+#[macro_export]
+macro_rules! conformance_suite {
+    ($make:expr) => {
+        $crate::conformance_suite!(@tests $make;
+            ping_answers,
+            migrations_are_current_after_migrate,
+            migrate_is_idempotent,
+            tenant_round_trips,
+            tenant_slug_is_unique,
+            tenant_id_is_unique,
+            uncommitted_write_is_rolled_back,
+            committed_write_is_visible_to_new_readers,
+            update_tenant_changes_mutable_fields_only,
+            update_of_missing_tenant_is_not_found,
+            list_tenants_paginates_in_id_order,
+            concurrent_distinct_inserts_all_succeed,
+            concurrent_same_slug_inserts_admit_exactly_one,
+            pool_status_reports_configured_maximum,
+        );
+    };
+    (@tests $make:expr; $($check:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $check() {
+                let store: std::sync::Arc<dyn $crate::Store> = $make.await;
+                $crate::conformance::$check(store.clone()).await;
+                store.close().await;
+            }
+        )*
+    };
+}

@@ -1,0 +1,163 @@
+//! Conformance: the tenant repository and transaction semantics.
+
+use super::tenant_fixture;
+use crate::{Store, StoreError};
+use futures_util::future::join_all;
+use std::sync::Arc;
+use svc_domain::{TenantStatus, TenantSlug};
+use time::Duration;
+
+async fn insert(store: &Arc<dyn Store>, tenant: &svc_domain::Tenant) -> Result<(), StoreError> {
+    let mut tx = store.write().await?;
+    tx.insert_tenant(tenant).await?;
+    tx.commit().await
+}
+
+/// What is inserted reads back identically, by id and by slug.
+pub async fn tenant_round_trips(store: Arc<dyn Store>) {
+    let tenant = tenant_fixture("acme", 1);
+    insert(&store, &tenant).await.expect("insert");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(read.tenant_by_id(&tenant.id).await.expect("by id"), Some(tenant.clone()));
+    assert_eq!(read.tenant_by_slug(&tenant.slug).await.expect("by slug"), Some(tenant.clone()));
+    let other = TenantSlug::parse("nobody").expect("slug");
+    assert_eq!(read.tenant_by_slug(&other).await.expect("missing"), None);
+    read.finish().await.expect("finish");
+}
+
+/// A second tenant with a taken slug is a conflict, and the first is untouched.
+pub async fn tenant_slug_is_unique(store: Arc<dyn Store>) {
+    let first = tenant_fixture("acme", 1);
+    insert(&store, &first).await.expect("first insert");
+    let mut dup = tenant_fixture("acme", 2);
+    dup.display_name = "Impostor".into();
+    match insert(&store, &dup).await {
+        Err(StoreError::Conflict { .. }) => {}
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    let mut read = store.read().await.expect("read");
+    assert_eq!(read.tenant_by_slug(&first.slug).await.expect("read"), Some(first));
+    assert_eq!(read.tenant_by_id(&dup.id).await.expect("read"), None, "no partial write");
+}
+
+/// Reusing an id is a conflict too.
+pub async fn tenant_id_is_unique(store: Arc<dyn Store>) {
+    let first = tenant_fixture("acme", 1);
+    insert(&store, &first).await.expect("first insert");
+    let mut same_id = tenant_fixture("other", 1);
+    same_id.id = first.id.clone();
+    assert!(matches!(insert(&store, &same_id).await, Err(StoreError::Conflict { .. })));
+}
+
+/// A write transaction dropped without commit leaves nothing behind.
+pub async fn uncommitted_write_is_rolled_back(store: Arc<dyn Store>) {
+    let tenant = tenant_fixture("ghost", 3);
+    {
+        let mut tx = store.write().await.expect("write");
+        tx.insert_tenant(&tenant).await.expect("insert");
+        assert_eq!(
+            tx.tenant_by_id(&tenant.id).await.expect("own write"),
+            Some(tenant.clone()),
+            "a transaction sees its own writes"
+        );
+        // dropped here without commit
+    }
+    let mut read = store.read().await.expect("read");
+    assert_eq!(read.tenant_by_id(&tenant.id).await.expect("read"), None);
+    // The slug is free again: the rollback released it.
+    insert(&store, &tenant).await.expect("insert after rollback");
+}
+
+/// A committed write is visible to a reader opened afterwards.
+pub async fn committed_write_is_visible_to_new_readers(store: Arc<dyn Store>) {
+    let tenant = tenant_fixture("visible", 4);
+    insert(&store, &tenant).await.expect("insert");
+    let mut read = store.read().await.expect("read");
+    assert!(read.tenant_by_id(&tenant.id).await.expect("read").is_some());
+}
+
+/// Updates change display name, status and updated_at, never id, slug or created_at.
+pub async fn update_tenant_changes_mutable_fields_only(store: Arc<dyn Store>) {
+    let tenant = tenant_fixture("acme", 5);
+    insert(&store, &tenant).await.expect("insert");
+    let mut changed = tenant.clone();
+    changed.display_name = "Acme Corp".into();
+    changed.status = TenantStatus::Suspended;
+    changed.updated_at += Duration::seconds(10);
+    changed.created_at += Duration::days(1); // must be ignored
+    changed.slug = TenantSlug::parse("renamed").expect("slug"); // must be ignored
+    let mut tx = store.write().await.expect("write");
+    tx.update_tenant(&changed).await.expect("update");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    let got = read.tenant_by_id(&tenant.id).await.expect("read").expect("present");
+    assert_eq!(got.display_name, "Acme Corp");
+    assert_eq!(got.status, TenantStatus::Suspended);
+    assert_eq!(got.updated_at, changed.updated_at);
+    assert_eq!(got.created_at, tenant.created_at);
+    assert_eq!(got.slug, tenant.slug);
+}
+
+/// Updating a tenant that does not exist is NotFound, not a silent no-op.
+pub async fn update_of_missing_tenant_is_not_found(store: Arc<dyn Store>) {
+    let tenant = tenant_fixture("nowhere", 6);
+    let mut tx = store.write().await.expect("write");
+    assert!(matches!(tx.update_tenant(&tenant).await, Err(StoreError::NotFound)));
+}
+
+/// Listing pages through every tenant once, in id order, with no overlap.
+pub async fn list_tenants_paginates_in_id_order(store: Arc<dyn Store>) {
+    let mut all = Vec::new();
+    for i in 0..7u64 {
+        let tenant = tenant_fixture(&format!("t{i}"), 100 + i);
+        insert(&store, &tenant).await.expect("insert");
+        all.push(tenant.id);
+    }
+    all.sort();
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    loop {
+        let mut read = store.read().await.expect("read");
+        let page = read.list_tenants(cursor.as_ref(), 3).await.expect("list");
+        assert!(page.len() <= 3);
+        if page.is_empty() {
+            break;
+        }
+        cursor = page.last().map(|t| t.id.clone());
+        seen.extend(page.into_iter().map(|t| t.id));
+    }
+    assert_eq!(seen, all);
+}
+
+/// Many writers at once all succeed (SQLite must wait for its single writer, not fail busy).
+pub async fn concurrent_distinct_inserts_all_succeed(store: Arc<dyn Store>) {
+    let mut tasks = Vec::new();
+    for i in 0..16u64 {
+        let store = store.clone();
+        tasks.push(async move { insert(&store, &tenant_fixture(&format!("c{i}"), 200 + i)).await });
+    }
+    // join_all polls every insert at once, so each holds its own connection and transaction.
+    for result in join_all(tasks).await {
+        result.expect("concurrent insert");
+    }
+    let mut read = store.read().await.expect("read");
+    assert_eq!(read.list_tenants(None, 100).await.expect("list").len(), 16);
+}
+
+/// Racing inserts of one slug: exactly one wins, the rest see Conflict.
+pub async fn concurrent_same_slug_inserts_admit_exactly_one(store: Arc<dyn Store>) {
+    let mut tasks = Vec::new();
+    for i in 0..8u64 {
+        let store = store.clone();
+        tasks.push(async move { insert(&store, &tenant_fixture("race", 300 + i)).await });
+    }
+    let mut wins = 0;
+    for result in join_all(tasks).await {
+        match result {
+            Ok(()) => wins += 1,
+            Err(StoreError::Conflict { .. }) => {}
+            Err(other) => panic!("expected success or conflict, got {other:?}"),
+        }
+    }
+    assert_eq!(wins, 1);
+}

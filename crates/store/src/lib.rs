@@ -1,0 +1,151 @@
+//! Storage ports of svc: what the engines may ask of a database, in domain terms.
+//!
+//! A backend (`svc-store-sqlite`, `svc-store-postgres`) implements [`Store`]; the runtime picks one
+//! at startup and hands `Arc<dyn Store>` to the engines, which never learn which it is. Work
+//! happens in explicit transactions ([`ReadTx`], [`WriteTx`]) so a state change and the records it
+//! implies (later: outbox events, audit entries) commit together or not at all. Every repository
+//! call on tenant-owned data takes a [`svc_domain::TenantId`], so crossing tenants is a type error.
+//!
+//! This crate must not depend on sqlx or any HTTP framework.
+
+mod error;
+mod tenants;
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
+
+pub use error::StoreError;
+pub use tenants::{TenantReads, TenantWrites};
+
+use async_trait::async_trait;
+
+/// Which engine a store runs on; for logs, metrics and health, never for branching engine logic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The embedded development database.
+    Sqlite,
+    /// The production database.
+    Postgres,
+}
+
+impl Backend {
+    /// Lowercase name for logs and metric labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres => "postgres",
+        }
+    }
+}
+
+/// A snapshot of a connection pool, for the `svc_db_pool_connections` gauges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStatus {
+    /// Open connections (idle + in use).
+    pub size: u32,
+    /// Open connections not currently lent out.
+    pub idle: u32,
+    /// The configured maximum.
+    pub max: u32,
+}
+
+/// Where a database stands against the migrations embedded in this binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MigrationStatus {
+    /// Versions embedded in the binary but not yet applied.
+    pub pending: Vec<i64>,
+    /// Versions applied to the database that this binary does not know (a newer binary migrated it).
+    pub unknown_applied: Vec<i64>,
+}
+
+impl MigrationStatus {
+    /// True when every embedded migration is applied.
+    pub fn is_current(&self) -> bool {
+        self.pending.is_empty()
+    }
+}
+
+/// A database the service can use. Cheap to share behind an `Arc`.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Which engine this is.
+    fn backend(&self) -> Backend;
+
+    /// A round trip to the database; readiness depends on it.
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    /// The pool's current occupancy.
+    fn pool_status(&self) -> PoolStatus;
+
+    /// Compares the applied migrations with the ones embedded in the binary.
+    async fn migration_status(&self) -> Result<MigrationStatus, StoreError>;
+
+    /// Applies every pending migration (idempotent; safe with several instances starting at once).
+    async fn migrate(&self) -> Result<(), StoreError>;
+
+    /// Opens a read-only view.
+    async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError>;
+
+    /// Opens a write transaction; nothing is visible to others until [`WriteTx::commit`].
+    async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError>;
+
+    /// Closes the pool, waiting for lent connections to come back.
+    async fn close(&self);
+}
+
+/// A read-only transaction.
+#[async_trait]
+pub trait ReadTx: TenantReads + Send {
+    /// Ends the read.
+    async fn finish(self: Box<Self>) -> Result<(), StoreError>;
+}
+
+/// A write transaction. Dropping it without [`WriteTx::commit`] rolls everything back.
+#[async_trait]
+pub trait WriteTx: TenantReads + TenantWrites + Send {
+    /// Makes every change of this transaction durable and visible, atomically.
+    async fn commit(self: Box<Self>) -> Result<(), StoreError>;
+}
+
+/// How a backend sizes and tunes its connection pool; built by the runtime from `[database]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolSettings {
+    /// Most connections the pool opens.
+    pub max_connections: u32,
+    /// Connections kept open even when idle.
+    pub min_connections: u32,
+    /// How long to wait for a connection (to open one, or for one to be returned).
+    pub connect_timeout: std::time::Duration,
+    /// Idle connections above `min_connections` are closed after this long (`None`: never).
+    pub idle_timeout: Option<std::time::Duration>,
+    /// Connections are recycled after this long (`None`: never).
+    pub max_lifetime: Option<std::time::Duration>,
+    /// Prepared statements cached per connection.
+    pub statement_cache_capacity: usize,
+    /// Check a connection with a round trip before lending it out.
+    pub test_before_acquire: bool,
+    /// Server-side cap on one statement (PostgreSQL `statement_timeout`; `None`: no cap).
+    pub statement_timeout: Option<std::time::Duration>,
+    /// Server-side cap on an idle open transaction (PostgreSQL
+    /// `idle_in_transaction_session_timeout`; `None`: no cap).
+    pub idle_in_transaction_timeout: Option<std::time::Duration>,
+    /// Refuse unencrypted connections (PostgreSQL `sslmode=require` unless the URL is stricter).
+    pub require_ssl: bool,
+}
+
+impl Default for PoolSettings {
+    fn default() -> Self {
+        Self {
+            max_connections: 10,
+            min_connections: 0,
+            connect_timeout: std::time::Duration::from_secs(5),
+            idle_timeout: Some(std::time::Duration::from_secs(600)),
+            max_lifetime: Some(std::time::Duration::from_secs(1800)),
+            statement_cache_capacity: 100,
+            test_before_acquire: true,
+            statement_timeout: Some(std::time::Duration::from_secs(30)),
+            idle_in_transaction_timeout: Some(std::time::Duration::from_secs(60)),
+            require_ssl: false,
+        }
+    }
+}
