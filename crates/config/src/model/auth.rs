@@ -1,0 +1,138 @@
+//! `[auth]`, `[jwt]`, `[oidc]` and `[passkey]`: password hashing and abuse limits, token
+//! lifetimes and signing, the issuer, and WebAuthn relying-party settings.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Password hashing (Argon2id) and credential abuse limits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuthConfig {
+    /// Argon2 memory cost in KiB; production needs at least 65536 (64 MiB). Default: 65536.
+    /// Allowed range: 8192..=4194304.
+    pub argon2_memory_kib: u32,
+    /// Argon2 passes over memory. Default: 3. Allowed range: 1..=16.
+    pub argon2_iterations: u32,
+    /// Argon2 lanes; production needs 1. Default: 1. Allowed range: 1..=16.
+    pub argon2_parallelism: u32,
+    /// Password hashes computed at once per process (bounds memory: this times
+    /// `argon2_memory_kib`). Default: 4. Allowed range: 1..=1024.
+    pub argon2_max_concurrent: u32,
+    /// Failed logins for one account before it is locked. Default: 5. Allowed range: 1..=1000.
+    pub brute_force_max_attempts: u32,
+    /// Seconds an account stays locked after too many failures. Default: 900. Allowed range:
+    /// 1..=86400.
+    pub brute_force_lockout_secs: u32,
+    /// Password checks one client IP may make per window. Default: 20. Allowed range: 1..=1000.
+    pub password_verify_ip_max_attempts: u32,
+    /// Window for `password_verify_ip_max_attempts`, in seconds. Default: 300. Allowed range:
+    /// 1..=86400.
+    pub password_verify_ip_window_secs: u32,
+    /// Registrations one client IP may make per window. Default: 10. Allowed range: 1..=1000.
+    pub registration_rate_limit_max: u32,
+    /// Window for `registration_rate_limit_max`, in seconds. Default: 3600. Allowed range:
+    /// 1..=86400.
+    pub registration_rate_limit_window_secs: u32,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        Self {
+            argon2_memory_kib: 65536,
+            argon2_iterations: 3,
+            argon2_parallelism: 1,
+            argon2_max_concurrent: 4,
+            brute_force_max_attempts: 5,
+            brute_force_lockout_secs: 900,
+            password_verify_ip_max_attempts: 20,
+            password_verify_ip_window_secs: 300,
+            registration_rate_limit_max: 10,
+            registration_rate_limit_window_secs: 3600,
+        }
+    }
+}
+
+/// Signing algorithm for access tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum JwtAlgorithm {
+    /// ECDSA P-256 with SHA-256.
+    #[default]
+    #[serde(rename = "ES256")]
+    Es256,
+    /// Ed25519.
+    #[serde(rename = "EdDSA")]
+    EdDsa,
+}
+
+/// Token lifetimes and signing (spec "Limits"). Out-of-range values fail startup, and a refresh
+/// lifetime must be at least the matching access lifetime.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct JwtConfig {
+    /// Access-token signing algorithm: "ES256" or "EdDSA". Default: "ES256".
+    pub default_algorithm: JwtAlgorithm,
+    /// Access-token lifetime for people, in seconds. Default: 900. Allowed range: 60..=86400.
+    pub access_token_lifetime_human_secs: u32,
+    /// Access-token lifetime for agents, in seconds. Default: 300. Allowed range: 60..=86400.
+    pub access_token_lifetime_agent_secs: u32,
+    /// Refresh-token lifetime for people, in seconds; at least the human access lifetime.
+    /// Default: 604800. Allowed range: 3600..=7776000.
+    pub refresh_token_lifetime_human_secs: u32,
+    /// Refresh-token lifetime for agents, in seconds; at least the agent access lifetime.
+    /// Default: 86400. Allowed range: 3600..=7776000.
+    pub refresh_token_lifetime_agent_secs: u32,
+    /// ID-token lifetime, in seconds. Default: 300. Allowed range: 60..=3600.
+    pub id_token_lifetime_secs: u32,
+    /// Days between signing-key rotations. Default: 30. Allowed range: 1..=365.
+    pub key_rotation_days: u32,
+}
+
+impl Default for JwtConfig {
+    fn default() -> Self {
+        Self {
+            default_algorithm: JwtAlgorithm::Es256,
+            access_token_lifetime_human_secs: 900,
+            access_token_lifetime_agent_secs: 300,
+            refresh_token_lifetime_human_secs: 604_800,
+            refresh_token_lifetime_agent_secs: 86_400,
+            id_token_lifetime_secs: 300,
+            key_rotation_days: 30,
+        }
+    }
+}
+
+/// OpenID Connect provider settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct OidcConfig {
+    /// Issuer URL in single-tenant mode (absolute; https in production). Unset: each tenant's
+    /// issuer is `{scheme}://{slug}.{server.base_domain}`. No default.
+    #[schemars(example = &"https://auth.example.com")]
+    pub issuer_url: Option<String>,
+    /// Authorization-code lifetime in seconds. Default: 60. Allowed range: 10..=600.
+    pub authorization_code_lifetime_secs: u32,
+}
+
+impl Default for OidcConfig {
+    fn default() -> Self {
+        Self {
+            issuer_url: None,
+            authorization_code_lifetime_secs: 60,
+        }
+    }
+}
+
+/// WebAuthn relying party. The origins must match the browser origins users visit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct PasskeyConfig {
+    /// Relying-party id: a registrable domain such as "example.com". No default.
+    #[schemars(example = &"example.com")]
+    pub rp_id: Option<String>,
+    /// Name shown by authenticators. No default.
+    #[schemars(example = &"Example Inc.")]
+    pub rp_name: Option<String>,
+    /// Origins (absolute URLs) allowed to use passkeys, e.g. `["https://id.example.com"]`.
+    /// Default: [].
+    pub origins: Vec<String>,
+}

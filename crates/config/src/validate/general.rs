@@ -1,0 +1,435 @@
+//! Rules that hold in every mode: consistency between keys, files that must exist, well-formed
+//! names and URLs, and the refusal to look public without production mode.
+
+use std::path::Path;
+
+use crate::model::{
+    Config, CoordinationBackend, DatabaseTopology, EmailProvider, RuntimePlane, Transport,
+};
+use crate::validate::Report;
+use crate::validate::hosts;
+
+/// Spec "Startup errors": public or non-local indicators without production mode. The escape
+/// hatch `security.allow_public_without_production` downgrades each to a loud warning.
+pub(super) fn public_indicators_need_production(config: &Config, report: &mut Report) {
+    if config.is_production() {
+        return;
+    }
+    let mut findings: Vec<(&str, String)> = Vec::new();
+    let host = &config.server.host;
+    if !hosts::is_loopback_bind(host) {
+        findings.push((
+            "server.host",
+            format!("server.host = \"{host}\" is not a loopback address"),
+        ));
+    }
+    if let Some(domain) = &config.server.base_domain
+        && !hosts::is_local_host(domain)
+    {
+        findings.push((
+            "server.base_domain",
+            format!("server.base_domain = \"{domain}\" is a public domain"),
+        ));
+    }
+    let urls = [
+        ("oidc.issuer_url", &config.oidc.issuer_url),
+        (
+            "server.identity_app_origin",
+            &config.server.identity_app_origin,
+        ),
+        (
+            "server.dashboard_app_origin",
+            &config.server.dashboard_app_origin,
+        ),
+    ];
+    for (key, value) in urls {
+        if let Some(raw) = value
+            && let Ok(url) = hosts::parse_http_url(raw)
+            && let Some(host) = url.host_str()
+            && !hosts::is_local_host(host)
+        {
+            findings.push((key, format!("{key} = \"{raw}\" has the public host {host}")));
+        }
+    }
+    for (key, finding) in findings {
+        if config.security.allow_public_without_production {
+            report.warn(format!(
+                "DEVELOPMENT ONLY: {finding} while security.production = false; \
+                 security.allow_public_without_production = true lets it start with every \
+                 production guard off. Never expose this instance to real users."
+            ));
+        } else {
+            report.error(
+                key,
+                format!(
+                    "security.production must be true: {finding}; set security.production = \
+                     true and satisfy the production rules, use a local host (127.0.0.1, \
+                     localhost, *.localhost, *.test), or for development only set \
+                     security.allow_public_without_production = true"
+                ),
+            );
+        }
+    }
+}
+
+/// Spec "Limits": a refresh lifetime is at least the matching access lifetime.
+pub(super) fn jwt_refresh_covers_access(config: &Config, report: &mut Report) {
+    let jwt = &config.jwt;
+    let pairs = [
+        (
+            "human",
+            jwt.refresh_token_lifetime_human_secs,
+            jwt.access_token_lifetime_human_secs,
+        ),
+        (
+            "agent",
+            jwt.refresh_token_lifetime_agent_secs,
+            jwt.access_token_lifetime_agent_secs,
+        ),
+    ];
+    for (who, refresh, access) in pairs {
+        if refresh < access {
+            let key = format!("jwt.refresh_token_lifetime_{who}_secs");
+            report.error(
+                &key,
+                format!(
+                    "{key} = {refresh} is shorter than jwt.access_token_lifetime_{who}_secs = \
+                     {access}: a refresh lifetime must be at least the matching access lifetime"
+                ),
+            );
+        }
+    }
+}
+
+/// `min_connections` never exceeds `max_connections`, for the base pool and each plane's
+/// effective pool.
+pub(super) fn pool_min_within_max(config: &Config, report: &mut Report) {
+    let db = &config.database;
+    if db.min_connections > db.max_connections {
+        report.error(
+            "database.min_connections",
+            format!(
+                "database.min_connections = {} is greater than database.max_connections = {}: \
+                 lower min_connections or raise max_connections",
+                db.min_connections, db.max_connections
+            ),
+        );
+    }
+    let planes = [
+        (RuntimePlane::Auth, "auth_pool", &db.auth_pool),
+        (RuntimePlane::Control, "control_pool", &db.control_pool),
+        (RuntimePlane::Async, "async_pool", &db.async_pool),
+    ];
+    for (plane, name, pool) in planes {
+        if pool.max_connections.is_none() && pool.min_connections.is_none() {
+            continue;
+        }
+        let (max, min) = config.pool_sizing_for(plane);
+        if min > max {
+            report.error(
+                &format!("database.{name}.min_connections"),
+                format!(
+                    "database.{name} sizes the {plane} pool with min_connections = {min} above \
+                     max_connections = {max}: lower database.{name}.min_connections or raise \
+                     database.{name}.max_connections"
+                ),
+            );
+        }
+    }
+}
+
+/// Memcached keeps no more idle connections than its pool holds.
+pub(super) fn memcached_idle_within_pool(config: &Config, report: &mut Report) {
+    let memcached = &config.memcached;
+    if memcached.max_idle > memcached.pool_size {
+        report.error(
+            "memcached.max_idle",
+            format!(
+                "memcached.max_idle = {} is greater than memcached.pool_size = {}: lower max_idle",
+                memcached.max_idle, memcached.pool_size
+            ),
+        );
+    }
+}
+
+/// Spec "Runtime planes": `all` only when all-in-one mode is allowed.
+pub(super) fn runtime_plane_allowed(config: &Config, report: &mut Report) {
+    let deployment = &config.deployment;
+    if deployment.runtime_plane == RuntimePlane::All && !deployment.allow_all_in_one_runtime_plane {
+        report.error(
+            "deployment.runtime_plane",
+            "deployment.runtime_plane = all (SVC_RUNTIME_PLANE) is not allowed because \
+             deployment.allow_all_in_one_runtime_plane = false: set SVC_RUNTIME_PLANE to one of \
+             auth|control|async, or allow all-in-one mode",
+        );
+    }
+}
+
+/// `tls_h2_only` needs a certificate and key, and every TLS file named must be readable.
+pub(super) fn tls_files_configured_and_readable(config: &Config, report: &mut Report) {
+    let tls = &config.server.tls;
+    if config.server.transport == Transport::TlsH2Only {
+        for (key, path, what) in [
+            (
+                "server.tls.cert_pem_path",
+                &tls.cert_pem_path,
+                "the PEM certificate chain",
+            ),
+            (
+                "server.tls.key_pem_path",
+                &tls.key_pem_path,
+                "the PEM private key",
+            ),
+        ] {
+            if path.is_none() {
+                report.error(
+                    key,
+                    format!(
+                        "{key} is required when server.transport = tls_h2_only: set it to {what}"
+                    ),
+                );
+            }
+        }
+    }
+    let files = [
+        ("server.tls.cert_pem_path", &tls.cert_pem_path),
+        ("server.tls.key_pem_path", &tls.key_pem_path),
+        ("server.tls.ca_pem_path", &tls.ca_pem_path),
+    ];
+    for (key, path) in files {
+        if let Some(path) = path {
+            let path = config.working_dir().join(path);
+            if let Err(problem) = readable_file(&path) {
+                report.error(
+                    key,
+                    format!(
+                        "{key} = {} cannot be read ({problem}): fix the path or the file permissions",
+                        path.display()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn readable_file(path: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".to_owned());
+    }
+    std::fs::File::open(path)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// The chosen coordination backend has its address.
+pub(super) fn coordination_backend_configured(config: &Config, report: &mut Report) {
+    match config.deployment.coordination_backend {
+        CoordinationBackend::Postgres => {}
+        CoordinationBackend::Redis if config.redis.url.is_none() => report.error(
+            "redis.url",
+            "redis.url is required when deployment.coordination_backend = redis: set [redis].url \
+             or SVC_REDIS__URL",
+        ),
+        CoordinationBackend::Memcached if config.memcached.address.is_none() => report.error(
+            "memcached.address",
+            "memcached.address is required when deployment.coordination_backend = memcached: set \
+             [memcached].address or SVC_MEMCACHED__ADDRESS",
+        ),
+        CoordinationBackend::Redis | CoordinationBackend::Memcached => {}
+    }
+}
+
+/// With `require_ssl = true`, no URL may ask for a mode that allows plaintext.
+pub(super) fn database_sslmode_consistent(config: &Config, report: &mut Report) {
+    if !config.database.require_ssl {
+        return;
+    }
+    for (key, url) in config.database.configured_urls() {
+        if let Some(mode) = url.sslmode()
+            && matches!(mode.as_str(), "disable" | "allow" | "prefer")
+        {
+            report.error(
+                "database.require_ssl",
+                format!(
+                    "database.require_ssl = true but {key} says sslmode={mode}, which allows \
+                     plaintext: use sslmode=require, verify-ca or verify-full"
+                ),
+            );
+        }
+    }
+}
+
+/// Plane URLs only take effect with `split_by_plane`; say so rather than ignore them silently.
+pub(super) fn plane_urls_need_split_topology(config: &Config, report: &mut Report) {
+    if config.deployment.database_topology == DatabaseTopology::SplitByPlane {
+        return;
+    }
+    let db = &config.database;
+    for (key, url) in [
+        ("database.auth_url", &db.auth_url),
+        ("database.control_url", &db.control_url),
+        ("database.async_url", &db.async_url),
+    ] {
+        if url.is_some() {
+            report.warn(format!(
+                "{key} is set but deployment.database_topology = shared, so it is ignored; set \
+                 deployment.database_topology = \"split_by_plane\" to use it"
+            ));
+        }
+    }
+}
+
+/// The single-tenant slug is a DNS label, so it can also be a subdomain.
+pub(super) fn tenant_slug_is_dns_label(config: &Config, report: &mut Report) {
+    if let Some(slug) = &config.tenant.default_tenant_slug
+        && !hosts::is_dns_label(slug)
+    {
+        report.error(
+            "tenant.default_tenant_slug",
+            format!(
+                "tenant.default_tenant_slug = \"{slug}\" is not a DNS label: use 1 to 63 of a-z, \
+                 0-9 and -, not starting or ending with -"
+            ),
+        );
+    }
+}
+
+/// Every URL-valued key parses as an absolute http(s) URL; origins have no path.
+pub(super) fn urls_are_valid(config: &Config, report: &mut Report) {
+    let mut bad = |key: &str, raw: &str, problem: String, example: &str| {
+        report.error(
+            key,
+            format!("{key} = \"{raw}\" is not valid ({problem}): write e.g. {example}"),
+        );
+    };
+    if let Some(raw) = &config.oidc.issuer_url {
+        match hosts::parse_http_url(raw) {
+            Ok(url) if url.query().is_some() || url.fragment().is_some() => bad(
+                "oidc.issuer_url",
+                raw,
+                "an issuer has no query or fragment".to_owned(),
+                "https://auth.example.com",
+            ),
+            Ok(_) => {}
+            Err(problem) => bad("oidc.issuer_url", raw, problem, "https://auth.example.com"),
+        }
+    }
+    let origins = [
+        (
+            "server.identity_app_origin",
+            &config.server.identity_app_origin,
+        ),
+        (
+            "server.dashboard_app_origin",
+            &config.server.dashboard_app_origin,
+        ),
+    ];
+    for (key, value) in origins {
+        if let Some(raw) = value
+            && let Err(problem) = hosts::parse_origin(raw)
+        {
+            bad(key, raw, problem, "https://app.example.com");
+        }
+    }
+    for raw in &config.passkey.origins {
+        if let Err(problem) = hosts::parse_origin(raw) {
+            bad("passkey.origins", raw, problem, "https://id.example.com");
+        }
+    }
+    if let Some(raw) = &config.server.error_type_base
+        && let Err(problem) = hosts::parse_http_url(raw)
+    {
+        bad(
+            "server.error_type_base",
+            raw,
+            problem,
+            "https://docs.example.com/problems",
+        );
+    }
+    if let Err(problem) = hosts::parse_http_url(&config.hibp.base_url) {
+        bad(
+            "hibp.base_url",
+            &config.hibp.base_url,
+            problem,
+            "https://api.pwnedpasswords.com",
+        );
+    }
+}
+
+/// Host-valued keys hold host names (or patterns) without scheme, port or path.
+pub(super) fn host_names_are_valid(config: &Config, report: &mut Report) {
+    let host = &config.server.host;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if !hosts::is_host_name(host) && bare.parse::<std::net::IpAddr>().is_err() {
+        report.error(
+            "server.host",
+            format!(
+                "server.host = \"{host}\" is not an IP address or host name: write e.g. 127.0.0.1"
+            ),
+        );
+    }
+    if let Some(domain) = &config.server.base_domain
+        && !hosts::is_host_name(domain)
+    {
+        report.error(
+            "server.base_domain",
+            format!(
+                "server.base_domain = \"{domain}\" is not a bare host name: write e.g. \
+                 auth.example.com (no scheme, port or path)"
+            ),
+        );
+    }
+    for entry in &config.server.allowed_hosts {
+        if !hosts::is_allowed_host_pattern(entry) {
+            report.error(
+                "server.allowed_hosts",
+                format!(
+                    "server.allowed_hosts entry \"{entry}\" is not a host name or *.suffix \
+                     pattern: write e.g. auth.example.com or *.auth.example.com (no scheme or port)"
+                ),
+            );
+        }
+    }
+    if let Some(rp_id) = &config.passkey.rp_id
+        && !hosts::is_host_name(rp_id)
+    {
+        report.error(
+            "passkey.rp_id",
+            format!(
+                "passkey.rp_id = \"{rp_id}\" is not a host name: write the registrable domain, \
+                 e.g. example.com"
+            ),
+        );
+    }
+}
+
+/// The SMTP provider has somewhere to send from and through.
+pub(super) fn smtp_is_complete(config: &Config, report: &mut Report) {
+    let email = &config.email;
+    if email.provider != EmailProvider::Smtp {
+        return;
+    }
+    if email
+        .smtp
+        .host
+        .as_deref()
+        .is_none_or(|h| h.trim().is_empty())
+    {
+        report.error(
+            "email.smtp.host",
+            "email.smtp.host is required when email.provider = smtp: set the relay host name",
+        );
+    }
+    if email.from.as_deref().is_none_or(|f| !f.contains('@')) {
+        report.error(
+            "email.from",
+            "email.from is required when email.provider = smtp: set a sender address such as \
+             no-reply@example.com",
+        );
+    }
+}
+
+#[cfg(test)]
+#[path = "general_tests.rs"]
+mod tests;

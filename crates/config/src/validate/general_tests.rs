@@ -1,0 +1,306 @@
+//! Unit tests of the rules in `general.rs`, one or more per rule.
+
+use std::io::Write;
+
+use super::*;
+use crate::model::PoolOverride;
+use crate::secret::{DatabaseUrl, SecretUrl};
+use crate::validate::run;
+
+fn messages(report: &Report) -> Vec<String> {
+    report.errors.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn public_bind_without_production_is_refused() {
+    let mut config = Config::default();
+    config.server.host = "0.0.0.0".into();
+    let report = run(public_indicators_need_production, &config);
+    let text = messages(&report);
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("security.production must be true"));
+    assert!(text[0].contains("server.host = \"0.0.0.0\""));
+    assert_eq!(report.errors[0].key(), Some("server.host"));
+}
+
+#[test]
+fn each_public_indicator_is_named() {
+    let mut config = Config::default();
+    config.server.host = "192.168.1.20".into();
+    config.server.base_domain = Some("auth.example.com".into());
+    config.oidc.issuer_url = Some("https://auth.example.com".into());
+    config.server.identity_app_origin = Some("https://id.example.org".into());
+    config.server.dashboard_app_origin = Some("https://dash.example.net".into());
+    let text = messages(&run(public_indicators_need_production, &config));
+    assert_eq!(text.len(), 5, "{text:?}");
+    for key in [
+        "server.host",
+        "server.base_domain",
+        "oidc.issuer_url",
+        "server.identity_app_origin",
+        "server.dashboard_app_origin",
+    ] {
+        assert!(
+            text.iter().any(|t| t.contains(key)),
+            "{key} not named: {text:?}"
+        );
+    }
+}
+
+#[test]
+fn local_names_are_not_public_indicators() {
+    let mut config = Config::default();
+    config.server.host = "localhost".into();
+    config.server.base_domain = Some("localhost".into());
+    config.oidc.issuer_url = Some("http://acme.localhost:8080".into());
+    config.server.identity_app_origin = Some("http://id.test".into());
+    config.server.dashboard_app_origin = Some("http://[::1]:3000".into());
+    assert!(
+        run(public_indicators_need_production, &config)
+            .errors
+            .is_empty()
+    );
+}
+
+#[test]
+fn escape_hatch_turns_public_indicators_into_warnings() {
+    let mut config = Config::default();
+    config.server.host = "0.0.0.0".into();
+    config.security.allow_public_without_production = true;
+    let report = run(public_indicators_need_production, &config);
+    assert!(report.errors.is_empty());
+    assert_eq!(report.warnings.len(), 1);
+    assert!(report.warnings[0].starts_with("DEVELOPMENT ONLY:"));
+    assert!(report.warnings[0].contains("server.host"));
+}
+
+#[test]
+fn production_skips_the_public_indicator_check() {
+    let mut config = Config::default();
+    config.server.host = "0.0.0.0".into();
+    config.security.production = true;
+    assert!(
+        run(public_indicators_need_production, &config)
+            .errors
+            .is_empty()
+    );
+}
+
+#[test]
+fn refresh_shorter_than_access_is_refused() {
+    let mut config = Config::default();
+    config.jwt.access_token_lifetime_human_secs = 7200;
+    config.jwt.refresh_token_lifetime_human_secs = 3600;
+    config.jwt.access_token_lifetime_agent_secs = 86_400;
+    config.jwt.refresh_token_lifetime_agent_secs = 3600;
+    let text = messages(&run(jwt_refresh_covers_access, &config));
+    assert_eq!(text.len(), 2);
+    assert!(text[0].contains("jwt.refresh_token_lifetime_human_secs = 3600"));
+    assert!(text[0].contains("jwt.access_token_lifetime_human_secs = 7200"));
+    assert!(text[1].contains("jwt.refresh_token_lifetime_agent_secs"));
+    assert!(
+        run(jwt_refresh_covers_access, &Config::default())
+            .errors
+            .is_empty()
+    );
+}
+
+#[test]
+fn pool_min_above_max_is_refused() {
+    let mut config = Config::default();
+    config.database.min_connections = 11;
+    let text = messages(&run(pool_min_within_max, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("database.min_connections = 11"));
+
+    let mut config = Config::default();
+    config.database.control_pool = PoolOverride {
+        max_connections: Some(2),
+        min_connections: Some(3),
+    };
+    let text = messages(&run(pool_min_within_max, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("database.control_pool") && text[0].contains("control pool"));
+}
+
+#[test]
+fn memcached_idle_above_pool_is_refused() {
+    let mut config = Config::default();
+    config.memcached.pool_size = 2;
+    config.memcached.max_idle = 3;
+    let text = messages(&run(memcached_idle_within_pool, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("memcached.max_idle = 3"));
+}
+
+#[test]
+fn plane_all_needs_all_in_one_mode() {
+    let mut config = Config::default();
+    config.deployment.allow_all_in_one_runtime_plane = false;
+    let text = messages(&run(runtime_plane_allowed, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("SVC_RUNTIME_PLANE"));
+    assert!(text[0].contains("deployment.allow_all_in_one_runtime_plane"));
+    assert!(text[0].contains("auth|control|async"));
+    config.deployment.runtime_plane = RuntimePlane::Auth;
+    assert!(run(runtime_plane_allowed, &config).errors.is_empty());
+}
+
+#[test]
+fn tls_transport_needs_cert_and_key() {
+    let mut config = Config::default();
+    config.server.transport = Transport::TlsH2Only;
+    let text = messages(&run(tls_files_configured_and_readable, &config));
+    assert_eq!(text.len(), 2);
+    assert!(text[0].contains("server.tls.cert_pem_path is required"));
+    assert!(text[1].contains("server.tls.key_pem_path is required"));
+}
+
+#[test]
+fn tls_files_must_be_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = dir.path().join("cert.pem");
+    std::fs::File::create(&cert)
+        .unwrap()
+        .write_all(b"-----BEGIN CERTIFICATE-----")
+        .unwrap();
+    let missing = dir.path().join("missing-key.pem");
+    let mut config = Config::default();
+    config.server.transport = Transport::TlsH2Only;
+    config.server.tls.cert_pem_path = Some(cert);
+    config.server.tls.key_pem_path = Some(missing.clone());
+    config.server.tls.ca_pem_path = Some(dir.path().to_owned());
+    let text = messages(&run(tls_files_configured_and_readable, &config));
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert!(text[0].contains("server.tls.key_pem_path"));
+    assert!(text[0].contains(&missing.display().to_string()));
+    assert!(text[1].contains("server.tls.ca_pem_path") && text[1].contains("not a regular file"));
+}
+
+#[test]
+fn relative_tls_paths_are_checked_from_the_working_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cert.pem"), "x").unwrap();
+    let mut config = Config::default().with_working_dir(dir.path());
+    config.server.tls.cert_pem_path = Some("cert.pem".into());
+    assert!(
+        run(tls_files_configured_and_readable, &config)
+            .errors
+            .is_empty()
+    );
+}
+
+#[test]
+fn coordination_backends_need_addresses() {
+    let mut config = Config::default();
+    config.deployment.coordination_backend = CoordinationBackend::Redis;
+    let text = messages(&run(coordination_backend_configured, &config));
+    assert!(text.len() == 1 && text[0].contains("redis.url is required"));
+    config.redis.url = Some(SecretUrl::parse("redis://cache:6379").unwrap());
+    assert!(
+        run(coordination_backend_configured, &config)
+            .errors
+            .is_empty()
+    );
+
+    config.deployment.coordination_backend = CoordinationBackend::Memcached;
+    let text = messages(&run(coordination_backend_configured, &config));
+    assert!(text.len() == 1 && text[0].contains("memcached.address is required"));
+}
+
+#[test]
+fn require_ssl_refuses_plaintext_sslmodes() {
+    let mut config = Config::default();
+    config.database.require_ssl = true;
+    config.database.url = Some(DatabaseUrl::parse("postgres://db/svc?sslmode=prefer").unwrap());
+    config.database.migration_url =
+        Some(DatabaseUrl::parse("postgres://db/svc?sslmode=verify-full").unwrap());
+    let text = messages(&run(database_sslmode_consistent, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("database.require_ssl") && text[0].contains("sslmode=prefer"));
+    assert!(text[0].contains("database.url"));
+    config.database.require_ssl = false;
+    assert!(run(database_sslmode_consistent, &config).errors.is_empty());
+}
+
+#[test]
+fn plane_urls_under_shared_topology_warn() {
+    let mut config = Config::default();
+    config.database.auth_url = Some(DatabaseUrl::parse("postgres://auth/db").unwrap());
+    let report = run(plane_urls_need_split_topology, &config);
+    assert!(report.errors.is_empty());
+    assert_eq!(report.warnings.len(), 1);
+    assert!(report.warnings[0].contains("database.auth_url"));
+    config.deployment.database_topology = DatabaseTopology::SplitByPlane;
+    assert!(
+        run(plane_urls_need_split_topology, &config)
+            .warnings
+            .is_empty()
+    );
+}
+
+#[test]
+fn tenant_slug_must_be_a_dns_label() {
+    let mut config = Config::default();
+    config.tenant.default_tenant_slug = Some("Acme Corp".into());
+    let text = messages(&run(tenant_slug_is_dns_label, &config));
+    assert!(text.len() == 1 && text[0].contains("tenant.default_tenant_slug = \"Acme Corp\""));
+    config.tenant.default_tenant_slug = Some("acme".into());
+    assert!(run(tenant_slug_is_dns_label, &config).errors.is_empty());
+}
+
+#[test]
+fn urls_must_parse() {
+    let mut config = Config::default();
+    config.oidc.issuer_url = Some("auth.example.com".into());
+    config.server.identity_app_origin = Some("https://id.localhost/app".into());
+    config.passkey.origins = vec!["https://id.localhost".into(), "nope".into()];
+    config.server.error_type_base = Some("/problems".into());
+    config.hibp.base_url = "ftp://x.test".into();
+    let text = messages(&run(urls_are_valid, &config));
+    assert_eq!(text.len(), 5, "{text:?}");
+    for key in [
+        "oidc.issuer_url",
+        "server.identity_app_origin",
+        "passkey.origins = \"nope\"",
+        "server.error_type_base",
+        "hibp.base_url",
+    ] {
+        assert!(text.iter().any(|t| t.contains(key)), "{key}: {text:?}");
+    }
+    assert!(run(urls_are_valid, &Config::default()).errors.is_empty());
+}
+
+#[test]
+fn host_names_must_be_bare_hosts() {
+    let mut config = Config::default();
+    config.server.host = "http://0.0.0.0".into();
+    config.server.base_domain = Some("https://auth.example.com".into());
+    config.server.allowed_hosts = vec![
+        "auth.example.com".into(),
+        "*.example.com".into(),
+        "x.com:80".into(),
+    ];
+    config.passkey.rp_id = Some("https://example.com".into());
+    let text = messages(&run(host_names_are_valid, &config));
+    assert_eq!(text.len(), 4, "{text:?}");
+    assert!(text[0].contains("server.host"));
+    assert!(text[1].contains("server.base_domain"));
+    assert!(text[2].contains("server.allowed_hosts entry \"x.com:80\""));
+    assert!(text[3].contains("passkey.rp_id"));
+    config.server.host = "::".into();
+    assert!(!messages(&run(host_names_are_valid, &config))[0].contains("server.host"));
+}
+
+#[test]
+fn smtp_needs_host_and_sender() {
+    let mut config = Config::default();
+    config.email.provider = EmailProvider::Smtp;
+    let text = messages(&run(smtp_is_complete, &config));
+    assert_eq!(text.len(), 2);
+    assert!(text[0].contains("email.smtp.host is required"));
+    assert!(text[1].contains("email.from is required"));
+    config.email.smtp.host = Some("smtp.example.com".into());
+    config.email.from = Some("no-reply@example.com".into());
+    assert!(run(smtp_is_complete, &config).errors.is_empty());
+}

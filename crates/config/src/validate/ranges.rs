@@ -1,0 +1,348 @@
+//! Numeric ranges of every bounded key, in one table so the bounds in the doc comments (and thus
+//! in `svc.example.toml`) can be checked against the bounds enforced.
+
+use crate::model::Config;
+use crate::validate::Report;
+
+/// One bounded key.
+pub(crate) struct Bound {
+    pub(crate) key: &'static str,
+    get: fn(&Config) -> Option<u64>,
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+}
+
+const fn bound(key: &'static str, get: fn(&Config) -> Option<u64>, min: u64, max: u64) -> Bound {
+    Bound { key, get, min, max }
+}
+
+/// Every bounded key. `get` returns `None` when the key is unset (optional overrides).
+pub(crate) const BOUNDS: &[Bound] = &[
+    // Spec "Limits": token lifetimes.
+    bound(
+        "jwt.access_token_lifetime_human_secs",
+        |c| Some(c.jwt.access_token_lifetime_human_secs.into()),
+        60,
+        86_400,
+    ),
+    bound(
+        "jwt.access_token_lifetime_agent_secs",
+        |c| Some(c.jwt.access_token_lifetime_agent_secs.into()),
+        60,
+        86_400,
+    ),
+    bound(
+        "jwt.refresh_token_lifetime_human_secs",
+        |c| Some(c.jwt.refresh_token_lifetime_human_secs.into()),
+        3_600,
+        7_776_000,
+    ),
+    bound(
+        "jwt.refresh_token_lifetime_agent_secs",
+        |c| Some(c.jwt.refresh_token_lifetime_agent_secs.into()),
+        3_600,
+        7_776_000,
+    ),
+    bound(
+        "jwt.id_token_lifetime_secs",
+        |c| Some(c.jwt.id_token_lifetime_secs.into()),
+        60,
+        3_600,
+    ),
+    bound(
+        "jwt.key_rotation_days",
+        |c| Some(c.jwt.key_rotation_days.into()),
+        1,
+        365,
+    ),
+    bound(
+        "oidc.authorization_code_lifetime_secs",
+        |c| Some(c.oidc.authorization_code_lifetime_secs.into()),
+        10,
+        600,
+    ),
+    // Password hashing and abuse limits.
+    bound(
+        "auth.argon2_memory_kib",
+        |c| Some(c.auth.argon2_memory_kib.into()),
+        8_192,
+        4_194_304,
+    ),
+    bound(
+        "auth.argon2_iterations",
+        |c| Some(c.auth.argon2_iterations.into()),
+        1,
+        16,
+    ),
+    bound(
+        "auth.argon2_parallelism",
+        |c| Some(c.auth.argon2_parallelism.into()),
+        1,
+        16,
+    ),
+    bound(
+        "auth.argon2_max_concurrent",
+        |c| Some(c.auth.argon2_max_concurrent.into()),
+        1,
+        1_024,
+    ),
+    bound(
+        "auth.brute_force_max_attempts",
+        |c| Some(c.auth.brute_force_max_attempts.into()),
+        1,
+        1_000,
+    ),
+    bound(
+        "auth.brute_force_lockout_secs",
+        |c| Some(c.auth.brute_force_lockout_secs.into()),
+        1,
+        86_400,
+    ),
+    bound(
+        "auth.password_verify_ip_max_attempts",
+        |c| Some(c.auth.password_verify_ip_max_attempts.into()),
+        1,
+        1_000,
+    ),
+    bound(
+        "auth.password_verify_ip_window_secs",
+        |c| Some(c.auth.password_verify_ip_window_secs.into()),
+        1,
+        86_400,
+    ),
+    bound(
+        "auth.registration_rate_limit_max",
+        |c| Some(c.auth.registration_rate_limit_max.into()),
+        1,
+        1_000,
+    ),
+    bound(
+        "auth.registration_rate_limit_window_secs",
+        |c| Some(c.auth.registration_rate_limit_window_secs.into()),
+        1,
+        86_400,
+    ),
+    // Listener.
+    bound(
+        "server.request_timeout_secs",
+        |c| Some(c.server.request_timeout_secs.into()),
+        0,
+        3_600,
+    ),
+    bound(
+        "server.shutdown_deadline_secs",
+        |c| Some(c.server.shutdown_deadline_secs.into()),
+        0,
+        3_600,
+    ),
+    bound(
+        "server.max_request_body_bytes",
+        |c| Some(c.server.max_request_body_bytes),
+        1_024,
+        67_108_864,
+    ),
+    bound(
+        "server.endpoint_throttle.requests_per_second",
+        |c| Some(c.server.endpoint_throttle.requests_per_second.into()),
+        1,
+        1_000_000,
+    ),
+    bound(
+        "server.endpoint_throttle.burst",
+        |c| Some(c.server.endpoint_throttle.burst.into()),
+        1,
+        1_000_000,
+    ),
+    // Database pools and timeouts.
+    bound(
+        "database.max_connections",
+        |c| Some(c.database.max_connections.into()),
+        1,
+        1_000,
+    ),
+    bound(
+        "database.min_connections",
+        |c| Some(c.database.min_connections.into()),
+        0,
+        1_000,
+    ),
+    bound(
+        "database.connect_timeout_secs",
+        |c| Some(c.database.connect_timeout_secs.into()),
+        1,
+        300,
+    ),
+    bound(
+        "database.idle_timeout_secs",
+        |c| Some(c.database.idle_timeout_secs.into()),
+        0,
+        86_400,
+    ),
+    bound(
+        "database.max_lifetime_secs",
+        |c| Some(c.database.max_lifetime_secs.into()),
+        0,
+        86_400,
+    ),
+    bound(
+        "database.statement_cache_capacity",
+        |c| Some(c.database.statement_cache_capacity.into()),
+        0,
+        10_000,
+    ),
+    bound(
+        "database.statement_timeout_secs",
+        |c| Some(c.database.statement_timeout_secs.into()),
+        0,
+        86_400,
+    ),
+    bound(
+        "database.idle_in_transaction_timeout_secs",
+        |c| Some(c.database.idle_in_transaction_timeout_secs.into()),
+        0,
+        86_400,
+    ),
+    bound(
+        "database.maintenance_statement_timeout_secs",
+        |c| Some(c.database.maintenance_statement_timeout_secs.into()),
+        0,
+        86_400,
+    ),
+    bound(
+        "database.auth_pool.max_connections",
+        |c| c.database.auth_pool.max_connections.map(u64::from),
+        1,
+        1_000,
+    ),
+    bound(
+        "database.auth_pool.min_connections",
+        |c| c.database.auth_pool.min_connections.map(u64::from),
+        0,
+        1_000,
+    ),
+    bound(
+        "database.control_pool.max_connections",
+        |c| c.database.control_pool.max_connections.map(u64::from),
+        1,
+        1_000,
+    ),
+    bound(
+        "database.control_pool.min_connections",
+        |c| c.database.control_pool.min_connections.map(u64::from),
+        0,
+        1_000,
+    ),
+    bound(
+        "database.async_pool.max_connections",
+        |c| c.database.async_pool.max_connections.map(u64::from),
+        1,
+        1_000,
+    ),
+    bound(
+        "database.async_pool.min_connections",
+        |c| c.database.async_pool.min_connections.map(u64::from),
+        0,
+        1_000,
+    ),
+    // Coordination backends and delivery.
+    bound(
+        "redis.pool_size",
+        |c| Some(c.redis.pool_size.into()),
+        1,
+        1_024,
+    ),
+    bound(
+        "memcached.pool_size",
+        |c| Some(c.memcached.pool_size.into()),
+        1,
+        1_024,
+    ),
+    bound(
+        "memcached.max_idle",
+        |c| Some(c.memcached.max_idle.into()),
+        0,
+        1_024,
+    ),
+    bound(
+        "memcached.connect_timeout_secs",
+        |c| Some(c.memcached.connect_timeout_secs.into()),
+        1,
+        300,
+    ),
+    bound(
+        "memcached.command_timeout_secs",
+        |c| Some(c.memcached.command_timeout_secs.into()),
+        1,
+        300,
+    ),
+    bound(
+        "email.smtp.port",
+        |c| Some(c.email.smtp.port.into()),
+        1,
+        65_535,
+    ),
+];
+
+/// Every bounded key is within its range.
+pub(crate) fn numeric_ranges(config: &Config, report: &mut Report) {
+    for bound in BOUNDS {
+        if let Some(value) = (bound.get)(config)
+            && !(bound.min..=bound.max).contains(&value)
+        {
+            report.error(
+                bound.key,
+                format!(
+                    "{} = {value} is out of range {}..={}: choose a value in that range",
+                    bound.key, bound.min, bound.max
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys;
+    use crate::validate::run;
+
+    #[test]
+    fn defaults_are_in_range() {
+        assert!(run(numeric_ranges, &Config::default()).errors.is_empty());
+    }
+
+    #[test]
+    fn out_of_range_names_key_and_range() {
+        let mut config = Config::default();
+        config.jwt.access_token_lifetime_human_secs = 10;
+        config.auth.argon2_iterations = 0;
+        config.database.auth_pool.max_connections = Some(0);
+        let report = run(numeric_ranges, &config);
+        let text: Vec<String> = report.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(text.len(), 3, "{text:?}");
+        assert!(
+            text[0]
+                .contains("jwt.access_token_lifetime_human_secs = 10 is out of range 60..=86400")
+        );
+        assert!(text[1].contains("auth.argon2_iterations = 0 is out of range 1..=16"));
+        assert!(
+            text[2].contains("database.auth_pool.max_connections = 0 is out of range 1..=1000")
+        );
+    }
+
+    #[test]
+    fn documented_ranges_match_enforced_ranges() {
+        let tree = keys::key_tree();
+        for bound in BOUNDS {
+            let node = keys::find(&tree, bound.key)
+                .unwrap_or_else(|| panic!("{} is not a key", bound.key));
+            let doc = node.doc.as_deref().unwrap_or_default();
+            let range = format!("{}..={}", bound.min, bound.max);
+            assert!(
+                doc.contains(&range),
+                "the doc of {} should say `Allowed range: {range}`: {doc}",
+                bound.key
+            );
+        }
+    }
+}
