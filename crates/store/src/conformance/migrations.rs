@@ -11,8 +11,16 @@ pub async fn ping_answers(store: Arc<dyn Store>) {
 /// After `migrate`, nothing is pending and nothing unknown is applied.
 pub async fn migrations_are_current_after_migrate(store: Arc<dyn Store>) {
     let status = store.migration_status().await.expect("migration status");
-    assert!(status.is_current(), "pending after migrate: {:?}", status.pending);
-    assert!(status.unknown_applied.is_empty(), "unknown applied: {:?}", status.unknown_applied);
+    assert!(
+        status.is_current(),
+        "pending after migrate: {:?}",
+        status.pending
+    );
+    assert!(
+        status.unknown_applied.is_empty(),
+        "unknown applied: {:?}",
+        status.unknown_applied
+    );
 }
 
 /// Running migrations again changes nothing and does not fail.

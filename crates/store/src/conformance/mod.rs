@@ -2,6 +2,8 @@
 //! database. Each backend's `tests/conformance.rs` runs all of it through [`conformance_suite!`],
 //! so SQLite and PostgreSQL are held to the same contract by the same code.
 
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // a test suite fails loudly
+
 mod migrations;
 mod tenants;
 
@@ -14,7 +16,9 @@ use time::{Duration, OffsetDateTime};
 /// A tenant fixture with timestamps at whole microseconds (PostgreSQL's precision), so a round
 /// trip compares equal on every backend.
 pub fn tenant_fixture(slug: &str, seed: u64) -> Tenant {
-    let at = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000) + Duration::microseconds(seed as i64 * 1_001);
+    let at = OffsetDateTime::UNIX_EPOCH
+        + Duration::days(20_000)
+        + Duration::microseconds(seed as i64 * 1_001);
     let clock = ManualClock::new(at);
     Tenant {
         id: TenantId::generate(&clock, &SeededRandom::new(seed)),

@@ -4,7 +4,7 @@ use super::tenant_fixture;
 use crate::{Store, StoreError};
 use futures_util::future::join_all;
 use std::sync::Arc;
-use svc_domain::{TenantStatus, TenantSlug};
+use svc_domain::{TenantSlug, TenantStatus};
 use time::Duration;
 
 async fn insert(store: &Arc<dyn Store>, tenant: &svc_domain::Tenant) -> Result<(), StoreError> {
@@ -18,8 +18,14 @@ pub async fn tenant_round_trips(store: Arc<dyn Store>) {
     let tenant = tenant_fixture("acme", 1);
     insert(&store, &tenant).await.expect("insert");
     let mut read = store.read().await.expect("read");
-    assert_eq!(read.tenant_by_id(&tenant.id).await.expect("by id"), Some(tenant.clone()));
-    assert_eq!(read.tenant_by_slug(&tenant.slug).await.expect("by slug"), Some(tenant.clone()));
+    assert_eq!(
+        read.tenant_by_id(&tenant.id).await.expect("by id"),
+        Some(tenant.clone())
+    );
+    assert_eq!(
+        read.tenant_by_slug(&tenant.slug).await.expect("by slug"),
+        Some(tenant.clone())
+    );
     let other = TenantSlug::parse("nobody").expect("slug");
     assert_eq!(read.tenant_by_slug(&other).await.expect("missing"), None);
     read.finish().await.expect("finish");
@@ -36,8 +42,15 @@ pub async fn tenant_slug_is_unique(store: Arc<dyn Store>) {
         other => panic!("expected a conflict, got {other:?}"),
     }
     let mut read = store.read().await.expect("read");
-    assert_eq!(read.tenant_by_slug(&first.slug).await.expect("read"), Some(first));
-    assert_eq!(read.tenant_by_id(&dup.id).await.expect("read"), None, "no partial write");
+    assert_eq!(
+        read.tenant_by_slug(&first.slug).await.expect("read"),
+        Some(first)
+    );
+    assert_eq!(
+        read.tenant_by_id(&dup.id).await.expect("read"),
+        None,
+        "no partial write"
+    );
 }
 
 /// Reusing an id is a conflict too.
@@ -46,7 +59,10 @@ pub async fn tenant_id_is_unique(store: Arc<dyn Store>) {
     insert(&store, &first).await.expect("first insert");
     let mut same_id = tenant_fixture("other", 1);
     same_id.id = first.id.clone();
-    assert!(matches!(insert(&store, &same_id).await, Err(StoreError::Conflict { .. })));
+    assert!(matches!(
+        insert(&store, &same_id).await,
+        Err(StoreError::Conflict { .. })
+    ));
 }
 
 /// A write transaction dropped without commit leaves nothing behind.
@@ -65,7 +81,9 @@ pub async fn uncommitted_write_is_rolled_back(store: Arc<dyn Store>) {
     let mut read = store.read().await.expect("read");
     assert_eq!(read.tenant_by_id(&tenant.id).await.expect("read"), None);
     // The slug is free again: the rollback released it.
-    insert(&store, &tenant).await.expect("insert after rollback");
+    insert(&store, &tenant)
+        .await
+        .expect("insert after rollback");
 }
 
 /// A committed write is visible to a reader opened afterwards.
@@ -90,7 +108,11 @@ pub async fn update_tenant_changes_mutable_fields_only(store: Arc<dyn Store>) {
     tx.update_tenant(&changed).await.expect("update");
     tx.commit().await.expect("commit");
     let mut read = store.read().await.expect("read");
-    let got = read.tenant_by_id(&tenant.id).await.expect("read").expect("present");
+    let got = read
+        .tenant_by_id(&tenant.id)
+        .await
+        .expect("read")
+        .expect("present");
     assert_eq!(got.display_name, "Acme Corp");
     assert_eq!(got.status, TenantStatus::Suspended);
     assert_eq!(got.updated_at, changed.updated_at);
@@ -102,7 +124,10 @@ pub async fn update_tenant_changes_mutable_fields_only(store: Arc<dyn Store>) {
 pub async fn update_of_missing_tenant_is_not_found(store: Arc<dyn Store>) {
     let tenant = tenant_fixture("nowhere", 6);
     let mut tx = store.write().await.expect("write");
-    assert!(matches!(tx.update_tenant(&tenant).await, Err(StoreError::NotFound)));
+    assert!(matches!(
+        tx.update_tenant(&tenant).await,
+        Err(StoreError::NotFound)
+    ));
 }
 
 /// Listing pages through every tenant once, in id order, with no overlap.

@@ -1,0 +1,152 @@
+//! [`PgStore`]: a lazy connection pool on a PostgreSQL database, and the [`Store`] port.
+
+use crate::error::{map_err, map_migrate_err};
+use crate::migrations::{self, MIGRATOR};
+use crate::options::{connect_options, pool_options};
+use crate::tx::PgTx;
+use async_trait::async_trait;
+use sqlx::PgPool;
+use svc_store::{
+    Backend, MigrationStatus, PoolSettings, PoolStatus, ReadTx, Store, StoreError, WriteTx,
+};
+
+/// The PostgreSQL store: a connection pool whose connections are opened on demand.
+#[derive(Debug)]
+pub struct PgStore {
+    pool: PgPool,
+    /// A test database to drop when the store is closed or dropped.
+    #[cfg(feature = "test-support")]
+    pub(crate) test_db: std::sync::Mutex<Option<crate::testing::TestDbGuard>>,
+}
+
+impl PgStore {
+    /// Prepares a pool for `url` with `settings` without connecting, so the service can start
+    /// while PostgreSQL is down (readiness reports it) and recovers when it comes back.
+    ///
+    /// Every key of `settings` takes effect: pool size, acquire timeout (`connect_timeout`),
+    /// idle timeout, lifetime, statement cache, `test_before_acquire`, and `statement_timeout`
+    /// and `idle_in_transaction_session_timeout` as startup parameters of every connection
+    /// (`None` sends `0`, no cap). With `require_ssl`, a URL without `sslmode` gets
+    /// `sslmode=require` and one saying `disable`, `allow` or `prefer` is refused. Errors here
+    /// are configuration errors (reported as [`StoreError::Unavailable`] with the reason as the
+    /// source) and never contain the URL's password.
+    pub async fn connect(url: &str, settings: &PoolSettings) -> Result<Self, StoreError> {
+        let options = connect_options(url, settings)?;
+        Ok(Self::from_pool(
+            pool_options(settings).connect_lazy_with(options),
+        ))
+    }
+
+    pub(crate) fn from_pool(pool: PgPool) -> Self {
+        Self {
+            pool,
+            #[cfg(feature = "test-support")]
+            test_db: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The underlying pool, for diagnostics and this crate's tests; engines use [`Store`].
+    #[doc(hidden)]
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// The current value of a server setting as a pooled connection sees it (`SHOW name`), to
+    /// check what the pool's connections run with. `name` must be a plain setting name.
+    pub async fn show_setting(&self, name: &str) -> Result<String, StoreError> {
+        // current_setting takes the name as a bound value, so no SQL is built from input.
+        sqlx::query_scalar("SELECT current_setting($1)")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(map_err)
+    }
+}
+
+#[async_trait]
+impl Store for PgStore {
+    fn backend(&self) -> Backend {
+        Backend::Postgres
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1")
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
+
+    fn pool_status(&self) -> PoolStatus {
+        PoolStatus {
+            size: self.pool.size(),
+            idle: u32::try_from(self.pool.num_idle()).unwrap_or(u32::MAX),
+            max: self.pool.options().get_max_connections(),
+        }
+    }
+
+    async fn migration_status(&self) -> Result<MigrationStatus, StoreError> {
+        migrations::status(&self.pool).await
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut conn = self.pool.acquire().await.map_err(map_err)?;
+        // A migration may build an index for minutes, or wait on another replica's advisory
+        // lock; the pool's statement_timeout is for requests, not for this connection.
+        let result = async {
+            sqlx::query("SET statement_timeout = 0")
+                .execute(&mut *conn)
+                .await
+                .map_err(map_err)?;
+            // `run_direct` is what `run` calls; taking the connection directly avoids the
+            // "Acquire is not general enough" error of `run(&mut *conn)` in a Send future.
+            MIGRATOR
+                .run_direct(None, &mut *conn, false)
+                .await
+                .map_err(map_migrate_err)?;
+            // Back to the startup parameter's value before the connection rejoins the pool.
+            sqlx::query("RESET statement_timeout")
+                .execute(&mut *conn)
+                .await
+                .map_err(map_err)
+        }
+        .await;
+        if result.is_err() {
+            // The connection may still hold the migrator's session-level advisory lock (which
+            // would block every other replica) or lack its statement_timeout: never reuse it.
+            conn.close_on_drop();
+        }
+        result.map(|_| ())
+    }
+
+    async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError> {
+        // Enforced by the server: a read transaction cannot write even by mistake.
+        let tx = self
+            .pool
+            .begin_with("BEGIN TRANSACTION READ ONLY")
+            .await
+            .map_err(map_err)?;
+        Ok(Box::new(PgTx::new(tx)))
+    }
+
+    async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
+        let tx = self.pool.begin().await.map_err(map_err)?;
+        Ok(Box::new(PgTx::new(tx)))
+    }
+
+    async fn close(&self) {
+        self.pool.close().await;
+        #[cfg(feature = "test-support")]
+        {
+            let guard = self
+                .test_db
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            if let Some(guard) = guard {
+                // Best effort: failing to drop a test database must not fail the test closing it.
+                let _ = guard.drop_database().await;
+            }
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! PostgreSQL-specific behaviour: per-connection timeouts, pool limits, lazy connection to a
+//! server that is down, migration status, `require_ssl`, URL errors that never leak the
+//! password, and error mapping.
+
+use sqlx::postgres::PgSslMode;
+use std::error::Error as _;
+use std::time::{Duration, Instant};
+use svc_store::conformance::tenant_fixture;
+use svc_store::{PoolSettings, Store, StoreError};
+use svc_store_postgres::PgStore;
+use svc_store_postgres::testing::{fresh_database, fresh_store, migrated_store, test_settings};
+
+const PASSWORD: &str = "hunter2-s3cret";
+
+async fn insert(store: &dyn Store, tenant: &svc_domain::Tenant) -> Result<(), StoreError> {
+    let mut tx = store.write().await?;
+    tx.insert_tenant(tenant).await?;
+    tx.commit().await
+}
+
+/// Everything an operator could see of an error: Display, Debug and every source.
+fn everything_said(err: &StoreError) -> String {
+    let mut text = format!("{err} / {err:?}");
+    let mut source = err.source();
+    while let Some(s) = source {
+        text.push_str(&format!(" / {s} / {s:?}"));
+        source = s.source();
+    }
+    text
+}
+
+fn expect_config_error(result: Result<PgStore, StoreError>, what: &str) -> String {
+    let err = result.err();
+    assert!(
+        matches!(err, Some(StoreError::Unavailable(_))),
+        "{what}: expected a configuration error, got {err:?}"
+    );
+    let said = err.map(|e| everything_said(&e)).unwrap_or_default();
+    assert!(!said.contains(PASSWORD), "{what}: password leaked: {said}");
+    said
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_pooled_connection_has_the_configured_timeouts() {
+    let settings = PoolSettings {
+        max_connections: 3,
+        statement_timeout: Some(Duration::from_secs(7)),
+        idle_in_transaction_timeout: Some(Duration::from_millis(45_500)),
+        ..test_settings()
+    };
+    let store = fresh_store(&settings).await.expect("store");
+    // Hold every connection at once, so each one of them is checked, not one reused three times.
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(store.pool().acquire().await.expect("connection"));
+    }
+    for conn in &mut held {
+        let statement: String = sqlx::query_scalar("SHOW statement_timeout")
+            .fetch_one(&mut **conn)
+            .await
+            .expect("show");
+        assert_eq!(statement, "7s");
+        let idle: String = sqlx::query_scalar("SHOW idle_in_transaction_session_timeout")
+            .fetch_one(&mut **conn)
+            .await
+            .expect("show");
+        assert_eq!(idle, "45500ms");
+    }
+    drop(held);
+    assert_eq!(
+        store.show_setting("statement_timeout").await.expect("show"),
+        "7s"
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn absent_timeouts_mean_no_cap() {
+    let settings = PoolSettings {
+        statement_timeout: None,
+        idle_in_transaction_timeout: None,
+        ..test_settings()
+    };
+    let store = fresh_store(&settings).await.expect("store");
+    assert_eq!(
+        store.show_setting("statement_timeout").await.expect("show"),
+        "0"
+    );
+    assert_eq!(
+        store
+            .show_setting("idle_in_transaction_session_timeout")
+            .await
+            .expect("show"),
+        "0"
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_statement_over_the_timeout_is_cancelled_as_unavailable() {
+    let settings = PoolSettings {
+        statement_timeout: Some(Duration::from_millis(200)),
+        ..test_settings()
+    };
+    let store = fresh_store(&settings).await.expect("store");
+    let result = sqlx::query("SELECT pg_sleep(2)")
+        .execute(store.pool())
+        .await;
+    let err = result.expect_err("statement_timeout cancels the sleep");
+    assert_eq!(
+        err.as_database_error().and_then(|e| e.code()).as_deref(),
+        Some("57014"),
+        "query_canceled: {err}"
+    );
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pool_never_exceeds_its_maximum() {
+    let settings = PoolSettings {
+        max_connections: 2,
+        connect_timeout: Duration::from_millis(500),
+        ..test_settings()
+    };
+    let store = fresh_store(&settings).await.expect("store");
+    let options = store.pool().options();
+    assert_eq!(options.get_max_connections(), 2);
+    assert_eq!(options.get_acquire_timeout(), Duration::from_millis(500));
+    assert_eq!(options.get_idle_timeout(), settings.idle_timeout);
+    assert_eq!(options.get_max_lifetime(), settings.max_lifetime);
+    assert!(options.get_test_before_acquire());
+
+    let held = [
+        store.pool().acquire().await.expect("1"),
+        store.pool().acquire().await.expect("2"),
+    ];
+    let started = Instant::now();
+    match store.write().await {
+        Err(StoreError::Unavailable(_)) => {}
+        other => panic!(
+            "expected Unavailable from an exhausted pool, got {:?}",
+            other.err()
+        ),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let status = store.pool_status();
+    assert_eq!((status.size, status.max), (2, 2), "{status:?}");
+    drop(held);
+    store.ping().await.expect("a returned connection is reused");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn connecting_to_a_server_that_is_down_succeeds_and_ping_fails_fast() {
+    let settings = PoolSettings {
+        connect_timeout: Duration::from_secs(1),
+        ..PoolSettings::default()
+    };
+    let url = format!("postgres://svc:{PASSWORD}@127.0.0.1:1/svc");
+    let store = PgStore::connect(&url, &settings)
+        .await
+        .expect("a lazy pool does not connect up front");
+    let started = Instant::now();
+    let err = store.ping().await.expect_err("nothing listens on port 1");
+    let elapsed = started.elapsed();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+    assert!(elapsed < Duration::from_secs(3), "ping took {elapsed:?}");
+    let said = everything_said(&err);
+    assert!(!said.contains(PASSWORD), "password leaked: {said}");
+    assert!(matches!(
+        store.read().await.err(),
+        Some(StoreError::Unavailable(_))
+    ));
+    assert!(matches!(
+        store.migration_status().await,
+        Err(StoreError::Unavailable(_))
+    ));
+    let status = store.pool_status();
+    assert_eq!(status.size, 0, "{status:?}");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn migration_status_lists_everything_pending_on_an_empty_database() {
+    let store = fresh_store(&test_settings()).await.expect("store");
+    let before = store.migration_status().await.expect("status");
+    assert!(before.pending.contains(&20261122000001), "{before:?}");
+    assert!(before.unknown_applied.is_empty());
+    let table: Option<String> = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations')::text")
+        .fetch_one(store.pool())
+        .await
+        .expect("regclass");
+    assert_eq!(table, None, "migration_status must not create the table");
+
+    store.migrate().await.expect("migrate");
+    let after = store.migration_status().await.expect("status");
+    assert!(after.is_current(), "{after:?}");
+    assert!(after.unknown_applied.is_empty());
+
+    // A version applied by a newer binary shows up as unknown.
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         VALUES (29990101000000, 'from the future', true, '\\x00', 0)",
+    )
+    .execute(store.pool())
+    .await
+    .expect("fake a newer migration");
+    let newer = store.migration_status().await.expect("status");
+    assert_eq!(newer.unknown_applied, vec![29990101000000]);
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_migrating_at_once_all_succeed() {
+    let (url, guard) = fresh_database().await.expect("database");
+    let mut stores = Vec::new();
+    for _ in 0..3 {
+        // One connection each, so the connection that migrated is the one checked afterwards.
+        let settings = PoolSettings {
+            max_connections: 1,
+            ..test_settings()
+        };
+        let store = PgStore::connect(&url, &settings).await.expect("connect");
+        stores.push(std::sync::Arc::new(store));
+    }
+    let tasks: Vec<_> = stores
+        .iter()
+        .map(|store| {
+            let store = store.clone();
+            tokio::spawn(async move { store.migrate().await })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("join").expect("concurrent migrate");
+    }
+    for store in &stores {
+        assert!(store.migration_status().await.expect("status").is_current());
+        // The migration connection went back with the configured statement_timeout.
+        assert_eq!(
+            store.show_setting("statement_timeout").await.expect("show"),
+            "30s"
+        );
+        store.close().await;
+    }
+    guard.drop_database().await.expect("drop");
+}
+
+#[tokio::test]
+async fn require_ssl_refuses_urls_that_allow_plaintext() {
+    let settings = PoolSettings {
+        require_ssl: true,
+        ..test_settings()
+    };
+    for mode in ["disable", "allow", "prefer", "DISABLE"] {
+        let url = format!("postgres://svc:{PASSWORD}@127.0.0.1:5432/svc?sslmode={mode}");
+        let said = expect_config_error(PgStore::connect(&url, &settings).await, mode);
+        assert!(said.contains("require_ssl"), "{said}");
+    }
+    // No sslmode: the backend requires TLS itself.
+    let store = PgStore::connect("postgres://svc@127.0.0.1:5432/svc", &settings)
+        .await
+        .expect("connect");
+    assert!(matches!(
+        store.pool().connect_options().get_ssl_mode(),
+        PgSslMode::Require
+    ));
+    store.close().await;
+    // Stricter modes are kept.
+    let store = PgStore::connect(
+        "postgres://svc@127.0.0.1:5432/svc?sslmode=verify-full",
+        &settings,
+    )
+    .await
+    .expect("connect");
+    assert!(matches!(
+        store.pool().connect_options().get_ssl_mode(),
+        PgSslMode::VerifyFull
+    ));
+    store.close().await;
+    // Without require_ssl, the URL decides.
+    let store = PgStore::connect(
+        "postgres://svc@127.0.0.1:5432/svc?sslmode=disable",
+        &test_settings(),
+    )
+    .await
+    .expect("connect");
+    assert!(matches!(
+        store.pool().connect_options().get_ssl_mode(),
+        PgSslMode::Disable
+    ));
+    store.close().await;
+}
+
+#[tokio::test]
+async fn malformed_urls_are_explained_without_the_password() {
+    let cases = [
+        (
+            format!("postgres://svc:{PASSWORD}@127.0.0.1:notaport/svc"),
+            "port",
+        ),
+        (
+            format!("mysql://svc:{PASSWORD}@127.0.0.1:5432/svc"),
+            "scheme",
+        ),
+        (
+            format!("postgres://svc:{PASSWORD}@127.0.0.1:5432/svc?sslmode=sometimes"),
+            "sometimes",
+        ),
+        (
+            format!("postgres://svc:{PASSWORD}@127.0.0.1:5432/svc?hostaddr=nonsense"),
+            "address",
+        ),
+        ("not a url at all".to_owned(), "URL"),
+    ];
+    for (url, mentions) in cases {
+        let said = expect_config_error(PgStore::connect(&url, &test_settings()).await, mentions);
+        assert!(said.contains(mentions), "{mentions}: {said}");
+    }
+}
+
+#[tokio::test]
+async fn conflicts_name_the_constraint() {
+    let store = migrated_store().await.expect("store");
+    let tenant = tenant_fixture("acme", 1);
+    insert(&store, &tenant).await.expect("insert");
+    match insert(&store, &tenant_fixture("acme", 2)).await {
+        Err(StoreError::Conflict { constraint }) => assert_eq!(constraint, "tenants_slug_key"),
+        other => panic!("expected a slug conflict, got {other:?}"),
+    }
+    let mut same_id = tenant_fixture("other", 3);
+    same_id.id = tenant.id.clone();
+    match insert(&store, &same_id).await {
+        Err(StoreError::Conflict { constraint }) => assert_eq!(constraint, "tenants_pkey"),
+        other => panic!("expected a primary key conflict, got {other:?}"),
+    }
+    store.close().await;
+}
+
+#[tokio::test]
+async fn undecodable_rows_are_corrupt() {
+    let store = migrated_store().await.expect("store");
+    sqlx::query(
+        "INSERT INTO tenants (id, slug, display_name, status, created_at, updated_at) \
+         VALUES ('not-an-id', 'broken', 'Broken', 'active', now(), now())",
+    )
+    .execute(store.pool())
+    .await
+    .expect("tamper");
+    let mut read = store.read().await.expect("read");
+    let slug = svc_domain::TenantSlug::parse("broken").expect("slug");
+    match read.tenant_by_slug(&slug).await {
+        Err(StoreError::Corrupt(why)) => assert!(why.contains("tenants.id"), "{why}"),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    read.finish().await.expect("finish");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_test_database_is_dropped_with_its_store() {
+    let store = migrated_store().await.expect("store");
+    let name: String = sqlx::query_scalar("SELECT current_database()")
+        .fetch_one(store.pool())
+        .await
+        .expect("name");
+    assert!(name.starts_with("svc_test_"), "{name}");
+    store.close().await;
+
+    let (admin_url, admin_guard) = fresh_database().await.expect("database");
+    let admin = PgStore::connect(&admin_url, &test_settings())
+        .await
+        .expect("connect");
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+            .bind(&name)
+            .fetch_one(admin.pool())
+            .await
+            .expect("query");
+    assert!(!exists, "{name} should be gone");
+    admin.close().await;
+    drop(admin_guard); // the synchronous path of the guard
+}

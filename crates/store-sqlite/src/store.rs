@@ -1,0 +1,173 @@
+//! [`SqliteStore`]: opening the database file with the pool settings, and the [`Store`] port.
+
+use crate::error::{config_error, map_err, map_migrate_err};
+use crate::migrations::{self, MIGRATOR};
+use crate::tx::SqliteTx;
+use async_trait::async_trait;
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use std::path::Path;
+use std::str::FromStr;
+use svc_store::{
+    Backend, MigrationStatus, PoolSettings, PoolStatus, ReadTx, Store, StoreError, WriteTx,
+};
+
+/// The SQLite store: a connection pool on one database file in WAL mode.
+#[derive(Debug)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+    /// Keeps a test database's temporary directory alive exactly as long as the store.
+    #[cfg(feature = "test-support")]
+    pub(crate) temp_dir: Option<tempfile::TempDir>,
+}
+
+impl SqliteStore {
+    /// Opens (creating the parent directory and the file if missing) the database at `path`.
+    ///
+    /// The journal is WAL with `synchronous=NORMAL`, foreign keys are enforced, and a connection
+    /// waiting for the write lock waits up to `settings.connect_timeout` (`busy_timeout`). Of the
+    /// pool settings, the PostgreSQL-only ones (`statement_timeout`,
+    /// `idle_in_transaction_timeout`, `require_ssl`) have no SQLite counterpart and are ignored.
+    /// One connection is opened before returning, so a path that cannot be used fails here.
+    pub async fn open(path: &Path, settings: &PoolSettings) -> Result<Self, StoreError> {
+        Self::open_with(SqliteConnectOptions::new().filename(path), settings).await
+    }
+
+    /// Opens the database named by a `sqlite://path` or `sqlite:path` URL, always with
+    /// `mode=rwc` semantics (read-write, created if missing). In-memory and read-only URLs are
+    /// refused: every pooled connection to `:memory:` would be its own empty database, and the
+    /// service must be able to write.
+    pub async fn open_url(url: &str, settings: &PoolSettings) -> Result<Self, StoreError> {
+        let Some(rest) = url.strip_prefix("sqlite:") else {
+            return Err(config_error(
+                "invalid SQLite URL: expected `sqlite://PATH` or `sqlite:PATH`",
+            ));
+        };
+        let (database, query) = rest.split_once('?').unwrap_or((rest, ""));
+        if database.trim_start_matches("//").is_empty() {
+            return Err(config_error("invalid SQLite URL: no database path"));
+        }
+        if database.contains(":memory:") {
+            return Err(config_error(
+                "invalid SQLite URL: in-memory databases are not supported; name a file",
+            ));
+        }
+        for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
+            if key == "mode" && (value == "ro" || value == "memory") {
+                return Err(config_error(format!(
+                    "invalid SQLite URL: mode={value} is not supported; the store must be writable"
+                )));
+            }
+        }
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(|e| config_error(format!("invalid SQLite URL: {e}")))?;
+        Self::open_with(options, settings).await
+    }
+
+    async fn open_with(
+        options: SqliteConnectOptions,
+        settings: &PoolSettings,
+    ) -> Result<Self, StoreError> {
+        if let Some(parent) = options
+            .get_filename()
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                config_error(format!(
+                    "cannot create the database directory {}: {e}",
+                    parent.display()
+                ))
+            })?;
+        }
+        let options = options
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // NORMAL is durable against application crashes in WAL mode and skips an fsync per
+            // commit; only a power loss can drop the last transactions.
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(settings.connect_timeout)
+            .statement_cache_capacity(settings.statement_cache_capacity);
+        let pool = pool_options(settings)
+            .connect_with(options)
+            .await
+            .map_err(map_err)?;
+        Ok(Self {
+            pool,
+            #[cfg(feature = "test-support")]
+            temp_dir: None,
+        })
+    }
+
+    /// The underlying pool, for diagnostics and this crate's tests; engines use [`Store`].
+    #[doc(hidden)]
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+}
+
+fn pool_options(settings: &PoolSettings) -> SqlitePoolOptions {
+    // sqlx panics on a zero-sized pool or min > max; configuration validation should prevent
+    // both, but a store must not bring the process down over them.
+    let max = settings.max_connections.max(1);
+    SqlitePoolOptions::new()
+        .max_connections(max)
+        .min_connections(settings.min_connections.min(max))
+        .acquire_timeout(settings.connect_timeout)
+        .idle_timeout(settings.idle_timeout)
+        .max_lifetime(settings.max_lifetime)
+        .test_before_acquire(settings.test_before_acquire)
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    fn backend(&self) -> Backend {
+        Backend::Sqlite
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1")
+            .execute(&self.pool)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
+
+    fn pool_status(&self) -> PoolStatus {
+        PoolStatus {
+            size: self.pool.size(),
+            idle: u32::try_from(self.pool.num_idle()).unwrap_or(u32::MAX),
+            max: self.pool.options().get_max_connections(),
+        }
+    }
+
+    async fn migration_status(&self) -> Result<MigrationStatus, StoreError> {
+        migrations::status(&self.pool).await
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        MIGRATOR.run(&self.pool).await.map_err(map_migrate_err)
+    }
+
+    async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError> {
+        // A deferred BEGIN: in WAL mode the first read takes a snapshot and never blocks writers.
+        let tx = self.pool.begin().await.map_err(map_err)?;
+        Ok(Box::new(SqliteTx::new(tx)))
+    }
+
+    async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
+        // IMMEDIATE takes the single write lock now, waiting up to busy_timeout for it, so the
+        // transaction never has to upgrade later (which fails with SQLITE_BUSY, no waiting).
+        let tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(map_err)?;
+        Ok(Box::new(SqliteTx::new(tx)))
+    }
+
+    async fn close(&self) {
+        self.pool.close().await;
+    }
+}
