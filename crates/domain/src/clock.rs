@@ -30,24 +30,35 @@ pub struct ManualClock {
 impl ManualClock {
     /// A clock stopped at `start`.
     pub fn new(start: OffsetDateTime) -> Self {
-        Self { now: Mutex::new(start) }
+        Self {
+            now: Mutex::new(start),
+        }
     }
 
     /// Moves the clock forward (or backward, with a negative duration).
     pub fn advance(&self, by: Duration) {
-        let mut now = self.now.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut now = self
+            .now
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         *now += by;
     }
 
     /// Sets the clock to an exact instant.
     pub fn set(&self, at: OffsetDateTime) {
-        *self.now.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = at;
+        *self
+            .now
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = at;
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> OffsetDateTime {
-        *self.now.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        *self
+            .now
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

@@ -107,10 +107,19 @@ mod tests {
             Err(IdError::WrongPrefix { expected: "ten_" })
         );
         assert_eq!(TenantId::parse("ten_"), Err(IdError::Malformed));
-        assert_eq!(TenantId::parse("ten_01JD0000000000000000000000"), Err(IdError::Malformed));
-        assert_eq!(TenantId::parse("ten_01jd000000000000000000000'"), Err(IdError::Malformed));
+        assert_eq!(
+            TenantId::parse("ten_01JD0000000000000000000000"),
+            Err(IdError::Malformed)
+        );
+        assert_eq!(
+            TenantId::parse("ten_01jd000000000000000000000'"),
+            Err(IdError::Malformed)
+        );
         assert_eq!(TenantId::parse("ten_1"), Err(IdError::Malformed));
         // 26 valid characters but above the ULID range (first char > 7).
-        assert_eq!(TenantId::parse("ten_zzzzzzzzzzzzzzzzzzzzzzzzzz"), Err(IdError::Malformed));
+        assert_eq!(
+            TenantId::parse("ten_zzzzzzzzzzzzzzzzzzzzzzzzzz"),
+            Err(IdError::Malformed)
+        );
     }
 }

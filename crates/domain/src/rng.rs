@@ -55,8 +55,14 @@ mod tests {
 
     #[test]
     fn seeded_random_is_reproducible_and_os_random_varies() {
-        assert_eq!(SeededRandom::new(7).next_u128(), SeededRandom::new(7).next_u128());
-        assert_ne!(SeededRandom::new(7).next_u128(), SeededRandom::new(8).next_u128());
+        assert_eq!(
+            SeededRandom::new(7).next_u128(),
+            SeededRandom::new(7).next_u128()
+        );
+        assert_ne!(
+            SeededRandom::new(7).next_u128(),
+            SeededRandom::new(8).next_u128()
+        );
         assert_ne!(OsRandom.next_u128(), OsRandom.next_u128());
     }
 }

@@ -7,7 +7,9 @@ use time::OffsetDateTime;
 
 /// Why a string is not a valid tenant slug.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("a tenant slug is a DNS label: 1 to 63 characters of a-z, 0-9 and '-', not starting or ending with '-'")]
+#[error(
+    "a tenant slug is a DNS label: 1 to 63 characters of a-z, 0-9 and '-', not starting or ending with '-'"
+)]
 pub struct TenantSlugError;
 
 /// A tenant's slug: a lowercase DNS label (RFC 1035 §2.3.1 with RFC 1123 §2.1's leading digits).
@@ -19,10 +21,15 @@ impl TenantSlug {
     /// Parses a slug; uppercase is refused rather than folded so a slug has exactly one spelling.
     pub fn parse(s: &str) -> Result<Self, TenantSlugError> {
         let ok = (1..=63).contains(&s.len())
-            && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             && !s.starts_with('-')
             && !s.ends_with('-');
-        if ok { Ok(Self(s.to_owned())) } else { Err(TenantSlugError) }
+        if ok {
+            Ok(Self(s.to_owned()))
+        } else {
+            Err(TenantSlugError)
+        }
     }
 
     /// The slug as text.
@@ -101,8 +108,22 @@ mod tests {
         for good in ["a", "acme", "acme-2", "0day", &"x".repeat(63)] {
             assert!(TenantSlug::parse(good).is_ok(), "{good} should be accepted");
         }
-        for bad in ["", "-acme", "acme-", "Acme", "ac_me", "ac.me", "ac me", "é", &"x".repeat(64)] {
-            assert_eq!(TenantSlug::parse(bad), Err(TenantSlugError), "{bad:?} should be refused");
+        for bad in [
+            "",
+            "-acme",
+            "acme-",
+            "Acme",
+            "ac_me",
+            "ac.me",
+            "ac me",
+            "é",
+            &"x".repeat(64),
+        ] {
+            assert_eq!(
+                TenantSlug::parse(bad),
+                Err(TenantSlugError),
+                "{bad:?} should be refused"
+            );
         }
     }
 

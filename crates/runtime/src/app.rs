@@ -1,0 +1,293 @@
+//! Assembly: from a validated configuration to a bound, serving process, and back down.
+
+use crate::bootstrap::{ensure_default_tenant, implied_default_tenant};
+use crate::stores::{
+    OpenedStore, StorePoolStats, StoreReadiness, open_plane_stores, prepare_schema,
+};
+use crate::tls::{TlsFiles, server_config};
+use crate::workers::Workers;
+use crate::{Plane, RuntimeError, serve};
+use axum::Router;
+use axum_server::Handle;
+use secrecy::SecretString;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use svc_config::{Config, Loaded, Transport};
+use svc_domain::{Clock, OsRandom, Rng, SystemClock};
+use svc_http::{Health, HttpSettings, HttpState, Metrics, ReadinessCheck};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// Seams for tests; production uses the defaults.
+pub struct BuildOptions {
+    /// Source of time for bootstrap records and workers.
+    pub clock: Arc<dyn Clock>,
+    /// Source of randomness for ids.
+    pub rng: Arc<dyn Rng>,
+    /// How often the database watchdog pings each store.
+    pub watchdog_interval: Duration,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self {
+            clock: Arc::new(SystemClock),
+            rng: Arc::new(OsRandom),
+            watchdog_interval: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A fully assembled service, not yet listening.
+pub struct App {
+    config: Config,
+    plane: Plane,
+    stores: Vec<OpenedStore>,
+    health: Health,
+    router: Router,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    workers: Workers,
+    cancel: CancellationToken,
+}
+
+/// A service that is listening; dropping it does not stop it, [`RunningApp::shutdown`] does.
+pub struct RunningApp {
+    local_addr: SocketAddr,
+    scheme: &'static str,
+    cancel: CancellationToken,
+    server: JoinHandle<Result<(), RuntimeError>>,
+}
+
+impl App {
+    /// Opens and prepares the databases, builds routes, health, metrics and workers.
+    pub async fn build(loaded: &Loaded, options: BuildOptions) -> Result<Self, RuntimeError> {
+        let config = loaded.config.clone();
+        let plane = Plane::from(config.deployment.runtime_plane);
+        let production = config.is_production();
+
+        let tls = match config.server.transport {
+            Transport::PlainHttp => None,
+            Transport::TlsH2Only => {
+                let tls = &config.server.tls;
+                let missing = |key: &'static str| RuntimeError::Tls {
+                    key,
+                    path: String::new(),
+                    detail: "required with server.transport = tls_h2_only".into(),
+                };
+                let cert = tls
+                    .cert_pem_path
+                    .as_deref()
+                    .ok_or_else(|| missing("server.tls.cert_pem_path"))?;
+                let key = tls
+                    .key_pem_path
+                    .as_deref()
+                    .ok_or_else(|| missing("server.tls.key_pem_path"))?;
+                Some(server_config(&TlsFiles {
+                    cert,
+                    key,
+                    ca: tls.ca_pem_path.as_deref(),
+                })?)
+            }
+        };
+
+        let stores = open_plane_stores(&config, plane).await?;
+        prepare_schema(&stores, production).await?;
+        if !production {
+            if let (Some(slug), Some(first)) = (implied_default_tenant(&config), stores.first()) {
+                if ensure_default_tenant(
+                    first.store.as_ref(),
+                    &slug,
+                    options.clock.as_ref(),
+                    options.rng.as_ref(),
+                )
+                .await?
+                {
+                    tracing::info!(tenant = %slug, "created the default tenant");
+                }
+            }
+        }
+
+        let cancel = CancellationToken::new();
+        let mut workers = Workers::new(cancel.clone());
+        for opened in &stores {
+            let opened = opened.clone();
+            let interval = options.watchdog_interval;
+            workers.spawn("database-watchdog", move |cancel| {
+                database_watchdog(opened, interval, cancel)
+            });
+        }
+
+        let mut checks: Vec<Arc<dyn ReadinessCheck>> = stores
+            .iter()
+            .map(|s| Arc::new(StoreReadiness::new(s.clone())) as Arc<dyn ReadinessCheck>)
+            .collect();
+        checks.push(workers.readiness());
+        let health = Health::new(checks);
+        let metrics = Metrics::new(env!("CARGO_PKG_VERSION"), env!("SVC_BUILD_COMMIT"));
+        for opened in &stores {
+            metrics.register_pool(opened.label, Arc::new(StorePoolStats(opened.store.clone())));
+        }
+
+        let settings = HttpSettings {
+            allowed_hosts: config.server.allowed_hosts.clone(),
+            trusted_proxies: config
+                .server
+                .trusted_proxies
+                .iter()
+                .map(|p| p.net())
+                .collect(),
+            direct_client_exposure: config.server.direct_client_exposure,
+            metrics_bearer_token: config
+                .server
+                .metrics_bearer_token
+                .as_ref()
+                .map(|t| SecretString::from(t.expose_secret().to_owned())),
+            request_timeout: Duration::from_secs(u64::from(config.server.request_timeout_secs)),
+            max_request_body_bytes: usize::try_from(config.server.max_request_body_bytes)
+                .unwrap_or(usize::MAX),
+            error_type_base: config.server.error_type_base.clone(),
+            tls: tls.is_some(),
+        };
+        // Plane routers (OAuth and hosted pages on auth, management APIs on control) are merged
+        // here as their engines land; every plane serves health and metrics.
+        let plane_routes = Router::new();
+        let router = svc_http::router(
+            plane_routes,
+            HttpState {
+                settings: Arc::new(settings),
+                health: health.clone(),
+                metrics,
+            },
+        );
+        health.mark_started();
+
+        Ok(Self {
+            config,
+            plane,
+            stores,
+            health,
+            router,
+            tls,
+            workers,
+            cancel,
+        })
+    }
+
+    /// The plane this app runs.
+    pub fn plane(&self) -> Plane {
+        self.plane
+    }
+
+    /// Human-readable locations of the opened databases (passwords redacted).
+    pub fn database_locations(&self) -> Vec<String> {
+        self.stores
+            .iter()
+            .map(|s| format!("{} = {}", s.label, s.location))
+            .collect()
+    }
+
+    /// Binds `server.host:server.port` and starts serving in the background.
+    pub async fn start(self) -> Result<RunningApp, RuntimeError> {
+        let listener = serve::bind(&self.config.server.host, self.config.server.port)?;
+        let local_addr = listener.local_addr().map_err(RuntimeError::Serve)?;
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        let handle = Handle::new();
+        let deadline = Duration::from_secs(u64::from(self.config.server.shutdown_deadline_secs));
+        let cancel = self.cancel.clone();
+        let Self {
+            router,
+            tls,
+            health,
+            workers,
+            stores,
+            ..
+        } = self;
+
+        let server = tokio::spawn({
+            let handle = handle.clone();
+            let cancel = cancel.clone();
+            async move {
+                let serving = serve::serve(listener, router, tls, handle.clone());
+                tokio::pin!(serving);
+                let result = tokio::select! {
+                    result = &mut serving => result,
+                    () = cancel.cancelled() => {
+                        // Readiness turns 503 first so load balancers stop sending new work
+                        // while in-flight requests finish.
+                        health.start_draining();
+                        serve::drain(&handle, deadline);
+                        serving.await
+                    }
+                };
+                workers.join().await;
+                for opened in &stores {
+                    opened.store.close().await;
+                }
+                result
+            }
+        });
+        Ok(RunningApp {
+            local_addr,
+            scheme,
+            cancel,
+            server,
+        })
+    }
+}
+
+impl RunningApp {
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The base URL clients on this machine can use.
+    pub fn url(&self) -> String {
+        format!("{}://{}", self.scheme, self.local_addr)
+    }
+
+    /// Drains and stops the server, the workers and the pools.
+    pub async fn shutdown(self) -> Result<(), RuntimeError> {
+        self.cancel.cancel();
+        self.wait().await
+    }
+
+    /// A token that starts the shutdown when cancelled (e.g. from a signal handler).
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Waits until the server has stopped.
+    pub async fn wait(self) -> Result<(), RuntimeError> {
+        match self.server.await {
+            Ok(result) => result,
+            Err(e) => Err(RuntimeError::Serve(std::io::Error::other(e))),
+        }
+    }
+}
+
+/// Pings a store periodically and logs when it goes down or comes back, once per transition
+/// rather than on every probe. Readiness itself always checks live.
+async fn database_watchdog(opened: OpenedStore, interval: Duration, cancel: CancellationToken) {
+    let mut reachable = true;
+    let mut ticker = tokio::time::interval(interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            _ = ticker.tick() => {}
+        }
+        match opened.store.ping().await {
+            Ok(()) if !reachable => {
+                reachable = true;
+                tracing::info!(database = opened.label, "database reachable again");
+            }
+            Err(e) if reachable => {
+                reachable = false;
+                tracing::error!(database = opened.label, error = %crate::stores::explain(&e), "database unreachable");
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! The composition root of svc: it turns a validated configuration into running planes.
+//!
+//! It is the only crate that sees every other one: it opens the stores named by the database
+//! topology, applies or checks migrations, builds each plane's routes and workers, serves them
+//! over plain HTTP or TLS (HTTP/2 only), and shuts down gracefully. Engines never read
+//! configuration themselves; this crate hands them small settings structs.
+
+mod app;
+mod bootstrap;
+pub mod cli;
+mod error;
+pub mod logging;
+mod plane;
+mod serve;
+mod stores;
+mod tls;
+mod workers;
+
+pub use app::{App, BuildOptions, RunningApp};
+pub use error::RuntimeError;
+pub use plane::Plane;
+pub use stores::{migrate_only, open_store};

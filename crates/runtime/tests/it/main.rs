@@ -1,0 +1,14 @@
+//! The end-to-end test binary: the real service over real HTTP on loopback, against SQLite and
+//! a fresh PostgreSQL database. One binary, one module per surface.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod cli;
+mod health;
+mod planes;
+mod postgres_outage;
+mod tls;
+
+/// Path of the binary under test.
+pub(crate) fn binary() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_BIN_EXE_svc-runtime"))
+}

@@ -1,0 +1,110 @@
+//! [`TestApp`]: the whole service in-process on port 0 with its own database.
+
+use std::time::Duration;
+use svc_runtime::{App, BuildOptions, RunningApp};
+use svc_store_postgres::testing::{TestDbGuard, fresh_database};
+
+/// Which database a test app runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The embedded default, a temporary file.
+    Sqlite,
+    /// A fresh PostgreSQL database on the test server, dropped afterwards.
+    Postgres,
+}
+
+/// A running service for one test.
+pub struct TestApp {
+    /// Base URL, e.g. `http://127.0.0.1:40123`.
+    pub url: String,
+    /// A client without redirects or cookies.
+    pub client: reqwest::Client,
+    running: Option<RunningApp>,
+    /// The fresh PostgreSQL database URL, when on PostgreSQL.
+    pub database_url: Option<String>,
+    _cwd: tempfile::TempDir,
+    db: Option<TestDbGuard>,
+}
+
+impl TestApp {
+    /// A zero-configuration app (development mode) on `backend`.
+    pub async fn spawn(backend: Backend) -> Self {
+        Self::spawn_with(backend, &[]).await
+    }
+
+    /// An app on `backend` with extra environment variables, exactly as a user would set them.
+    pub async fn spawn_with(backend: Backend, env: &[(&str, &str)]) -> Self {
+        Self::try_spawn_with(backend, env)
+            .await
+            .unwrap_or_else(|e| panic!("test app failed to start: {e}"))
+    }
+
+    /// Like [`TestApp::spawn_with`], returning the startup error instead of panicking.
+    pub async fn try_spawn_with(backend: Backend, env: &[(&str, &str)]) -> Result<Self, String> {
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        let cwd = tempfile::tempdir().expect("tempdir");
+        let (database_url, db) = match backend {
+            Backend::Sqlite => (None, None),
+            Backend::Postgres => {
+                let (url, guard) = fresh_database().await.expect("fresh PostgreSQL database");
+                (Some(url), Some(guard))
+            }
+        };
+        let mut vars: Vec<(String, String)> = vec![("SVC_SERVER__PORT".into(), "0".into())];
+        if let Some(url) = &database_url {
+            vars.push(("DATABASE_URL".into(), url.clone()));
+        }
+        vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        let sources = svc_config::Sources {
+            explicit_file: None,
+            cwd: cwd.path().to_path_buf(),
+            env: vars,
+        };
+        let loaded = svc_config::load(&sources).map_err(|e| e.to_string())?;
+        let options = BuildOptions {
+            watchdog_interval: Duration::from_millis(200),
+            ..BuildOptions::default()
+        };
+        let app = App::build(&loaded, options)
+            .await
+            .map_err(|e| e.to_string())?;
+        let running = app.start().await.map_err(|e| e.to_string())?;
+        let url = running.url();
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        Ok(Self {
+            url,
+            client,
+            running: Some(running),
+            database_url,
+            _cwd: cwd,
+            db,
+        })
+    }
+
+    /// `GET {url}{path}`.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(format!("{}{path}", self.url))
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// A request builder for `{url}{path}`.
+    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.url))
+    }
+
+    /// Drains and stops the app, then drops its database.
+    pub async fn shutdown(mut self) {
+        if let Some(running) = self.running.take() {
+            running.shutdown().await.expect("clean shutdown");
+        }
+        if let Some(db) = self.db.take() {
+            db.drop_database().await.expect("drop test database");
+        }
+    }
+}
