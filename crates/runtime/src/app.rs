@@ -93,18 +93,11 @@ impl App {
 
         let stores = open_plane_stores(&config, plane).await?;
         prepare_schema(&stores, production).await?;
-        if !production {
-            if let (Some(slug), Some(first)) = (implied_default_tenant(&config), stores.first()) {
-                if ensure_default_tenant(
-                    first.store.as_ref(),
-                    &slug,
-                    options.clock.as_ref(),
-                    options.rng.as_ref(),
-                )
-                .await?
-                {
-                    tracing::info!(tenant = %slug, "created the default tenant");
-                }
+        let bootstrap = implied_default_tenant(&config).filter(|_| !production);
+        if let (Some(slug), Some(first)) = (bootstrap, stores.first()) {
+            let (clock, rng) = (options.clock.as_ref(), options.rng.as_ref());
+            if ensure_default_tenant(first.store.as_ref(), &slug, clock, rng).await? {
+                tracing::info!(tenant = %slug, "created the default tenant");
             }
         }
 

@@ -79,10 +79,13 @@ impl Process {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             for line in self.stdout.lock().unwrap().iter() {
-                if let Ok(value) = serde_json::from_str::<serde_json::Value>(line) {
-                    if let Some(url) = value.get("url").and_then(|u| u.as_str()) {
-                        return url.to_owned();
-                    }
+                let value = serde_json::from_str::<serde_json::Value>(line).ok();
+                if let Some(url) = value
+                    .as_ref()
+                    .and_then(|v| v.get("url"))
+                    .and_then(|u| u.as_str())
+                {
+                    return url.to_owned();
                 }
             }
             if tokio::time::Instant::now() > deadline {

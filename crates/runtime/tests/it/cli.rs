@@ -268,6 +268,7 @@ fn production_env(dir: &std::path::Path, database_url: &str) -> Vec<(String, Str
         ("SVC_HIBP__ENABLED", "true".to_owned()),
         ("SVC_EMAIL__PROVIDER", "smtp".to_owned()),
         ("SVC_EMAIL__SMTP__HOST", "smtp.localhost".to_owned()),
+        ("SVC_EMAIL__FROM", "no-reply@localhost".to_owned()),
         ("SVC_PHONE__PROVIDER", "disabled".to_owned()),
     ]
     .into_iter()
