@@ -20,9 +20,13 @@ bash scripts/check-deps.sh
 
 step "tests (SQLite and PostgreSQL)"
 export SVCTEST_POSTGRES_URL=${SVCTEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}
-cargo test --workspace --locked --no-fail-fast 2>&1 | tee target/test-output.log
+log="${CARGO_TARGET_DIR:-target}/test-output.log"
+mkdir -p "$(dirname "$log")"
+set +e
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-summary=$(grep -E '^test result:' target/test-output.log | awk '{p+=$4; f+=$6; i+=$8} END {printf "%d passed, %d failed, %d skipped", p, f, i}')
+set -e
+summary=$(grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6; i+=$8} END {printf "%d passed, %d failed, %d skipped", p, f, i}')
 step "done"
 echo "$summary"
 exit "$status"

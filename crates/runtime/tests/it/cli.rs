@@ -237,6 +237,38 @@ async fn a_busy_port_is_one_clear_line() {
     );
 }
 
+#[tokio::test]
+async fn an_unreachable_database_is_one_clear_line_without_the_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let exit = Process::run(
+        binary(),
+        dir.path(),
+        &[],
+        &[
+            ("DATABASE_URL", "postgres://svc:hunter2-pw@127.0.0.1:1/svc"),
+            ("SVC_DATABASE__CONNECT_TIMEOUT_SECS", "1"),
+        ],
+    )
+    .await;
+    assert_ne!(exit.code, Some(0));
+    no_panic(&exit.stderr);
+    assert!(
+        exit.stderr.contains("cannot reach the database"),
+        "{}",
+        exit.stderr
+    );
+    assert!(
+        exit.stderr.contains("127.0.0.1:1"),
+        "names where it tried: {}",
+        exit.stderr
+    );
+    assert!(
+        !exit.stderr.contains("hunter2-pw") && !exit.stdout.contains("hunter2-pw"),
+        "{}",
+        exit.stderr
+    );
+}
+
 /// A production configuration that satisfies every rule, on the given PostgreSQL URL.
 fn production_env(dir: &std::path::Path, database_url: &str) -> Vec<(String, String)> {
     let fixture = tls::generate(dir);
