@@ -6,10 +6,12 @@
 
 mod clock;
 mod id;
+mod keys;
 mod rng;
 mod tenant;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use id::{IdError, TenantId};
+pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
 pub use rng::{OsRandom, Rng, SeededRandom};
 pub use tenant::{Tenant, TenantSlug, TenantSlugError, TenantStatus};

@@ -9,6 +9,7 @@
 mod error;
 mod migrations;
 mod options;
+mod signing_keys;
 mod store;
 mod tenants;
 mod tx;

@@ -2,11 +2,14 @@
 //! `Box<dyn WriteTx>`; the trait object decides which operations the caller can reach.
 
 use crate::error::map_err;
-use crate::tenants;
+use crate::{signing_keys, tenants};
 use async_trait::async_trait;
 use sqlx::{Postgres, Transaction};
-use svc_domain::{Tenant, TenantId, TenantSlug};
-use svc_store::{ReadTx, StoreError, TenantReads, TenantWrites, WriteTx};
+use svc_domain::{SigningKeyRecord, Tenant, TenantId, TenantSlug};
+use svc_store::{
+    KeyTransition, ReadTx, SigningKeyReads, SigningKeyWrites, StoreError, TenantReads,
+    TenantWrites, WriteTx,
+};
 
 /// A transaction on a pooled connection. Dropping it without commit makes sqlx roll it back
 /// (the pool flushes the ROLLBACK before the connection is lent out again).
@@ -47,6 +50,41 @@ impl TenantWrites for PgTx {
 
     async fn update_tenant(&mut self, tenant: &Tenant) -> Result<(), StoreError> {
         tenants::update(&mut self.tx, tenant).await
+    }
+}
+
+#[async_trait]
+impl SigningKeyReads for PgTx {
+    async fn signing_keys(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<SigningKeyRecord>, StoreError> {
+        signing_keys::for_tenant(&mut self.tx, tenant).await
+    }
+}
+
+#[async_trait]
+impl SigningKeyWrites for PgTx {
+    /// A transaction-scoped advisory lock per tenant: concurrent writers (on any replica)
+    /// serialise on it, and it is released when this transaction commits or rolls back.
+    async fn lock_signing_keys(&mut self, tenant: &TenantId) -> Result<(), StoreError> {
+        signing_keys::lock(&mut self.tx, tenant).await
+    }
+
+    async fn insert_signing_key(&mut self, key: &SigningKeyRecord) -> Result<(), StoreError> {
+        signing_keys::insert(&mut self.tx, key).await
+    }
+
+    async fn transition_signing_key(
+        &mut self,
+        tenant: &TenantId,
+        change: &KeyTransition,
+    ) -> Result<(), StoreError> {
+        signing_keys::transition(&mut self.tx, tenant, change).await
+    }
+
+    async fn delete_signing_key(&mut self, tenant: &TenantId, kid: &str) -> Result<(), StoreError> {
+        signing_keys::delete(&mut self.tx, tenant, kid).await
     }
 }
 

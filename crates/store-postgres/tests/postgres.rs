@@ -1,12 +1,14 @@
 //! PostgreSQL-specific behaviour: per-connection timeouts, pool limits, lazy connection to a
 //! server that is down, migration status, `require_ssl`, URL errors that never leak the
-//! password, and error mapping.
+//! password, error mapping, and the signing keys' per-tenant advisory lock.
 
 use sqlx::postgres::PgSslMode;
 use std::error::Error as _;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use svc_domain::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord, Tenant};
 use svc_store::conformance::tenant_fixture;
-use svc_store::{PoolSettings, Store, StoreError};
+use svc_store::{KeyTransition, PoolSettings, Store, StoreError};
 use svc_store_postgres::PgStore;
 use svc_store_postgres::testing::{fresh_database, fresh_store, migrated_store, test_settings};
 
@@ -189,6 +191,7 @@ async fn migration_status_lists_everything_pending_on_an_empty_database() {
     let store = fresh_store(&test_settings()).await.expect("store");
     let before = store.migration_status().await.expect("status");
     assert!(before.pending.contains(&20261122000001), "{before:?}");
+    assert!(before.pending.contains(&20261122000002), "{before:?}");
     assert!(before.unknown_applied.is_empty());
     let table: Option<String> = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations')::text")
         .fetch_one(store.pool())
@@ -383,4 +386,307 @@ async fn a_test_database_is_dropped_with_its_store() {
     assert!(!exists, "{name} should be gone");
     admin.close().await;
     drop(admin_guard); // the synchronous path of the guard
+}
+
+fn key_fixture(tenant: &Tenant, kid: &str, alg: SigningAlg, state: KeyState) -> SigningKeyRecord {
+    SigningKeyRecord {
+        tenant_id: tenant.id.clone(),
+        kid: kid.to_owned(),
+        alg,
+        state,
+        public_jwk: format!(r#"{{"kid":"{kid}"}}"#),
+        sealed: SealedPrivateKey {
+            wrapped_dek: vec![7; 40],
+            ciphertext: vec![8; 120],
+        },
+        created_at: tenant.created_at,
+        activates_at: tenant.created_at,
+        retired_at: None,
+        remove_after: None,
+    }
+}
+
+async fn insert_key(store: &dyn Store, key: &SigningKeyRecord) -> Result<(), StoreError> {
+    let mut tx = store.write().await?;
+    tx.lock_signing_keys(&key.tenant_id).await?;
+    tx.insert_signing_key(key).await?;
+    tx.commit().await
+}
+
+async fn transition(
+    store: &dyn Store,
+    tenant: &Tenant,
+    kid: &str,
+    from: KeyState,
+    to: KeyState,
+) -> Result<(), StoreError> {
+    let mut tx = store.write().await?;
+    tx.lock_signing_keys(&tenant.id).await?;
+    let change = KeyTransition {
+        kid: kid.to_owned(),
+        from,
+        to,
+        activates_at: None,
+        retired_at: None,
+        remove_after: None,
+    };
+    tx.transition_signing_key(&tenant.id, &change).await?;
+    tx.commit().await
+}
+
+fn constraint_of(result: Result<(), StoreError>) -> Option<String> {
+    match result {
+        Err(StoreError::Conflict { constraint }) => Some(constraint),
+        _ => None,
+    }
+}
+
+/// Advisory locks currently granted in the store's database, as another session sees them.
+async fn advisory_locks_held(store: &PgStore) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database \
+         WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()",
+    )
+    .fetch_one(store.pool())
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_signing_keys_serialises_one_tenant_and_not_others() {
+    let store = Arc::new(migrated_store().await.expect("store"));
+    let acme = tenant_fixture("acme", 1).id;
+    let other = tenant_fixture("other", 2).id;
+
+    let mut first = store.write().await.expect("first writer");
+    first.lock_signing_keys(&acme).await.expect("lock acme");
+    assert_eq!(advisory_locks_held(&store).await.expect("pg_locks"), 1);
+
+    // A second transaction for the same tenant waits for the first to end...
+    let waiting = {
+        let store = store.clone();
+        let acme = acme.clone();
+        tokio::spawn(async move {
+            let mut second = store.write().await?;
+            second.lock_signing_keys(&acme).await?;
+            second.commit().await
+        })
+    };
+    // ...while one for another tenant does not.
+    let mut unrelated = store.write().await.expect("unrelated writer");
+    tokio::time::timeout(Duration::from_secs(2), unrelated.lock_signing_keys(&other))
+        .await
+        .expect("another tenant's lock does not wait")
+        .expect("lock other");
+    unrelated.commit().await.expect("commit unrelated");
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !waiting.is_finished(),
+        "the second writer of the same tenant must wait for the lock"
+    );
+    first.commit().await.expect("commit first");
+    tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the second writer proceeds once the first committed")
+        .expect("join")
+        .expect("second writer");
+    assert_eq!(
+        advisory_locks_held(&store).await.expect("pg_locks"),
+        0,
+        "transaction-scoped: nothing outlives the transactions"
+    );
+
+    // A rollback (dropping the transaction) releases the lock as well.
+    let mut dropped = store.write().await.expect("writer");
+    dropped.lock_signing_keys(&acme).await.expect("lock");
+    drop(dropped);
+    let mut next = store.write().await.expect("writer");
+    tokio::time::timeout(Duration::from_secs(5), next.lock_signing_keys(&acme))
+        .await
+        .expect("released by the rollback")
+        .expect("lock");
+    next.commit().await.expect("commit");
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_for_the_key_lock_is_bounded_by_statement_timeout() {
+    let settings = PoolSettings {
+        statement_timeout: Some(Duration::from_millis(300)),
+        ..test_settings()
+    };
+    let store = fresh_store(&settings).await.expect("store");
+    store.migrate().await.expect("migrate");
+    let acme = tenant_fixture("acme", 1).id;
+    let mut holder = store.write().await.expect("writer");
+    holder.lock_signing_keys(&acme).await.expect("lock");
+    let mut waiter = store.write().await.expect("writer");
+    let started = Instant::now();
+    match waiter.lock_signing_keys(&acme).await {
+        Err(StoreError::Unavailable(_)) => {}
+        other => panic!("expected Unavailable after statement_timeout, got {other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(waiter);
+    holder.commit().await.expect("commit");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn signing_key_conflicts_name_the_constraint() {
+    let store = migrated_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    let es = SigningAlg::Es256;
+    insert_key(&store, &key_fixture(&acme, "a1", es, KeyState::Active))
+        .await
+        .expect("active");
+    insert_key(&store, &key_fixture(&acme, "n1", es, KeyState::Next))
+        .await
+        .expect("next");
+    insert_key(&store, &key_fixture(&acme, "r1", es, KeyState::Retired))
+        .await
+        .expect("retired");
+
+    let second_active = key_fixture(&acme, "a2", es, KeyState::Active);
+    assert_eq!(
+        constraint_of(insert_key(&store, &second_active).await).as_deref(),
+        Some("signing_keys_one_active")
+    );
+    let second_next = key_fixture(&acme, "n2", es, KeyState::Next);
+    assert_eq!(
+        constraint_of(insert_key(&store, &second_next).await).as_deref(),
+        Some("signing_keys_one_next")
+    );
+    let promote_early = transition(&store, &acme, "n1", KeyState::Next, KeyState::Active).await;
+    assert_eq!(
+        constraint_of(promote_early).as_deref(),
+        Some("signing_keys_one_active")
+    );
+    let announce_twice = transition(&store, &acme, "r1", KeyState::Retired, KeyState::Next).await;
+    assert_eq!(
+        constraint_of(announce_twice).as_deref(),
+        Some("signing_keys_one_next")
+    );
+
+    let same_kid = key_fixture(&acme, "a1", SigningAlg::Rs256, KeyState::Retired);
+    assert_eq!(
+        constraint_of(insert_key(&store, &same_kid).await).as_deref(),
+        Some("signing_keys_pkey")
+    );
+    let nobody = tenant_fixture("nobody", 2);
+    let orphan = key_fixture(&nobody, "o1", es, KeyState::Active);
+    assert_eq!(
+        constraint_of(insert_key(&store, &orphan).await).as_deref(),
+        Some("signing_keys_tenant_id_fkey")
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn signing_keys_are_ordered_by_creation_then_kid() {
+    let store = migrated_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    let base = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
+    let at = |millis: i64, kid: &str| SigningKeyRecord {
+        created_at: base + time::Duration::milliseconds(millis),
+        ..key_fixture(&acme, kid, SigningAlg::Es256, KeyState::Retired)
+    };
+    // "Z" < "a" bytewise, whatever the database's locale says.
+    for key in [
+        at(500, "c"),
+        at(250, "b"),
+        at(0, "a"),
+        at(0, "Z"),
+        at(1000, "d"),
+    ] {
+        insert_key(&store, &key).await.expect("insert");
+    }
+    let mut read = store.read().await.expect("read");
+    let kids: Vec<String> = read
+        .signing_keys(&acme.id)
+        .await
+        .expect("keys")
+        .into_iter()
+        .map(|k| k.kid)
+        .collect();
+    assert_eq!(kids, ["Z", "a", "b", "c", "d"]);
+    read.finish().await.expect("finish");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn undecodable_signing_keys_are_corrupt() {
+    let store = migrated_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    // Only tampering past the CHECK constraints can store an unknown value.
+    for check in ["signing_keys_alg_check", "signing_keys_state_check"] {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "ALTER TABLE signing_keys DROP CONSTRAINT {check}"
+        )))
+        .execute(store.pool())
+        .await
+        .expect("drop check");
+    }
+    for (kid, alg, state) in [("k1", "HS256", "active"), ("k2", "ES256", "revoked")] {
+        sqlx::query(
+            "INSERT INTO signing_keys (tenant_id, kid, alg, state, public_jwk, wrapped_dek, \
+             ciphertext, created_at, activates_at) \
+             VALUES ($1, $2, $3, $4, '{}', '\\x00', '\\x00', now(), now())",
+        )
+        .bind(acme.id.as_str())
+        .bind(kid)
+        .bind(alg)
+        .bind(state)
+        .execute(store.pool())
+        .await
+        .expect("tamper");
+    }
+    let mut read = store.read().await.expect("read");
+    match read.signing_keys(&acme.id).await {
+        Err(StoreError::Corrupt(why)) => assert!(why.contains("signing_keys.alg"), "{why}"),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    read.finish().await.expect("finish");
+    let mut tx = store.write().await.expect("write");
+    tx.delete_signing_key(&acme.id, "k1").await.expect("delete");
+    match tx.signing_keys(&acme.id).await {
+        Err(StoreError::Corrupt(why)) => assert!(why.contains("signing_keys.state"), "{why}"),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    drop(tx);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn deleting_a_tenant_deletes_its_signing_keys() {
+    let store = migrated_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    let other = tenant_fixture("other", 2);
+    insert(&store, &acme).await.expect("tenant");
+    insert(&store, &other).await.expect("tenant");
+    for tenant in [&acme, &other] {
+        insert_key(
+            &store,
+            &key_fixture(tenant, "k", SigningAlg::Es256, KeyState::Active),
+        )
+        .await
+        .expect("key");
+    }
+    sqlx::query("DELETE FROM tenants WHERE id = $1")
+        .bind(acme.id.as_str())
+        .execute(store.pool())
+        .await
+        .expect("delete tenant");
+    let mut read = store.read().await.expect("read");
+    assert!(read.signing_keys(&acme.id).await.expect("keys").is_empty());
+    assert_eq!(read.signing_keys(&other.id).await.expect("keys").len(), 1);
+    read.finish().await.expect("finish");
+    store.close().await;
 }

@@ -8,8 +8,10 @@
 
 mod error;
 mod migrations;
+mod signing_keys;
 mod store;
 mod tenants;
+mod timestamps;
 mod tx;
 
 #[cfg(feature = "test-support")]

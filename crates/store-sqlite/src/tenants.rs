@@ -4,11 +4,11 @@
 //! The SQL text is identical to the PostgreSQL backend's; only binding and decoding differ.
 
 use crate::error::map_err;
+use crate::timestamps::utc;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 use svc_domain::{Tenant, TenantId, TenantSlug, TenantStatus};
 use svc_store::StoreError;
-use time::{OffsetDateTime, UtcOffset};
 
 const SELECT_BY_ID: &str = "SELECT id, slug, display_name, status, created_at, updated_at \
      FROM tenants WHERE id = $1";
@@ -95,11 +95,6 @@ pub(crate) async fn update(conn: &mut SqliteConnection, tenant: &Tenant) -> Resu
         return Err(StoreError::NotFound);
     }
     Ok(())
-}
-
-/// Stored timestamps are text, so they are normalised to UTC: one spelling per instant.
-fn utc(at: OffsetDateTime) -> OffsetDateTime {
-    at.to_offset(UtcOffset::UTC)
 }
 
 fn decode(row: &SqliteRow) -> Result<Tenant, StoreError> {

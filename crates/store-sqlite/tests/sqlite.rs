@@ -1,10 +1,13 @@
 //! SQLite-specific behaviour: file creation, WAL and pragmas, readers beside a writer, writers
-//! queuing for the lock, URL handling, migration status, and error mapping.
+//! queuing for the lock, URL handling, migration status, error mapping (including the signing
+//! keys' partial indexes, which SQLite reports by column), and signing keys ordered by instant
+//! although stored as text.
 
 use std::sync::Arc;
 use std::time::Duration;
+use svc_domain::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord, Tenant};
 use svc_store::conformance::tenant_fixture;
-use svc_store::{PoolSettings, Store, StoreError};
+use svc_store::{KeyTransition, PoolSettings, Store, StoreError};
 use svc_store_sqlite::SqliteStore;
 use svc_store_sqlite::testing::{temp_store, temp_store_unmigrated, test_settings};
 
@@ -166,6 +169,7 @@ async fn migration_status_lists_pending_before_and_nothing_after() {
         .expect("store");
     let before = store.migration_status().await.expect("status");
     assert!(before.pending.contains(&20261122000001), "{before:?}");
+    assert!(before.pending.contains(&20261122000002), "{before:?}");
     assert!(before.unknown_applied.is_empty());
     assert!(!before.is_current());
     let tables: i64 = sqlx::query_scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
@@ -269,6 +273,232 @@ async fn undecodable_rows_are_corrupt() {
         Err(StoreError::Corrupt(_)) => {}
         other => panic!("expected Corrupt, got {other:?}"),
     }
+    read.finish().await.expect("finish");
+    store.close().await;
+}
+
+fn key_fixture(tenant: &Tenant, kid: &str, alg: SigningAlg, state: KeyState) -> SigningKeyRecord {
+    SigningKeyRecord {
+        tenant_id: tenant.id.clone(),
+        kid: kid.to_owned(),
+        alg,
+        state,
+        public_jwk: format!(r#"{{"kid":"{kid}"}}"#),
+        sealed: SealedPrivateKey {
+            wrapped_dek: vec![7; 40],
+            ciphertext: vec![8; 120],
+        },
+        created_at: tenant.created_at,
+        activates_at: tenant.created_at,
+        retired_at: None,
+        remove_after: None,
+    }
+}
+
+async fn insert_key(store: &dyn Store, key: &SigningKeyRecord) -> Result<(), StoreError> {
+    let mut tx = store.write().await?;
+    tx.lock_signing_keys(&key.tenant_id).await?;
+    tx.insert_signing_key(key).await?;
+    tx.commit().await
+}
+
+async fn transition(
+    store: &dyn Store,
+    tenant: &Tenant,
+    kid: &str,
+    from: KeyState,
+    to: KeyState,
+) -> Result<(), StoreError> {
+    let mut tx = store.write().await?;
+    tx.lock_signing_keys(&tenant.id).await?;
+    let change = KeyTransition {
+        kid: kid.to_owned(),
+        from,
+        to,
+        activates_at: None,
+        retired_at: None,
+        remove_after: None,
+    };
+    tx.transition_signing_key(&tenant.id, &change).await?;
+    tx.commit().await
+}
+
+fn constraint_of(result: Result<(), StoreError>) -> Option<String> {
+    match result {
+        Err(StoreError::Conflict { constraint }) => Some(constraint),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn signing_key_conflicts_name_the_constraint_like_postgresql() {
+    let store = temp_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    let es = SigningAlg::Es256;
+    insert_key(&store, &key_fixture(&acme, "a1", es, KeyState::Active))
+        .await
+        .expect("active");
+    insert_key(&store, &key_fixture(&acme, "n1", es, KeyState::Next))
+        .await
+        .expect("next");
+    insert_key(&store, &key_fixture(&acme, "r1", es, KeyState::Retired))
+        .await
+        .expect("retired");
+
+    // Both partial indexes are reported as `signing_keys.tenant_id, signing_keys.alg`; the
+    // state written tells them apart, on insert and on transition alike.
+    let second_active = key_fixture(&acme, "a2", es, KeyState::Active);
+    assert_eq!(
+        constraint_of(insert_key(&store, &second_active).await).as_deref(),
+        Some("signing_keys_one_active")
+    );
+    let second_next = key_fixture(&acme, "n2", es, KeyState::Next);
+    assert_eq!(
+        constraint_of(insert_key(&store, &second_next).await).as_deref(),
+        Some("signing_keys_one_next")
+    );
+    let promote_early = transition(&store, &acme, "n1", KeyState::Next, KeyState::Active).await;
+    assert_eq!(
+        constraint_of(promote_early).as_deref(),
+        Some("signing_keys_one_active")
+    );
+    let announce_twice = transition(&store, &acme, "r1", KeyState::Retired, KeyState::Next).await;
+    assert_eq!(
+        constraint_of(announce_twice).as_deref(),
+        Some("signing_keys_one_next")
+    );
+
+    let same_kid = key_fixture(&acme, "a1", SigningAlg::Rs256, KeyState::Retired);
+    assert_eq!(
+        constraint_of(insert_key(&store, &same_kid).await).as_deref(),
+        Some("signing_keys_pkey")
+    );
+    let nobody = tenant_fixture("nobody", 2);
+    let orphan = key_fixture(&nobody, "o1", es, KeyState::Active);
+    assert_eq!(
+        constraint_of(insert_key(&store, &orphan).await).as_deref(),
+        Some("signing_keys_tenant_id_fkey")
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn signing_keys_are_ordered_by_instant_not_by_stored_text() {
+    let store = temp_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    // A whole second is stored without a fraction, and trailing zeros are trimmed, so the text
+    // order would be .25 < .5 < (none): the opposite of time.
+    let base = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
+    let at = |millis: i64, kid: &str| SigningKeyRecord {
+        created_at: base + time::Duration::milliseconds(millis),
+        ..key_fixture(&acme, kid, SigningAlg::Es256, KeyState::Retired)
+    };
+    for key in [
+        at(500, "c"),
+        at(250, "b"),
+        at(0, "z"),
+        at(0, "a"),
+        at(1000, "d"),
+    ] {
+        insert_key(&store, &key).await.expect("insert");
+    }
+    let by_text: Vec<String> =
+        sqlx::query_scalar("SELECT kid FROM signing_keys ORDER BY created_at, kid")
+            .fetch_all(store.pool())
+            .await
+            .expect("raw");
+    assert_eq!(
+        by_text,
+        ["b", "c", "a", "z", "d"],
+        "the trap this test is about"
+    );
+
+    let mut read = store.read().await.expect("read");
+    let kids: Vec<String> = read
+        .signing_keys(&acme.id)
+        .await
+        .expect("keys")
+        .into_iter()
+        .map(|k| k.kid)
+        .collect();
+    assert_eq!(kids, ["a", "z", "b", "c", "d"]);
+    read.finish().await.expect("finish");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn undecodable_signing_keys_are_corrupt() {
+    let store = temp_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    let mut conn = store.pool().acquire().await.expect("connection");
+    // Only tampering past the CHECK constraints can store an unknown value.
+    sqlx::query("PRAGMA ignore_check_constraints = ON")
+        .execute(&mut *conn)
+        .await
+        .expect("pragma");
+    for (kid, alg, state) in [("k1", "HS256", "active"), ("k2", "ES256", "revoked")] {
+        sqlx::query(
+            "INSERT INTO signing_keys (tenant_id, kid, alg, state, public_jwk, wrapped_dek, \
+             ciphertext, created_at, activates_at) \
+             VALUES ($1, $2, $3, $4, '{}', x'00', x'00', '2026-01-01T00:00:00Z', \
+             '2026-01-01T00:00:00Z')",
+        )
+        .bind(acme.id.as_str())
+        .bind(kid)
+        .bind(alg)
+        .bind(state)
+        .execute(&mut *conn)
+        .await
+        .expect("tamper");
+    }
+    sqlx::query("PRAGMA ignore_check_constraints = OFF")
+        .execute(&mut *conn)
+        .await
+        .expect("pragma");
+    drop(conn);
+
+    let mut read = store.read().await.expect("read");
+    match read.signing_keys(&acme.id).await {
+        Err(StoreError::Corrupt(why)) => assert!(why.contains("signing_keys.alg"), "{why}"),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    read.finish().await.expect("finish");
+    let mut tx = store.write().await.expect("write");
+    tx.delete_signing_key(&acme.id, "k1").await.expect("delete");
+    match tx.signing_keys(&acme.id).await {
+        Err(StoreError::Corrupt(why)) => assert!(why.contains("signing_keys.state"), "{why}"),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    drop(tx);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn deleting_a_tenant_deletes_its_signing_keys() {
+    let store = temp_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    let other = tenant_fixture("other", 2);
+    insert(&store, &acme).await.expect("tenant");
+    insert(&store, &other).await.expect("tenant");
+    for tenant in [&acme, &other] {
+        insert_key(
+            &store,
+            &key_fixture(tenant, "k", SigningAlg::Es256, KeyState::Active),
+        )
+        .await
+        .expect("key");
+    }
+    sqlx::query("DELETE FROM tenants WHERE id = $1")
+        .bind(acme.id.as_str())
+        .execute(store.pool())
+        .await
+        .expect("delete tenant");
+    let mut read = store.read().await.expect("read");
+    assert!(read.signing_keys(&acme.id).await.expect("keys").is_empty());
+    assert_eq!(read.signing_keys(&other.id).await.expect("keys").len(), 1);
     read.finish().await.expect("finish");
     store.close().await;
 }

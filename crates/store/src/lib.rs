@@ -9,12 +9,14 @@
 //! This crate must not depend on sqlx or any HTTP framework.
 
 mod error;
+mod signing_keys;
 mod tenants;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
 pub use error::StoreError;
+pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
 
 use async_trait::async_trait;
@@ -95,14 +97,14 @@ pub trait Store: Send + Sync + 'static {
 
 /// A read-only transaction.
 #[async_trait]
-pub trait ReadTx: TenantReads + Send {
+pub trait ReadTx: TenantReads + SigningKeyReads + Send {
     /// Ends the read.
     async fn finish(self: Box<Self>) -> Result<(), StoreError>;
 }
 
 /// A write transaction. Dropping it without [`WriteTx::commit`] rolls everything back.
 #[async_trait]
-pub trait WriteTx: TenantReads + TenantWrites + Send {
+pub trait WriteTx: TenantReads + TenantWrites + SigningKeyReads + SigningKeyWrites + Send {
     /// Makes every change of this transaction durable and visible, atomically.
     async fn commit(self: Box<Self>) -> Result<(), StoreError>;
 }

@@ -5,9 +5,11 @@
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // a test suite fails loudly
 
 mod migrations;
+mod signing_keys;
 mod tenants;
 
 pub use migrations::*;
+pub use signing_keys::*;
 pub use tenants::*;
 
 use svc_domain::{Clock, ManualClock, SeededRandom, Tenant, TenantId, TenantSlug, TenantStatus};
@@ -50,6 +52,11 @@ macro_rules! conformance_suite {
             concurrent_distinct_inserts_all_succeed,
             concurrent_same_slug_inserts_admit_exactly_one,
             pool_status_reports_configured_maximum,
+            signing_keys_round_trip_per_tenant,
+            one_active_and_one_next_key_per_algorithm,
+            transitions_are_optimistic_and_atomic,
+            delete_signing_key_is_scoped,
+            racing_key_creators_admit_exactly_one,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {
