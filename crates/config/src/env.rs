@@ -61,6 +61,10 @@ impl EnvLayer {
     ) -> Self {
         let mut entries: Vec<Entry> = Vec::new();
         for (var, raw) in env {
+            if moved_to_kms(var) {
+                errors.push(ConfigError::MovedToKms { var: var.clone() });
+                continue;
+            }
             let (path, shortcut) = match map_name(var) {
                 Mapped::Ignore => continue,
                 Mapped::Malformed(message) => {
@@ -187,6 +191,48 @@ fn map_name(var: &str) -> Mapped {
         );
     }
     Mapped::Path(path, false)
+}
+
+/// Variables that once carried key material or a master secret. Those secrets now live only in
+/// svc-kms (wrapped data keys, a master key that never leaves the daemon), so a deployment that
+/// still sets one is refused rather than silently ignoring a secret someone believes is in use.
+pub const MOVED_TO_KMS: &[&str] = &[
+    "SVC_MASTER_KEY",
+    "SVC_MASTER_SECRET",
+    "SVC_ENCRYPTION_KEY",
+    "SVC_DATA_ENCRYPTION_KEY",
+    "SVC_SIGNING_KEY",
+    "SVC_SIGNING_KEY_PEM",
+    "SVC_JWT__SIGNING_KEY",
+    "SVC_JWT__PRIVATE_KEY",
+    "SVC_JWT__PRIVATE_KEY_PEM",
+    "SVC_JWT__SECRET",
+    "SVC_JWT__HMAC_SECRET",
+    "SVC_JWKS",
+    "SVC_JWT__JWKS",
+    "SVC_KMS__MASTER_KEY",
+    "SVC_TOTP__ENCRYPTION_KEY",
+    "SVC_VAULT__MASTER_KEY",
+];
+
+/// Name endings that mark key material whatever the section (`SVC_X__PRIVATE_KEY`,
+/// `SVC_X__MASTER_KEY`, ...). Paths to key files (`..._KEY_PATH`) are configuration, not secrets.
+const MOVED_TO_KMS_SUFFIXES: &[&str] = &[
+    "_PRIVATE_KEY",
+    "_PRIVATE_KEY_PEM",
+    "_MASTER_KEY",
+    "_MASTER_SECRET",
+    "_SIGNING_KEY",
+    "_ENCRYPTION_KEY",
+];
+
+/// Whether `var` is a secret variable that now belongs in svc-kms.
+pub(crate) fn moved_to_kms(var: &str) -> bool {
+    var.starts_with("SVC_")
+        && (MOVED_TO_KMS.contains(&var)
+            || MOVED_TO_KMS_SUFFIXES
+                .iter()
+                .any(|suffix| var.ends_with(suffix)))
 }
 
 fn env_error(var: &str, message: String) -> ConfigError {
@@ -322,6 +368,39 @@ mod tests {
             value = value.as_dict()?.get(part)?;
         }
         Some(value)
+    }
+
+    #[test]
+    fn key_material_variables_are_refused_as_moved_to_kms() {
+        for var in [
+            "SVC_MASTER_KEY",
+            "SVC_JWT__PRIVATE_KEY",
+            "SVC_WEBHOOKS__SIGNING_KEY",
+            "SVC_FOO__ENCRYPTION_KEY",
+        ] {
+            let (_, errors) = collect(&[(var, "c2VjcmV0")]);
+            assert_eq!(errors.len(), 1, "{var}: {errors:?}");
+            let text = errors[0].to_string();
+            assert!(
+                text.starts_with(&format!("{var} moved to svc-kms:")),
+                "{text}"
+            );
+            assert!(text.contains(
+                "provision it through the key-management service and delete the variable"
+            ));
+            assert!(
+                !text.contains("c2VjcmV0"),
+                "the secret itself is never echoed"
+            );
+        }
+        let (_, errors) = collect(&[(
+            "SVC_KMS__CLIENT_PRIVATE_KEY_PATH",
+            "/etc/svc/kms-client.key",
+        )]);
+        assert!(
+            errors.is_empty(),
+            "a path to a key file is configuration: {errors:?}"
+        );
     }
 
     #[test]

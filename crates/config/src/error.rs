@@ -22,6 +22,14 @@ pub enum ConfigError {
         /// What is wrong: "does not exist", "cannot be read: …".
         problem: String,
     },
+    /// A variable that carried key material is still set; the secret belongs in svc-kms now.
+    #[error(
+        "{var} moved to svc-kms: provision it through the key-management service and delete the variable"
+    )]
+    MovedToKms {
+        /// The variable's name (never its value).
+        var: String,
+    },
     /// The configuration file is not valid TOML.
     #[error("{}: line {line}, column {column}: invalid TOML: {message}", path.display())]
     Syntax {
@@ -87,7 +95,10 @@ impl ConfigError {
             Self::UnknownKey { key, .. } | Self::Value { key, .. } | Self::Rule { key, .. } => {
                 Some(key)
             }
-            Self::File { .. } | Self::Syntax { .. } | Self::Env { .. } => None,
+            Self::File { .. }
+            | Self::Syntax { .. }
+            | Self::Env { .. }
+            | Self::MovedToKms { .. } => None,
         }
     }
 }

@@ -12,6 +12,7 @@
 //! environment except [`Sources::from_process`].
 
 mod env;
+pub use env::MOVED_TO_KMS;
 mod error;
 mod example;
 mod keys;
