@@ -1,0 +1,27 @@
+//! Cryptography for svc: JWS signing of our JWTs (ES256, EdDSA, RS256), public JWKs and the
+//! JWKS document with RFC 7638 thumbprints as `kid`s, envelope encryption of private signing
+//! keys at rest, and the pure key-rotation policy.
+//!
+//! Everything here is synchronous and does no IO: no clock (the rotation planner takes `now`),
+//! no store, no KMS client, no HTTP. Keys are parsed once and signing never re-parses DER.
+//! Algorithms and key states are the domain's ([`SigningAlg`], [`KeyState`]), re-exported here.
+//!
+//! This crate must not depend on tokio, axum, sqlx or any svc crate other than svc-domain.
+
+mod envelope;
+mod error;
+mod jwk;
+mod jws;
+mod key;
+pub mod rotation;
+
+pub use envelope::{SealedKey, open_private_key, seal_private_key, sealed_key_aad};
+pub use error::CryptoError;
+pub use jwk::{Jwks, PublicJwk};
+pub use jws::{VerifiedJws, verify_jwt_signature};
+pub use key::SigningKey;
+// The rotation planner is also reachable as `svc_crypto::rotation::*`.
+pub use rotation::{
+    KeyMeta, RotationPolicy, RotationStep, apply_plan, plan_forced_rotation, plan_rotation,
+};
+pub use svc_domain::{KeyState, SigningAlg};
