@@ -28,6 +28,12 @@ forbid svc-config sqlx axum tokio svc-store svc-http
 forbid svc-http sqlx svc-config svc-store-sqlite svc-store-postgres
 forbid svc-store-sqlite axum svc-http svc-config svc-store-postgres
 forbid svc-store-postgres axum svc-http svc-config svc-store-sqlite
+# Cryptography is pure computation: no runtime, framework or storage.
+forbid svc-crypto tokio axum sqlx svc-store svc-config svc-http
+# The KMS daemon stands alone: it shares no code with the service it protects keys for.
+forbid svc-kms svc-store svc-config svc-http svc-oauth svc-crypto axum sqlx
+# Engines know ports, not frameworks, backends, configuration or the KMS wire protocol.
+forbid svc-oauth axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures dependency rule(s) broken" >&2

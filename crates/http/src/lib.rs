@@ -14,7 +14,9 @@ pub mod health;
 pub mod metrics;
 pub mod middleware;
 pub mod problem;
+pub mod routes;
 pub mod settings;
+pub mod tenancy;
 
 mod fallback;
 
@@ -34,6 +36,7 @@ pub use metrics::{METRICS_CONTENT_TYPE, Metrics, MetricsAuthorizer, PoolStats, P
 pub use middleware::{ClientContext, REQUEST_ID_HEADER, RequestId};
 pub use problem::{PROBLEM_CONTENT_TYPE, Problem};
 pub use settings::HttpSettings;
+pub use tenancy::{CurrentTenant, TenantDirectory, TenantResolver, TenantRouting};
 
 use middleware::allowed_hosts::HostPolicy;
 use middleware::client::ProxyTrust;

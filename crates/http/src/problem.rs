@@ -357,6 +357,19 @@ struct ProblemBody<'a> {
     request_id: Option<&'a str>,
 }
 
+/// Key-service failures: 503 while the database or the KMS is unavailable (retry later), 500
+/// otherwise. The cause is logged with the request id, never shown.
+impl From<svc_oauth::keys::KeyError> for Problem {
+    fn from(error: svc_oauth::keys::KeyError) -> Self {
+        let problem = if error.is_unavailable() {
+            Self::service_unavailable()
+        } else {
+            Self::server_error()
+        };
+        problem.with_source(error)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! Assembly: from a validated configuration to a bound, serving process, and back down.
 
 use crate::bootstrap::{ensure_default_tenant, implied_default_tenant};
+use crate::directory::CachedDirectory;
 use crate::stores::{
     OpenedStore, StorePoolStats, StoreReadiness, open_plane_stores, prepare_schema,
 };
@@ -15,7 +16,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_config::{Config, Loaded, Transport};
 use svc_domain::{Clock, OsRandom, Rng, SystemClock};
-use svc_http::{Health, HttpSettings, HttpState, Metrics, ReadinessCheck};
+use svc_domain::{SigningAlg, TenantSlug};
+use svc_http::routes::well_known::{self, WellKnownState};
+use svc_http::{
+    Health, HttpSettings, HttpState, Metrics, ReadinessCheck, TenantResolver, TenantRouting,
+};
+use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
+use svc_oauth::keys::KeyService;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -27,6 +34,10 @@ pub struct BuildOptions {
     pub rng: Arc<dyn Rng>,
     /// How often the database watchdog pings each store.
     pub watchdog_interval: Duration,
+    /// How often the async plane runs a key-rotation pass.
+    pub rotation_interval: Duration,
+    /// How long a tenant's cached signing keys are served before the store is read again.
+    pub key_refresh: Duration,
 }
 
 impl Default for BuildOptions {
@@ -35,6 +46,8 @@ impl Default for BuildOptions {
             clock: Arc::new(SystemClock),
             rng: Arc::new(OsRandom),
             watchdog_interval: Duration::from_secs(5),
+            rotation_interval: Duration::from_secs(60),
+            key_refresh: Duration::from_secs(30),
         }
     }
 }
@@ -49,6 +62,7 @@ pub struct App {
     tls: Option<Arc<rustls::ServerConfig>>,
     workers: Workers,
     cancel: CancellationToken,
+    keys: Arc<KeyService>,
 }
 
 /// A service that is listening; dropping it does not stop it, [`RunningApp::shutdown`] does.
@@ -57,6 +71,7 @@ pub struct RunningApp {
     scheme: &'static str,
     cancel: CancellationToken,
     server: JoinHandle<Result<(), RuntimeError>>,
+    keys: Arc<KeyService>,
 }
 
 impl App {
@@ -101,8 +116,27 @@ impl App {
             }
         }
 
+        let key_store = stores
+            .first()
+            .map(|s| s.store.clone())
+            .ok_or_else(|| RuntimeError::Keys("no database opened".into()))?;
+        let keys = crate::keys::key_service(
+            &config,
+            key_store.clone(),
+            options.clock.clone(),
+            options.key_refresh,
+        )
+        .await?;
+        let routing = tenant_routing(&config)?;
+
         let cancel = CancellationToken::new();
         let mut workers = Workers::new(cancel.clone());
+        if plane.runs(Plane::Async) && config.deployment.background_tasks_enabled {
+            let (keys, interval) = (keys.clone(), options.rotation_interval);
+            workers.spawn("key-rotation", move |cancel| {
+                crate::keys::rotation_worker(keys, interval, cancel)
+            });
+        }
         for opened in &stores {
             let opened = opened.clone();
             let interval = options.watchdog_interval;
@@ -116,6 +150,9 @@ impl App {
             .map(|s| Arc::new(StoreReadiness::new(s.clone())) as Arc<dyn ReadinessCheck>)
             .collect();
         checks.push(workers.readiness());
+        if !keys.is_ephemeral() {
+            checks.push(Arc::new(crate::keys::KmsReadiness(keys.clone())));
+        }
         let health = Health::new(checks);
         let metrics = Metrics::new(env!("CARGO_PKG_VERSION"), env!("SVC_BUILD_COMMIT"));
         for opened in &stores {
@@ -142,17 +179,43 @@ impl App {
             error_type_base: config.server.error_type_base.clone(),
             tls: tls.is_some(),
         };
-        // Plane routers (OAuth and hosted pages on auth, management APIs on control) are merged
-        // here as their engines land; every plane serves health and metrics.
-        let plane_routes = Router::new();
-        let router = svc_http::router(
-            plane_routes,
-            HttpState {
-                settings: Arc::new(settings),
-                health: health.clone(),
-                metrics,
-            },
-        );
+        let mut plane_routes = Router::new();
+        if plane.runs(Plane::Auth) {
+            let directory = Arc::new(CachedDirectory::new(key_store.clone()));
+            plane_routes = plane_routes.merge(well_known::router(WellKnownState {
+                tenants: TenantResolver::new(routing.clone(), directory),
+                keys: keys.clone(),
+                discovery: Arc::new(DiscoverySettings {
+                    access_token_alg: keys_alg(&config),
+                    features: OptionalFeatures::default(),
+                }),
+            }));
+        }
+        let state = HttpState {
+            settings: Arc::new(settings),
+            health: health.clone(),
+            metrics,
+        };
+        let router = svc_http::router(plane_routes, state);
+
+        // Startup completes once signing keys are usable: the KMS answered (checked when the
+        // key service was built) and the single-tenant issuer's keys are loaded or created.
+        if (plane.runs(Plane::Auth) || plane.runs(Plane::Async))
+            && let TenantRouting::Single { slug, .. } = &routing
+        {
+            let fail = |e: String| RuntimeError::Keys(e);
+            let mut read = key_store.read().await.map_err(|e| fail(e.to_string()))?;
+            let tenant = read
+                .tenant_by_slug(slug)
+                .await
+                .map_err(|e| fail(e.to_string()))?;
+            drop(read);
+            if let Some(tenant) = tenant {
+                keys.published_jwks(&tenant)
+                    .await
+                    .map_err(|e| fail(e.to_string()))?;
+            }
+        }
         health.mark_started();
 
         Ok(Self {
@@ -164,7 +227,13 @@ impl App {
             tls,
             workers,
             cancel,
+            keys,
         })
+    }
+
+    /// The signing-key service of this process.
+    pub fn keys(&self) -> Arc<KeyService> {
+        self.keys.clone()
     }
 
     /// The plane this app runs.
@@ -194,6 +263,7 @@ impl App {
             health,
             workers,
             stores,
+            keys,
             ..
         } = self;
 
@@ -225,6 +295,7 @@ impl App {
             scheme,
             cancel,
             server,
+            keys,
         })
     }
 }
@@ -233,6 +304,11 @@ impl RunningApp {
     /// The address actually bound (useful with port 0).
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// The signing-key service of this process.
+    pub fn keys(&self) -> Arc<KeyService> {
+        self.keys.clone()
     }
 
     /// The base URL clients on this machine can use.
@@ -257,6 +333,36 @@ impl RunningApp {
             Ok(result) => result,
             Err(e) => Err(RuntimeError::Serve(std::io::Error::other(e))),
         }
+    }
+}
+
+/// How hosts map to tenants (CONTRACTS.md "Tenancy and issuers").
+fn tenant_routing(config: &Config) -> Result<TenantRouting, RuntimeError> {
+    let issuer = config.oidc.issuer_url.clone();
+    let single = |slug: &str| {
+        TenantSlug::parse(slug)
+            .map(|slug| TenantRouting::Single {
+                slug,
+                issuer: issuer.clone(),
+            })
+            .map_err(|e| RuntimeError::Bootstrap(format!("tenant.default_tenant_slug: {e}")))
+    };
+    match (
+        &config.tenant.default_tenant_slug,
+        &config.server.base_domain,
+    ) {
+        (Some(slug), _) => single(slug),
+        (None, Some(base)) => Ok(TenantRouting::Subdomain {
+            base_domain: base.trim_end_matches('.').to_ascii_lowercase(),
+        }),
+        (None, None) => single(crate::bootstrap::ZERO_CONFIG_TENANT),
+    }
+}
+
+pub(crate) fn keys_alg(config: &Config) -> SigningAlg {
+    match config.jwt.default_algorithm {
+        svc_config::JwtAlgorithm::Es256 => SigningAlg::Es256,
+        svc_config::JwtAlgorithm::EdDsa => SigningAlg::EdDsa,
     }
 }
 

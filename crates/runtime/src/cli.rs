@@ -35,6 +35,12 @@ pub enum Command {
     /// Run the service (the default when no command is given). The plane comes from
     /// SVC_RUNTIME_PLANE (auth, control, async, or all when all-in-one is allowed).
     Serve,
+    /// Manage signing keys.
+    Keys {
+        /// Which operation.
+        #[command(subcommand)]
+        action: KeysAction,
+    },
     /// Inspect configuration.
     Config {
         /// Which inspection.
@@ -51,6 +57,19 @@ pub enum ConfigAction {
     Check,
     /// Print the example configuration generated from the configuration types.
     Example,
+}
+
+/// `svc-runtime keys ...`
+#[derive(Debug, Subcommand)]
+pub enum KeysAction {
+    /// Rotate a tenant's signing keys now (e.g. after a suspected compromise): new keys sign at
+    /// once; the old ones stay in JWKS until every token they signed has expired. Needs [kms]:
+    /// ephemeral development keys rotate by restarting the process.
+    Rotate {
+        /// The tenant's slug.
+        #[arg(long, value_name = "SLUG")]
+        tenant: String,
+    },
 }
 
 /// Log output format.

@@ -52,6 +52,12 @@ pub enum RuntimeError {
     /// The server stopped with an IO error.
     #[error("server error: {0}")]
     Serve(#[source] std::io::Error),
+    /// The key-management service is unusable (missing socket, wrong keys, refused).
+    #[error("kms: {0}")]
+    Kms(String),
+    /// Signing keys could not be loaded or created.
+    #[error("signing keys: {0}")]
+    Keys(String),
     /// Preparing the default tenant failed.
     #[error("bootstrap: {0}")]
     Bootstrap(String),

@@ -8,7 +8,9 @@
 mod app;
 mod bootstrap;
 pub mod cli;
+mod directory;
 mod error;
+mod keys;
 pub mod logging;
 mod plane;
 mod serve;
@@ -18,5 +20,6 @@ mod workers;
 
 pub use app::{App, BuildOptions, RunningApp};
 pub use error::RuntimeError;
+pub use keys::force_rotate;
 pub use plane::Plane;
 pub use stores::{migrate_only, open_store};

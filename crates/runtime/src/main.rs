@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use std::process::ExitCode;
-use svc_runtime::cli::{Cli, Command, ConfigAction};
+use svc_runtime::cli::{Cli, Command, ConfigAction, KeysAction};
 use svc_runtime::{App, BuildOptions, migrate_only};
 
 fn main() -> ExitCode {
@@ -55,6 +55,20 @@ async fn run(cli: Cli) -> Result<(), String> {
     svc_runtime::logging::init(cli.log_format);
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
+    }
+    if let Some(Command::Keys {
+        action: KeysAction::Rotate { tenant },
+    }) = &cli.command
+    {
+        let clock = std::sync::Arc::new(svc_domain::SystemClock);
+        let report = svc_runtime::force_rotate(&loaded.config, tenant, clock)
+            .await
+            .map_err(|e| e.to_string())?;
+        println!(
+            "rotated tenant {tenant}: new signing keys {:?}; retired {:?} (published until the tokens they signed expire)",
+            report.promoted, report.retired
+        );
+        return Ok(());
     }
     if cli.migrate_only {
         let done = migrate_only(&loaded.config)

@@ -41,9 +41,28 @@ impl TestApp {
 
     /// Like [`TestApp::spawn_with`], returning the startup error instead of panicking.
     pub async fn try_spawn_with(backend: Backend, env: &[(&str, &str)]) -> Result<Self, String> {
+        let options = BuildOptions {
+            watchdog_interval: Duration::from_millis(200),
+            ..BuildOptions::default()
+        };
+        Self::try_spawn_with_options(backend, env, options).await
+    }
+
+    /// Like [`TestApp::try_spawn_with`] with explicit seams (clock, worker intervals).
+    pub async fn try_spawn_with_options(
+        backend: Backend,
+        env: &[(&str, &str)],
+        options: BuildOptions,
+    ) -> Result<Self, String> {
         let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let cwd = tempfile::tempdir().expect("tempdir");
+        // A DATABASE_URL among the test's own variables (a shared database) wins.
+        let explicit = env
+            .iter()
+            .find(|(k, _)| *k == "DATABASE_URL")
+            .map(|(_, v)| (*v).to_owned());
         let (database_url, db) = match backend {
+            _ if explicit.is_some() => (explicit, None),
             Backend::Sqlite => (None, None),
             Backend::Postgres => {
                 let (url, guard) = fresh_database().await.expect("fresh PostgreSQL database");
@@ -61,10 +80,6 @@ impl TestApp {
             env: vars,
         };
         let loaded = svc_config::load(&sources).map_err(|e| e.to_string())?;
-        let options = BuildOptions {
-            watchdog_interval: Duration::from_millis(200),
-            ..BuildOptions::default()
-        };
         let app = App::build(&loaded, options)
             .await
             .map_err(|e| e.to_string())?;
@@ -82,6 +97,73 @@ impl TestApp {
             _cwd: cwd,
             db,
         })
+    }
+
+    /// The service's signing keys (to sign test tokens the way later grants will).
+    pub fn keys(&self) -> std::sync::Arc<svc_oauth::keys::KeyService> {
+        self.running.as_ref().expect("running").keys()
+    }
+
+    /// A store on the app's database, for tests that arrange or inspect records directly.
+    pub async fn store(&self) -> std::sync::Arc<dyn svc_store::Store> {
+        let settings = svc_store::PoolSettings {
+            max_connections: 2,
+            ..Default::default()
+        };
+        match &self.database_url {
+            Some(url) => std::sync::Arc::new(
+                svc_store_postgres::PgStore::connect(url, &settings)
+                    .await
+                    .expect("pg store"),
+            ),
+            None => std::sync::Arc::new(
+                svc_store_sqlite::SqliteStore::open(
+                    &self._cwd.path().join("data/svc.db"),
+                    &settings,
+                )
+                .await
+                .expect("sqlite store"),
+            ),
+        }
+    }
+
+    /// The tenant with `slug` (panics when absent).
+    pub async fn tenant(&self, slug: &str) -> svc_domain::Tenant {
+        let store = self.store().await;
+        let mut read = store.read().await.expect("read");
+        let slug = svc_domain::TenantSlug::parse(slug).expect("slug");
+        let tenant = read
+            .tenant_by_slug(&slug)
+            .await
+            .expect("lookup")
+            .expect("tenant exists");
+        drop(read);
+        store.close().await;
+        tenant
+    }
+
+    /// Inserts a tenant directly (until the control plane creates them over HTTP).
+    pub async fn insert_tenant(
+        &self,
+        slug: &str,
+        status: svc_domain::TenantStatus,
+    ) -> svc_domain::Tenant {
+        use svc_domain::{Clock, OsRandom, SystemClock};
+        let now = SystemClock.now();
+        let tenant = svc_domain::Tenant {
+            id: svc_domain::TenantId::generate(&SystemClock, &OsRandom),
+            slug: svc_domain::TenantSlug::parse(slug).expect("slug"),
+            display_name: slug.to_owned(),
+            status,
+            created_at: now,
+            updated_at: now,
+        };
+        let store = self.store().await;
+        let mut tx = store.write().await.expect("write");
+        tx.insert_tenant(&tenant).await.expect("insert tenant");
+        tx.commit().await.expect("commit");
+        store.close().await;
+        tenant
     }
 
     /// `GET {url}{path}`.

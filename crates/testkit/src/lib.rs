@@ -6,16 +6,19 @@
 //! - [`Process`]: the real `svc-runtime` binary as a child process, for startup errors, signals
 //!   and the CLI.
 //! - [`tls`]: a throw-away certificate authority and server certificate.
+//! - [`KmsDaemon`]: a real svc-kms daemon on a Unix socket, stoppable and restartable.
 //! - [`FaultyProxy`]: a TCP relay that can cut and restore a connection (a database outage seen
 //!   from the service, without stopping the database other tests use).
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // a test harness fails loudly
 
 mod app;
+mod kms;
 mod process;
 mod proxy;
 pub mod tls;
 
 pub use app::{Backend, TestApp};
+pub use kms::KmsDaemon;
 pub use process::Process;
 pub use proxy::FaultyProxy;
 

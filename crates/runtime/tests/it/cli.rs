@@ -270,13 +270,13 @@ async fn an_unreachable_database_is_one_clear_line_without_the_password() {
 }
 
 /// A production configuration that satisfies every rule, on the given PostgreSQL URL.
-fn production_env(dir: &std::path::Path, database_url: &str) -> Vec<(String, String)> {
+fn production_env(
+    dir: &std::path::Path,
+    database_url: &str,
+    kms: &svc_testkit::KmsDaemon,
+) -> Vec<(String, String)> {
     let fixture = tls::generate(dir);
-    for name in ["kms.sock", "kms-server.pub", "kms-client.key"] {
-        std::fs::write(dir.join(name), "placeholder for the KMS issue").unwrap();
-    }
-    let p = |name: &str| dir.join(name).display().to_string();
-    [
+    let mut env: Vec<(String, String)> = [
         ("SVC_SECURITY__PRODUCTION", "true".to_owned()),
         ("SVC_SERVER__PORT", "0".to_owned()),
         ("SVC_SERVER__TRANSPORT", "tls_h2_only".to_owned()),
@@ -291,9 +291,6 @@ fn production_env(dir: &std::path::Path, database_url: &str) -> Vec<(String, Str
         ("SVC_SERVER__ALLOWED_HOSTS", r#"["localhost"]"#.to_owned()),
         ("SVC_SERVER__DIRECT_CLIENT_EXPOSURE", "true".to_owned()),
         ("DATABASE_URL", format!("{database_url}?sslmode=require")),
-        ("SVC_KMS__SOCKET_PATH", p("kms.sock")),
-        ("SVC_KMS__SERVER_PUBLIC_KEY_PATH", p("kms-server.pub")),
-        ("SVC_KMS__CLIENT_PRIVATE_KEY_PATH", p("kms-client.key")),
         ("SVC_OIDC__ISSUER_URL", "https://localhost".to_owned()),
         ("SVC_CAPTCHA__ENABLED", "true".to_owned()),
         ("SVC_CAPTCHA__SECRET_KEY", "captcha-secret".to_owned()),
@@ -305,14 +302,17 @@ fn production_env(dir: &std::path::Path, database_url: &str) -> Vec<(String, Str
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
-    .collect()
+    .collect();
+    env.extend(kms.env());
+    env
 }
 
 #[tokio::test]
 async fn production_refuses_unmigrated_postgres_until_migrate_only_ran() {
     let (db_url, guard) = svc_store_postgres::testing::fresh_database().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let env = production_env(dir.path(), &db_url);
+    let kms = svc_testkit::KmsDaemon::start(&dir.path().join("kms")).await;
+    let env = production_env(dir.path(), &db_url, &kms);
     let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
 
     let refused = Process::run(binary(), dir.path(), &[], &env_refs).await;

@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod cli;
+mod discovery;
 mod health;
+mod kms;
 mod planes;
 mod postgres_outage;
 mod tls;

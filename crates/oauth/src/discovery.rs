@@ -1,0 +1,402 @@
+//! Discovery metadata (OpenID Connect Discovery 1.0 §3, RFC 8414 §2) and protected-resource
+//! metadata (RFC 9728 §2) for one tenant issuer.
+//!
+//! Rules enforced here:
+//! - `issuer` is exactly the tenant's issuer and every endpoint is an absolute URL under it
+//!   (Discovery §3, §4.3: the issuer in the document must equal the one it was fetched for).
+//! - `grant_types_supported` and `request_uri_parameter_supported` are always explicit: their
+//!   defaults (`authorization_code implicit`, `true`) would misdescribe us.
+//! - `id_token_signing_alg_values_supported` includes RS256 (Discovery §3: "MUST be included").
+//! - PKCE is S256 only (RFC 7636 §4.2; RFC 9700 §2.1.1 forbids `plain` in practice).
+//! - Optional features appear only when enabled, so the document stays authoritative.
+
+use serde_json::{Map, Value, json};
+use svc_domain::SigningAlg;
+
+/// Features whose metadata appears only when the deployment enables them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OptionalFeatures {
+    /// RP-initiated logout (`end_session_endpoint`).
+    pub end_session: bool,
+    /// Pushed authorization requests, RFC 9126.
+    pub par: bool,
+    /// Device authorization grant, RFC 8628.
+    pub device_authorization: bool,
+    /// Client-initiated backchannel authentication (poll mode).
+    pub ciba: bool,
+    /// Dynamic client registration, RFC 7591.
+    pub registration: bool,
+    /// Token exchange, RFC 8693.
+    pub token_exchange: bool,
+    /// DPoP, RFC 9449.
+    pub dpop: bool,
+    /// Token revocation, RFC 7009.
+    pub revocation: bool,
+    /// Token introspection, RFC 7662.
+    pub introspection: bool,
+}
+
+/// Everything the metadata depends on besides the issuer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoverySettings {
+    /// Algorithm of access tokens (`jwt.default_algorithm`), listed first where order matters.
+    pub access_token_alg: SigningAlg,
+    /// Enabled optional features.
+    pub features: OptionalFeatures,
+}
+
+/// Client authentication methods at the token endpoint (spec "Client authentication").
+const TOKEN_AUTH_METHODS: [&str; 4] = [
+    "client_secret_basic",
+    "client_secret_post",
+    "private_key_jwt",
+    "none",
+];
+
+/// Claims an ID token or UserInfo response may carry.
+const CLAIMS: [&str; 17] = [
+    "sub",
+    "iss",
+    "aud",
+    "exp",
+    "iat",
+    "auth_time",
+    "nonce",
+    "acr",
+    "amr",
+    "azp",
+    "sid",
+    "name",
+    "given_name",
+    "family_name",
+    "email",
+    "email_verified",
+    "tenant_id",
+];
+
+/// Scopes defined by the protocol (API scopes of `<resource>:<action>` form are per application).
+const SCOPES: [&str; 4] = ["openid", "profile", "email", "offline_access"];
+
+/// Management API scopes (CONTRACTS.md "Tenant API scopes and audience").
+const MANAGEMENT_SCOPES: [&str; 15] = [
+    "applications:read",
+    "applications:write",
+    "users:read",
+    "users:write",
+    "organizations:read",
+    "organizations:write",
+    "policies:read",
+    "policies:write",
+    "agents:read",
+    "agents:write",
+    "audit:read",
+    "webhooks:read",
+    "webhooks:write",
+    "billing:read",
+    "billing:write",
+];
+
+fn id_token_algs() -> Vec<&'static str> {
+    // RS256 first: the OIDC default for `id_token_signed_response_alg`.
+    vec!["RS256", "ES256", "EdDSA"]
+}
+
+fn grant_types(features: &OptionalFeatures) -> Vec<&'static str> {
+    let mut grants = vec!["authorization_code", "refresh_token", "client_credentials"];
+    if features.device_authorization {
+        grants.push("urn:ietf:params:oauth:grant-type:device_code");
+    }
+    if features.token_exchange {
+        grants.push("urn:ietf:params:oauth:grant-type:token-exchange");
+    }
+    if features.ciba {
+        grants.push("urn:openid:params:grant-type:ciba");
+    }
+    grants
+}
+
+/// RFC 8414 authorization-server metadata: the OAuth part shared with OpenID discovery.
+pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings) -> Value {
+    let at = |path: &str| format!("{issuer}{path}");
+    let f = &settings.features;
+    let mut doc = Map::new();
+    let mut put = |k: &str, v: Value| {
+        doc.insert(k.to_owned(), v);
+    };
+    put("issuer", json!(issuer));
+    put("authorization_endpoint", json!(at("/oauth/authorize")));
+    put("token_endpoint", json!(at("/oauth/token")));
+    put("jwks_uri", json!(at("/.well-known/jwks.json")));
+    put("scopes_supported", json!(SCOPES));
+    put("response_types_supported", json!(["code"]));
+    put("response_modes_supported", json!(["query"]));
+    put("grant_types_supported", json!(grant_types(f)));
+    put(
+        "token_endpoint_auth_methods_supported",
+        json!(TOKEN_AUTH_METHODS),
+    );
+    put(
+        "token_endpoint_auth_signing_alg_values_supported",
+        json!(["ES256", "EdDSA", "RS256"]),
+    );
+    put("code_challenge_methods_supported", json!(["S256"]));
+    put(
+        "authorization_response_iss_parameter_supported",
+        json!(true),
+    );
+    if f.revocation {
+        put("revocation_endpoint", json!(at("/oauth/revoke")));
+        put(
+            "revocation_endpoint_auth_methods_supported",
+            json!(TOKEN_AUTH_METHODS),
+        );
+    }
+    if f.introspection {
+        put("introspection_endpoint", json!(at("/oauth/introspect")));
+        put(
+            "introspection_endpoint_auth_methods_supported",
+            json!(&TOKEN_AUTH_METHODS[..3]),
+        );
+    }
+    if f.par {
+        put(
+            "pushed_authorization_request_endpoint",
+            json!(at("/oauth/par")),
+        );
+        put("require_pushed_authorization_requests", json!(false));
+    }
+    if f.registration {
+        put("registration_endpoint", json!(at("/oauth/register")));
+    }
+    if f.device_authorization {
+        put(
+            "device_authorization_endpoint",
+            json!(at("/oauth/device/code")),
+        );
+    }
+    if f.ciba {
+        put(
+            "backchannel_authentication_endpoint",
+            json!(at("/bc-authorize")),
+        );
+        put(
+            "backchannel_token_delivery_modes_supported",
+            json!(["poll"]),
+        );
+        put("backchannel_user_code_parameter_supported", json!(false));
+    }
+    if f.dpop {
+        put(
+            "dpop_signing_alg_values_supported",
+            json!(["ES256", "EdDSA", "RS256"]),
+        );
+    }
+    Value::Object(doc)
+}
+
+/// OpenID Connect Discovery 1.0 metadata: the RFC 8414 document plus the OpenID fields.
+pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value {
+    let mut doc = authorization_server_metadata(issuer, settings);
+    if let Value::Object(map) = &mut doc {
+        map.insert(
+            "userinfo_endpoint".into(),
+            json!(format!("{issuer}/userinfo")),
+        );
+        map.insert(
+            "subject_types_supported".into(),
+            json!(["public", "pairwise"]),
+        );
+        map.insert(
+            "id_token_signing_alg_values_supported".into(),
+            json!(id_token_algs()),
+        );
+        map.insert("claims_supported".into(), json!(CLAIMS));
+        map.insert("claims_parameter_supported".into(), json!(true));
+        map.insert("request_parameter_supported".into(), json!(false));
+        map.insert("request_uri_parameter_supported".into(), json!(false));
+        if settings.features.end_session {
+            map.insert(
+                "end_session_endpoint".into(),
+                json!(format!("{issuer}/oauth/end-session")),
+            );
+        }
+    }
+    doc
+}
+
+/// The audience and resource identifier of the tenant management API (CONTRACTS.md).
+pub fn management_api_resource(issuer: &str) -> String {
+    format!("{issuer}/api/v1")
+}
+
+/// RFC 9728 protected-resource metadata for the tenant's management API.
+pub fn protected_resource_metadata(issuer: &str, settings: &DiscoverySettings) -> Value {
+    let mut algs = vec![settings.access_token_alg.as_str()];
+    algs.extend(
+        ["ES256", "EdDSA"]
+            .into_iter()
+            .filter(|a| *a != settings.access_token_alg.as_str()),
+    );
+    json!({
+        "resource": management_api_resource(issuer),
+        "authorization_servers": [issuer],
+        "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
+        "scopes_supported": MANAGEMENT_SCOPES,
+        "bearer_methods_supported": ["header"],
+        "resource_signing_alg_values_supported": algs,
+        "resource_name": "svc tenant management API",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> DiscoverySettings {
+        DiscoverySettings {
+            access_token_alg: SigningAlg::Es256,
+            features: OptionalFeatures::default(),
+        }
+    }
+
+    #[test]
+    fn openid_configuration_is_complete_and_absolute() {
+        let issuer = "https://acme.id.example";
+        let doc = openid_configuration(issuer, &settings());
+        assert_eq!(doc["issuer"], issuer);
+        for key in [
+            "authorization_endpoint",
+            "token_endpoint",
+            "userinfo_endpoint",
+            "jwks_uri",
+        ] {
+            let url = doc[key].as_str().unwrap_or_else(|| panic!("{key} missing"));
+            assert!(url.starts_with("https://acme.id.example/"), "{key} = {url}");
+        }
+        assert!(
+            doc["id_token_signing_alg_values_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("RS256"))
+        );
+        assert_eq!(doc["code_challenge_methods_supported"], json!(["S256"]));
+        assert_eq!(
+            doc["subject_types_supported"],
+            json!(["public", "pairwise"])
+        );
+        assert_eq!(
+            doc["authorization_response_iss_parameter_supported"],
+            json!(true)
+        );
+        assert_eq!(
+            doc["request_uri_parameter_supported"],
+            json!(false),
+            "default true would lie"
+        );
+        assert!(
+            doc["grant_types_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("client_credentials"))
+        );
+        assert!(
+            !doc["grant_types_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("implicit"))
+        );
+        assert!(
+            doc["scopes_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("openid"))
+        );
+        assert!(
+            doc["claims_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("sub"))
+        );
+    }
+
+    #[test]
+    fn optional_features_appear_only_when_enabled() {
+        let issuer = "https://acme.id.example";
+        let off = openid_configuration(issuer, &settings());
+        for key in [
+            "end_session_endpoint",
+            "pushed_authorization_request_endpoint",
+            "device_authorization_endpoint",
+            "backchannel_authentication_endpoint",
+            "registration_endpoint",
+            "dpop_signing_alg_values_supported",
+            "revocation_endpoint",
+            "introspection_endpoint",
+        ] {
+            assert!(
+                off.get(key).is_none(),
+                "{key} must be absent while disabled"
+            );
+        }
+        let all = OptionalFeatures {
+            end_session: true,
+            par: true,
+            device_authorization: true,
+            ciba: true,
+            registration: true,
+            token_exchange: true,
+            dpop: true,
+            revocation: true,
+            introspection: true,
+        };
+        let on = openid_configuration(
+            issuer,
+            &DiscoverySettings {
+                features: all,
+                ..settings()
+            },
+        );
+        assert_eq!(
+            on["end_session_endpoint"],
+            "https://acme.id.example/oauth/end-session"
+        );
+        assert_eq!(
+            on["backchannel_token_delivery_modes_supported"],
+            json!(["poll"])
+        );
+        let grants = on["grant_types_supported"].as_array().unwrap();
+        assert!(grants.contains(&json!("urn:ietf:params:oauth:grant-type:device_code")));
+        assert!(grants.contains(&json!("urn:openid:params:grant-type:ciba")));
+    }
+
+    #[test]
+    fn rfc8414_and_openid_documents_agree_on_shared_fields() {
+        let issuer = "http://acme.localhost:8080";
+        let oauth = authorization_server_metadata(issuer, &settings());
+        let oidc = openid_configuration(issuer, &settings());
+        for (key, value) in oauth.as_object().unwrap() {
+            assert_eq!(&oidc[key], value, "{key} differs");
+        }
+        assert!(
+            oauth.get("userinfo_endpoint").is_none(),
+            "OpenID-only fields stay out of RFC 8414"
+        );
+    }
+
+    #[test]
+    fn protected_resource_names_the_management_audience() {
+        let doc = protected_resource_metadata("https://acme.id.example", &settings());
+        assert_eq!(doc["resource"], "https://acme.id.example/api/v1");
+        assert_eq!(
+            doc["authorization_servers"],
+            json!(["https://acme.id.example"])
+        );
+        assert!(
+            doc["scopes_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("webhooks:write"))
+        );
+        assert_eq!(doc["resource_signing_alg_values_supported"][0], "ES256");
+    }
+}
