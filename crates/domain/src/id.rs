@@ -81,6 +81,24 @@ prefixed_id!(
     "ten_"
 );
 
+prefixed_id!(
+    /// Identifies an application; it is also its OAuth `client_id` (`app_…`).
+    ClientId,
+    "app_"
+);
+
+prefixed_id!(
+    /// Identifies a control-plane operator token (`opt_…`); the token itself is a secret.
+    OperatorTokenId,
+    "opt_"
+);
+
+prefixed_id!(
+    /// Identifies an audit-log entry (`aud_…`).
+    AuditEntryId,
+    "aud_"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,14 +4,24 @@
 //! This crate performs no IO and knows no async runtime, database or HTTP framework; every other
 //! crate depends on it, never the other way round.
 
+mod application;
+mod audit;
 mod clock;
 mod id;
 mod keys;
+mod redirect_uri;
 mod rng;
+mod scope;
+mod secret;
 mod tenant;
 
+pub use application::{Application, GrantType, OperatorToken, TokenEndpointAuthMethod};
+pub use audit::{AuditEntry, AuditOutcome};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use id::{IdError, TenantId};
+pub use id::{AuditEntryId, ClientId, IdError, OperatorTokenId, TenantId};
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
+pub use redirect_uri::{RedirectUri, RedirectUriError};
 pub use rng::{OsRandom, Rng, SeededRandom};
+pub use scope::{Scope, ScopeError, ScopeSet};
+pub use secret::{GeneratedSecret, SecretHash};
 pub use tenant::{Tenant, TenantSlug, TenantSlugError, TenantStatus};
