@@ -6,7 +6,11 @@
 //! parameters. Migrations take sqlx's advisory lock, so several replicas may start at once.
 //! Business rules live in the engines; this crate only maps the ports of `svc-store` onto SQL.
 
+mod applications;
+mod audit;
+mod coordination;
 mod error;
+mod json;
 mod migrations;
 mod options;
 mod signing_keys;

@@ -22,6 +22,8 @@ const INSERT: &str = "INSERT INTO tenants (id, slug, display_name, status, creat
      VALUES ($1, $2, $3, $4, $5, $6)";
 const UPDATE: &str =
     "UPDATE tenants SET display_name = $2, status = $3, updated_at = $4 WHERE id = $1";
+// Cascades to the tenant's signing keys and applications; audit entries have no foreign key.
+const DELETE: &str = "DELETE FROM tenants WHERE id = $1";
 
 pub(crate) async fn by_id(
     conn: &mut PgConnection,
@@ -87,6 +89,18 @@ pub(crate) async fn update(conn: &mut PgConnection, tenant: &Tenant) -> Result<(
         .bind(tenant.display_name.as_str())
         .bind(tenant.status.as_str())
         .bind(tenant.updated_at)
+        .execute(conn)
+        .await
+        .map_err(map_err)?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub(crate) async fn delete(conn: &mut PgConnection, id: &TenantId) -> Result<(), StoreError> {
+    let done = sqlx::query(DELETE)
+        .bind(id.as_str())
         .execute(conn)
         .await
         .map_err(map_err)?;

@@ -1,13 +1,14 @@
 //! PostgreSQL-specific behaviour: per-connection timeouts, pool limits, lazy connection to a
 //! server that is down, migration status, `require_ssl`, URL errors that never leak the
-//! password, error mapping, and the signing keys' per-tenant advisory lock.
+//! password, error mapping, the signing keys' per-tenant advisory lock, and the decoding of
+//! application rows.
 
 use sqlx::postgres::PgSslMode;
 use std::error::Error as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use svc_domain::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord, Tenant};
-use svc_store::conformance::tenant_fixture;
+use svc_store::conformance::{application_fixture, tenant_fixture};
 use svc_store::{KeyTransition, PoolSettings, Store, StoreError};
 use svc_store_postgres::PgStore;
 use svc_store_postgres::testing::{fresh_database, fresh_store, migrated_store, test_settings};
@@ -192,6 +193,7 @@ async fn migration_status_lists_everything_pending_on_an_empty_database() {
     let before = store.migration_status().await.expect("status");
     assert!(before.pending.contains(&20261122000001), "{before:?}");
     assert!(before.pending.contains(&20261122000002), "{before:?}");
+    assert!(before.pending.contains(&20261122000003), "{before:?}");
     assert!(before.unknown_applied.is_empty());
     let table: Option<String> = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations')::text")
         .fetch_one(store.pool())
@@ -688,5 +690,61 @@ async fn deleting_a_tenant_deletes_its_signing_keys() {
     assert!(read.signing_keys(&acme.id).await.expect("keys").is_empty());
     assert_eq!(read.signing_keys(&other.id).await.expect("keys").len(), 1);
     read.finish().await.expect("finish");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn undecodable_applications_are_corrupt() {
+    let store = migrated_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    let good = application_fixture(&acme, 10);
+    let bad_uri = application_fixture(&acme, 11);
+    let bad_grant = application_fixture(&acme, 12);
+    let mut tx = store.write().await.expect("write");
+    for app in [&good, &bad_uri, &bad_grant] {
+        tx.insert_application(app).await.expect("insert");
+    }
+    tx.commit().await.expect("commit");
+    // Valid jsonb arrays, but values the domain refuses: only tampering can store them.
+    for (id, column, value) in [
+        (&bad_uri.id, "redirect_uris", r#"["javascript:alert(1)"]"#),
+        (&bad_grant.id, "grant_types", r#"["password"]"#),
+    ] {
+        let sql = format!("UPDATE applications SET {column} = $1::jsonb WHERE id = $2");
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(value)
+            .bind(id.as_str())
+            .execute(store.pool())
+            .await
+            .expect("tamper");
+    }
+    let mut read = store.read().await.expect("read");
+    assert!(
+        read.application(&acme.id, &good.id)
+            .await
+            .expect("read")
+            .is_some()
+    );
+    for (id, column) in [
+        (&bad_uri.id, "applications.redirect_uris"),
+        (&bad_grant.id, "applications.grant_types"),
+    ] {
+        match read.application(&acme.id, id).await {
+            Err(StoreError::Corrupt(why)) => assert!(why.contains(column), "{why}"),
+            other => panic!("expected Corrupt, got {other:?}"),
+        }
+    }
+    match read.list_applications(&acme.id, None, 10).await {
+        Err(StoreError::Corrupt(_)) => {}
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    read.finish().await.expect("finish");
+    // The schema refuses a list column that is not an array.
+    let refused = sqlx::query("UPDATE applications SET grant_types = '{}'::jsonb WHERE id = $1")
+        .bind(good.id.as_str())
+        .execute(store.pool())
+        .await;
+    assert!(refused.is_err());
     store.close().await;
 }

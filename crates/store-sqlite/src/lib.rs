@@ -6,7 +6,11 @@
 //! `SQLITE_BUSY` when a deferred transaction later tries to upgrade. Business rules live in the
 //! engines; this crate only maps the ports of `svc-store` onto SQL.
 
+mod applications;
+mod audit;
+mod coordination;
 mod error;
+mod json;
 mod migrations;
 mod signing_keys;
 mod store;

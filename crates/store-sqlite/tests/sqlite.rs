@@ -1,13 +1,13 @@
 //! SQLite-specific behaviour: file creation, WAL and pragmas, readers beside a writer, writers
 //! queuing for the lock, URL handling, migration status, error mapping (including the signing
-//! keys' partial indexes, which SQLite reports by column), and signing keys ordered by instant
-//! although stored as text.
+//! keys' partial indexes, which SQLite reports by column), signing keys ordered by instant
+//! although stored as text, and expiry and audit time filters compared by instant too.
 
 use std::sync::Arc;
 use std::time::Duration;
 use svc_domain::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord, Tenant};
-use svc_store::conformance::tenant_fixture;
-use svc_store::{KeyTransition, PoolSettings, Store, StoreError};
+use svc_store::conformance::{application_fixture, audit_fixture, tenant_fixture};
+use svc_store::{AuditFilter, IdempotencyRecord, KeyTransition, PoolSettings, Store, StoreError};
 use svc_store_sqlite::SqliteStore;
 use svc_store_sqlite::testing::{temp_store, temp_store_unmigrated, test_settings};
 
@@ -170,6 +170,7 @@ async fn migration_status_lists_pending_before_and_nothing_after() {
     let before = store.migration_status().await.expect("status");
     assert!(before.pending.contains(&20261122000001), "{before:?}");
     assert!(before.pending.contains(&20261122000002), "{before:?}");
+    assert!(before.pending.contains(&20261122000003), "{before:?}");
     assert!(before.unknown_applied.is_empty());
     assert!(!before.is_current());
     let tables: i64 = sqlx::query_scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
@@ -499,6 +500,178 @@ async fn deleting_a_tenant_deletes_its_signing_keys() {
     let mut read = store.read().await.expect("read");
     assert!(read.signing_keys(&acme.id).await.expect("keys").is_empty());
     assert_eq!(read.signing_keys(&other.id).await.expect("keys").len(), 1);
+    read.finish().await.expect("finish");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn undecodable_applications_are_corrupt() {
+    let store = temp_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    let good = application_fixture(&acme, 10);
+    let bad_uri = application_fixture(&acme, 11);
+    let bad_grant = application_fixture(&acme, 12);
+    let mut tx = store.write().await.expect("write");
+    for app in [&good, &bad_uri, &bad_grant] {
+        tx.insert_application(app).await.expect("insert");
+    }
+    tx.commit().await.expect("commit");
+    // Valid JSON arrays, but values the domain refuses: only tampering can store them.
+    for (id, column, value) in [
+        (&bad_uri.id, "redirect_uris", r#"["javascript:alert(1)"]"#),
+        (&bad_grant.id, "grant_types", r#"["password"]"#),
+    ] {
+        let sql = format!("UPDATE applications SET {column} = $1 WHERE id = $2");
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(value)
+            .bind(id.as_str())
+            .execute(store.pool())
+            .await
+            .expect("tamper");
+    }
+    let mut read = store.read().await.expect("read");
+    assert!(
+        read.application(&acme.id, &good.id)
+            .await
+            .expect("read")
+            .is_some()
+    );
+    for (id, column) in [
+        (&bad_uri.id, "applications.redirect_uris"),
+        (&bad_grant.id, "applications.grant_types"),
+    ] {
+        match read.application(&acme.id, id).await {
+            Err(StoreError::Corrupt(why)) => assert!(why.contains(column), "{why}"),
+            other => panic!("expected Corrupt, got {other:?}"),
+        }
+    }
+    match read.list_applications(&acme.id, None, 10).await {
+        Err(StoreError::Corrupt(_)) => {}
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    read.finish().await.expect("finish");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn application_lists_are_json_arrays_checked_by_the_schema() {
+    let store = temp_store().await.expect("store");
+    let acme = tenant_fixture("acme", 1);
+    insert(&store, &acme).await.expect("tenant");
+    let app = application_fixture(&acme, 10);
+    let mut tx = store.write().await.expect("write");
+    tx.insert_application(&app).await.expect("insert");
+    tx.commit().await.expect("commit");
+    let stored: String = sqlx::query_scalar("SELECT grant_types FROM applications WHERE id = $1")
+        .bind(app.id.as_str())
+        .fetch_one(store.pool())
+        .await
+        .expect("raw");
+    assert_eq!(
+        stored,
+        r#"["refresh_token","authorization_code","client_credentials"]"#
+    );
+    for value in ["refresh_token", r#"{"a":1}"#] {
+        let refused = sqlx::query("UPDATE applications SET grant_types = $1 WHERE id = $2")
+            .bind(value)
+            .bind(app.id.as_str())
+            .execute(store.pool())
+            .await;
+        assert!(refused.is_err(), "{value} must be refused");
+    }
+    store.close().await;
+}
+
+/// Same second, different fraction: a whole second's text (`...:00Z`) sorts after `...:00.25Z`,
+/// so only a comparison of instants gets these right.
+#[tokio::test]
+async fn expiry_and_audit_filters_compare_instants_not_stored_text() {
+    let store = temp_store().await.expect("store");
+    let second = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
+    let quarter_past = second + time::Duration::milliseconds(250);
+    let tenant = tenant_fixture("acme", 1).id;
+    let client = application_fixture(&tenant_fixture("acme", 1), 10).id;
+    let record = IdempotencyRecord {
+        scope: "s".into(),
+        key: "k".into(),
+        fingerprint: "fp".into(),
+        status: None,
+        body: None,
+        created_at: second - time::Duration::hours(24),
+        expires_at: second,
+    };
+    let mut tx = store.write().await.expect("write");
+    tx.claim_idempotency(&record).await.expect("claim");
+    tx.use_assertion_id(&tenant, &client, "jti", second, record.created_at)
+        .await
+        .expect("use");
+    assert_eq!(
+        tx.idempotency_record("s", "k", quarter_past)
+            .await
+            .expect("record"),
+        None,
+        "expired a quarter second ago"
+    );
+    let later = quarter_past + time::Duration::minutes(1);
+    tx.use_assertion_id(&tenant, &client, "jti", later, quarter_past)
+        .await
+        .expect("expired assertion id is reusable");
+    let fresh = IdempotencyRecord {
+        created_at: quarter_past,
+        expires_at: quarter_past + time::Duration::hours(24),
+        ..record.clone()
+    };
+    tx.claim_idempotency(&fresh)
+        .await
+        .expect("replace expired claim");
+    tx.commit().await.expect("commit");
+
+    let mut tx = store.write().await.expect("write");
+    tx.claim_idempotency(&IdempotencyRecord {
+        key: "k2".into(),
+        ..record
+    })
+    .await
+    .expect("claim");
+    assert_eq!(tx.purge_expired(quarter_past).await.expect("purge"), 1);
+    let acme = tenant_fixture("acme", 1);
+    tx.insert_tenant(&acme).await.expect("tenant");
+    let at =
+        |millis: i64, seed: u64| audit_fixture(Some(&acme.id), millis, seed, "a", "system", None);
+    for entry in [at(0, 1), at(250, 2), at(1_000, 3)] {
+        tx.insert_audit(&entry).await.expect("audit");
+    }
+    let filter =
+        |since: Option<time::OffsetDateTime>, until: Option<time::OffsetDateTime>| AuditFilter {
+            since,
+            until,
+            ..AuditFilter::default()
+        };
+    tx.commit().await.expect("commit");
+
+    let text_trap: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM audit_log WHERE occurred_at >= $1")
+            .bind(quarter_past)
+            .fetch_one(store.pool())
+            .await
+            .expect("raw");
+    assert_eq!(text_trap, 3, "the trap this test is about");
+    let mut read = store.read().await.expect("read");
+    let since = read
+        .list_audit(&acme.id, &filter(Some(quarter_past), None), None, 10)
+        .await
+        .expect("list");
+    assert_eq!(
+        since.len(),
+        2,
+        "the entry at the whole second is before a quarter past it"
+    );
+    let until = read
+        .list_audit(&acme.id, &filter(None, Some(quarter_past)), None, 10)
+        .await
+        .expect("list");
+    assert_eq!(until.len(), 1);
     read.finish().await.expect("finish");
     store.close().await;
 }

@@ -8,6 +8,8 @@
 //!
 //! This crate must not depend on sqlx or any HTTP framework.
 
+mod applications;
+mod audit;
 mod error;
 mod signing_keys;
 mod tenants;
@@ -15,6 +17,10 @@ mod tenants;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
+pub use applications::{
+    ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites,
+};
+pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
 pub use error::StoreError;
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
@@ -97,14 +103,29 @@ pub trait Store: Send + Sync + 'static {
 
 /// A read-only transaction.
 #[async_trait]
-pub trait ReadTx: TenantReads + SigningKeyReads + Send {
+pub trait ReadTx:
+    TenantReads + SigningKeyReads + ApplicationReads + OperatorTokenReads + AuditReads + Send
+{
     /// Ends the read.
     async fn finish(self: Box<Self>) -> Result<(), StoreError>;
 }
 
 /// A write transaction. Dropping it without [`WriteTx::commit`] rolls everything back.
 #[async_trait]
-pub trait WriteTx: TenantReads + TenantWrites + SigningKeyReads + SigningKeyWrites + Send {
+pub trait WriteTx:
+    TenantReads
+    + TenantWrites
+    + SigningKeyReads
+    + SigningKeyWrites
+    + ApplicationReads
+    + ApplicationWrites
+    + OperatorTokenReads
+    + OperatorTokenWrites
+    + AuditReads
+    + AuditWrites
+    + CoordinationWrites
+    + Send
+{
     /// Makes every change of this transaction durable and visible, atomically.
     async fn commit(self: Box<Self>) -> Result<(), StoreError>;
 }

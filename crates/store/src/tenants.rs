@@ -29,4 +29,8 @@ pub trait TenantWrites {
 
     /// Replaces the mutable fields (display name, status, updated_at) of an existing tenant.
     async fn update_tenant(&mut self, tenant: &Tenant) -> Result<(), StoreError>;
+
+    /// Deletes a tenant and everything it owns (applications, keys, ...), but not its audit
+    /// entries; [`StoreError::NotFound`] when absent.
+    async fn delete_tenant(&mut self, id: &TenantId) -> Result<(), StoreError>;
 }

@@ -4,10 +4,14 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // a test suite fails loudly
 
+mod applications;
+mod audit;
 mod migrations;
 mod signing_keys;
 mod tenants;
 
+pub use applications::*;
+pub use audit::*;
 pub use migrations::*;
 pub use signing_keys::*;
 pub use tenants::*;
@@ -57,6 +61,20 @@ macro_rules! conformance_suite {
             transitions_are_optimistic_and_atomic,
             delete_signing_key_is_scoped,
             racing_key_creators_admit_exactly_one,
+            application_round_trips,
+            applications_are_isolated_per_tenant,
+            application_conflicts_name_the_constraint,
+            list_applications_paginates_in_id_order,
+            update_application_changes_mutable_fields_only,
+            delete_application_is_scoped,
+            operator_tokens_are_found_by_hash,
+            audit_log_lists_newest_first_with_filters_and_cursor,
+            uncommitted_audit_entry_is_rolled_back,
+            delete_tenant_keeps_audit_entries,
+            idempotency_keys_claim_complete_replay_and_expire,
+            assertion_ids_are_single_use_per_client,
+            purge_expired_counts_and_keeps_live_rows,
+            racing_claims_admit_exactly_one,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {

@@ -1,0 +1,278 @@
+//! The application and operator-token repositories in SQL: queries on one connection (always
+//! inside a transaction opened by [`crate::tx`]) and the decoding of rows back into domain types.
+//!
+//! The SQL text is identical to the SQLite backend's apart from the list-valued columns, which
+//! are `jsonb` here (bound as text and cast, read back as text) and JSON text there; binding and
+//! decoding differ.
+
+use crate::error::map_err;
+use crate::json::{decode_strings, encode_strings};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Row};
+use svc_domain::{
+    Application, ClientId, GrantType, OperatorToken, OperatorTokenId, RedirectUri, Scope, ScopeSet,
+    SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod,
+};
+use svc_store::StoreError;
+
+const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris::text AS redirect_uris, \
+     grant_types::text AS grant_types, token_endpoint_auth_method, \
+     allowed_scopes::text AS allowed_scopes, secret_hash, api_audience, first_party, \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at \
+     FROM applications WHERE tenant_id = $1 AND id = $2";
+// Two statements rather than `$2 IS NULL OR id > $2`, so each has a plain index range scan.
+const LIST_FIRST: &str = "SELECT id, tenant_id, name, redirect_uris::text AS redirect_uris, \
+     grant_types::text AS grant_types, token_endpoint_auth_method, \
+     allowed_scopes::text AS allowed_scopes, secret_hash, api_audience, first_party, \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at \
+     FROM applications WHERE tenant_id = $1 ORDER BY id LIMIT $2";
+const LIST_AFTER: &str = "SELECT id, tenant_id, name, redirect_uris::text AS redirect_uris, \
+     grant_types::text AS grant_types, token_endpoint_auth_method, \
+     allowed_scopes::text AS allowed_scopes, secret_hash, api_audience, first_party, \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at \
+     FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3";
+const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
+     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at) \
+     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, \
+     $15, $16)";
+// Never id, tenant_id, created_at or is_management.
+const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4::jsonb, \
+     grant_types = $5::jsonb, token_endpoint_auth_method = $6, allowed_scopes = $7::jsonb, \
+     secret_hash = $8, api_audience = $9, first_party = $10, id_token_signed_response_alg = $11, \
+     jwks = $12, jwks_uri = $13, updated_at = $14 \
+     WHERE tenant_id = $1 AND id = $2";
+const DELETE: &str = "DELETE FROM applications WHERE tenant_id = $1 AND id = $2";
+
+const TOKEN_BY_HASH: &str =
+    "SELECT id, name, token_hash, created_at FROM operator_tokens WHERE token_hash = $1";
+const INSERT_TOKEN: &str =
+    "INSERT INTO operator_tokens (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)";
+
+pub(crate) async fn by_id(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ClientId,
+) -> Result<Option<Application>, StoreError> {
+    let row = sqlx::query(SELECT_ONE)
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .fetch_optional(conn)
+        .await
+        .map_err(map_err)?;
+    row.as_ref().map(decode).transpose()
+}
+
+pub(crate) async fn list(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    after: Option<&ClientId>,
+    limit: u32,
+) -> Result<Vec<Application>, StoreError> {
+    let limit = i64::from(limit);
+    let rows = match after {
+        None => {
+            sqlx::query(LIST_FIRST)
+                .bind(tenant.as_str())
+                .bind(limit)
+                .fetch_all(conn)
+                .await
+        }
+        Some(after) => {
+            sqlx::query(LIST_AFTER)
+                .bind(tenant.as_str())
+                .bind(after.as_str())
+                .bind(limit)
+                .fetch_all(conn)
+                .await
+        }
+    }
+    .map_err(map_err)?;
+    rows.iter().map(decode).collect()
+}
+
+/// The list-valued columns of `app`, encoded: redirect URIs, grant types, scopes.
+fn lists(app: &Application) -> Result<(String, String, String), StoreError> {
+    Ok((
+        encode_strings(app.redirect_uris.iter().map(RedirectUri::as_str))?,
+        encode_strings(app.grant_types.iter().map(|g| g.as_str()))?,
+        encode_strings(app.allowed_scopes.iter().map(Scope::as_str))?,
+    ))
+}
+
+pub(crate) async fn insert(conn: &mut PgConnection, app: &Application) -> Result<(), StoreError> {
+    let (redirect_uris, grant_types, allowed_scopes) = lists(app)?;
+    sqlx::query(INSERT)
+        .bind(app.id.as_str())
+        .bind(app.tenant_id.as_str())
+        .bind(app.name.as_str())
+        .bind(redirect_uris)
+        .bind(grant_types)
+        .bind(app.token_endpoint_auth_method.as_str())
+        .bind(allowed_scopes)
+        .bind(app.secret_hash.as_ref().map(|h| h.as_bytes().as_slice()))
+        .bind(app.api_audience.as_deref())
+        .bind(app.first_party)
+        .bind(app.id_token_signed_response_alg.as_str())
+        .bind(app.jwks.as_deref())
+        .bind(app.jwks_uri.as_deref())
+        .bind(app.is_management)
+        .bind(app.created_at)
+        .bind(app.updated_at)
+        .execute(conn)
+        .await
+        .map_err(map_err)?;
+    Ok(())
+}
+
+pub(crate) async fn update(conn: &mut PgConnection, app: &Application) -> Result<(), StoreError> {
+    let (redirect_uris, grant_types, allowed_scopes) = lists(app)?;
+    let done = sqlx::query(UPDATE)
+        .bind(app.tenant_id.as_str())
+        .bind(app.id.as_str())
+        .bind(app.name.as_str())
+        .bind(redirect_uris)
+        .bind(grant_types)
+        .bind(app.token_endpoint_auth_method.as_str())
+        .bind(allowed_scopes)
+        .bind(app.secret_hash.as_ref().map(|h| h.as_bytes().as_slice()))
+        .bind(app.api_audience.as_deref())
+        .bind(app.first_party)
+        .bind(app.id_token_signed_response_alg.as_str())
+        .bind(app.jwks.as_deref())
+        .bind(app.jwks_uri.as_deref())
+        .bind(app.updated_at)
+        .execute(conn)
+        .await
+        .map_err(map_err)?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub(crate) async fn delete(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ClientId,
+) -> Result<(), StoreError> {
+    let done = sqlx::query(DELETE)
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .execute(conn)
+        .await
+        .map_err(map_err)?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub(crate) async fn operator_token_by_hash(
+    conn: &mut PgConnection,
+    hash: &SecretHash,
+) -> Result<Option<OperatorToken>, StoreError> {
+    let row = sqlx::query(TOKEN_BY_HASH)
+        .bind(hash.as_bytes().as_slice())
+        .fetch_optional(conn)
+        .await
+        .map_err(map_err)?;
+    row.as_ref().map(decode_token).transpose()
+}
+
+pub(crate) async fn insert_operator_token(
+    conn: &mut PgConnection,
+    token: &OperatorToken,
+) -> Result<(), StoreError> {
+    sqlx::query(INSERT_TOKEN)
+        .bind(token.id.as_str())
+        .bind(token.name.as_str())
+        .bind(token.token_hash.as_bytes().as_slice())
+        .bind(token.created_at)
+        .execute(conn)
+        .await
+        .map_err(map_err)?;
+    Ok(())
+}
+
+fn decode(row: &PgRow) -> Result<Application, StoreError> {
+    let id: String = row.try_get("id").map_err(map_err)?;
+    let tenant_id: String = row.try_get("tenant_id").map_err(map_err)?;
+    let redirect_uris: String = row.try_get("redirect_uris").map_err(map_err)?;
+    let grant_types: String = row.try_get("grant_types").map_err(map_err)?;
+    let allowed_scopes: String = row.try_get("allowed_scopes").map_err(map_err)?;
+    let method: String = row.try_get("token_endpoint_auth_method").map_err(map_err)?;
+    let secret_hash: Option<Vec<u8>> = row.try_get("secret_hash").map_err(map_err)?;
+    let alg: String = row
+        .try_get("id_token_signed_response_alg")
+        .map_err(map_err)?;
+    let corrupt = |column: &str, value: &str, why: &dyn std::fmt::Display| {
+        StoreError::Corrupt(format!("applications.{column} {value:?} of {id}: {why}"))
+    };
+    Ok(Application {
+        tenant_id: TenantId::parse(&tenant_id).map_err(|e| corrupt("tenant_id", &tenant_id, &e))?,
+        name: row.try_get("name").map_err(map_err)?,
+        redirect_uris: decode_strings(&redirect_uris, "applications.redirect_uris", &id)?
+            .iter()
+            .map(|uri| RedirectUri::parse(uri).map_err(|e| corrupt("redirect_uris", uri, &e)))
+            .collect::<Result<_, _>>()?,
+        grant_types: decode_strings(&grant_types, "applications.grant_types", &id)?
+            .iter()
+            .map(|grant| {
+                GrantType::parse(grant)
+                    .ok_or_else(|| corrupt("grant_types", grant, &"unknown grant"))
+            })
+            .collect::<Result<_, _>>()?,
+        token_endpoint_auth_method: TokenEndpointAuthMethod::parse(&method).ok_or_else(|| {
+            corrupt(
+                "token_endpoint_auth_method",
+                &method,
+                &"unknown authentication method",
+            )
+        })?,
+        allowed_scopes: ScopeSet::from_scopes(
+            decode_strings(&allowed_scopes, "applications.allowed_scopes", &id)?
+                .iter()
+                .map(|scope| Scope::parse(scope).map_err(|e| corrupt("allowed_scopes", scope, &e)))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        secret_hash: secret_hash
+            .map(|bytes| {
+                SecretHash::from_bytes(&bytes).ok_or_else(|| {
+                    corrupt(
+                        "secret_hash",
+                        &format!("{} bytes", bytes.len()),
+                        &"not 32 bytes",
+                    )
+                })
+            })
+            .transpose()?,
+        api_audience: row.try_get("api_audience").map_err(map_err)?,
+        first_party: row.try_get("first_party").map_err(map_err)?,
+        id_token_signed_response_alg: SigningAlg::parse(&alg)
+            .ok_or_else(|| corrupt("id_token_signed_response_alg", &alg, &"unknown algorithm"))?,
+        jwks: row.try_get("jwks").map_err(map_err)?,
+        jwks_uri: row.try_get("jwks_uri").map_err(map_err)?,
+        is_management: row.try_get("is_management").map_err(map_err)?,
+        created_at: row.try_get("created_at").map_err(map_err)?,
+        updated_at: row.try_get("updated_at").map_err(map_err)?,
+        id: ClientId::parse(&id).map_err(|e| corrupt("id", &id, &e))?,
+    })
+}
+
+fn decode_token(row: &PgRow) -> Result<OperatorToken, StoreError> {
+    let id: String = row.try_get("id").map_err(map_err)?;
+    let hash: Vec<u8> = row.try_get("token_hash").map_err(map_err)?;
+    Ok(OperatorToken {
+        id: OperatorTokenId::parse(&id)
+            .map_err(|e| StoreError::Corrupt(format!("operator_tokens.id {id:?}: {e}")))?,
+        name: row.try_get("name").map_err(map_err)?,
+        token_hash: SecretHash::from_bytes(&hash).ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "operator_tokens.token_hash of {id}: {} bytes, not 32",
+                hash.len()
+            ))
+        })?,
+        created_at: row.try_get("created_at").map_err(map_err)?,
+    })
+}

@@ -1,0 +1,60 @@
+//! Ports of the application aggregate and of control-plane operator tokens.
+
+use crate::StoreError;
+use async_trait::async_trait;
+use svc_domain::{Application, ClientId, OperatorToken, SecretHash, TenantId};
+
+/// Reads of applications; always within one tenant, so another tenant's id reads as absent.
+#[async_trait]
+pub trait ApplicationReads {
+    /// The application `id` of `tenant`, if any.
+    async fn application(
+        &mut self,
+        tenant: &TenantId,
+        id: &ClientId,
+    ) -> Result<Option<Application>, StoreError>;
+
+    /// Up to `limit` applications of `tenant` ordered by id, after `after` (cursor pagination).
+    async fn list_applications(
+        &mut self,
+        tenant: &TenantId,
+        after: Option<&ClientId>,
+        limit: u32,
+    ) -> Result<Vec<Application>, StoreError>;
+}
+
+/// Writes of applications.
+#[async_trait]
+pub trait ApplicationWrites {
+    /// Stores a new application; a taken id is [`StoreError::Conflict`].
+    async fn insert_application(&mut self, app: &Application) -> Result<(), StoreError>;
+
+    /// Replaces every mutable field (all but id, tenant, created_at, is_management);
+    /// [`StoreError::NotFound`] when `app.id` is not an application of `app.tenant_id`.
+    async fn update_application(&mut self, app: &Application) -> Result<(), StoreError>;
+
+    /// Deletes an application of `tenant`; [`StoreError::NotFound`] when absent.
+    async fn delete_application(
+        &mut self,
+        tenant: &TenantId,
+        id: &ClientId,
+    ) -> Result<(), StoreError>;
+}
+
+/// Reads of operator tokens.
+#[async_trait]
+pub trait OperatorTokenReads {
+    /// The operator token with this hash, if any (the lookup key is the hash of the presented
+    /// token; the comparison that matters happened when hashing).
+    async fn operator_token_by_hash(
+        &mut self,
+        hash: &SecretHash,
+    ) -> Result<Option<OperatorToken>, StoreError>;
+}
+
+/// Writes of operator tokens.
+#[async_trait]
+pub trait OperatorTokenWrites {
+    /// Stores a new operator token record.
+    async fn insert_operator_token(&mut self, token: &OperatorToken) -> Result<(), StoreError>;
+}
