@@ -1,0 +1,43 @@
+//! The Rust backend SDK of svc: how a resource server decides whether an access token may act on
+//! one of its resources.
+//!
+//! The spec's "Access-token validation contract for protected APIs" is implemented here as ten
+//! small named checks in [`rules`], one per rule and in the spec's order, each stopping the
+//! pipeline at its first failure:
+//!
+//! | rule | check | entry points that run it |
+//! |---|---|---|
+//! | 1 | [`bearer_token`] / [`authorization_token`] | [`Validator::validate`] |
+//! | 2 | [`rules::signature::check_signature`] | [`validate_with_jwks`], [`Validator::validate`] |
+//! | 3–10 | [`rules::issuer`] … [`rules::dpop`] | [`check_claims`], and both of the above |
+//!
+//! - [`check_claims`] runs rules 3–10 on claims whose signature the caller already verified (the
+//!   svc server reuses the claim rules with its own key store this way).
+//! - [`validate_with_jwks`] runs rules 2–10 against a JWKS the caller holds.
+//! - [`Validator`] runs all ten, finding the issuer's JWKS through OpenID Connect Discovery and
+//!   caching it.
+//!
+//! Every failure is a [`ValidationError`], which knows its HTTP status, its `error` code and its
+//! RFC 6750 §3 `WWW-Authenticate` challenge. No message ever contains the token.
+//!
+//! Time is a parameter (`now_unix`) everywhere except [`Validator::validate`], which reads the
+//! system clock in exactly one place. This crate must not depend on any other svc crate:
+//! resource servers use it without the server.
+
+mod claims;
+mod error;
+mod provider;
+mod requirements;
+pub mod rules;
+mod validator;
+
+pub use claims::{AccessTokenClaims, Actor, Confirmation, SubjectType};
+pub use error::{KeySourceError, ValidationError};
+pub use requirements::{DEFAULT_LEEWAY_SECS, Requirements};
+pub use rules::bearer::{AuthScheme, MAX_TOKEN_BYTES, authorization_token, bearer_token};
+pub use rules::{check_claims, validate_with_jwks};
+pub use validator::{DEFAULT_CACHE_TTL, DEFAULT_REFRESH_INTERVAL, Validator};
+
+/// Re-exported so callers can build a [`jsonwebtoken::jwk::JwkSet`] for [`validate_with_jwks`]
+/// and [`Validator::with_jwks`] with the exact version this crate uses.
+pub use jsonwebtoken;
