@@ -1,0 +1,41 @@
+//! Deletes an application of a tenant. The management application cannot be deleted: without
+//! it the tenant could lose every way to manage itself.
+
+use crate::audit::{self, action};
+use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use svc_domain::{ClientId, TenantId};
+
+/// Deletes the application `id` of `tenant`, audited as `application.deleted`.
+///
+/// Errors: [`ManageError::NotFound`] when absent (or another tenant's);
+/// [`ManageError::Forbidden`] for the management application. Nothing is written on error.
+pub async fn delete(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &ClientId,
+) -> Result<(), ManageError> {
+    let mut tx = ctx.store.write().await?;
+    let app = tx
+        .application(tenant, id)
+        .await?
+        .ok_or(ManageError::NotFound)?;
+    if app.is_management {
+        return Err(ManageError::Forbidden(
+            "the management application cannot be deleted".to_owned(),
+        ));
+    }
+    tx.delete_application(tenant, id).await?;
+    let entry = audit::entry(
+        ctx,
+        actor,
+        meta,
+        Some(tenant),
+        action::APPLICATION_DELETED,
+        Some(id.as_str()),
+    );
+    audit::record(tx.as_mut(), &entry).await?;
+    tx.commit().await?;
+    Ok(())
+}

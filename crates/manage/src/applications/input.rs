@@ -1,0 +1,149 @@
+//! What a caller sends to register or reconfigure an application, and its validation into
+//! domain values (parse, don't validate: the use cases only ever see [`ValidApplication`]).
+
+use super::rules;
+use crate::ManageError;
+use serde::Deserialize;
+use svc_domain::{GrantType, RedirectUri, ScopeSet, SigningAlg, TokenEndpointAuthMethod};
+
+/// The configuration of an application as sent on create and (full replacement) update.
+/// Unknown fields are refused, so a misspelt field is an error rather than silently ignored.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApplicationInput {
+    /// Display name, 1 to 200 characters.
+    pub name: String,
+    /// Redirect URIs, matched exactly; at most 20.
+    #[serde(default)]
+    pub redirect_uris: Vec<String>,
+    /// `authorization_code`, `refresh_token`, `client_credentials`.
+    pub grant_types: Vec<String>,
+    /// `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
+    pub token_endpoint_auth_method: String,
+    /// Scopes the application may be granted; at most 64.
+    #[serde(default)]
+    pub allowed_scopes: Vec<String>,
+    /// Audience of its access tokens (absolute URI); absent means the management API.
+    #[serde(default)]
+    pub api_audience: Option<String>,
+    /// First-party applications skip consent.
+    #[serde(default)]
+    pub first_party: bool,
+    /// `ES256`, `EdDSA` or `RS256` (default).
+    #[serde(default)]
+    pub id_token_signed_response_alg: Option<String>,
+    /// Inline public JWK Set, for `private_key_jwt`.
+    #[serde(default)]
+    pub jwks: Option<serde_json::Value>,
+    /// Where the public JWK Set is published (https), for `private_key_jwt`.
+    #[serde(default)]
+    pub jwks_uri: Option<String>,
+}
+
+/// An [`ApplicationInput`] that passed every registration rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ValidApplication {
+    pub(crate) name: String,
+    pub(crate) redirect_uris: Vec<RedirectUri>,
+    pub(crate) grant_types: Vec<GrantType>,
+    pub(crate) token_endpoint_auth_method: TokenEndpointAuthMethod,
+    pub(crate) allowed_scopes: ScopeSet,
+    pub(crate) api_audience: Option<String>,
+    pub(crate) first_party: bool,
+    pub(crate) id_token_signed_response_alg: SigningAlg,
+    pub(crate) jwks: Option<String>,
+    pub(crate) jwks_uri: Option<String>,
+}
+
+impl ApplicationInput {
+    /// Applies the registration rules in field order, then the rules relating fields; the first
+    /// refusal is returned.
+    pub(crate) fn validate(&self) -> Result<ValidApplication, ManageError> {
+        let name = rules::check_name(&self.name)?;
+        let redirect_uris = rules::check_redirect_uris(&self.redirect_uris)?;
+        let grant_types = rules::check_grant_types(&self.grant_types)?;
+        let method = rules::check_auth_method(&self.token_endpoint_auth_method)?;
+        let allowed_scopes = rules::check_scopes(&self.allowed_scopes)?;
+        let api_audience = rules::check_api_audience(self.api_audience.as_deref())?;
+        let alg = rules::check_id_token_alg(self.id_token_signed_response_alg.as_deref())?;
+        rules::check_code_grant_has_redirect_uri(&grant_types, &redirect_uris)?;
+        rules::check_refresh_needs_code(&grant_types)?;
+        rules::check_public_client_grants(method, &grant_types)?;
+        let (jwks, jwks_uri) =
+            rules::check_key_material(method, self.jwks.as_ref(), self.jwks_uri.as_deref())?;
+        Ok(ValidApplication {
+            name,
+            redirect_uris,
+            grant_types,
+            token_endpoint_auth_method: method,
+            allowed_scopes,
+            api_audience,
+            first_party: self.first_party,
+            id_token_signed_response_alg: alg,
+            jwks,
+            jwks_uri,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_typical_web_client_validates() {
+        let input: ApplicationInput = serde_json::from_value(json!({
+            "name": "Shop",
+            "redirect_uris": ["https://shop.example/cb"],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_method": "client_secret_basic",
+            "allowed_scopes": ["openid", "offline_access"],
+        }))
+        .unwrap();
+        let valid = input.validate().unwrap();
+        assert_eq!(valid.name, "Shop");
+        assert_eq!(valid.id_token_signed_response_alg, SigningAlg::Rs256);
+        assert_eq!(valid.api_audience, None);
+        assert!(!valid.first_party);
+        assert_eq!((valid.jwks, valid.jwks_uri), (None, None));
+    }
+
+    #[test]
+    fn unknown_fields_and_missing_required_fields_are_refused() {
+        let unknown = serde_json::from_value::<ApplicationInput>(json!({
+            "name": "x", "grant_types": ["client_credentials"],
+            "token_endpoint_auth_method": "client_secret_basic", "client_secret": "mine",
+        }));
+        assert!(
+            unknown
+                .unwrap_err()
+                .to_string()
+                .contains("unknown field `client_secret`")
+        );
+        let missing = serde_json::from_value::<ApplicationInput>(json!({"name": "x"}));
+        assert!(missing.is_err());
+    }
+
+    #[test]
+    fn cross_field_rules_apply_after_field_rules() {
+        let input = ApplicationInput {
+            name: "SPA".to_owned(),
+            grant_types: vec!["client_credentials".to_owned()],
+            token_endpoint_auth_method: "none".to_owned(),
+            ..ApplicationInput::default()
+        };
+        let err = input.validate().unwrap_err();
+        assert!(
+            matches!(&err, ManageError::Invalid { field, message } if field == "grant_types" && message.contains("client_credentials is for confidential clients only")),
+            "{err:?}"
+        );
+        let bad_name_first = ApplicationInput {
+            name: String::new(),
+            ..input
+        };
+        assert!(
+            matches!(bad_name_first.validate(), Err(ManageError::Invalid { field, .. }) if field == "name")
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! Replaces an application's client secret. The old secret stops working the moment the
+//! transaction commits: only the new hash is stored, with no overlap window.
+
+use super::new_secret;
+use crate::audit::{self, action};
+use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use svc_domain::{ClientId, TenantId};
+
+/// Generates a new secret for the application `id` of `tenant`, audited as
+/// `application.secret_rotated`. Returns the new plaintext secret (`cs_…`), shown this once.
+///
+/// Errors: [`ManageError::NotFound`] when absent (or another tenant's);
+/// [`ManageError::Invalid`] when the application does not authenticate with a secret.
+pub async fn rotate_secret(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &ClientId,
+) -> Result<String, ManageError> {
+    let mut tx = ctx.store.write().await?;
+    let mut app = tx
+        .application(tenant, id)
+        .await?
+        .ok_or(ManageError::NotFound)?;
+    if !app.token_endpoint_auth_method.uses_secret() {
+        return Err(ManageError::invalid(
+            "token_endpoint_auth_method",
+            format!(
+                "token_endpoint_auth_method is {}; only client_secret_basic and client_secret_post applications have a secret to rotate",
+                app.token_endpoint_auth_method.as_str()
+            ),
+        ));
+    }
+    let secret = new_secret(ctx);
+    app.secret_hash = Some(secret.hash.clone());
+    app.updated_at = ctx.now();
+    tx.update_application(&app).await?;
+    let entry = audit::entry(
+        ctx,
+        actor,
+        meta,
+        Some(tenant),
+        action::APPLICATION_SECRET_ROTATED,
+        Some(id.as_str()),
+    );
+    audit::record(tx.as_mut(), &entry).await?;
+    tx.commit().await?;
+    Ok(secret.plaintext)
+}

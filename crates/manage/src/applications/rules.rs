@@ -1,0 +1,312 @@
+//! Registration rules of an application, one small named check each. Every refusal is a
+//! [`ManageError::Invalid`] naming the wire field and the rule, so a caller can fix its request
+//! without guessing. Rules that are properties of a single value (redirect URIs, scopes) live in
+//! that value's parser in `svc-domain`; this file applies them to lists and adds the rules that
+//! relate fields to each other.
+
+use crate::ManageError;
+use std::collections::BTreeSet;
+use svc_domain::{GrantType, RedirectUri, Scope, ScopeSet, SigningAlg, TokenEndpointAuthMethod};
+
+/// Longest application name, in characters.
+pub(crate) const MAX_NAME_CHARS: usize = 200;
+/// Most redirect URIs per application.
+pub(crate) const MAX_REDIRECT_URIS: usize = 20;
+/// Most allowed scopes per application.
+pub(crate) const MAX_SCOPES: usize = 64;
+/// Most keys in an inline JWKS.
+pub(crate) const MAX_JWKS_KEYS: usize = 10;
+/// Largest inline JWKS, serialised.
+pub(crate) const MAX_JWKS_BYTES: usize = 64 * 1024;
+/// Longest URI accepted for `jwks_uri` and `api_audience`.
+pub(crate) const MAX_URI_LEN: usize = 2048;
+/// JWK members that only private or symmetric keys carry (RFC 7518 §6.2.2, §6.3.2, §6.4.1).
+const PRIVATE_JWK_MEMBERS: [&str; 7] = ["d", "p", "q", "dp", "dq", "qi", "k"];
+
+/// Rule: a name is 1 to 200 characters after trimming, with no control characters. Returns the
+/// trimmed name.
+pub(crate) fn check_name(name: &str) -> Result<String, ManageError> {
+    let name = name.trim();
+    let len = name.chars().count();
+    if !(1..=MAX_NAME_CHARS).contains(&len) || name.chars().any(char::is_control) {
+        return Err(ManageError::invalid(
+            "name",
+            format!("name must be 1 to {MAX_NAME_CHARS} characters, without control characters"),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// Rule: at most 20 redirect URIs, each passing the registration rules of [`RedirectUri::parse`]
+/// (RFC 9700 §4.1.3, RFC 8252 §7), none registered twice.
+pub(crate) fn check_redirect_uris(uris: &[String]) -> Result<Vec<RedirectUri>, ManageError> {
+    const FIELD: &str = "redirect_uris";
+    if uris.len() > MAX_REDIRECT_URIS {
+        return Err(ManageError::invalid(
+            FIELD,
+            format!("redirect_uris may hold at most {MAX_REDIRECT_URIS} URIs"),
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    let mut parsed = Vec::with_capacity(uris.len());
+    for (i, uri) in uris.iter().enumerate() {
+        let uri = RedirectUri::parse(uri)
+            .map_err(|e| ManageError::invalid(FIELD, format!("redirect_uris[{i}]: {e}")))?;
+        if !seen.insert(uri.as_str().to_owned()) {
+            return Err(ManageError::invalid(
+                FIELD,
+                format!("redirect_uris[{i}] is listed twice; register each URI once"),
+            ));
+        }
+        parsed.push(uri);
+    }
+    Ok(parsed)
+}
+
+/// Rule: at least one grant, each one this deployment offers, none listed twice.
+pub(crate) fn check_grant_types(grants: &[String]) -> Result<Vec<GrantType>, ManageError> {
+    const FIELD: &str = "grant_types";
+    if grants.is_empty() {
+        return Err(ManageError::invalid(
+            FIELD,
+            "grant_types must name at least one grant",
+        ));
+    }
+    let mut parsed = Vec::with_capacity(grants.len());
+    for (i, grant) in grants.iter().enumerate() {
+        let grant = GrantType::parse(grant).ok_or_else(|| {
+            ManageError::invalid(
+                FIELD,
+                format!(
+                    "grant_types[{i}] is not a supported grant; use authorization_code, refresh_token or client_credentials"
+                ),
+            )
+        })?;
+        if parsed.contains(&grant) {
+            return Err(ManageError::invalid(
+                FIELD,
+                format!("grant_types[{i}] ({grant}) is listed twice"),
+            ));
+        }
+        parsed.push(grant);
+    }
+    Ok(parsed)
+}
+
+/// Rule: the authorization code grant redirects, so it needs a registered redirect URI
+/// (RFC 6749 §3.1.2.2).
+pub(crate) fn check_code_grant_has_redirect_uri(
+    grants: &[GrantType],
+    redirect_uris: &[RedirectUri],
+) -> Result<(), ManageError> {
+    if grants.contains(&GrantType::AuthorizationCode) && redirect_uris.is_empty() {
+        return Err(ManageError::invalid(
+            "redirect_uris",
+            "redirect_uris must hold at least one URI when grant_types includes authorization_code",
+        ));
+    }
+    Ok(())
+}
+
+/// Rule: refresh tokens are only issued by user login flows, so `refresh_token` needs
+/// `authorization_code` (spec "Token response": never for `client_credentials`).
+pub(crate) fn check_refresh_needs_code(grants: &[GrantType]) -> Result<(), ManageError> {
+    if grants.contains(&GrantType::RefreshToken) && !grants.contains(&GrantType::AuthorizationCode)
+    {
+        return Err(ManageError::invalid(
+            "grant_types",
+            "grant_types may include refresh_token only together with authorization_code",
+        ));
+    }
+    Ok(())
+}
+
+/// Rule: the method is one of the four the spec names (RFC 7591 §2).
+pub(crate) fn check_auth_method(method: &str) -> Result<TokenEndpointAuthMethod, ManageError> {
+    TokenEndpointAuthMethod::parse(method).ok_or_else(|| {
+        ManageError::invalid(
+            "token_endpoint_auth_method",
+            "token_endpoint_auth_method must be one of none, client_secret_basic, client_secret_post, private_key_jwt",
+        )
+    })
+}
+
+/// Rule: `none` makes a public client, and `client_credentials` is for confidential clients
+/// only (RFC 6749 §4.4: "MUST only be used by confidential clients").
+pub(crate) fn check_public_client_grants(
+    method: TokenEndpointAuthMethod,
+    grants: &[GrantType],
+) -> Result<(), ManageError> {
+    if !method.is_confidential() && grants.contains(&GrantType::ClientCredentials) {
+        return Err(ManageError::invalid(
+            "grant_types",
+            "grant_types includes client_credentials, but client_credentials is for confidential clients only (token_endpoint_auth_method none registers a public client)",
+        ));
+    }
+    Ok(())
+}
+
+/// Rule: `private_key_jwt` needs exactly one of `jwks` or `jwks_uri` (OIDC Registration §2); any
+/// other method takes neither. Returns the checked (`jwks` as JSON text, `jwks_uri`).
+pub(crate) fn check_key_material(
+    method: TokenEndpointAuthMethod,
+    jwks: Option<&serde_json::Value>,
+    jwks_uri: Option<&str>,
+) -> Result<(Option<String>, Option<String>), ManageError> {
+    match (method, jwks, jwks_uri) {
+        (TokenEndpointAuthMethod::PrivateKeyJwt, Some(jwks), None) => {
+            Ok((Some(check_jwks(jwks)?), None))
+        }
+        (TokenEndpointAuthMethod::PrivateKeyJwt, None, Some(uri)) => {
+            Ok((None, Some(check_jwks_uri(uri)?)))
+        }
+        (TokenEndpointAuthMethod::PrivateKeyJwt, Some(_), Some(_)) => Err(ManageError::invalid(
+            "jwks",
+            "give either jwks or jwks_uri for private_key_jwt, not both",
+        )),
+        (TokenEndpointAuthMethod::PrivateKeyJwt, None, None) => Err(ManageError::invalid(
+            "jwks",
+            "private_key_jwt needs the client's public keys: give jwks or jwks_uri",
+        )),
+        (_, None, None) => Ok((None, None)),
+        (_, jwks, _) => Err(ManageError::invalid(
+            if jwks.is_some() { "jwks" } else { "jwks_uri" },
+            "jwks and jwks_uri are only for token_endpoint_auth_method private_key_jwt",
+        )),
+    }
+}
+
+/// Rule: an inline JWKS (RFC 7517 §5) is an object whose `keys` holds 1 to 10 public keys, each
+/// an object with a `kty` and none of the private members `d`, `p`, `q`, `dp`, `dq`, `qi`, `k`.
+/// Returns it as compact JSON text.
+pub(crate) fn check_jwks(jwks: &serde_json::Value) -> Result<String, ManageError> {
+    const FIELD: &str = "jwks";
+    let keys = jwks
+        .as_object()
+        .and_then(|set| set.get("keys"))
+        .and_then(serde_json::Value::as_array)
+        .ok_or_else(|| {
+            ManageError::invalid(
+                FIELD,
+                "jwks must be a JWK Set: an object with a \"keys\" array",
+            )
+        })?;
+    if !(1..=MAX_JWKS_KEYS).contains(&keys.len()) {
+        return Err(ManageError::invalid(
+            FIELD,
+            format!("jwks.keys must hold 1 to {MAX_JWKS_KEYS} keys"),
+        ));
+    }
+    for (i, key) in keys.iter().enumerate() {
+        let key = key.as_object().ok_or_else(|| {
+            ManageError::invalid(FIELD, format!("jwks.keys[{i}] must be a JWK object"))
+        })?;
+        let kty = key.get("kty").and_then(serde_json::Value::as_str);
+        if kty.is_none_or(str::is_empty) {
+            return Err(ManageError::invalid(
+                FIELD,
+                format!("jwks.keys[{i}] must have a \"kty\" (RFC 7517 §4.1)"),
+            ));
+        }
+        if let Some(member) = PRIVATE_JWK_MEMBERS.iter().find(|m| key.contains_key(**m)) {
+            return Err(ManageError::invalid(
+                FIELD,
+                format!(
+                    "jwks.keys[{i}] holds the private member \"{member}\"; register public keys only, and rotate the exposed key"
+                ),
+            ));
+        }
+    }
+    let text = serde_json::to_string(jwks)
+        .map_err(|_| ManageError::invalid(FIELD, "jwks is not serialisable JSON"))?;
+    if text.len() > MAX_JWKS_BYTES {
+        return Err(ManageError::invalid(
+            FIELD,
+            format!("jwks must be at most {MAX_JWKS_BYTES} bytes"),
+        ));
+    }
+    Ok(text)
+}
+
+/// Rule: `jwks_uri` is an absolute `https` URL with a host, without user information or a
+/// fragment, of at most 2048 characters.
+pub(crate) fn check_jwks_uri(uri: &str) -> Result<String, ManageError> {
+    let ok = uri.len() <= MAX_URI_LEN
+        && url::Url::parse(uri).is_ok_and(|url| {
+            url.scheme() == "https"
+                && url.host().is_some()
+                && url.username().is_empty()
+                && url.password().is_none()
+                && url.fragment().is_none()
+        });
+    if ok {
+        Ok(uri.to_owned())
+    } else {
+        Err(ManageError::invalid(
+            "jwks_uri",
+            format!(
+                "jwks_uri must be an https URL with a host, without user information or fragment, of at most {MAX_URI_LEN} characters"
+            ),
+        ))
+    }
+}
+
+/// Rule: at most 64 scopes, each a valid scope token (RFC 6749 §3.3); duplicates collapse.
+pub(crate) fn check_scopes(scopes: &[String]) -> Result<ScopeSet, ManageError> {
+    const FIELD: &str = "allowed_scopes";
+    if scopes.len() > MAX_SCOPES {
+        return Err(ManageError::invalid(
+            FIELD,
+            format!("allowed_scopes may hold at most {MAX_SCOPES} scopes"),
+        ));
+    }
+    let parsed = scopes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            Scope::parse(s)
+                .map_err(|e| ManageError::invalid(FIELD, format!("allowed_scopes[{i}]: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ScopeSet::from_scopes(parsed))
+}
+
+/// Rule: an API audience, when given, is an absolute URI (RFC 3986 §4.3: a scheme, no fragment)
+/// of at most 2048 characters. Absent means the tenant's management API.
+pub(crate) fn check_api_audience(audience: Option<&str>) -> Result<Option<String>, ManageError> {
+    let Some(audience) = audience else {
+        return Ok(None);
+    };
+    let ok = audience.len() <= MAX_URI_LEN
+        && !audience
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
+        && url::Url::parse(audience).is_ok_and(|url| url.fragment().is_none());
+    if ok {
+        Ok(Some(audience.to_owned()))
+    } else {
+        Err(ManageError::invalid(
+            "api_audience",
+            format!(
+                "api_audience must be an absolute URI without fragment, of at most {MAX_URI_LEN} characters (e.g. https://api.example.com)"
+            ),
+        ))
+    }
+}
+
+/// Rule: ID tokens are signed with ES256, EdDSA or RS256; RS256 when not given (OIDC
+/// Registration §2: the default, and mandatory to implement).
+pub(crate) fn check_id_token_alg(alg: Option<&str>) -> Result<SigningAlg, ManageError> {
+    match alg {
+        None => Ok(SigningAlg::Rs256),
+        Some(alg) => SigningAlg::parse(alg).ok_or_else(|| {
+            ManageError::invalid(
+                "id_token_signed_response_alg",
+                "id_token_signed_response_alg must be one of ES256, EdDSA, RS256",
+            )
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,28 @@
+//! Tenant and control-plane use cases of svc: what the management APIs (`/api/v1/*`) and the
+//! control plane (`/api/v1/control-plane/*`) do, in domain terms.
+//!
+//! One module per resource, one file per use case (the Lemmy `api_crud` shape):
+//!
+//! - [`control_plane`]: tenants (each created together with its management application) and
+//!   operator tokens;
+//! - [`applications`]: a tenant's OAuth clients and their registration rules;
+//! - [`audit`]: the audit log, written in the same transaction as the change it records;
+//! - [`idempotency`]: `idempotency-key` handling for retryable writes.
+//!
+//! Every use case takes a [`ManageContext`] (store, clock, randomness) and returns
+//! [`ManageError`], which `svc-http` maps to problem+json in its one error mapping. This crate
+//! must not depend on axum, sqlx, the store backends, `svc-config` or the other engines.
+
+pub mod applications;
+pub mod audit;
+mod context;
+pub mod control_plane;
+mod error;
+pub mod idempotency;
+mod page;
+
+pub use applications::{ApplicationView, CreatedApplicationView};
+pub use context::{Actor, ManageContext, RequestMeta};
+pub use control_plane::{CreatedTenantView, TenantView};
+pub use error::ManageError;
+pub use page::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, clamp_limit};

@@ -1,0 +1,525 @@
+//! Application use cases: registration, tenant isolation, the management application's
+//! protections, secret handling.
+
+use crate::support::{client_actor, harness, meta, operator, spa, web_app};
+use serde_json::json;
+use svc_domain::{AuditOutcome, SigningAlg, TokenEndpointAuthMethod};
+use svc_manage::ManageError;
+use svc_manage::applications::{
+    self as apps, ApplicationInput, ApplicationView, CreatedApplicationView,
+};
+use svc_manage::audit::action;
+use svc_manage::control_plane::delete_tenant;
+
+#[tokio::test]
+async fn a_confidential_application_gets_a_secret_shown_once() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let tenant = &acme.tenant.id;
+    let actor = client_actor(&acme);
+
+    let (app, secret) = apps::create(&h.ctx, tenant, &actor, &meta(), web_app())
+        .await
+        .unwrap();
+    let secret = secret.expect("secret-based method");
+    assert!(secret.starts_with("cs_"));
+    assert!(!app.is_management);
+    assert_eq!(app.id_token_signed_response_alg, SigningAlg::Rs256);
+    let stored = apps::get(&h.ctx, tenant, &app.id).await.unwrap();
+    assert_eq!(stored, app);
+    assert!(stored.secret_hash.as_ref().unwrap().verify(&secret));
+
+    let audit = h.audit(tenant).await;
+    assert_eq!(audit.len(), 2);
+    let entry = &audit[0];
+    assert_eq!(entry.action, action::APPLICATION_CREATED);
+    assert_eq!(
+        entry.actor,
+        format!("client:{}", acme.management_application.id)
+    );
+    assert_eq!(entry.tenant_id.as_ref(), Some(tenant));
+    assert_eq!(entry.target.as_deref(), Some(app.id.as_str()));
+    assert_eq!(entry.request_id.as_deref(), Some("req-7f3a"));
+    assert_eq!(entry.client_ip.as_deref(), Some("203.0.113.7"));
+    assert_eq!(entry.outcome, AuditOutcome::Success);
+
+    // The views never carry the hash; the creation view carries the secret once.
+    let view = serde_json::to_value(ApplicationView::from(&stored)).unwrap();
+    let keys: Vec<&str> = view
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for key in [
+        "client_id",
+        "name",
+        "redirect_uris",
+        "grant_types",
+        "token_endpoint_auth_method",
+        "allowed_scopes",
+        "api_audience",
+        "first_party",
+        "id_token_signed_response_alg",
+        "jwks",
+        "jwks_uri",
+        "is_management",
+        "confidential",
+        "created_at",
+        "updated_at",
+    ] {
+        assert!(keys.contains(&key), "{key} missing from {keys:?}");
+    }
+    assert_eq!(keys.len(), 15, "{keys:?}");
+    assert_eq!(view["client_id"], app.id.as_str());
+    assert_eq!(view["confidential"], true);
+    assert_eq!(
+        view["grant_types"],
+        json!(["authorization_code", "refresh_token"])
+    );
+    assert!(view["created_at"].as_str().unwrap().ends_with('Z'));
+    let once = CreatedApplicationView::new(&app, Some(secret.clone()));
+    let once_json = serde_json::to_value(&once).unwrap();
+    assert_eq!(once_json["client_secret"], secret.as_str());
+    assert_eq!(once_json["client_id"], app.id.as_str());
+    assert!(!format!("{once:?}").contains(&secret));
+    let no_secret = serde_json::to_value(CreatedApplicationView::new(&app, None)).unwrap();
+    assert!(no_secret.get("client_secret").is_none());
+}
+
+#[tokio::test]
+async fn public_and_private_key_jwt_applications_get_no_secret() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let tenant = &acme.tenant.id;
+    let actor = client_actor(&acme);
+
+    let (public, secret) = apps::create(&h.ctx, tenant, &actor, &meta(), spa())
+        .await
+        .unwrap();
+    assert_eq!(secret, None);
+    assert_eq!(public.secret_hash, None);
+    assert!(!public.is_confidential());
+
+    let jwks = json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]});
+    let input = ApplicationInput {
+        name: "Backend".to_owned(),
+        grant_types: vec!["client_credentials".to_owned()],
+        token_endpoint_auth_method: "private_key_jwt".to_owned(),
+        allowed_scopes: vec!["orders:read".to_owned()],
+        api_audience: Some("https://api.acme.example".to_owned()),
+        id_token_signed_response_alg: Some("ES256".to_owned()),
+        jwks: Some(jwks.clone()),
+        ..ApplicationInput::default()
+    };
+    let (pkjwt, secret) = apps::create(&h.ctx, tenant, &actor, &meta(), input)
+        .await
+        .unwrap();
+    assert_eq!(secret, None);
+    let stored = apps::get(&h.ctx, tenant, &pkjwt.id).await.unwrap();
+    assert_eq!(stored.secret_hash, None);
+    assert_eq!(stored.id_token_signed_response_alg, SigningAlg::Es256);
+    let view = ApplicationView::from(&stored);
+    assert_eq!(view.jwks, Some(jwks));
+    assert_eq!(
+        view.api_audience.as_deref(),
+        Some("https://api.acme.example")
+    );
+}
+
+#[tokio::test]
+async fn invalid_registrations_write_nothing() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let tenant = &acme.tenant.id;
+    let actor = client_actor(&acme);
+    let cases = [
+        (
+            ApplicationInput {
+                name: String::new(),
+                ..web_app()
+            },
+            "name",
+        ),
+        (
+            ApplicationInput {
+                redirect_uris: vec![],
+                ..web_app()
+            },
+            "redirect_uris",
+        ),
+        (
+            ApplicationInput {
+                grant_types: vec!["password".to_owned()],
+                ..web_app()
+            },
+            "grant_types",
+        ),
+        (
+            ApplicationInput {
+                grant_types: vec!["client_credentials".to_owned()],
+                ..spa()
+            },
+            "grant_types",
+        ),
+        (
+            ApplicationInput {
+                token_endpoint_auth_method: "private_key_jwt".to_owned(),
+                ..web_app()
+            },
+            "jwks",
+        ),
+        (
+            ApplicationInput {
+                allowed_scopes: vec!["a b".to_owned()],
+                ..web_app()
+            },
+            "allowed_scopes",
+        ),
+        (
+            ApplicationInput {
+                api_audience: Some("not a uri".to_owned()),
+                ..web_app()
+            },
+            "api_audience",
+        ),
+        (
+            ApplicationInput {
+                id_token_signed_response_alg: Some("HS256".to_owned()),
+                ..web_app()
+            },
+            "id_token_signed_response_alg",
+        ),
+    ];
+    for (input, field) in cases {
+        let err = apps::create(&h.ctx, tenant, &actor, &meta(), input)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ManageError::Invalid { field: f, .. } if f == field),
+            "expected {field}: {err:?}"
+        );
+    }
+    assert_eq!(
+        h.applications(tenant).await.len(),
+        1,
+        "only the management app"
+    );
+    assert_eq!(h.audit(tenant).await.len(), 1, "only tenant.created");
+}
+
+#[tokio::test]
+async fn an_unknown_tenant_has_no_applications_to_create() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let ghost = h.tenant("ghost").await.tenant.id;
+    delete_tenant(&h.ctx, &operator(), &meta(), &ghost)
+        .await
+        .unwrap();
+    let err = apps::create(&h.ctx, &ghost, &client_actor(&acme), &meta(), web_app())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ManageError::NotFound), "{err:?}");
+}
+
+#[tokio::test]
+async fn another_tenants_application_is_not_found_and_untouched() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let evil = h.tenant("evil").await;
+    let (victim, _) = apps::create(
+        &h.ctx,
+        &acme.tenant.id,
+        &client_actor(&acme),
+        &meta(),
+        web_app(),
+    )
+    .await
+    .unwrap();
+    let id = &victim.id;
+    let (tenant, actor) = (&evil.tenant.id, client_actor(&evil));
+    let audit_before = (
+        h.audit(&acme.tenant.id).await.len(),
+        h.audit(tenant).await.len(),
+    );
+
+    let not_found = |r: Result<(), ManageError>, what: &str| {
+        assert!(matches!(r, Err(ManageError::NotFound)), "{what}: {r:?}");
+    };
+    not_found(apps::get(&h.ctx, tenant, id).await.map(drop), "get");
+    let pwned = ApplicationInput {
+        name: "pwned".to_owned(),
+        ..web_app()
+    };
+    not_found(
+        apps::update(&h.ctx, tenant, &actor, &meta(), id, pwned)
+            .await
+            .map(drop),
+        "update",
+    );
+    not_found(
+        apps::delete(&h.ctx, tenant, &actor, &meta(), id).await,
+        "delete",
+    );
+    not_found(
+        apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), id)
+            .await
+            .map(drop),
+        "rotate",
+    );
+    // The management application of another tenant is just as invisible.
+    not_found(
+        apps::delete(
+            &h.ctx,
+            tenant,
+            &actor,
+            &meta(),
+            &acme.management_application.id,
+        )
+        .await,
+        "delete another tenant's management app",
+    );
+
+    assert_eq!(
+        apps::get(&h.ctx, &acme.tenant.id, id).await.unwrap(),
+        victim
+    );
+    assert_eq!(
+        (
+            h.audit(&acme.tenant.id).await.len(),
+            h.audit(tenant).await.len()
+        ),
+        audit_before
+    );
+    let (theirs, _) = apps::list(&h.ctx, tenant, None, None).await.unwrap();
+    assert!(theirs.iter().all(|a| a.tenant_id == *tenant));
+}
+
+#[tokio::test]
+async fn the_management_application_cannot_be_deleted_or_stripped() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, id, actor) = (
+        &acme.tenant.id,
+        &acme.management_application.id,
+        client_actor(&acme),
+    );
+
+    let err = apps::delete(&h.ctx, tenant, &actor, &meta(), id)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ManageError::Forbidden(m) if m.contains("cannot be deleted")),
+        "{err:?}"
+    );
+    assert!(apps::get(&h.ctx, tenant, id).await.is_ok());
+
+    let mgmt = &acme.management_application;
+    let same = ApplicationInput {
+        name: mgmt.name.clone(),
+        grant_types: vec!["client_credentials".to_owned()],
+        token_endpoint_auth_method: "client_secret_basic".to_owned(),
+        allowed_scopes: mgmt.allowed_scopes.iter().map(|s| s.to_string()).collect(),
+        ..ApplicationInput::default()
+    };
+    let stripped = ApplicationInput {
+        allowed_scopes: vec!["audit:read".to_owned()],
+        ..same.clone()
+    };
+    let err = apps::update(&h.ctx, tenant, &actor, &meta(), id, stripped)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ManageError::Forbidden(m) if m.starts_with("allowed_scopes")),
+        "{err:?}"
+    );
+    assert_eq!(h.audit(tenant).await.len(), 1, "refusals write nothing");
+
+    let renamed = ApplicationInput {
+        name: "Ops robot".to_owned(),
+        ..same
+    };
+    let (updated, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, renamed)
+        .await
+        .unwrap();
+    assert_eq!(updated.name, "Ops robot");
+    assert!(updated.is_management);
+    assert_eq!(secret, None, "the secret is kept");
+    let stored = apps::get(&h.ctx, tenant, id).await.unwrap();
+    assert!(stored.secret_hash.unwrap().verify(&acme.client_secret));
+}
+
+#[tokio::test]
+async fn update_replaces_the_configuration_and_the_secret_follows_the_method() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, actor) = (&acme.tenant.id, client_actor(&acme));
+    let (created, first_secret) = apps::create(&h.ctx, tenant, &actor, &meta(), web_app())
+        .await
+        .unwrap();
+    let id = &created.id;
+    let first_secret = first_secret.unwrap();
+    h.clock.advance(time::Duration::minutes(1));
+
+    // Another secret-based method: the secret is kept; every other field is replaced.
+    let changed = ApplicationInput {
+        name: "Shop v2".to_owned(),
+        redirect_uris: vec!["https://shop.example/cb2".to_owned()],
+        token_endpoint_auth_method: "client_secret_post".to_owned(),
+        first_party: true,
+        ..web_app()
+    };
+    let (updated, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, changed)
+        .await
+        .unwrap();
+    assert_eq!(secret, None);
+    let stored = apps::get(&h.ctx, tenant, id).await.unwrap();
+    assert_eq!(stored, updated);
+    assert_eq!(stored.name, "Shop v2");
+    assert_eq!(stored.redirect_uris[0].as_str(), "https://shop.example/cb2");
+    assert_eq!(
+        stored.token_endpoint_auth_method,
+        TokenEndpointAuthMethod::ClientSecretPost
+    );
+    assert!(stored.first_party);
+    assert_eq!(stored.created_at, created.created_at);
+    assert!(stored.updated_at > created.updated_at);
+    assert!(stored.secret_hash.as_ref().unwrap().verify(&first_secret));
+
+    // To a public client: the secret is dropped.
+    let (_, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, spa())
+        .await
+        .unwrap();
+    assert_eq!(secret, None);
+    assert_eq!(
+        apps::get(&h.ctx, tenant, id).await.unwrap().secret_hash,
+        None
+    );
+
+    // Back to a secret: a new one, returned once.
+    let (_, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, web_app())
+        .await
+        .unwrap();
+    let new_secret = secret.expect("a new secret");
+    let hash = apps::get(&h.ctx, tenant, id)
+        .await
+        .unwrap()
+        .secret_hash
+        .unwrap();
+    assert!(hash.verify(&new_secret) && !hash.verify(&first_secret));
+
+    let actions: Vec<String> = h
+        .audit(tenant)
+        .await
+        .into_iter()
+        .map(|e| e.action)
+        .collect();
+    assert_eq!(&actions[..3], [action::APPLICATION_UPDATED; 3]);
+    assert_eq!(actions[3], action::APPLICATION_CREATED);
+}
+
+#[tokio::test]
+async fn deleting_an_application_is_audited() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, actor) = (&acme.tenant.id, client_actor(&acme));
+    let (app, _) = apps::create(&h.ctx, tenant, &actor, &meta(), spa())
+        .await
+        .unwrap();
+    apps::delete(&h.ctx, tenant, &actor, &meta(), &app.id)
+        .await
+        .unwrap();
+    assert!(matches!(
+        apps::get(&h.ctx, tenant, &app.id).await,
+        Err(ManageError::NotFound)
+    ));
+    let audit = h.audit(tenant).await;
+    assert_eq!(audit[0].action, action::APPLICATION_DELETED);
+    assert_eq!(audit[0].target.as_deref(), Some(app.id.as_str()));
+    assert!(matches!(
+        apps::delete(&h.ctx, tenant, &actor, &meta(), &app.id).await,
+        Err(ManageError::NotFound)
+    ));
+}
+
+#[tokio::test]
+async fn rotating_a_secret_invalidates_the_old_one_at_once() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, actor) = (&acme.tenant.id, client_actor(&acme));
+    let (app, old) = apps::create(&h.ctx, tenant, &actor, &meta(), web_app())
+        .await
+        .unwrap();
+    let old = old.unwrap();
+
+    let new = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id)
+        .await
+        .unwrap();
+    assert!(new.starts_with("cs_"));
+    assert_ne!(new, old);
+    let hash = apps::get(&h.ctx, tenant, &app.id)
+        .await
+        .unwrap()
+        .secret_hash
+        .unwrap();
+    assert!(hash.verify(&new), "the new secret works");
+    assert!(!hash.verify(&old), "the old secret stopped working");
+    let audit = h.audit(tenant).await;
+    assert_eq!(audit[0].action, action::APPLICATION_SECRET_ROTATED);
+    assert_eq!(audit[0].target.as_deref(), Some(app.id.as_str()));
+
+    // The management application's secret rotates too.
+    let mgmt_id = &acme.management_application.id;
+    let mgmt_new = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), mgmt_id)
+        .await
+        .unwrap();
+    let hash = apps::get(&h.ctx, tenant, mgmt_id)
+        .await
+        .unwrap()
+        .secret_hash
+        .unwrap();
+    assert!(hash.verify(&mgmt_new) && !hash.verify(&acme.client_secret));
+
+    // Nothing to rotate without a secret-based method.
+    let (public, _) = apps::create(&h.ctx, tenant, &actor, &meta(), spa())
+        .await
+        .unwrap();
+    let before = h.audit(tenant).await.len();
+    let err = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), &public.id)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ManageError::Invalid { field, .. } if field == "token_endpoint_auth_method"),
+        "{err:?}"
+    );
+    assert_eq!(h.audit(tenant).await.len(), before);
+}
+
+#[tokio::test]
+async fn applications_are_listed_a_page_at_a_time() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, actor) = (&acme.tenant.id, client_actor(&acme));
+    for _ in 0..4 {
+        apps::create(&h.ctx, tenant, &actor, &meta(), spa())
+            .await
+            .unwrap();
+    }
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    loop {
+        let (items, next) = apps::list(&h.ctx, tenant, cursor.as_ref(), Some(2))
+            .await
+            .unwrap();
+        assert!(items.len() <= 2);
+        seen.extend(items.into_iter().map(|a| a.id));
+        match next {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 5, "four plus the management application");
+    let mut sorted = seen.clone();
+    sorted.sort();
+    assert_eq!(seen, sorted, "ordered by id");
+}

@@ -1,0 +1,11 @@
+//! Store-backed tests of the management use cases: each test runs on its own fresh SQLite
+//! database with a manual clock and seeded randomness, through the public API only.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+mod applications;
+mod audit;
+mod idempotency;
+mod operator_tokens;
+mod support;
+mod tenants;
