@@ -1,7 +1,15 @@
-//! The OAuth 2.0 / OpenID Connect engine of svc, free of HTTP types: discovery metadata and the
-//! signing keys of each tenant issuer (loading, caching, rotation). Later issues add grants,
-//! client authentication, token validation, revocation and introspection here, one file per
-//! rule, each citing the RFC section it enforces.
+//! The OAuth 2.0 / OpenID Connect engine of svc, free of HTTP types: discovery metadata, the
+//! signing keys of each tenant issuer (loading, caching, rotation), and the token endpoint:
+//! request parsing, client authentication, grants and access-token issuance. Later issues add
+//! the authorization code and refresh grants, token validation, revocation and introspection
+//! here, one file per rule, each citing the RFC section it enforces.
 
+pub mod client_auth;
 pub mod discovery;
+pub mod error;
+pub mod grants;
 pub mod keys;
+pub mod token;
+
+pub use error::{ErrorCode, OAuthError};
+pub use token::{TokenEndpoint, TokenResponse, TokenSettings};

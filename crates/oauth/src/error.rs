@@ -1,0 +1,363 @@
+//! [`OAuthError`]: the errors of the protocol endpoints, in RFC 6749 §5.2 terms.
+//!
+//! Rules enforced here:
+//! - The `error` code is one of RFC 6749 §5.2 (plus `invalid_target`, RFC 8707 §2); the HTTP
+//!   layer renders `{"error", "error_description"}` with [`OAuthError::status`].
+//! - `invalid_client` is 401; when the client tried HTTP Basic the response carries
+//!   `WWW-Authenticate: Basic realm="svc"` (RFC 6749 §5.2), see [`OAuthError::basic_challenge`].
+//! - Descriptions are written for the integrator and never echo secrets or assertions. Internal
+//!   causes (a store error, which of "unknown client" or "wrong secret" it was) stay in
+//!   [`OAuthError::log_detail`] and [`std::error::Error::source`], for logs only.
+//! - Store and key failures map to `temporarily_unavailable` (503) when retrying may help, else
+//!   `server_error` (500) with a fixed description (CONTRACTS.md "Errors": 5xx bodies carry no
+//!   internal detail).
+
+use crate::keys::KeyError;
+use std::borrow::Cow;
+use std::fmt;
+use svc_store::StoreError;
+
+/// The `error` codes of the token endpoint (RFC 6749 §5.2, RFC 8707 §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// A parameter is missing, repeated or malformed, or several client authentication
+    /// mechanisms were used at once. 400.
+    InvalidRequest,
+    /// Client authentication failed: unknown client, wrong secret, wrong method, bad assertion,
+    /// or none included. 401.
+    InvalidClient,
+    /// The authorization grant or refresh token is invalid, expired, revoked or bound to
+    /// another client or redirect URI. 400.
+    InvalidGrant,
+    /// The authenticated client may not use this (known) grant type. 400.
+    UnauthorizedClient,
+    /// The grant type is unknown, malformed, or not available on this deployment. 400.
+    UnsupportedGrantType,
+    /// The requested scope is malformed or exceeds what the client may be granted. 400.
+    InvalidScope,
+    /// The requested `resource` is malformed or not one this client may get tokens for
+    /// (RFC 8707 §2). 400.
+    InvalidTarget,
+    /// An unexpected failure on our side. 500.
+    ServerError,
+    /// A dependency (database, key management) is unavailable; retry later. 503.
+    TemporarilyUnavailable,
+}
+
+impl ErrorCode {
+    /// The wire spelling of the `error` member.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidRequest => "invalid_request",
+            Self::InvalidClient => "invalid_client",
+            Self::InvalidGrant => "invalid_grant",
+            Self::UnauthorizedClient => "unauthorized_client",
+            Self::UnsupportedGrantType => "unsupported_grant_type",
+            Self::InvalidScope => "invalid_scope",
+            Self::InvalidTarget => "invalid_target",
+            Self::ServerError => "server_error",
+            Self::TemporarilyUnavailable => "temporarily_unavailable",
+        }
+    }
+
+    /// The HTTP status (RFC 6749 §5.2: 400, except 401 for `invalid_client`; 500 and 503 for
+    /// our own failures).
+    pub fn status(self) -> u16 {
+        match self {
+            Self::InvalidClient => 401,
+            Self::ServerError => 500,
+            Self::TemporarilyUnavailable => 503,
+            _ => 400,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// An error response of a protocol endpoint.
+pub struct OAuthError {
+    code: ErrorCode,
+    description: Cow<'static, str>,
+    basic_attempted: bool,
+    log_detail: Option<Cow<'static, str>>,
+    source: Option<Source>,
+}
+
+/// The JSON body of an error response (RFC 6749 §5.2).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ErrorBody<'a> {
+    /// The error code.
+    pub error: &'static str,
+    /// The human-readable description.
+    pub error_description: &'a str,
+}
+
+impl OAuthError {
+    /// An error with `code` and a description safe to show to the client.
+    pub fn new(code: ErrorCode, description: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            code,
+            description: description.into(),
+            basic_attempted: false,
+            log_detail: None,
+            source: None,
+        }
+    }
+
+    /// `invalid_request`.
+    pub fn invalid_request(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidRequest, description)
+    }
+
+    /// `invalid_client`.
+    pub fn invalid_client(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidClient, description)
+    }
+
+    /// `invalid_grant`.
+    pub fn invalid_grant(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidGrant, description)
+    }
+
+    /// `unauthorized_client`.
+    pub fn unauthorized_client(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::UnauthorizedClient, description)
+    }
+
+    /// `unsupported_grant_type`.
+    pub fn unsupported_grant_type(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::UnsupportedGrantType, description)
+    }
+
+    /// `invalid_scope`.
+    pub fn invalid_scope(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidScope, description)
+    }
+
+    /// `invalid_target`.
+    pub fn invalid_target(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidTarget, description)
+    }
+
+    /// `server_error`, keeping `source` for the logs.
+    pub fn server_error(source: impl Into<Source>) -> Self {
+        Self::new(
+            ErrorCode::ServerError,
+            "the server failed to process the request",
+        )
+        .with_source(source)
+    }
+
+    /// `temporarily_unavailable`, keeping `source` for the logs.
+    pub fn temporarily_unavailable(source: impl Into<Source>) -> Self {
+        Self::new(
+            ErrorCode::TemporarilyUnavailable,
+            "the service is temporarily unavailable; retry later",
+        )
+        .with_source(source)
+    }
+
+    /// Adds an internal detail for the logs; never shown to the client.
+    pub fn with_log_detail(mut self, detail: impl Into<Cow<'static, str>>) -> Self {
+        self.log_detail = Some(detail.into());
+        self
+    }
+
+    /// Adds the internal cause, for the logs.
+    pub fn with_source(mut self, source: impl Into<Source>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    /// Records whether the client tried HTTP Basic authentication.
+    pub fn with_basic_attempt(mut self, attempted: bool) -> Self {
+        self.basic_attempted |= attempted;
+        self
+    }
+
+    /// The `error` code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The `error_description`.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.code.status()
+    }
+
+    /// Whether the response must carry `WWW-Authenticate: Basic realm="svc"`: an
+    /// `invalid_client` error for a client that tried HTTP Basic (RFC 6749 §5.2).
+    pub fn basic_challenge(&self) -> bool {
+        self.basic_attempted && self.code == ErrorCode::InvalidClient
+    }
+
+    /// What really happened, for the logs (e.g. "unknown client" behind a generic
+    /// "client authentication failed").
+    pub fn log_detail(&self) -> Option<&str> {
+        self.log_detail.as_deref()
+    }
+
+    /// The JSON body (RFC 6749 §5.2).
+    pub fn body(&self) -> ErrorBody<'_> {
+        ErrorBody {
+            error: self.code.as_str(),
+            error_description: &self.description,
+        }
+    }
+}
+
+impl fmt::Debug for OAuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthError")
+            .field("code", &self.code)
+            .field("description", &self.description)
+            .field("basic_attempted", &self.basic_attempted)
+            .field("log_detail", &self.log_detail)
+            .field("source", &self.source)
+            .finish()
+    }
+}
+
+impl fmt::Display for OAuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.description)?;
+        if let Some(detail) = &self.log_detail {
+            write!(f, " ({detail})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for OAuthError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<StoreError> for OAuthError {
+    fn from(error: StoreError) -> Self {
+        if matches!(error, StoreError::Unavailable(_)) {
+            Self::temporarily_unavailable(error)
+        } else {
+            Self::server_error(error)
+        }
+    }
+}
+
+impl From<KeyError> for OAuthError {
+    fn from(error: KeyError) -> Self {
+        if error.is_unavailable() {
+            Self::temporarily_unavailable(error)
+        } else {
+            Self::server_error(error)
+        }
+    }
+}
+
+impl From<svc_crypto::CryptoError> for OAuthError {
+    fn from(error: svc_crypto::CryptoError) -> Self {
+        Self::server_error(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn codes_and_statuses_follow_rfc6749_section_5_2() {
+        let table = [
+            (ErrorCode::InvalidRequest, "invalid_request", 400),
+            (ErrorCode::InvalidClient, "invalid_client", 401),
+            (ErrorCode::InvalidGrant, "invalid_grant", 400),
+            (ErrorCode::UnauthorizedClient, "unauthorized_client", 400),
+            (
+                ErrorCode::UnsupportedGrantType,
+                "unsupported_grant_type",
+                400,
+            ),
+            (ErrorCode::InvalidScope, "invalid_scope", 400),
+            (ErrorCode::InvalidTarget, "invalid_target", 400),
+            (ErrorCode::ServerError, "server_error", 500),
+            (
+                ErrorCode::TemporarilyUnavailable,
+                "temporarily_unavailable",
+                503,
+            ),
+        ];
+        for (code, wire, status) in table {
+            assert_eq!(code.as_str(), wire);
+            assert_eq!(code.status(), status, "{wire}");
+            assert_eq!(OAuthError::new(code, "x").status(), status);
+        }
+    }
+
+    #[test]
+    fn basic_challenge_only_for_invalid_client_after_a_basic_attempt() {
+        assert!(
+            OAuthError::invalid_client("x")
+                .with_basic_attempt(true)
+                .basic_challenge()
+        );
+        assert!(!OAuthError::invalid_client("x").basic_challenge());
+        assert!(
+            !OAuthError::invalid_request("x")
+                .with_basic_attempt(true)
+                .basic_challenge()
+        );
+        // Once recorded, a later `false` does not erase the attempt.
+        assert!(
+            OAuthError::invalid_client("x")
+                .with_basic_attempt(true)
+                .with_basic_attempt(false)
+                .basic_challenge()
+        );
+    }
+
+    #[test]
+    fn store_and_key_failures_map_to_503_or_500_without_detail() {
+        let unavailable = OAuthError::from(StoreError::Unavailable("db down".into()));
+        assert_eq!(unavailable.code(), ErrorCode::TemporarilyUnavailable);
+        assert!(unavailable.source().is_some(), "the cause is kept for logs");
+        assert!(!unavailable.description().contains("db down"));
+
+        let corrupt = OAuthError::from(StoreError::Corrupt("bad row".into()));
+        assert_eq!(corrupt.code(), ErrorCode::ServerError);
+        assert!(!corrupt.description().contains("bad row"));
+
+        let kms = OAuthError::from(KeyError::Kms("socket closed".into()));
+        assert_eq!(kms.code(), ErrorCode::TemporarilyUnavailable);
+        let crypto = OAuthError::from(KeyError::Crypto(svc_crypto::CryptoError::Signing));
+        assert_eq!(crypto.code(), ErrorCode::ServerError);
+    }
+
+    #[test]
+    fn body_has_error_and_description_and_log_detail_stays_internal() {
+        let error = OAuthError::invalid_client("client authentication failed")
+            .with_log_detail("wrong secret");
+        let body = serde_json::to_value(error.body()).unwrap();
+        assert_eq!(
+            body,
+            serde_json::json!({
+                "error": "invalid_client",
+                "error_description": "client authentication failed"
+            })
+        );
+        assert_eq!(error.log_detail(), Some("wrong secret"));
+        assert!(error.to_string().contains("wrong secret"));
+    }
+}

@@ -1,0 +1,273 @@
+//! The client credentials grant (RFC 6749 §4.4): a confidential client obtains a token for
+//! itself, the `system` subject.
+//!
+//! Checks, in order:
+//! 1. The application allows `client_credentials` (spec "Every grant must be allowed on the
+//!    application"; `unauthorized_client`, RFC 6749 §5.2).
+//! 2. The client is confidential (RFC 6749 §4.4: "MUST only be used by confidential clients";
+//!    `unauthorized_client`).
+//! 3. `scope` parses (RFC 6749 §3.3) and is a subset of the application's allowed scopes
+//!    (`invalid_scope` naming the first offending scope; CVE-2024-52287). No `scope` means every
+//!    allowed scope (RFC 6749 §3.3 lets us pick a documented default).
+//! 4. `resource` (RFC 8707 §2): at most one, since a token has one audience; an absolute URI
+//!    without fragment; equal to the application's audience (`api_audience`, or the management
+//!    API `{issuer}/api/v1` when none is registered). Otherwise `invalid_target`.
+//!
+//! No refresh token is ever issued for this grant (RFC 6749 §4.4.3, spec "Token response").
+
+use crate::discovery::management_api_resource;
+use crate::error::OAuthError;
+use crate::token::request::TokenRequest;
+use svc_domain::{Application, GrantType, Scope, ScopeError, ScopeSet};
+
+/// What the grant decided the token will carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientCredentialsGrant {
+    /// Granted scopes.
+    pub scope: ScopeSet,
+    /// The single audience.
+    pub audience: String,
+}
+
+/// Runs checks 1–4 for an authenticated `application` of the tenant with `issuer`.
+pub fn client_credentials(
+    application: &Application,
+    issuer: &str,
+    request: &TokenRequest,
+) -> Result<ClientCredentialsGrant, OAuthError> {
+    allowed(application)?;
+    let scope = scope(application, request.scope())?;
+    let audience = audience(application, issuer, request.resources())?;
+    Ok(ClientCredentialsGrant { scope, audience })
+}
+
+/// Checks 1 and 2.
+fn allowed(application: &Application) -> Result<(), OAuthError> {
+    if !application.allows_grant(GrantType::ClientCredentials) {
+        return Err(OAuthError::unauthorized_client(
+            "this client may not use the client_credentials grant",
+        ));
+    }
+    if !application.is_confidential() {
+        return Err(OAuthError::unauthorized_client(
+            "client_credentials is for confidential clients only (RFC 6749 §4.4)",
+        ));
+    }
+    Ok(())
+}
+
+/// Check 3.
+fn scope(application: &Application, requested: Option<&str>) -> Result<ScopeSet, OAuthError> {
+    let Some(requested) = requested else {
+        return Ok(application.allowed_scopes.clone());
+    };
+    let requested = ScopeSet::parse(requested).map_err(|e| {
+        OAuthError::invalid_scope(match e {
+            ScopeError::Malformed => {
+                "scope is malformed: space-separated scope tokens (RFC 6749 §3.3)"
+            }
+            ScopeError::TooLarge => "scope asks for too many or too long scopes",
+        })
+    })?;
+    if let Some(first) = requested.not_in(&application.allowed_scopes).next() {
+        return Err(OAuthError::invalid_scope(format!(
+            "scope `{}` is not allowed for this client",
+            Scope::as_str(first)
+        )));
+    }
+    Ok(requested)
+}
+
+/// Check 4.
+fn audience(
+    application: &Application,
+    issuer: &str,
+    resources: &[String],
+) -> Result<String, OAuthError> {
+    let audience = application
+        .api_audience
+        .clone()
+        .unwrap_or_else(|| management_api_resource(issuer));
+    let resource = match resources {
+        [] => return Ok(audience),
+        [one] => one,
+        _ => {
+            return Err(OAuthError::invalid_target(
+                "only one resource per request: a token has a single audience",
+            ));
+        }
+    };
+    // RFC 8707 §2: "MUST be an absolute URI ... MUST NOT include a fragment component".
+    let absolute = url::Url::parse(resource).is_ok_and(|u| u.fragment().is_none());
+    if !absolute {
+        return Err(OAuthError::invalid_target(
+            "resource must be an absolute URI without a fragment (RFC 8707 §2)",
+        ));
+    }
+    if *resource != audience {
+        return Err(OAuthError::invalid_target(format!(
+            "resource must be this client's audience {audience}"
+        )));
+    }
+    Ok(audience)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use svc_domain::{ClientId, SigningAlg, TenantId, TokenEndpointAuthMethod};
+    use time::OffsetDateTime;
+
+    const ISSUER: &str = "https://acme.example.com";
+
+    fn app(method: TokenEndpointAuthMethod, grants: &[GrantType]) -> Application {
+        Application {
+            id: ClientId::parse("app_01jd0000000000000000000000").unwrap(),
+            tenant_id: TenantId::parse("ten_01jd0000000000000000000000").unwrap(),
+            name: "svc".into(),
+            redirect_uris: vec![],
+            grant_types: grants.to_vec(),
+            token_endpoint_auth_method: method,
+            allowed_scopes: ScopeSet::parse("applications:read audit:read").unwrap(),
+            secret_hash: None,
+            api_audience: None,
+            first_party: true,
+            id_token_signed_response_alg: SigningAlg::Rs256,
+            jwks: None,
+            jwks_uri: None,
+            is_management: false,
+            created_at: OffsetDateTime::UNIX_EPOCH,
+            updated_at: OffsetDateTime::UNIX_EPOCH,
+        }
+    }
+
+    fn confidential() -> Application {
+        app(
+            TokenEndpointAuthMethod::ClientSecretBasic,
+            &[GrantType::ClientCredentials],
+        )
+    }
+
+    fn run(
+        app: &Application,
+        pairs: &[(&str, &str)],
+    ) -> Result<ClientCredentialsGrant, OAuthError> {
+        let mut form = vec![("grant_type".to_owned(), "client_credentials".to_owned())];
+        form.extend(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        client_credentials(app, ISSUER, &TokenRequest::parse(&form, None).unwrap())
+    }
+
+    #[test]
+    fn the_grant_must_be_allowed_and_the_client_confidential() {
+        let not_allowed = app(
+            TokenEndpointAuthMethod::ClientSecretBasic,
+            &[GrantType::AuthorizationCode],
+        );
+        assert_eq!(
+            run(&not_allowed, &[]).unwrap_err().code(),
+            ErrorCode::UnauthorizedClient
+        );
+        let public = app(
+            TokenEndpointAuthMethod::None,
+            &[GrantType::ClientCredentials],
+        );
+        let error = run(&public, &[]).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::UnauthorizedClient);
+        assert!(error.description().contains("confidential"));
+    }
+
+    #[test]
+    fn no_scope_means_every_allowed_scope() {
+        let grant = run(&confidential(), &[]).unwrap();
+        assert_eq!(grant.scope.to_string(), "applications:read audit:read");
+    }
+
+    #[test]
+    fn requested_scopes_must_be_a_subset() {
+        let grant = run(&confidential(), &[("scope", "audit:read")]).unwrap();
+        assert_eq!(grant.scope.to_string(), "audit:read");
+        let error = run(
+            &confidential(),
+            &[("scope", "audit:read users:write webhooks:write")],
+        )
+        .unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidScope);
+        assert_eq!(
+            error.description(),
+            "scope `users:write` is not allowed for this client"
+        );
+    }
+
+    #[test]
+    fn malformed_scopes_are_invalid_scope() {
+        for bad in ["a  b", " audit:read", "audit:read\t", "a\"b"] {
+            let error = run(&confidential(), &[("scope", bad)]).unwrap_err();
+            assert_eq!(error.code(), ErrorCode::InvalidScope, "{bad:?}");
+            assert!(error.description().contains("malformed"));
+        }
+        let many = vec!["s"; 65].join(" ");
+        assert_eq!(
+            run(&confidential(), &[("scope", &many)])
+                .unwrap_err()
+                .code(),
+            ErrorCode::InvalidScope
+        );
+    }
+
+    #[test]
+    fn the_audience_defaults_to_the_management_api() {
+        let grant = run(&confidential(), &[]).unwrap();
+        assert_eq!(grant.audience, format!("{ISSUER}/api/v1"));
+        let grant = run(
+            &confidential(),
+            &[("resource", &format!("{ISSUER}/api/v1"))],
+        )
+        .unwrap();
+        assert_eq!(grant.audience, format!("{ISSUER}/api/v1"));
+    }
+
+    #[test]
+    fn resource_must_be_the_registered_audience() {
+        let mut custom = confidential();
+        custom.api_audience = Some("https://api.example.com".into());
+        assert_eq!(
+            run(&custom, &[]).unwrap().audience,
+            "https://api.example.com"
+        );
+        assert_eq!(
+            run(&custom, &[("resource", "https://api.example.com")])
+                .unwrap()
+                .audience,
+            "https://api.example.com"
+        );
+        for bad in [
+            "https://other.example.com",
+            "https://api.example.com/",
+            "https://api.example.com#frag",
+            "/api/v1",
+            "api.example.com",
+        ] {
+            let error = run(&custom, &[("resource", bad)]).unwrap_err();
+            assert_eq!(error.code(), ErrorCode::InvalidTarget, "{bad}");
+        }
+    }
+
+    #[test]
+    fn several_resources_are_invalid_target() {
+        let error = run(
+            &confidential(),
+            &[
+                ("resource", &format!("{ISSUER}/api/v1")),
+                ("resource", &format!("{ISSUER}/api/v1")),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidTarget);
+        assert!(error.description().contains("only one resource"));
+    }
+}

@@ -1,0 +1,301 @@
+//! Issuing access tokens (RFC 9068 JWT profile) and the token response (RFC 6749 §5.1).
+//!
+//! Rules enforced here:
+//! - Header `typ: at+jwt` (RFC 9068 §2.1), signed by the tenant's access-token key
+//!   (`jwt.default_algorithm`: ES256 or EdDSA), `kid` naming a key of the tenant's JWKS.
+//! - Claims: `iss` (the tenant issuer), `sub`, `aud` (one string), `exp`, `nbf`, `iat`, `jti`
+//!   (128 random bits from the injected `Rng`, base64url), `tenant_id`, `client_id`, `scope`
+//!   (space-delimited, sorted), `subject_type` (spec "Access token (JWT) claims", CONTRACTS.md
+//!   "Tokens").
+//! - Lifetime by subject type: `human` and `anonymous` tokens live
+//!   `access_token_lifetime_human`; `agent` and `system` tokens (machines, including every
+//!   client-credentials token) live `access_token_lifetime_agent`, the shorter default, since
+//!   a machine can always ask again.
+//! - The response is `token_type: Bearer` with `expires_in` equal to the token's lifetime;
+//!   `refresh_token` and `id_token` appear only when issued.
+
+use crate::error::OAuthError;
+use crate::keys::KeyService;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::json;
+use std::fmt;
+use std::time::Duration;
+use svc_domain::{ClientId, Clock, Rng, ScopeSet, TenantId};
+
+/// The JOSE `typ` of access tokens (RFC 9068 §2.1).
+pub const ACCESS_TOKEN_TYP: &str = "at+jwt";
+
+/// The `token_type` of every token we issue (RFC 6750).
+pub const TOKEN_TYPE_BEARER: &str = "Bearer";
+
+/// Random bytes in a `jti`: 128 bits.
+const JTI_BYTES: usize = 16;
+
+/// The caller category of a token (spec "Access token (JWT) claims", `subject_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SubjectType {
+    /// A person signed in.
+    Human,
+    /// An AI or software agent acting for someone.
+    Agent,
+    /// A machine acting for itself (client credentials).
+    System,
+    /// An anonymous session.
+    Anonymous,
+}
+
+impl SubjectType {
+    /// The claim value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Human => "human",
+            Self::Agent => "agent",
+            Self::System => "system",
+            Self::Anonymous => "anonymous",
+        }
+    }
+}
+
+/// Token lifetimes, from `[jwt]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenSettings {
+    /// `access_token_lifetime_human_secs`: tokens of `human` and `anonymous` subjects.
+    pub access_token_lifetime_human: Duration,
+    /// `access_token_lifetime_agent_secs`: tokens of `agent` and `system` subjects.
+    pub access_token_lifetime_agent: Duration,
+}
+
+impl Default for TokenSettings {
+    /// The spec defaults: 900 s for people, 300 s for agents and systems.
+    fn default() -> Self {
+        Self {
+            access_token_lifetime_human: Duration::from_secs(900),
+            access_token_lifetime_agent: Duration::from_secs(300),
+        }
+    }
+}
+
+impl TokenSettings {
+    /// The access-token lifetime for `subject_type` (see the module doc).
+    pub fn access_token_lifetime(&self, subject_type: SubjectType) -> Duration {
+        match subject_type {
+            SubjectType::Human | SubjectType::Anonymous => self.access_token_lifetime_human,
+            SubjectType::Agent | SubjectType::System => self.access_token_lifetime_agent,
+        }
+    }
+}
+
+/// What a grant decided an access token says.
+#[derive(Debug, Clone, Copy)]
+pub struct NewAccessToken<'a> {
+    /// `sub`: the client_id for `system` subjects.
+    pub subject: &'a str,
+    /// `subject_type`.
+    pub subject_type: SubjectType,
+    /// `client_id`: the application that receives the token.
+    pub client_id: &'a ClientId,
+    /// `aud`: the single audience.
+    pub audience: &'a str,
+    /// `scope`.
+    pub scope: &'a ScopeSet,
+}
+
+/// A signed access token.
+#[derive(Clone, PartialEq, Eq)]
+pub struct IssuedAccessToken {
+    /// The compact JWS.
+    pub token: String,
+    /// Its lifetime in seconds (`expires_in`).
+    pub expires_in: u64,
+    /// Its `jti`, for logs and later revocation.
+    pub jti: String,
+}
+
+impl fmt::Debug for IssuedAccessToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IssuedAccessToken")
+            .field("token", &"<redacted>")
+            .field("expires_in", &self.expires_in)
+            .field("jti", &self.jti)
+            .finish()
+    }
+}
+
+/// Signs access tokens for tenants.
+#[derive(Clone, Copy)]
+pub struct AccessTokenIssuer<'a> {
+    /// The tenants' signing keys.
+    pub keys: &'a KeyService,
+    /// The injected clock (`iat`, `nbf`, `exp`).
+    pub clock: &'a dyn Clock,
+    /// The injected randomness (`jti`).
+    pub rng: &'a dyn Rng,
+    /// Lifetimes.
+    pub settings: &'a TokenSettings,
+}
+
+impl AccessTokenIssuer<'_> {
+    /// Builds and signs the access token `token` of `tenant`, whose issuer is `issuer`.
+    pub async fn issue(
+        &self,
+        tenant: &TenantId,
+        issuer: &str,
+        token: &NewAccessToken<'_>,
+    ) -> Result<IssuedAccessToken, OAuthError> {
+        let lifetime = self.settings.access_token_lifetime(token.subject_type);
+        let expires_in = lifetime.as_secs();
+        let iat = self.clock.now().unix_timestamp();
+        let exp = iat.saturating_add(i64::try_from(expires_in).unwrap_or(i64::MAX));
+        let jti = self.jti();
+        let claims = json!({
+            "iss": issuer,
+            "sub": token.subject,
+            "aud": token.audience,
+            "exp": exp,
+            "nbf": iat,
+            "iat": iat,
+            "jti": jti,
+            "tenant_id": tenant.as_str(),
+            "client_id": token.client_id.as_str(),
+            "scope": token.scope.to_string(),
+            "subject_type": token.subject_type.as_str(),
+        });
+        let signer = self.keys.access_token_signer(tenant).await?;
+        let token = signer.sign_jwt(ACCESS_TOKEN_TYP, &claims)?;
+        Ok(IssuedAccessToken {
+            token,
+            expires_in,
+            jti,
+        })
+    }
+
+    fn jti(&self) -> String {
+        let mut bytes = [0u8; JTI_BYTES];
+        self.rng.fill(&mut bytes);
+        URL_SAFE_NO_PAD.encode(bytes)
+    }
+}
+
+/// A successful token response (RFC 6749 §5.1; spec "Token response").
+#[derive(Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TokenResponse {
+    /// The access token (a JWT).
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+    /// Lifetime of the access token in seconds.
+    pub expires_in: u64,
+    /// Granted scopes, space-delimited and sorted.
+    pub scope: String,
+    /// Only for user login flows that granted `offline_access`; never for
+    /// `client_credentials`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// Only when `openid` was granted in a user login flow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_token: Option<String>,
+}
+
+impl TokenResponse {
+    /// A response carrying only `access`, granted for `scope`.
+    pub fn bearer(access: IssuedAccessToken, scope: &ScopeSet) -> Self {
+        Self {
+            access_token: access.token,
+            token_type: TOKEN_TYPE_BEARER,
+            expires_in: access.expires_in,
+            scope: scope.to_string(),
+            refresh_token: None,
+            id_token: None,
+        }
+    }
+}
+
+impl fmt::Debug for TokenResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let redacted = |present: bool| if present { "<redacted>" } else { "-" };
+        f.debug_struct("TokenResponse")
+            .field("access_token", &"<redacted>")
+            .field("token_type", &self.token_type)
+            .field("expires_in", &self.expires_in)
+            .field("scope", &self.scope)
+            .field("refresh_token", &redacted(self.refresh_token.is_some()))
+            .field("id_token", &redacted(self.id_token.is_some()))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lifetimes_follow_the_subject_type() {
+        let settings = TokenSettings {
+            access_token_lifetime_human: Duration::from_secs(900),
+            access_token_lifetime_agent: Duration::from_secs(120),
+        };
+        assert_eq!(
+            settings.access_token_lifetime(SubjectType::Human).as_secs(),
+            900
+        );
+        assert_eq!(
+            settings
+                .access_token_lifetime(SubjectType::Anonymous)
+                .as_secs(),
+            900
+        );
+        assert_eq!(
+            settings.access_token_lifetime(SubjectType::Agent).as_secs(),
+            120
+        );
+        assert_eq!(
+            settings
+                .access_token_lifetime(SubjectType::System)
+                .as_secs(),
+            120
+        );
+        assert_eq!(
+            TokenSettings::default().access_token_lifetime(SubjectType::System),
+            Duration::from_secs(300)
+        );
+    }
+
+    #[test]
+    fn the_response_skips_absent_tokens_and_debug_redacts() {
+        let response = TokenResponse::bearer(
+            IssuedAccessToken {
+                token: "header.payload.sig".into(),
+                expires_in: 300,
+                jti: "j".into(),
+            },
+            &ScopeSet::parse("b a").unwrap(),
+        );
+        assert_eq!(
+            serde_json::to_value(&response).unwrap(),
+            json!({
+                "access_token": "header.payload.sig",
+                "token_type": "Bearer",
+                "expires_in": 300,
+                "scope": "a b"
+            })
+        );
+        let with_refresh = TokenResponse {
+            refresh_token: Some("rt".into()),
+            ..response.clone()
+        };
+        assert_eq!(
+            serde_json::to_value(&with_refresh).unwrap()["refresh_token"],
+            "rt"
+        );
+        assert!(!format!("{response:?}").contains("payload"));
+    }
+
+    #[test]
+    fn subject_types_have_their_wire_spelling() {
+        assert_eq!(SubjectType::Human.as_str(), "human");
+        assert_eq!(SubjectType::Agent.as_str(), "agent");
+        assert_eq!(SubjectType::System.as_str(), "system");
+        assert_eq!(SubjectType::Anonymous.as_str(), "anonymous");
+    }
+}
