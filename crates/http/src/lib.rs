@@ -10,6 +10,7 @@
 //! `into_make_service_with_connect_info::<std::net::SocketAddr>()`; without `ConnectInfo` the
 //! peer is unknown and forwarded headers are never believed.
 
+pub mod api;
 pub mod health;
 pub mod metrics;
 pub mod middleware;
@@ -17,6 +18,7 @@ pub mod problem;
 pub mod routes;
 pub mod settings;
 pub mod tenancy;
+pub mod throttle;
 
 mod fallback;
 

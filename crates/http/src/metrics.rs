@@ -66,7 +66,11 @@ pub trait PoolStatsSource: Send + Sync {
 #[async_trait]
 pub trait MetricsAuthorizer: Send + Sync {
     /// `Ok(())` to serve the metrics; otherwise the problem to answer with (401 or 403).
-    async fn authorize(&self, headers: &HeaderMap) -> Result<(), Problem>;
+    async fn authorize(
+        &self,
+        headers: &HeaderMap,
+        client: &crate::ClientContext,
+    ) -> Result<(), Problem>;
 }
 
 /// Metrics of one app instance. Cheap to clone.
@@ -325,7 +329,11 @@ pub(crate) async fn record(State(metrics): State<Metrics>, req: Request, next: N
 }
 
 /// `GET /metrics`.
-pub(crate) async fn scrape(State(state): State<HttpState>, headers: HeaderMap) -> Response {
+pub(crate) async fn scrape(
+    State(state): State<HttpState>,
+    client: crate::ClientContext,
+    headers: HeaderMap,
+) -> Response {
     if let Some(expected) = &state.settings.metrics_bearer_token {
         if !bearer_matches(&headers, expected.expose_secret()) {
             return Problem::unauthorized("a valid metrics bearer token is required")
@@ -333,7 +341,7 @@ pub(crate) async fn scrape(State(state): State<HttpState>, headers: HeaderMap) -
                 .into_response();
         }
     } else if let Some(authorizer) = state.metrics.authorizer()
-        && let Err(problem) = authorizer.authorize(&headers).await
+        && let Err(problem) = authorizer.authorize(&headers, &client).await
     {
         return problem.into_response();
     }

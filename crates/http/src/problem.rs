@@ -370,6 +370,21 @@ impl From<svc_oauth::keys::KeyError> for Problem {
     }
 }
 
+/// Management use-case failures (see each `ManageError` variant's documented status).
+impl From<svc_manage::ManageError> for Problem {
+    fn from(error: svc_manage::ManageError) -> Self {
+        use svc_manage::ManageError as E;
+        match error {
+            E::Invalid { field, message } => Self::bad_request(format!("{field}: {message}")),
+            E::NotFound => Self::not_found("no such resource in this tenant"),
+            E::Conflict(message) => Self::conflict(message),
+            E::Forbidden(message) => Self::forbidden(message),
+            other @ E::Unavailable(_) => Self::service_unavailable().with_source(other),
+            other => Self::server_error().with_source(other),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

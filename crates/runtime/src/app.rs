@@ -17,12 +17,19 @@ use std::time::Duration;
 use svc_config::{Config, Loaded, Transport};
 use svc_domain::{Clock, OsRandom, Rng, SystemClock};
 use svc_domain::{SigningAlg, TenantSlug};
+use svc_http::api::{ApiState, MetricsReadAuthorizer};
+use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
+use svc_http::routes::{applications, control_plane};
+use svc_http::throttle::{Throttle, ThrottleSettings};
 use svc_http::{
     Health, HttpSettings, HttpState, Metrics, ReadinessCheck, TenantResolver, TenantRouting,
 };
+use svc_manage::ManageContext;
+use svc_oauth::TokenSettings;
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
 use svc_oauth::keys::KeyService;
+use svc_oauth::token::TokenEndpoint;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -179,17 +186,62 @@ impl App {
             error_type_base: config.server.error_type_base.clone(),
             tls: tls.is_some(),
         };
+        let directory = Arc::new(CachedDirectory::new(key_store.clone()));
+        let tenants = TenantResolver::new(routing.clone(), directory);
+        let manage = ManageContext::new(
+            key_store.clone(),
+            options.clock.clone(),
+            options.rng.clone(),
+        );
+        let api = ApiState {
+            tenants: tenants.clone(),
+            keys: keys.clone(),
+            manage,
+            clock: options.clock.clone(),
+        };
         let mut plane_routes = Router::new();
         if plane.runs(Plane::Auth) {
-            let directory = Arc::new(CachedDirectory::new(key_store.clone()));
             plane_routes = plane_routes.merge(well_known::router(WellKnownState {
-                tenants: TenantResolver::new(routing.clone(), directory),
+                tenants: tenants.clone(),
                 keys: keys.clone(),
                 discovery: Arc::new(DiscoverySettings {
                     access_token_alg: keys_alg(&config),
                     features: OptionalFeatures::default(),
                 }),
             }));
+            let settings = TokenSettings {
+                access_token_lifetime_human: Duration::from_secs(u64::from(
+                    config.jwt.access_token_lifetime_human_secs,
+                )),
+                access_token_lifetime_agent: Duration::from_secs(u64::from(
+                    config.jwt.access_token_lifetime_agent_secs,
+                )),
+            };
+            let endpoint = TokenEndpoint::new(
+                key_store.clone(),
+                keys.clone(),
+                options.clock.clone(),
+                options.rng.clone(),
+                settings,
+            );
+            let throttle = &config.server.endpoint_throttle;
+            plane_routes = plane_routes.merge(token::router(TokenState {
+                tenants: tenants.clone(),
+                endpoint: Arc::new(endpoint),
+                throttle: Arc::new(Throttle::new(ThrottleSettings {
+                    enabled: throttle.enabled,
+                    requests_per_second: throttle.requests_per_second,
+                    burst: throttle.burst,
+                })),
+            }));
+        }
+        if plane.runs(Plane::Control) {
+            plane_routes = plane_routes
+                .merge(control_plane::router(api.clone()))
+                .merge(applications::router(api.clone()));
+        }
+        if config.server.metrics_bearer_token.is_none() {
+            metrics.set_authorizer(Arc::new(MetricsReadAuthorizer(api.clone())));
         }
         let state = HttpState {
             settings: Arc::new(settings),

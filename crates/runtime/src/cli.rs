@@ -41,6 +41,12 @@ pub enum Command {
         #[command(subcommand)]
         action: KeysAction,
     },
+    /// Manage control-plane operator tokens.
+    Operator {
+        /// Which operation.
+        #[command(subcommand)]
+        action: OperatorAction,
+    },
     /// Inspect configuration.
     Config {
         /// Which inspection.
@@ -69,6 +75,18 @@ pub enum KeysAction {
         /// The tenant's slug.
         #[arg(long, value_name = "SLUG")]
         tenant: String,
+    },
+}
+
+/// `svc-runtime operator ...`
+#[derive(Debug, Subcommand)]
+pub enum OperatorAction {
+    /// Create an operator token for /api/v1/control-plane/*. The token is printed once on
+    /// stdout; only its hash is stored.
+    CreateToken {
+        /// Who or what the token is for (shown in the audit log).
+        #[arg(long, value_name = "NAME")]
+        name: String,
     },
 }
 

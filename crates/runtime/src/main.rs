@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use std::process::ExitCode;
-use svc_runtime::cli::{Cli, Command, ConfigAction, KeysAction};
+use svc_runtime::cli::{Cli, Command, ConfigAction, KeysAction, OperatorAction};
 use svc_runtime::{App, BuildOptions, migrate_only};
 
 fn main() -> ExitCode {
@@ -68,6 +68,17 @@ async fn run(cli: Cli) -> Result<(), String> {
             "rotated tenant {tenant}: new signing keys {:?}; retired {:?} (published until the tokens they signed expire)",
             report.promoted, report.retired
         );
+        return Ok(());
+    }
+    if let Some(Command::Operator {
+        action: OperatorAction::CreateToken { name },
+    }) = &cli.command
+    {
+        let token = svc_runtime::create_operator_token(&loaded.config, name)
+            .await
+            .map_err(|e| e.to_string())?;
+        eprintln!("operator token `{name}` created; it is shown once below, store it now:");
+        println!("{token}");
         return Ok(());
     }
     if cli.migrate_only {

@@ -104,6 +104,11 @@ impl TestApp {
         self.running.as_ref().expect("running").keys()
     }
 
+    /// The embedded SQLite file of a SQLite app.
+    pub fn sqlite_path(&self) -> std::path::PathBuf {
+        self._cwd.path().join("data/svc.db")
+    }
+
     /// A store on the app's database, for tests that arrange or inspect records directly.
     pub async fn store(&self) -> std::sync::Arc<dyn svc_store::Store> {
         let settings = svc_store::PoolSettings {

@@ -1,4 +1,7 @@
 //! Routers per surface. Each exposes `router(state) -> Router` with its state applied; the
 //! runtime merges the ones its plane serves.
 
+pub mod applications;
+pub mod control_plane;
+pub mod token;
 pub mod well_known;

@@ -97,7 +97,11 @@ struct DenyAll;
 
 #[async_trait]
 impl MetricsAuthorizer for DenyAll {
-    async fn authorize(&self, _headers: &HeaderMap) -> Result<(), Problem> {
+    async fn authorize(
+        &self,
+        _headers: &HeaderMap,
+        _client: &svc_http::ClientContext,
+    ) -> Result<(), Problem> {
         Err(Problem::forbidden("token lacks metrics:read"))
     }
 }

@@ -22,9 +22,18 @@ async fn health_endpoints_answer_exact_bodies_on_both_backends() {
 #[tokio::test]
 async fn metrics_expose_requests_pools_and_build_info() {
     for backend in BACKENDS {
-        let app = TestApp::spawn(backend).await;
+        let app = TestApp::spawn_with(
+            backend,
+            &[("SVC_SERVER__METRICS_BEARER_TOKEN", "scrape-token")],
+        )
+        .await;
         assert_eq!(app.get("/health/ready").await.status(), 200);
-        let response = app.get("/metrics").await;
+        let response = app
+            .request(reqwest::Method::GET, "/metrics")
+            .bearer_auth("scrape-token")
+            .send()
+            .await
+            .unwrap();
         assert_eq!(response.status(), 200);
         let body = response.text().await.unwrap();
         assert!(body.contains("svc_http_requests_total"), "{body}");
@@ -148,11 +157,13 @@ async fn allowed_hosts_refuse_foreign_hosts_but_not_probes() {
                 r#"["id.localhost","*.id.localhost"]"#,
             ),
             ("SVC_SERVER__BASE_DOMAIN", "id.localhost"),
+            ("SVC_SERVER__METRICS_BEARER_TOKEN", "t"),
         ],
     )
     .await;
     let foreign = app
         .request(reqwest::Method::GET, "/metrics")
+        .bearer_auth("t")
         .header("host", "evil.example")
         .send()
         .await
@@ -162,6 +173,7 @@ async fn allowed_hosts_refuse_foreign_hosts_but_not_probes() {
     assert_eq!(body["error"], "bad_request");
     let tenant = app
         .request(reqwest::Method::GET, "/metrics")
+        .bearer_auth("t")
         .header("host", "acme.id.localhost:8080")
         .send()
         .await
@@ -179,10 +191,14 @@ async fn allowed_hosts_refuse_foreign_hosts_but_not_probes() {
 
 #[tokio::test]
 async fn forwarded_host_is_trusted_only_from_trusted_proxies() {
-    let env = [("SVC_SERVER__ALLOWED_HOSTS", r#"["id.localhost"]"#)];
+    let env = [
+        ("SVC_SERVER__ALLOWED_HOSTS", r#"["id.localhost"]"#),
+        ("SVC_SERVER__METRICS_BEARER_TOKEN", "t"),
+    ];
     let untrusted = TestApp::spawn_with(svc_testkit::Backend::Sqlite, &env).await;
     let spoofed = untrusted
         .request(reqwest::Method::GET, "/metrics")
+        .bearer_auth("t")
         .header("host", "evil.example")
         .header("x-forwarded-host", "id.localhost")
         .send()
@@ -199,12 +215,14 @@ async fn forwarded_host_is_trusted_only_from_trusted_proxies() {
         svc_testkit::Backend::Sqlite,
         &[
             env[0],
+            env[1],
             ("SVC_SERVER__TRUSTED_PROXIES", r#"["127.0.0.1/32"]"#),
         ],
     )
     .await;
     let forwarded = trusted
         .request(reqwest::Method::GET, "/metrics")
+        .bearer_auth("t")
         .header("host", "10.1.2.3")
         .header("x-forwarded-host", "id.localhost")
         .send()

@@ -6,6 +6,7 @@ mod cli;
 mod discovery;
 mod health;
 mod kms;
+mod machine_access;
 mod planes;
 mod postgres_outage;
 mod tls;

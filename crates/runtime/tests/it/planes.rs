@@ -46,10 +46,19 @@ async fn split_by_plane_opens_only_the_planes_own_pool() {
             ("SVC_DEPLOYMENT__DATABASE_TOPOLOGY", "split_by_plane"),
             ("DATABASE_AUTH_URL", &auth_url),
             ("SVC_DATABASE__AUTH_POOL__MAX_CONNECTIONS", "3"),
+            ("SVC_SERVER__METRICS_BEARER_TOKEN", "t"),
         ],
     )
     .await;
-    let metrics = app.get("/metrics").await.text().await.unwrap();
+    let metrics = app
+        .request(reqwest::Method::GET, "/metrics")
+        .bearer_auth("t")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(
         metrics.contains(r#"svc_db_pool_connections{pool="auth",state="max"} 3"#),
         "{metrics}"

@@ -1,0 +1,215 @@
+//! The extractors behind every management route.
+
+use super::ApiState;
+use crate::tenancy::CurrentTenant;
+use crate::{ClientContext, Problem, RequestId};
+use axum::extract::FromRequestParts;
+use http::HeaderValue;
+use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use http::request::Parts;
+use std::marker::PhantomData;
+use svc_manage::{Actor, RequestMeta};
+use svc_oauth::discovery::management_api_resource;
+use svc_sdk::{AccessTokenClaims, Requirements, SubjectType, ValidationError};
+
+/// A scope a route requires (CONTRACTS.md "Tenant API scopes and audience").
+pub trait Permission: Send + Sync + 'static {
+    /// The scope.
+    const SCOPE: &'static str;
+}
+
+macro_rules! permission {
+    ($(#[$meta:meta])* $name:ident, $scope:literal) => {
+        $(#[$meta])*
+        #[derive(Debug)]
+        pub struct $name;
+        impl Permission for $name {
+            const SCOPE: &'static str = $scope;
+        }
+    };
+}
+
+permission!(
+    /// `applications:read`
+    ApplicationsRead,
+    "applications:read"
+);
+permission!(
+    /// `applications:write`
+    ApplicationsWrite,
+    "applications:write"
+);
+permission!(
+    /// `audit:read`
+    AuditRead,
+    "audit:read"
+);
+
+/// A caller whose access token passed the whole validation contract for permission `P`.
+pub struct Authorized<P: Permission> {
+    /// The tenant owning the resources of this request (the host's tenant).
+    pub tenant: CurrentTenant,
+    /// The validated claims.
+    pub claims: AccessTokenClaims,
+    /// Who acts, for the audit log.
+    pub actor: Actor,
+    /// Request id and client address, for the audit log.
+    pub meta: RequestMeta,
+    _permission: PhantomData<P>,
+}
+
+fn refusal(error: &ValidationError) -> Problem {
+    let problem = match error.status() {
+        401 => Problem::unauthorized(error.to_string()),
+        403 if error.error_code() == "insufficient_scope" => Problem::new(
+            http::StatusCode::FORBIDDEN,
+            "insufficient_scope",
+            "Insufficient Scope",
+            error.to_string(),
+        ),
+        403 => Problem::forbidden(error.to_string()),
+        _ => Problem::service_unavailable(),
+    };
+    match HeaderValue::from_str(&error.www_authenticate()) {
+        Ok(value) if error.status() == 401 || error.error_code() == "insufficient_scope" => {
+            problem.with_header(WWW_AUTHENTICATE, value)
+        }
+        _ => problem,
+    }
+}
+
+fn meta(parts: &Parts) -> RequestMeta {
+    let request_id = parts.extensions.get::<RequestId>().map(ToString::to_string);
+    let client_ip = parts
+        .extensions
+        .get::<ClientContext>()
+        .and_then(|c| c.ip)
+        .map(|ip| ip.to_string());
+    RequestMeta {
+        request_id,
+        client_ip,
+    }
+}
+
+impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
+    type Rejection = Problem;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &ApiState,
+    ) -> Result<Self, Self::Rejection> {
+        // The host's tenant first: an unknown host is 404 and a suspended tenant 403 on every
+        // surface, whatever the credentials.
+        let tenant = CurrentTenant::from_request_parts(parts, state).await?;
+        // Rule 1: the token comes from `Authorization: Bearer`.
+        let header = parts
+            .headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        let token = svc_sdk::bearer_token(header)
+            .map_err(|e| refusal(&e))?
+            .to_owned();
+
+        // Rule 2: the signature verifies with this tenant's own published keys, with the
+        // access-token algorithm and the RFC 9068 type.
+        let published = state.keys.published_jwks(&tenant.tenant).await?;
+        let jwks = serde_json::from_str::<jsonwebtoken::jwk::JwkSet>(&published.json)
+            .map_err(|e| Problem::server_error().with_source(std::io::Error::other(e)))?;
+        let requirements = Requirements {
+            issuer: tenant.issuer.clone(),
+            audience: management_api_resource(&tenant.issuer),
+            tenant_id: tenant.tenant.id.to_string(),
+            required_scope: Some(P::SCOPE.to_owned()),
+            subject_types: vec![SubjectType::System, SubjectType::Human, SubjectType::Agent],
+            allow_delegation: false,
+            dpop_jkt: None,
+            leeway_secs: 0,
+        };
+        // Rules 2–10, in the spec's order.
+        let now = state.clock.now().unix_timestamp();
+        let claims = svc_sdk::validate_with_jwks(&token, &jwks, &requirements, now)
+            .map_err(|e| refusal(&e))?;
+        let actor = match svc_domain::ClientId::parse(&claims.client_id) {
+            Ok(client) => Actor::Client(client),
+            Err(_) => return Err(Problem::unauthorized("the token names no valid client")),
+        };
+        Ok(Self {
+            tenant,
+            claims,
+            actor,
+            meta: meta(parts),
+            _permission: PhantomData,
+        })
+    }
+}
+
+/// A control-plane operator (spec "Credentials by surface": operator token).
+pub struct OperatorCaller {
+    /// Who acts.
+    pub actor: Actor,
+    /// Request id and client address.
+    pub meta: RequestMeta,
+}
+
+impl FromRequestParts<ApiState> for OperatorCaller {
+    type Rejection = Problem;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &ApiState,
+    ) -> Result<Self, Self::Rejection> {
+        let header = parts
+            .headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        let challenge = HeaderValue::from_static("Bearer realm=\"svc-control-plane\"");
+        let token = svc_sdk::bearer_token(header).map_err(|_| {
+            Problem::unauthorized("an operator token is required")
+                .with_header(WWW_AUTHENTICATE, challenge.clone())
+        })?;
+        let operator = svc_manage::control_plane::authenticate_operator(&state.manage, token)
+            .await?
+            .ok_or_else(|| {
+                Problem::unauthorized("the operator token is not valid")
+                    .with_header(WWW_AUTHENTICATE, challenge)
+            })?;
+        Ok(Self {
+            actor: Actor::Operator(operator.id),
+            meta: meta(parts),
+        })
+    }
+}
+
+/// `/metrics` without a static token (spec "Credentials by surface"): a service token of the
+/// host's tenant with scope `metrics:read`, validated by the same contract as every API call.
+pub struct MetricsReadAuthorizer(pub ApiState);
+
+#[async_trait::async_trait]
+impl crate::MetricsAuthorizer for MetricsReadAuthorizer {
+    async fn authorize(
+        &self,
+        headers: &http::HeaderMap,
+        client: &ClientContext,
+    ) -> Result<(), Problem> {
+        let header = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+        let token = svc_sdk::bearer_token(header).map_err(|e| refusal(&e))?;
+        let tenant = self.0.tenants.resolve(client).await?;
+        let published = self.0.keys.published_jwks(&tenant.tenant).await?;
+        let jwks = serde_json::from_str::<jsonwebtoken::jwk::JwkSet>(&published.json)
+            .map_err(|e| Problem::server_error().with_source(std::io::Error::other(e)))?;
+        let requirements = Requirements {
+            issuer: tenant.issuer.clone(),
+            audience: management_api_resource(&tenant.issuer),
+            tenant_id: tenant.tenant.id.to_string(),
+            required_scope: Some("metrics:read".to_owned()),
+            subject_types: vec![SubjectType::System],
+            allow_delegation: false,
+            dpop_jkt: None,
+            leeway_secs: 0,
+        };
+        let now = self.0.clock.now().unix_timestamp();
+        svc_sdk::validate_with_jwks(token, &jwks, &requirements, now)
+            .map(|_| ())
+            .map_err(|e| refusal(&e))
+    }
+}

@@ -1,0 +1,83 @@
+//! `idempotency-key` on POSTs (spec "Retryable writes take idempotency-key"): the first request
+//! with a key runs and its response is stored; a repeat with the same key and the same request
+//! replays that response; the same key with a different request is 409 `conflict`. Keys are
+//! scoped to the caller and expire after 24 hours.
+
+use crate::Problem;
+use axum::body::{Body, to_bytes};
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use sha2::{Digest, Sha256};
+use std::future::Future;
+use svc_manage::ManageContext;
+use svc_manage::idempotency::{Begin, begin, complete, release};
+
+const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+/// Largest response body stored for replay.
+const MAX_STORED_BODY: usize = 256 * 1024;
+
+/// Runs `handler` at most once per (`scope`, `idempotency-key`).
+pub async fn idempotent<Fut>(
+    ctx: &ManageContext,
+    scope: &str,
+    headers: &HeaderMap,
+    request: (&Method, &str, &[u8]),
+    handler: impl FnOnce() -> Fut,
+) -> Response
+where
+    Fut: Future<Output = Response>,
+{
+    let Some(key) = headers.get(IDEMPOTENCY_KEY) else {
+        return handler().await;
+    };
+    let Ok(key) = key.to_str() else {
+        return Problem::bad_request("idempotency-key must be printable ASCII").into_response();
+    };
+    let (method, path, body) = request;
+    let mut hasher = Sha256::new();
+    hasher.update(method.as_str().as_bytes());
+    hasher.update([0]);
+    hasher.update(path.as_bytes());
+    hasher.update([0]);
+    hasher.update(body);
+    let fingerprint = hex(&hasher.finalize());
+    match begin(ctx, scope, key, &fingerprint).await {
+        Err(e) => Problem::from(e).into_response(),
+        Ok(Begin::Replay { status, body }) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let mut response = (status, body).into_response();
+            response.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+                .headers_mut()
+                .insert(REPLAYED, HeaderValue::from_static("true"));
+            response
+        }
+        Ok(Begin::Fresh) => {
+            let response = handler().await;
+            let status = response.status();
+            // Server errors are not final: let the client retry with the same key.
+            if status.is_server_error() {
+                let _ = release(ctx, scope, key).await;
+                return response;
+            }
+            let (parts, body) = response.into_parts();
+            let Ok(bytes) = to_bytes(body, MAX_STORED_BODY).await else {
+                let _ = release(ctx, scope, key).await;
+                return Problem::server_error().into_response();
+            };
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if let Err(e) = complete(ctx, scope, key, status.as_u16(), &text).await {
+                tracing::warn!(error = %e, "could not store an idempotent response");
+            }
+            Response::from_parts(parts, Body::from(bytes))
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

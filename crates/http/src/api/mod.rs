@@ -1,0 +1,42 @@
+//! Authentication and authorisation of the management surfaces, as extractors in handler
+//! signatures so a handler cannot forget them (ARCHITECTURE.md rule 2):
+//!
+//! - [`Authorized<P>`] for `/api/v1/*`: the spec's access-token validation contract, all ten
+//!   rules in order (tenant before scope) — signature against this tenant's own keys, then the
+//!   claim rules shared with resource servers through `svc-sdk`.
+//! - [`OperatorCaller`] for `/api/v1/control-plane/*`: a control-plane operator token.
+
+mod auth;
+mod idempotency;
+
+pub use auth::{
+    ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, MetricsReadAuthorizer,
+    OperatorCaller, Permission,
+};
+pub use idempotency::idempotent;
+
+use crate::tenancy::TenantResolver;
+use axum::extract::FromRef;
+use std::sync::Arc;
+use svc_domain::Clock;
+use svc_manage::ManageContext;
+use svc_oauth::keys::KeyService;
+
+/// State of the management routes.
+#[derive(Clone)]
+pub struct ApiState {
+    /// Host → tenant.
+    pub tenants: TenantResolver,
+    /// The tenants' keys, to verify access tokens locally.
+    pub keys: Arc<KeyService>,
+    /// Use cases.
+    pub manage: ManageContext,
+    /// Time, for token expiry.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl FromRef<ApiState> for TenantResolver {
+    fn from_ref(state: &ApiState) -> Self {
+        state.tenants.clone()
+    }
+}

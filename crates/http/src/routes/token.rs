@@ -1,0 +1,122 @@
+//! `POST /oauth/token` (RFC 6749 §3.2): form in, token or RFC 6749 §5.2 error out, never cached
+//! (§5.1 `Cache-Control: no-store`). Throttled per client and per client address
+//! (`server.endpoint_throttle`) before any credential is checked.
+
+use crate::tenancy::{CurrentTenant, TenantResolver};
+use crate::throttle::Throttle;
+use crate::{ClientContext, Problem};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{FromRef, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, PRAGMA, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderValue, StatusCode};
+use std::sync::Arc;
+use svc_oauth::OAuthError;
+use svc_oauth::token::{TokenEndpoint, client_id_hint};
+
+/// State of the token route.
+#[derive(Clone)]
+pub struct TokenState {
+    /// Host → tenant.
+    pub tenants: TenantResolver,
+    /// The engine.
+    pub endpoint: Arc<TokenEndpoint>,
+    /// Request throttling.
+    pub throttle: Arc<Throttle>,
+}
+
+impl FromRef<TokenState> for TenantResolver {
+    fn from_ref(state: &TokenState) -> Self {
+        state.tenants.clone()
+    }
+}
+
+/// The token route.
+pub fn router(state: TokenState) -> Router {
+    Router::new()
+        .route("/oauth/token", post(token))
+        .with_state(state)
+}
+
+fn no_store(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(PRAGMA, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// RFC 6749 §5.2 error body (`application/json`, not problem+json).
+fn oauth_error(error: &OAuthError) -> Response {
+    if error.status() >= 500 {
+        tracing::error!(error = %error, "token endpoint failure");
+    } else if let Some(detail) = error.log_detail() {
+        // Why a client was refused stays in the logs; the response is deliberately uniform.
+        tracing::info!(
+            error = error.code().as_str(),
+            detail,
+            "token request refused"
+        );
+    }
+    let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    let body = serde_json::json!({ "error": error.code().as_str(), "error_description": error.description() });
+    let mut response = (status, body.to_string()).into_response();
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if error.basic_challenge() {
+        response.headers_mut().insert(
+            WWW_AUTHENTICATE,
+            HeaderValue::from_static("Basic realm=\"svc\""),
+        );
+    }
+    no_store(response)
+}
+
+async fn token(
+    State(state): State<TokenState>,
+    current: CurrentTenant,
+    client: ClientContext,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let form_type = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        })
+        .unwrap_or(false);
+    if !form_type {
+        return oauth_error(&OAuthError::invalid_request(
+            "the body must be application/x-www-form-urlencoded",
+        ));
+    }
+    let form: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
+    let authorization = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+
+    // Throttle before any secret is compared: per client (as claimed) and per address.
+    let tenant_key = current.tenant.id.as_str();
+    let client_key =
+        client_id_hint(&form, authorization).map(|c| format!("{tenant_key}:client:{c}"));
+    let ip_key = client.ip.map(|ip| format!("ip:{ip}"));
+    for key in [client_key, ip_key].into_iter().flatten() {
+        if let Err(retry_after) = state.throttle.check(&key) {
+            return Problem::rate_limited(retry_after).into_response();
+        }
+    }
+
+    match state
+        .endpoint
+        .handle(&current.tenant, &current.issuer, &form, authorization)
+        .await
+    {
+        Ok(response) => no_store(axum::Json(response).into_response()),
+        Err(error) => oauth_error(&error),
+    }
+}
