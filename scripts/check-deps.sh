@@ -33,7 +33,10 @@ forbid svc-crypto tokio axum sqlx svc-store svc-config svc-http
 # The KMS daemon stands alone: it shares no code with the service it protects keys for.
 forbid svc-kms svc-store svc-config svc-http svc-oauth svc-crypto axum sqlx
 # Engines know ports, not frameworks, backends, configuration or the KMS wire protocol.
-forbid svc-oauth axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http
+forbid svc-oauth axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-manage
+forbid svc-manage axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-oauth
+# The backend SDK is what resource servers embed: it knows no server crate at all.
+forbid svc-sdk svc-domain svc-store svc-config svc-http svc-oauth svc-manage svc-crypto svc-kms sqlx axum
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures dependency rule(s) broken" >&2

@@ -117,9 +117,14 @@ impl App {
         prepare_schema(&stores, production).await?;
         let bootstrap = implied_default_tenant(&config).filter(|_| !production);
         if let (Some(slug), Some(first)) = (bootstrap, stores.first()) {
-            let (clock, rng) = (options.clock.as_ref(), options.rng.as_ref());
-            if ensure_default_tenant(first.store.as_ref(), &slug, clock, rng).await? {
-                tracing::info!(tenant = %slug, "created the default tenant");
+            let (clock, rng) = (options.clock.clone(), options.rng.clone());
+            if let Some(id) = ensure_default_tenant(first.store.clone(), &slug, clock, rng).await? {
+                tracing::info!(
+                    tenant = %slug,
+                    tenant_id = %id,
+                    "created the default tenant; for management credentials run `svc-runtime operator create-token \
+                     --name admin`, then POST /api/v1/control-plane/tenants/{id}/management-credentials with that token"
+                );
             }
         }
 
@@ -143,6 +148,8 @@ impl App {
             workers.spawn("key-rotation", move |cancel| {
                 crate::keys::rotation_worker(keys, interval, cancel)
             });
+            let (store, clock) = (key_store.clone(), options.clock.clone());
+            workers.spawn("janitor", move |cancel| janitor(store, clock, cancel));
         }
         for opened in &stores {
             let opened = opened.clone();
@@ -415,6 +422,35 @@ pub(crate) fn keys_alg(config: &Config) -> SigningAlg {
     match config.jwt.default_algorithm {
         svc_config::JwtAlgorithm::Es256 => SigningAlg::Es256,
         svc_config::JwtAlgorithm::EdDsa => SigningAlg::EdDsa,
+    }
+}
+
+/// The async plane's housekeeping: forgets expired idempotency keys and client-assertion ids
+/// every ten minutes (they are only kept to refuse replays within their lifetime).
+async fn janitor(
+    store: Arc<dyn svc_store::Store>,
+    clock: Arc<dyn Clock>,
+    cancel: CancellationToken,
+) {
+    let mut ticker = tokio::time::interval(Duration::from_secs(600));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            _ = ticker.tick() => {}
+        }
+        let purge = async {
+            let mut tx = store.write().await?;
+            let purged = tx.purge_expired(clock.now()).await?;
+            tx.commit().await.map(|()| purged)
+        };
+        match purge.await {
+            Ok(0) => {}
+            Ok(purged) => {
+                tracing::info!(purged, "expired idempotency keys and assertion ids removed")
+            }
+            Err(e) => tracing::warn!(error = %e, "housekeeping failed; retrying on the next tick"),
+        }
     }
 }
 

@@ -3,9 +3,12 @@
 //! creates that tenant, so a new user gets working endpoints without any setup.
 
 use crate::RuntimeError;
+use std::sync::Arc;
 use svc_config::Config;
-use svc_domain::{Clock, Rng, Tenant, TenantId, TenantSlug, TenantStatus};
-use svc_store::{Store, StoreError};
+use svc_domain::{Clock, Rng, TenantId, TenantSlug};
+use svc_manage::control_plane::{NewTenant, create_tenant};
+use svc_manage::{Actor, ManageContext, ManageError, RequestMeta};
+use svc_store::Store;
 
 /// The slug used when nothing else is configured.
 pub(crate) const ZERO_CONFIG_TENANT: &str = "default";
@@ -22,34 +25,41 @@ pub(crate) fn implied_default_tenant(config: &Config) -> Option<String> {
     }
 }
 
-/// Creates the implied default tenant unless it exists. Safe to race with other instances: a
-/// concurrent creator's conflict counts as success.
+/// Creates the implied default tenant unless it exists, through the same use case as the
+/// control plane, so it has a management application like any tenant. Its secret is discarded
+/// (never logged); an operator obtains credentials with
+/// `POST /api/v1/control-plane/tenants/{id}/management-credentials`. Safe to race with other
+/// instances: a concurrent creator's conflict counts as success.
 pub(crate) async fn ensure_default_tenant(
-    store: &dyn Store,
+    store: Arc<dyn Store>,
     slug: &str,
-    clock: &dyn Clock,
-    rng: &dyn Rng,
-) -> Result<bool, RuntimeError> {
-    let slug = TenantSlug::parse(slug)
+    clock: Arc<dyn Clock>,
+    rng: Arc<dyn Rng>,
+) -> Result<Option<TenantId>, RuntimeError> {
+    let parsed = TenantSlug::parse(slug)
         .map_err(|e| RuntimeError::Bootstrap(format!("tenant.default_tenant_slug: {e}")))?;
-    let fail =
-        |e: StoreError| RuntimeError::Bootstrap(format!("cannot create the default tenant: {e}"));
-    let mut tx = store.write().await.map_err(fail)?;
-    if tx.tenant_by_slug(&slug).await.map_err(fail)?.is_some() {
-        return Ok(false);
+    let mut read = store
+        .read()
+        .await
+        .map_err(|e| RuntimeError::Bootstrap(e.to_string()))?;
+    let existing = read
+        .tenant_by_slug(&parsed)
+        .await
+        .map_err(|e| RuntimeError::Bootstrap(e.to_string()))?;
+    drop(read);
+    if existing.is_some() {
+        return Ok(None);
     }
-    let now = clock.now();
-    let tenant = Tenant {
-        id: TenantId::generate(clock, rng),
-        display_name: slug.as_str().to_owned(),
-        slug,
-        status: TenantStatus::Active,
-        created_at: now,
-        updated_at: now,
+    let ctx = ManageContext::new(store, clock, rng);
+    let input = NewTenant {
+        slug: slug.to_owned(),
+        display_name: slug.to_owned(),
     };
-    match tx.insert_tenant(&tenant).await {
-        Ok(()) => tx.commit().await.map_err(fail).map(|()| true),
-        Err(StoreError::Conflict { .. }) => Ok(false),
-        Err(e) => Err(fail(e)),
+    match create_tenant(&ctx, &Actor::System, &RequestMeta::default(), input).await {
+        Ok(created) => Ok(Some(created.tenant.id)),
+        Err(ManageError::Conflict(_)) => Ok(None),
+        Err(e) => Err(RuntimeError::Bootstrap(format!(
+            "cannot create the default tenant: {e}"
+        ))),
     }
 }

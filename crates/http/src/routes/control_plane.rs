@@ -29,6 +29,10 @@ pub fn router(state: ApiState) -> Router {
             "/api/v1/control-plane/tenants/{id}/reactivate",
             post(reactivate),
         )
+        .route(
+            "/api/v1/control-plane/tenants/{id}/management-credentials",
+            post(management_credentials),
+        )
         .with_state(state)
 }
 
@@ -152,4 +156,16 @@ async fn remove(
 ) -> Result<Response, Problem> {
     cp::delete_tenant(&state.manage, &caller.actor, &caller.meta, &tenant_id(&id)?).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+async fn management_credentials(
+    State(state): State<ApiState>,
+    caller: OperatorCaller,
+    Path(id): Path<String>,
+) -> Result<Response, Problem> {
+    let tenant = tenant_id(&id)?;
+    let (client_id, secret) =
+        cp::issue_management_credentials(&state.manage, &caller.actor, &caller.meta, &tenant)
+            .await?;
+    Ok(Json(json!({ "client_id": client_id, "client_secret": secret })).into_response())
 }

@@ -670,3 +670,151 @@ async fn metrics_accept_a_metrics_read_service_token_and_nothing_less() {
     assert!(ok.text().await.unwrap().contains("svc_http_requests_total"));
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_zero_config_default_tenant_gets_management_credentials_from_an_operator() {
+    for backend in BACKENDS {
+        let app = TestApp::spawn(backend).await;
+        let operator = operator_token(&app).await;
+        let tenants: Value = app
+            .request(reqwest::Method::GET, "/api/v1/control-plane/tenants")
+            .bearer_auth(&operator)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let default = tenants["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["slug"] == "default")
+            .expect("default tenant");
+        let id = default["id"].as_str().unwrap();
+        let issued = app
+            .request(
+                reqwest::Method::POST,
+                &format!("/api/v1/control-plane/tenants/{id}/management-credentials"),
+            )
+            .bearer_auth(&operator)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(issued.status(), 200);
+        let issued: Value = issued.json().await.unwrap();
+        let host = app.url.trim_start_matches("http://").to_owned();
+        let tenant = Tenant {
+            host,
+            client_id: issued["client_id"].as_str().unwrap().to_owned(),
+            client_secret: issued["client_secret"].as_str().unwrap().to_owned(),
+        };
+        let token = access_token(&app, &tenant, Some("applications:read")).await;
+        let apps: Value = app
+            .request(reqwest::Method::GET, "/api/v1/applications")
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(apps["items"][0]["is_management"], true, "{apps}");
+        // Issuing again invalidates the previous secret at once.
+        app.request(
+            reqwest::Method::POST,
+            &format!("/api/v1/control-plane/tenants/{id}/management-credentials"),
+        )
+        .bearer_auth(&operator)
+        .send()
+        .await
+        .unwrap();
+        assert_eq!(token_status(&app, &tenant).await, 401);
+        app.shutdown().await;
+    }
+}
+
+async fn token_status(app: &TestApp, tenant: &Tenant) -> u16 {
+    token(app, tenant, None).await.status().as_u16()
+}
+
+#[tokio::test]
+async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
+    let app = TestApp::spawn_with(Backend::Postgres, &env()).await;
+    let operator = operator_token(&app).await;
+    let acme = create_tenant(&app, &operator, "acme").await;
+    let admin = access_token(&app, &acme, None).await;
+    let key = svc_crypto::SigningKey::generate(svc_domain::SigningAlg::Es256).unwrap();
+    let created: Value = app
+        .request(reqwest::Method::POST, "/api/v1/applications")
+        .header("host", &acme.host)
+        .bearer_auth(&admin)
+        .json(&json!({
+            "name": "Signed client",
+            "redirect_uris": [],
+            "grant_types": ["client_credentials"],
+            "token_endpoint_auth_method": "private_key_jwt",
+            "allowed_scopes": ["reports:read"],
+            "api_audience": "https://reports.example.com",
+            "first_party": false,
+            "jwks": {"keys": [key.public_jwk()]},
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let client_id = created["client_id"].as_str().expect("created").to_owned();
+    assert!(
+        created.get("client_secret").is_none(),
+        "private_key_jwt clients get no secret"
+    );
+    let issuer = format!("http://{}", acme.host);
+    let now = svc_domain::Clock::now(&svc_domain::SystemClock).unix_timestamp();
+    let assertion = |jti: &str, exp: i64| {
+        key.sign_jwt("JWT", &json!({"iss": client_id, "sub": client_id, "aud": issuer, "jti": jti, "iat": now, "exp": exp}))
+            .unwrap()
+    };
+    let send = |assertion: String| {
+        app.request(reqwest::Method::POST, "/oauth/token")
+            .header("host", &acme.host)
+            .form(&[
+                ("grant_type", "client_credentials"),
+                (
+                    "client_assertion_type",
+                    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                ),
+                ("client_assertion", assertion.as_str()),
+            ])
+            .send()
+    };
+    let ok = send(assertion("jti-1", now + 60)).await.unwrap();
+    assert_eq!(ok.status(), 200);
+    let body: Value = ok.json().await.unwrap();
+    assert_eq!(body["scope"], "reports:read");
+    for (case, assertion) in [
+        ("replayed jti", assertion("jti-1", now + 60)),
+        ("expired", assertion("jti-2", now - 10)),
+        ("too long-lived", assertion("jti-3", now + 3600)),
+    ] {
+        let refused = send(assertion).await.unwrap();
+        assert_eq!(refused.status(), 401, "{case}");
+        assert_eq!(
+            refused.json::<Value>().await.unwrap()["error"],
+            "invalid_client",
+            "{case}"
+        );
+    }
+    // alg none: an unsigned assertion naming the client.
+    let b64 = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let unsigned = format!(
+        "{}.{}.",
+        b64(json!({"alg": "none", "typ": "JWT"})),
+        b64(
+            json!({"iss": client_id, "sub": client_id, "aud": issuer, "jti": "jti-4", "exp": now + 60})
+        )
+    );
+    assert_eq!(send(unsigned).await.unwrap().status(), 401);
+    app.shutdown().await;
+}
