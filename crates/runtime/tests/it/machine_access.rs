@@ -183,6 +183,16 @@ async fn a_new_user_creates_a_tenant_gets_a_token_and_manages_applications() {
             .await
             .unwrap();
         assert_eq!(post_token.status(), 200);
+        // A token for another audience (the billing API) is refused by the management API.
+        let billing_token: Value = post_token.json().await.unwrap();
+        let wrong_audience = app
+            .request(reqwest::Method::GET, "/api/v1/applications")
+            .header("host", &acme.host)
+            .bearer_auth(billing_token["access_token"].as_str().unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(wrong_audience.status(), 401, "aud is checked before scope");
 
         // The same management token is refused on another tenant's host.
         let foreign = app
