@@ -224,13 +224,15 @@ impl App {
                     config.jwt.access_token_lifetime_agent_secs,
                 )),
             };
+            let fetcher = Arc::new(crate::jwks_fetch::GuardedJwksFetcher::new(production));
             let endpoint = TokenEndpoint::new(
                 key_store.clone(),
                 keys.clone(),
                 options.clock.clone(),
                 options.rng.clone(),
                 settings,
-            );
+            )
+            .with_jwks_fetcher(fetcher);
             let throttle = &config.server.endpoint_throttle;
             plane_routes = plane_routes.merge(token::router(TokenState {
                 tenants: tenants.clone(),

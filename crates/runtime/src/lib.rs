@@ -10,6 +10,7 @@ mod bootstrap;
 pub mod cli;
 mod directory;
 mod error;
+mod jwks_fetch;
 mod keys;
 pub mod logging;
 mod operator;
