@@ -1,0 +1,9 @@
+//! Store-backed tests of the token endpoint: a migrated SQLite store on a temp file, ephemeral
+//! signing keys and a manual clock. Named after the rule (and RFC section) they cover.
+
+mod client_auth;
+mod client_credentials;
+mod issuance;
+mod private_key_jwt;
+mod request;
+mod support;
