@@ -8,6 +8,7 @@ pub mod client_auth;
 pub mod discovery;
 pub mod error;
 pub mod grants;
+pub mod introspect;
 pub mod keys;
 pub mod token;
 

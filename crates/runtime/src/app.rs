@@ -28,6 +28,7 @@ use svc_http::{
 use svc_manage::ManageContext;
 use svc_oauth::TokenSettings;
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
+use svc_oauth::introspect::Introspector;
 use svc_oauth::keys::KeyService;
 use svc_oauth::token::TokenEndpoint;
 use tokio::task::JoinHandle;
@@ -213,7 +214,10 @@ impl App {
                 keys: keys.clone(),
                 discovery: Arc::new(DiscoverySettings {
                     access_token_alg: keys_alg(&config),
-                    features: OptionalFeatures::default(),
+                    features: OptionalFeatures {
+                        introspection: true,
+                        ..OptionalFeatures::default()
+                    },
                 }),
             }));
             let settings = TokenSettings {
@@ -232,11 +236,15 @@ impl App {
                 options.rng.clone(),
                 settings,
             )
-            .with_jwks_fetcher(fetcher);
+            .with_jwks_fetcher(fetcher.clone());
+            let introspector =
+                Introspector::new(key_store.clone(), keys.clone(), options.clock.clone())
+                    .with_jwks_fetcher(fetcher);
             let throttle = &config.server.endpoint_throttle;
             plane_routes = plane_routes.merge(token::router(TokenState {
                 tenants: tenants.clone(),
                 endpoint: Arc::new(endpoint),
+                introspector: Arc::new(introspector),
                 throttle: Arc::new(Throttle::new(ThrottleSettings {
                     enabled: throttle.enabled,
                     requests_per_second: throttle.requests_per_second,

@@ -14,6 +14,7 @@ use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, PRAGMA, WWW_AUTHE
 use http::{HeaderMap, HeaderValue, StatusCode};
 use std::sync::Arc;
 use svc_oauth::OAuthError;
+use svc_oauth::introspect::Introspector;
 use svc_oauth::token::{TokenEndpoint, client_id_hint};
 
 /// State of the token route.
@@ -23,6 +24,8 @@ pub struct TokenState {
     pub tenants: TenantResolver,
     /// The engine.
     pub endpoint: Arc<TokenEndpoint>,
+    /// RFC 7662 introspection.
+    pub introspector: Arc<Introspector>,
     /// Request throttling.
     pub throttle: Arc<Throttle>,
 }
@@ -37,6 +40,7 @@ impl FromRef<TokenState> for TenantResolver {
 pub fn router(state: TokenState) -> Router {
     Router::new()
         .route("/oauth/token", post(token))
+        .route("/oauth/introspect", post(introspect))
         .with_state(state)
 }
 
@@ -74,13 +78,8 @@ fn oauth_error(error: &OAuthError) -> Response {
     no_store(response)
 }
 
-async fn token(
-    State(state): State<TokenState>,
-    current: CurrentTenant,
-    client: ClientContext,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+/// The form pairs of a protocol request, or the error for a body that is not a form.
+fn form_of(headers: &HeaderMap, body: &[u8]) -> Result<Vec<(String, String)>, Response> {
     let form_type = headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -93,30 +92,79 @@ async fn token(
         })
         .unwrap_or(false);
     if !form_type {
-        return oauth_error(&OAuthError::invalid_request(
+        return Err(oauth_error(&OAuthError::invalid_request(
             "the body must be application/x-www-form-urlencoded",
-        ));
+        )));
     }
-    let form: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
-    let authorization = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+    Ok(url::form_urlencoded::parse(body).into_owned().collect())
+}
 
-    // Throttle before any secret is compared: per client (as claimed) and per address.
+/// Throttles before any secret is compared: per client (as claimed) and per address.
+fn throttled(
+    state: &TokenState,
+    current: &CurrentTenant,
+    client: &ClientContext,
+    form: &[(String, String)],
+    authorization: Option<&str>,
+) -> Option<Response> {
     let tenant_key = current.tenant.id.as_str();
     let client_key =
-        client_id_hint(&form, authorization).map(|c| format!("{tenant_key}:client:{c}"));
+        client_id_hint(form, authorization).map(|c| format!("{tenant_key}:client:{c}"));
     let ip_key = client.ip.map(|ip| format!("ip:{ip}"));
-    for key in [client_key, ip_key].into_iter().flatten() {
-        if let Err(retry_after) = state.throttle.check(&key) {
-            return Problem::rate_limited(retry_after).into_response();
-        }
-    }
+    [client_key, ip_key]
+        .into_iter()
+        .flatten()
+        .find_map(|key| state.throttle.check(&key).err())
+        .map(|retry_after| Problem::rate_limited(retry_after).into_response())
+}
 
+async fn token(
+    State(state): State<TokenState>,
+    current: CurrentTenant,
+    client: ClientContext,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let form = match form_of(&headers, &body) {
+        Ok(form) => form,
+        Err(response) => return response,
+    };
+    let authorization = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+    if let Some(refused) = throttled(&state, &current, &client, &form, authorization) {
+        return refused;
+    }
     match state
         .endpoint
         .handle(&current.tenant, &current.issuer, &form, authorization)
         .await
     {
         Ok(response) => no_store(axum::Json(response).into_response()),
+        Err(error) => oauth_error(&error),
+    }
+}
+
+/// `POST /oauth/introspect` (RFC 7662 §2).
+async fn introspect(
+    State(state): State<TokenState>,
+    current: CurrentTenant,
+    client: ClientContext,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let form = match form_of(&headers, &body) {
+        Ok(form) => form,
+        Err(response) => return response,
+    };
+    let authorization = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+    if let Some(refused) = throttled(&state, &current, &client, &form, authorization) {
+        return refused;
+    }
+    match state
+        .introspector
+        .handle(&current.tenant, &current.issuer, &form, authorization)
+        .await
+    {
+        Ok(answer) => no_store(axum::Json(answer).into_response()),
         Err(error) => oauth_error(&error),
     }
 }

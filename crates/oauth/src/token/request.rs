@@ -173,6 +173,46 @@ impl TokenRequest {
 }
 
 /// Rules 1–3: drops empty values, refuses repeats, collects `resource`.
+/// A request to an endpoint that authenticates clients exactly like the token endpoint but
+/// carries no grant: introspection (RFC 7662 §2.1) and revocation (RFC 7009 §2.1).
+pub struct ClientRequest {
+    client: ClientCredentials,
+    params: BTreeMap<String, String>,
+}
+
+impl fmt::Debug for ClientRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `token` is a credential: names only.
+        f.debug_struct("ClientRequest")
+            .field("client", &self.client)
+            .field("params", &self.params.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl ClientRequest {
+    /// Parses the form pairs and the optional `Authorization` header value (same rules as
+    /// [`TokenRequest::parse`]: no repeated parameters, one authentication mechanism).
+    pub fn parse(
+        form: &[(String, String)],
+        authorization: Option<&str>,
+    ) -> Result<Self, OAuthError> {
+        let (mut params, _resources) = collect_params(form)?;
+        let client = client_credentials(&mut params, authorization)?;
+        Ok(Self { client, params })
+    }
+
+    /// The presented client authentication.
+    pub fn client(&self) -> &ClientCredentials {
+        &self.client
+    }
+
+    /// Any other parameter, by name.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params.get(name).map(String::as_str)
+    }
+}
+
 fn collect_params(
     form: &[(String, String)],
 ) -> Result<(BTreeMap<String, String>, Vec<String>), OAuthError> {

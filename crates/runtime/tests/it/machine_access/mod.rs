@@ -3,6 +3,7 @@
 //! lists applications, and every refusal the spec names comes back precisely.
 
 mod control_plane;
+mod introspection;
 mod metrics;
 mod onboarding;
 mod support;

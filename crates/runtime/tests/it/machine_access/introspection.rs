@@ -1,0 +1,68 @@
+//! Token introspection (RFC 7662): active answers for this tenant's live tokens, a bare
+//! `{"active": false}` for anything else, and client authentication required.
+
+use super::support::{access_token, create_tenant, env, operator_token};
+use serde_json::Value;
+use svc_testkit::{BACKENDS, TestApp};
+
+#[tokio::test]
+async fn introspection_describes_live_tokens_and_reveals_nothing_else() {
+    for backend in BACKENDS {
+        let app = TestApp::spawn_with(backend, &env()).await;
+        let operator = operator_token(&app).await;
+        let acme = create_tenant(&app, &operator, "acme").await;
+        let globex = create_tenant(&app, &operator, "globex").await;
+        let token = access_token(&app, &acme, Some("applications:read")).await;
+        let foreign = access_token(&app, &globex, None).await;
+
+        let discovery: Value = app
+            .request(reqwest::Method::GET, "/.well-known/openid-configuration")
+            .header("host", &acme.host)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            discovery["introspection_endpoint"],
+            format!("http://{}/oauth/introspect", acme.host)
+        );
+
+        let introspect = |token: String, authenticated: bool| {
+            let mut request = app
+                .request(reqwest::Method::POST, "/oauth/introspect")
+                .header("host", &acme.host)
+                .form(&[("token", token)]);
+            if authenticated {
+                request = request.basic_auth(&acme.client_id, Some(&acme.client_secret));
+            }
+            request.send()
+        };
+        let active = introspect(token.clone(), true).await.unwrap();
+        assert_eq!(active.status(), 200, "{backend:?}");
+        assert_eq!(active.headers()["cache-control"], "no-store");
+        let active: Value = active.json().await.unwrap();
+        assert_eq!(active["active"], true);
+        assert_eq!(active["client_id"], acme.client_id);
+        assert_eq!(active["scope"], "applications:read");
+        assert_eq!(active["token_type"], "Bearer");
+        assert!(active["exp"].as_i64().unwrap() > active["iat"].as_i64().unwrap());
+
+        for (case, token) in [
+            ("another tenant's token", foreign),
+            ("garbage", "not.a.jwt".to_owned()),
+            ("tampered", format!("{token}x")),
+        ] {
+            let inactive: Value = introspect(token, true).await.unwrap().json().await.unwrap();
+            assert_eq!(inactive, serde_json::json!({"active": false}), "{case}");
+        }
+        let anonymous = introspect(token, false).await.unwrap();
+        assert_eq!(anonymous.status(), 401);
+        assert_eq!(
+            anonymous.json::<Value>().await.unwrap()["error"],
+            "invalid_client"
+        );
+        app.shutdown().await;
+    }
+}
