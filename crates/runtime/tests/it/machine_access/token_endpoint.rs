@@ -192,6 +192,19 @@ async fn hostile_token_requests_get_precise_errors() {
         .await
         .unwrap();
     assert_eq!(garbage.status(), 401);
+    // An oversized body is refused before anything is parsed or written.
+    let oversized = app
+        .request(reqwest::Method::POST, "/oauth/token")
+        .header("host", &acme.host)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!(
+            "grant_type=client_credentials&pad={}",
+            "x".repeat(2 * 1024 * 1024)
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(oversized.status(), 413);
     app.shutdown().await;
 }
 
