@@ -1,0 +1,418 @@
+#!/usr/bin/env bash
+# bench/run.sh [--quick] — benchmark svc against node-oidc-provider on this machine.
+# See bench/README.md. Loopback only, every load run bounded in time, everything cleaned up on exit.
+set -euo pipefail
+shopt -s inherit_errexit
+
+usage() {
+  cat <<'EOF'
+usage: bash bench/run.sh [--quick]
+
+  --quick   1 round, 4 s per load run (about 2.5 minutes in total with a warm build)
+  (default) 2 rounds, 15 s per load run (about 20 minutes)
+
+Environment overrides (optional):
+  BENCH_DURATION=SECONDS   seconds per load run          BENCH_ROUNDS=N     interleaved rounds
+  BENCH_BACKENDS="sqlite postgres"                       BENCH_CONCURRENCY="16 64"
+  BENCH_SCENARIOS="token introspect jwks discovery"      BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
+  BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
+EOF
+}
+
+MODE=full
+DURATION=15
+ROUNDS=2
+WARMUP=3
+for arg in "$@"; do
+  case "$arg" in
+    --quick) MODE=quick; DURATION=4; ROUNDS=1; WARMUP=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run.sh: unknown argument: $arg" >&2; usage >&2; exit 2 ;;
+  esac
+done
+DURATION=${BENCH_DURATION:-$DURATION}
+ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
+BACKENDS=${BENCH_BACKENDS:-"sqlite postgres"}
+CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
+SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery"}
+PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+SVC_LOG=${BENCH_SVC_LOG:-warn}
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+BIN="$ROOT/target/release/svc-runtime"
+CMDLINE="bash bench/run.sh${*:+ $*}"
+for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_PG_URL BENCH_SVC_LOG; do
+  if [ -n "${!v:-}" ]; then CMDLINE="$v='${!v}' $CMDLINE"; fi
+done
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+RAW="$BENCH_DIR/results-raw/$STAMP"
+WORK=$(mktemp -d /tmp/svc-bench.XXXXXX)
+CLK_TCK=$(getconf CLK_TCK)
+T_START=$(date +%s)
+
+OURS_PID=""
+PEER_PID=""
+PG_DB=""
+
+log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+stop_pid() {
+  local pid=$1
+  [ -n "$pid" ] || return 0
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+drop_pg_db() {
+  if [ -n "$PG_DB" ]; then
+    psql "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "DROP DATABASE IF EXISTS $PG_DB WITH (FORCE)" >/dev/null 2>&1 \
+      || log "warning: could not drop database $PG_DB"
+    PG_DB=""
+  fi
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_pid "$OURS_PID"; OURS_PID=""
+  stop_pid "$PEER_PID"; PEER_PID=""
+  drop_pg_db
+  rm -rf "$WORK"
+  if [ "$rc" -ne 0 ]; then log "failed (exit $rc); raw output kept in $RAW"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+# pg_ticks FILE: "pid ticks" of every PostgreSQL backend connected to the bench database (empty for SQLite).
+pg_ticks() {
+  : >"$1"
+  [ -n "$PG_DB" ] || return 0
+  local pid
+  for pid in $(psql "$PG_ADMIN_URL" -Atc "SELECT pid FROM pg_stat_activity WHERE datname = '$PG_DB'" 2>/dev/null); do
+    [ -r "/proc/$pid/stat" ] && echo "$pid $(cpu_ticks "$pid" 2>/dev/null || echo 0)" >>"$1"
+  done
+  return 0
+}
+# pg_delta BEFORE AFTER: CPU ticks the bench database's backends used in between (backends that
+# disappeared during the run are not counted; new ones count from 0).
+pg_delta() { awk 'NR == FNR {b[$1] = $2; next} {d += $2 - (($1 in b) ? b[$1] : 0)} END {print d + 0}' "$1" "$2"; }
+status_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+
+# wait_ready PID URL [HOST]: poll until 200, at most 60 s.
+wait_ready() {
+  local pid=$1 url=$2 host=${3:-}
+  local deadline=$(( $(now_ms) + 60000 ))
+  local args=(-s -o /dev/null -w '%{http_code}' -m 1)
+  [ -n "$host" ] && args+=(-H "Host: $host")
+  while :; do
+    kill -0 "$pid" 2>/dev/null || return 1
+    [ "$(curl "${args[@]}" "$url" 2>/dev/null || true)" = "200" ] && return 0
+    [ "$(now_ms)" -lt "$deadline" ] || return 1
+    sleep 0.01
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Tools and build
+# ---------------------------------------------------------------------------------------------
+mkdir -p "$RAW"
+log "mode=$MODE duration=${DURATION}s rounds=$ROUNDS backends='$BACKENDS' concurrency='$CONCURRENCY' scenarios='$SCENARIOS'"
+log "raw output: $RAW"
+
+if ! command -v wrk >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing wrk (Debian package)"
+    apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1; } \
+      || die "could not install wrk; install it with: apt-get install -y wrk"
+  else
+    die "wrk is missing; install it with: apt-get install -y wrk"
+  fi
+fi
+for tool in curl jq node npm python3 getconf; do command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"; done
+if [[ " $BACKENDS " == *" postgres "* ]]; then command -v psql >/dev/null 2>&1 || die "psql is missing (needed for the postgres backend)"; fi
+
+log "cargo build --release -p svc-runtime"
+(cd "$ROOT" && cargo build --release -p svc-runtime) >"$RAW/cargo-build.log" 2>&1 \
+  || { tail -20 "$RAW/cargo-build.log" >&2; die "release build failed (see $RAW/cargo-build.log)"; }
+[ -x "$BIN" ] || die "missing $BIN after build"
+
+if [ ! -d "$BENCH_DIR/peer/node_modules/oidc-provider" ]; then
+  log "npm ci (bench/peer)"
+  (cd "$BENCH_DIR/peer" && npm ci --no-audit --no-fund) >"$RAW/npm-ci.log" 2>&1 \
+    || die "npm ci failed in bench/peer (see $RAW/npm-ci.log)"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Metadata
+# ---------------------------------------------------------------------------------------------
+META="$RAW/meta.env"
+{
+  echo "cmdline=$CMDLINE"
+  echo "mode=$MODE"
+  echo "duration=$DURATION"
+  echo "rounds=$ROUNDS"
+  echo "warmup=$WARMUP"
+  echo "svc_log=$SVC_LOG"
+  echo "date=$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no -- crates Cargo.toml Cargo.lock 2>/dev/null)" ]; then
+    echo "dirty=yes"; else echo "dirty=no"; fi
+  echo "nproc=$(nproc)"
+  echo "cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)"
+  echo "mem=$(awk '/^MemTotal:/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+  echo "kernel=$(uname -r)"
+  echo "rustc=$(rustc --version 2>/dev/null || echo unknown)"
+  echo "node=$(node --version)"
+  echo "oidc_provider=$(node -p "require('$BENCH_DIR/peer/node_modules/oidc-provider/package.json').version")"
+  echo "wrk=$(wrk -v 2>&1 | head -1 | awk '{print $2}')"
+  echo "clk_tck=$CLK_TCK"
+  echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$META"
+
+RUNS="$RAW/runs.tsv"
+printf 'backend\tserver\tscenario\tconc\tround\trequests\tduration_us\tp50_us\tp99_us\tmax_us\tnon2xx\tsockerr\tcpu_ticks\tdb_ticks\trss_kb\thwm_kb\n' >"$RUNS"
+
+# ---------------------------------------------------------------------------------------------
+# Servers
+# ---------------------------------------------------------------------------------------------
+OURS_PORT=""; OURS_HOST=""; OURS_AUTH=""; OURS_CLIENT_ID=""; OURS_CLIENT_SECRET=""
+PEER_PORT=""
+PEER_CLIENT_ID=bench-client
+PEER_CLIENT_SECRET="bench-secret-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+PEER_AUTH="Basic $(printf '%s:%s' "$PEER_CLIENT_ID" "$PEER_CLIENT_SECRET" | base64 -w0)"
+PEER_RESOURCE_JWT=https://api.bench.example
+PEER_RESOURCE_OPAQUE=urn:bench:opaque
+
+# svc_env BACKEND_DIR DB_URL: environment for every svc-runtime invocation of this backend.
+svc_env() {
+  SVC_ENV=(
+    "DATABASE_URL=$2"
+    "SVC_SERVER__PORT=$OURS_PORT"
+    "SVC_SERVER__BASE_DOMAIN=localhost"
+    "RUST_LOG=$SVC_LOG"
+  )
+}
+
+start_ours() {
+  local backend=$1 db_url=$2 dir="$WORK/ours-$backend"
+  mkdir -p "$dir"
+  OURS_PORT=$(free_port)
+  OURS_HOST="bench.localhost:$OURS_PORT"
+  svc_env "$dir" "$db_url"
+  log "svc ($backend): --migrate-only"
+  (cd "$dir" && env "${SVC_ENV[@]}" "$BIN" --migrate-only) >"$RAW/ours-$backend-migrate.log" 2>&1 \
+    || die "svc --migrate-only failed (see $RAW/ours-$backend-migrate.log)"
+  local t0; t0=$(now_ms)
+  (cd "$dir" && exec env "${SVC_ENV[@]}" "$BIN" --log-format json) >"$RAW/ours-$backend.log" 2>&1 &
+  OURS_PID=$!
+  wait_ready "$OURS_PID" "http://127.0.0.1:$OURS_PORT/health/ready" \
+    || { tail -20 "$RAW/ours-$backend.log" >&2; die "svc ($backend) did not become ready"; }
+  local t1; t1=$(now_ms)
+  echo "${backend}_ours_ready_ms=$((t1 - t0))" >>"$META"
+  sleep 1
+  echo "${backend}_ours_idle_rss_kb=$(status_kb "$OURS_PID" VmRSS)" >>"$META"
+  log "svc ($backend): pid $OURS_PID ready in $((t1 - t0)) ms on 127.0.0.1:$OURS_PORT"
+
+  local op
+  op=$(cd "$dir" && env "${SVC_ENV[@]}" "$BIN" operator create-token --name bench 2>>"$RAW/ours-$backend-operator.log" \
+        | grep -m1 '^svcop_' || true)
+  [ -n "$op" ] || die "operator create-token printed no token (see $RAW/ours-$backend-operator.log)"
+  local resp
+  resp=$(curl -s -m 10 -X POST "http://127.0.0.1:$OURS_PORT/api/v1/control-plane/tenants" \
+    -H "authorization: Bearer $op" -H 'content-type: application/json' \
+    -d '{"slug":"bench","display_name":"Bench"}')
+  OURS_CLIENT_ID=$(jq -r '.management_application.client_id // empty' <<<"$resp")
+  OURS_CLIENT_SECRET=$(jq -r '.management_application.client_secret // empty' <<<"$resp")
+  [ -n "$OURS_CLIENT_ID" ] && [ -n "$OURS_CLIENT_SECRET" ] \
+    || die "tenant creation failed: $(jq -c 'del(.management_application.client_secret)' <<<"$resp" 2>/dev/null || echo "$resp")"
+  OURS_AUTH="Basic $(printf '%s:%s' "$OURS_CLIENT_ID" "$OURS_CLIENT_SECRET" | base64 -w0)"
+  log "svc ($backend): tenant bench created, client $OURS_CLIENT_ID"
+}
+
+start_peer() {
+  local backend=$1
+  PEER_PORT=$(free_port)
+  local t0; t0=$(now_ms)
+  (cd "$BENCH_DIR/peer" && exec env NODE_ENV=production PEER_PORT="$PEER_PORT" PEER_CLIENT_ID="$PEER_CLIENT_ID" \
+      PEER_CLIENT_SECRET="$PEER_CLIENT_SECRET" PEER_RESOURCE_JWT="$PEER_RESOURCE_JWT" \
+      PEER_RESOURCE_OPAQUE="$PEER_RESOURCE_OPAQUE" node server.js) >"$RAW/peer-$backend.log" 2>&1 &
+  PEER_PID=$!
+  wait_ready "$PEER_PID" "http://127.0.0.1:$PEER_PORT/.well-known/openid-configuration" \
+    || { tail -20 "$RAW/peer-$backend.log" >&2; die "peer did not become ready"; }
+  local t1; t1=$(now_ms)
+  echo "${backend}_peer_ready_ms=$((t1 - t0))" >>"$META"
+  sleep 1
+  echo "${backend}_peer_idle_rss_kb=$(status_kb "$PEER_PID" VmRSS)" >>"$META"
+  log "peer: pid $PEER_PID ready in $((t1 - t0)) ms on 127.0.0.1:$PEER_PORT"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Scenarios
+# ---------------------------------------------------------------------------------------------
+# fresh_token SERVER: a new access token to introspect (ours: ES256 JWT; peer: opaque, because
+# oidc-provider refuses to introspect JWT access tokens).
+fresh_token() {
+  local t
+  if [ "$1" = ours ]; then
+    t=$(curl -s -m 5 "http://127.0.0.1:$OURS_PORT/oauth/token" -H "Host: $OURS_HOST" -H "Authorization: $OURS_AUTH" \
+          -d grant_type=client_credentials --data-urlencode 'scope=applications:read' | jq -r '.access_token // empty')
+  else
+    t=$(curl -s -m 5 "http://127.0.0.1:$PEER_PORT/token" -H "Authorization: $PEER_AUTH" \
+          -d grant_type=client_credentials --data-urlencode "resource=$PEER_RESOURCE_OPAQUE" \
+          --data-urlencode 'scope=api:read' | jq -r '.access_token // empty')
+  fi
+  [ -n "$t" ] || die "could not obtain an access token from $1"
+  printf '%s' "$t"
+}
+
+# set_scenario SERVER SCENARIO: sets URL and the BENCH_* variables read by lib/wrk.lua.
+set_scenario() {
+  local server=$1 scenario=$2
+  if [ "$server" = ours ]; then
+    local base="http://127.0.0.1:$OURS_PORT"; BENCH_HOST=$OURS_HOST; BENCH_AUTH=$OURS_AUTH
+    case "$scenario" in
+      token)      BENCH_METHOD=POST; URL="$base/oauth/token"; BENCH_BODY="grant_type=client_credentials&scope=applications%3Aread" ;;
+      introspect) BENCH_METHOD=POST; URL="$base/oauth/introspect"; BENCH_BODY="token=$(fresh_token ours)" ;;
+      jwks)       BENCH_METHOD=GET; URL="$base/.well-known/jwks.json"; BENCH_BODY=""; BENCH_AUTH="" ;;
+      discovery)  BENCH_METHOD=GET; URL="$base/.well-known/openid-configuration"; BENCH_BODY=""; BENCH_AUTH="" ;;
+      *) die "unknown scenario $scenario" ;;
+    esac
+  else
+    local base="http://127.0.0.1:$PEER_PORT"; BENCH_HOST=""; BENCH_AUTH=$PEER_AUTH
+    case "$scenario" in
+      token)      BENCH_METHOD=POST; URL="$base/token"
+                  BENCH_BODY="grant_type=client_credentials&resource=https%3A%2F%2Fapi.bench.example&scope=api%3Aread" ;;
+      introspect) BENCH_METHOD=POST; URL="$base/token/introspection"; BENCH_BODY="token=$(fresh_token peer)" ;;
+      jwks)       BENCH_METHOD=GET; URL="$base/jwks"; BENCH_BODY=""; BENCH_AUTH="" ;;
+      discovery)  BENCH_METHOD=GET; URL="$base/.well-known/openid-configuration"; BENCH_BODY=""; BENCH_AUTH="" ;;
+      *) die "unknown scenario $scenario" ;;
+    esac
+  fi
+  export BENCH_METHOD BENCH_BODY BENCH_AUTH BENCH_HOST
+}
+
+# probe SERVER SCENARIO: one request with curl; the scenario must answer 200 (introspection: active).
+probe() {
+  local server=$1 scenario=$2 out="$WORK/probe.body"
+  set_scenario "$server" "$scenario"
+  local args=(-s -m 5 -o "$out" -w '%{http_code}' -X "$BENCH_METHOD")
+  [ -n "$BENCH_HOST" ] && args+=(-H "Host: $BENCH_HOST")
+  [ -n "$BENCH_AUTH" ] && args+=(-H "Authorization: $BENCH_AUTH")
+  [ "$BENCH_METHOD" = POST ] && args+=(-H 'Content-Type: application/x-www-form-urlencoded' --data-binary "$BENCH_BODY")
+  local code; code=$(curl "${args[@]}" "$URL" || true)
+  [ "$code" = 200 ] || die "$server $scenario probe: HTTP $code: $(head -c 300 "$out")"
+  if [ "$scenario" = introspect ]; then
+    [ "$(jq -r .active "$out")" = true ] || die "$server introspection probe: token not active: $(head -c 300 "$out")"
+  fi
+  if [ "$scenario" = token ]; then
+    local alg; alg=$(jq -r .access_token "$out" | cut -d. -f1 | tr '_-' '/+' | base64 -d 2>/dev/null | jq -r .alg 2>/dev/null || true)
+    [ "$alg" = ES256 ] || log "warning: $server access token alg is '$alg', expected ES256"
+  fi
+  cp "$out" "$RAW/probe-$server-$scenario.json"
+}
+
+# load SERVER SCENARIO CONC SECONDS RAWFILE -> prints the BENCH line of lib/wrk.lua.
+# The caller runs set_scenario first (so that fetching a token stays outside the CPU sample).
+load() {
+  local server=$1 scenario=$2 conc=$3 secs=$4 rawfile=$5
+  timeout $((secs + 20)) wrk -t1 -c"$conc" -d"${secs}s" --timeout 5s --latency -s "$BENCH_DIR/lib/wrk.lua" "$URL" >"$rawfile" 2>&1 \
+    || die "wrk failed or timed out ($server $scenario c=$conc): $(tail -3 "$rawfile")"
+  grep -m1 '^BENCH ' "$rawfile" || die "no summary from wrk ($server $scenario c=$conc)"
+}
+
+pid_of() { if [ "$1" = ours ]; then echo "$OURS_PID"; else echo "$PEER_PID"; fi; }
+
+run_one() {
+  local backend=$1 server=$2 scenario=$3 conc=$4 round=$5
+  local pid; pid=$(pid_of "$server")
+  kill -0 "$pid" 2>/dev/null || die "$server server (pid $pid) is gone"
+  local rawfile="$RAW/$backend-$server-$scenario-c$conc-r$round.txt"
+  set_scenario "$server" "$scenario"   # token fetch for introspection happens before the CPU sample
+  local c0 c1 line
+  [ "$server" = ours ] && pg_ticks "$WORK/pg0" || : >"$WORK/pg0"
+  c0=$(cpu_ticks "$pid")
+  line=$(load "$server" "$scenario" "$conc" "$DURATION" "$rawfile")
+  c1=$(cpu_ticks "$pid")
+  [ "$server" = ours ] && pg_ticks "$WORK/pg1" || : >"$WORK/pg1"
+  local db_ticks; db_ticks=$(pg_delta "$WORK/pg0" "$WORK/pg1")
+  local kv; kv=$(sed 's/^BENCH //' <<<"$line")
+  local requests duration_us p50_us p99_us max_us non2xx sockerr
+  eval "$kv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    "$backend" "$server" "$scenario" "$conc" "$round" "$requests" "$duration_us" "$p50_us" "$p99_us" "$max_us" \
+    "$non2xx" "$sockerr" "$((c1 - c0))" "$db_ticks" "$(status_kb "$pid" VmRSS)" "$(status_kb "$pid" VmHWM)" >>"$RUNS"
+  local rps=$(( requests * 1000000 / (duration_us > 0 ? duration_us : 1) ))
+  local cpu_us=$(( (c1 - c0) * 1000000 / CLK_TCK / (requests > 0 ? requests : 1) ))
+  local db_us=$(( db_ticks * 1000000 / CLK_TCK / (requests > 0 ? requests : 1) ))
+  log "$backend r$round $scenario c=$conc $server: ${rps} req/s p50 $((p50_us))us p99 $((p99_us))us cpu ${cpu_us}us/req (+db ${db_us}us) non2xx=$non2xx sockerr=$sockerr"
+  [ "$non2xx" = 0 ] || log "warning: $non2xx non-2xx responses ($backend $server $scenario c=$conc)"
+}
+
+bench_backend() {
+  local backend=$1 db_url
+  case "$backend" in
+    sqlite) db_url="sqlite://$WORK/ours-sqlite/svc.db"; mkdir -p "$WORK/ours-sqlite" ;;
+    postgres)
+      PG_DB="svc_bench_$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+      psql "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "CREATE DATABASE $PG_DB" >/dev/null \
+        || { PG_DB=""; die "could not create database on $PG_ADMIN_URL"; }
+      db_url="${PG_ADMIN_URL%/*}/$PG_DB"
+      log "postgres: created database $PG_DB"
+      ;;
+    *) die "unknown backend $backend" ;;
+  esac
+  start_ours "$backend" "$db_url"
+  start_peer "$backend"
+
+  for scenario in $SCENARIOS; do
+    probe ours "$scenario"
+    probe peer "$scenario"
+  done
+  if [ "$WARMUP" -gt 0 ]; then
+    log "$backend: warm-up ${WARMUP}s per scenario and server"
+    for scenario in $SCENARIOS; do
+      for server in ours peer; do
+        set_scenario "$server" "$scenario"
+        load "$server" "$scenario" 16 "$WARMUP" "$RAW/$backend-$server-$scenario-warmup.txt" >/dev/null
+      done
+    done
+  fi
+
+  # Interleaved: for each round, every (scenario, concurrency) cell runs ours then peer (A B A B).
+  for round in $(seq 1 "$ROUNDS"); do
+    for scenario in $SCENARIOS; do
+      for conc in $CONCURRENCY; do
+        run_one "$backend" ours "$scenario" "$conc" "$round"
+        run_one "$backend" peer "$scenario" "$conc" "$round"
+      done
+    done
+  done
+
+  echo "${backend}_ours_peak_rss_kb=$(status_kb "$OURS_PID" VmHWM)" >>"$META"
+  echo "${backend}_peer_peak_rss_kb=$(status_kb "$PEER_PID" VmHWM)" >>"$META"
+  echo "${backend}_ours_end_rss_kb=$(status_kb "$OURS_PID" VmRSS)" >>"$META"
+  echo "${backend}_peer_end_rss_kb=$(status_kb "$PEER_PID" VmRSS)" >>"$META"
+  stop_pid "$OURS_PID"; OURS_PID=""
+  stop_pid "$PEER_PID"; PEER_PID=""
+  [ "$backend" = postgres ] && drop_pg_db
+  return 0
+}
+
+for backend in $BACKENDS; do
+  bench_backend "$backend"
+done
+
+echo "elapsed_s=$(( $(date +%s) - T_START ))" >>"$META"
+echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
+python3 "$BENCH_DIR/lib/report.py" "$RAW" "$BENCH_DIR/RESULTS.md"
+log "wrote bench/RESULTS.md ($(( $(date +%s) - T_START )) s in total)"
