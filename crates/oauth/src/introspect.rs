@@ -15,7 +15,7 @@ use crate::keys::KeyService;
 use crate::token::request::ClientRequest;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
-use svc_crypto::{Jwks, PublicJwk, verify_jwt_signature};
+use svc_crypto::verify_jwt_signature;
 use svc_domain::{Clock, SigningAlg, Tenant};
 use svc_store::Store;
 
@@ -100,23 +100,9 @@ impl Introspector {
         token: &str,
     ) -> Result<Option<Value>, OAuthError> {
         let published = self.keys.published_jwks(tenant).await?;
-        let Ok(document) = serde_json::from_str::<Value>(&published.json) else {
-            return Ok(None);
-        };
-        let keys: Vec<PublicJwk> = document["keys"]
-            .as_array()
-            .map(|keys| {
-                keys.iter()
-                    .filter_map(|k| PublicJwk::from_json(k).ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let Ok(jwks) = Jwks::new(keys) else {
-            return Ok(None);
-        };
         let verified = [SigningAlg::Es256, SigningAlg::EdDsa]
             .into_iter()
-            .find_map(|alg| verify_jwt_signature(&jwks, token, alg).ok());
+            .find_map(|alg| verify_jwt_signature(&published.keys, token, alg).ok());
         let Some(verified) = verified else {
             return Ok(None);
         };

@@ -113,8 +113,7 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
         // Rule 2: the signature verifies with this tenant's own published keys, with the
         // access-token algorithm and the RFC 9068 type.
         let published = state.keys.published_jwks(&tenant.tenant).await?;
-        let jwks = serde_json::from_str::<jsonwebtoken::jwk::JwkSet>(&published.json)
-            .map_err(|e| Problem::server_error().with_source(std::io::Error::other(e)))?;
+        let jwks = &published.jwk_set;
         let requirements = Requirements {
             issuer: tenant.issuer.clone(),
             audience: management_api_resource(&tenant.issuer),
@@ -127,7 +126,7 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
         };
         // Rules 2–10, in the spec's order.
         let now = state.clock.now().unix_timestamp();
-        let claims = svc_sdk::validate_with_jwks(&token, &jwks, &requirements, now)
+        let claims = svc_sdk::validate_with_jwks(&token, jwks, &requirements, now)
             .map_err(|e| refusal(&e))?;
         let actor = match svc_domain::ClientId::parse(&claims.client_id) {
             Ok(client) => Actor::Client(client),
@@ -195,8 +194,7 @@ impl crate::MetricsAuthorizer for MetricsReadAuthorizer {
         let token = svc_sdk::bearer_token(header).map_err(|e| refusal(&e))?;
         let tenant = self.0.tenants.resolve(client).await?;
         let published = self.0.keys.published_jwks(&tenant.tenant).await?;
-        let jwks = serde_json::from_str::<jsonwebtoken::jwk::JwkSet>(&published.json)
-            .map_err(|e| Problem::server_error().with_source(std::io::Error::other(e)))?;
+        let jwks = &published.jwk_set;
         let requirements = Requirements {
             issuer: tenant.issuer.clone(),
             audience: management_api_resource(&tenant.issuer),
@@ -208,7 +206,7 @@ impl crate::MetricsAuthorizer for MetricsReadAuthorizer {
             leeway_secs: 0,
         };
         let now = self.0.clock.now().unix_timestamp();
-        svc_sdk::validate_with_jwks(token, &jwks, &requirements, now)
+        svc_sdk::validate_with_jwks(token, jwks, &requirements, now)
             .map(|_| ())
             .map_err(|e| refusal(&e))
     }

@@ -35,13 +35,19 @@ pub struct KeyServiceSettings {
     pub refresh_after: Duration,
 }
 
-/// A rendered JWKS document and its entity tag.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A tenant's published key set: the rendered document, its entity tag, and the same keys
+/// parsed once for verifying this tenant's tokens (introspection, the management API) without
+/// re-parsing JSON per request.
+#[derive(Debug, Clone)]
 pub struct PublishedJwks {
     /// `{"keys":[...]}` with public members only.
     pub json: String,
     /// Changes whenever the key set changes.
     pub etag: String,
+    /// The keys, parsed for `svc_crypto::verify_jwt_signature`.
+    pub keys: Jwks,
+    /// The keys, parsed for jsonwebtoken (the claim rules shared with `svc-sdk`).
+    pub jwk_set: jsonwebtoken::jwk::JwkSet,
 }
 
 /// What one rotation pass did for one tenant.
@@ -199,12 +205,23 @@ impl KeyService {
             })
             .map(|k| &k.public)
             .collect();
+        let parsed = Jwks::new(published.iter().map(|k| (*k).clone()))?;
         let json = Jwks::render(published);
         let etag = etag_of(&json);
+        let jwk_set = serde_json::from_str(&json).map_err(|_| {
+            KeyError::Crypto(svc_crypto::CryptoError::InvalidJwk(
+                "the rendered JWKS does not parse",
+            ))
+        })?;
         let keys = Arc::new(TenantKeys {
             loaded_at: Instant::now(),
             active,
-            jwks: Arc::new(PublishedJwks { json, etag }),
+            jwks: Arc::new(PublishedJwks {
+                json,
+                etag,
+                keys: parsed,
+                jwk_set,
+            }),
         });
         self.cache
             .lock()
