@@ -10,7 +10,6 @@ mod applications;
 mod audit;
 mod coordination;
 mod error;
-mod json;
 mod migrations;
 mod options;
 mod signing_keys;

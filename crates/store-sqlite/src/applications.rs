@@ -6,15 +6,12 @@
 //! conflict (see [`name_conflict`]) differ.
 
 use crate::error::map_err;
-use crate::json::{decode_strings, encode_strings};
 use crate::timestamps::utc;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
-use svc_domain::{
-    Application, ClientId, GrantType, OperatorToken, OperatorTokenId, RedirectUri, Scope, ScopeSet,
-    SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod,
-};
+use svc_domain::{Application, ClientId, OperatorToken, RedirectUri, Scope, SecretHash, TenantId};
 use svc_store::StoreError;
+use svc_store::rows::{ApplicationRow, OperatorTokenRow, encode_strings};
 
 /// The foreign key to `tenants`; SQLite reports a failed foreign key without naming it.
 const TENANT_FKEY: &str = "applications_tenant_id_fkey";
@@ -215,85 +212,36 @@ fn name_conflict(err: StoreError) -> StoreError {
 }
 
 fn decode(row: &SqliteRow) -> Result<Application, StoreError> {
-    let id: String = row.try_get("id").map_err(map_err)?;
-    let tenant_id: String = row.try_get("tenant_id").map_err(map_err)?;
-    let redirect_uris: String = row.try_get("redirect_uris").map_err(map_err)?;
-    let grant_types: String = row.try_get("grant_types").map_err(map_err)?;
-    let allowed_scopes: String = row.try_get("allowed_scopes").map_err(map_err)?;
-    let method: String = row.try_get("token_endpoint_auth_method").map_err(map_err)?;
-    let secret_hash: Option<Vec<u8>> = row.try_get("secret_hash").map_err(map_err)?;
-    let alg: String = row
-        .try_get("id_token_signed_response_alg")
-        .map_err(map_err)?;
-    let corrupt = |column: &str, value: &str, why: &dyn std::fmt::Display| {
-        StoreError::Corrupt(format!("applications.{column} {value:?} of {id}: {why}"))
-    };
-    Ok(Application {
-        tenant_id: TenantId::parse(&tenant_id).map_err(|e| corrupt("tenant_id", &tenant_id, &e))?,
-        name: row.try_get("name").map_err(map_err)?,
-        redirect_uris: decode_strings(&redirect_uris, "applications.redirect_uris", &id)?
-            .iter()
-            .map(|uri| RedirectUri::parse(uri).map_err(|e| corrupt("redirect_uris", uri, &e)))
-            .collect::<Result<_, _>>()?,
-        grant_types: decode_strings(&grant_types, "applications.grant_types", &id)?
-            .iter()
-            .map(|grant| {
-                GrantType::parse(grant)
-                    .ok_or_else(|| corrupt("grant_types", grant, &"unknown grant"))
-            })
-            .collect::<Result<_, _>>()?,
-        token_endpoint_auth_method: TokenEndpointAuthMethod::parse(&method).ok_or_else(|| {
-            corrupt(
-                "token_endpoint_auth_method",
-                &method,
-                &"unknown authentication method",
-            )
-        })?,
-        allowed_scopes: ScopeSet::from_scopes(
-            decode_strings(&allowed_scopes, "applications.allowed_scopes", &id)?
-                .iter()
-                .map(|scope| Scope::parse(scope).map_err(|e| corrupt("allowed_scopes", scope, &e)))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-        secret_hash: secret_hash
-            .map(|bytes| {
-                SecretHash::from_bytes(&bytes).ok_or_else(|| {
-                    corrupt(
-                        "secret_hash",
-                        &format!("{} bytes", bytes.len()),
-                        &"not 32 bytes",
-                    )
-                })
-            })
-            .transpose()?,
+    let get = |column: &str| row.try_get::<String, _>(column).map_err(map_err);
+    ApplicationRow {
+        id: get("id")?,
+        tenant_id: get("tenant_id")?,
+        name: get("name")?,
+        redirect_uris: get("redirect_uris")?,
+        grant_types: get("grant_types")?,
+        allowed_scopes: get("allowed_scopes")?,
+        token_endpoint_auth_method: get("token_endpoint_auth_method")?,
+        secret_hash: row.try_get("secret_hash").map_err(map_err)?,
         api_audience: row.try_get("api_audience").map_err(map_err)?,
         first_party: row.try_get("first_party").map_err(map_err)?,
-        id_token_signed_response_alg: SigningAlg::parse(&alg)
-            .ok_or_else(|| corrupt("id_token_signed_response_alg", &alg, &"unknown algorithm"))?,
+        id_token_signed_response_alg: get("id_token_signed_response_alg")?,
         jwks: row.try_get("jwks").map_err(map_err)?,
         jwks_uri: row.try_get("jwks_uri").map_err(map_err)?,
         is_management: row.try_get("is_management").map_err(map_err)?,
         created_at: row.try_get("created_at").map_err(map_err)?,
         updated_at: row.try_get("updated_at").map_err(map_err)?,
-        id: ClientId::parse(&id).map_err(|e| corrupt("id", &id, &e))?,
-    })
+    }
+    .decode()
 }
 
 fn decode_token(row: &SqliteRow) -> Result<OperatorToken, StoreError> {
-    let id: String = row.try_get("id").map_err(map_err)?;
-    let hash: Vec<u8> = row.try_get("token_hash").map_err(map_err)?;
-    Ok(OperatorToken {
-        id: OperatorTokenId::parse(&id)
-            .map_err(|e| StoreError::Corrupt(format!("operator_tokens.id {id:?}: {e}")))?,
+    OperatorTokenRow {
+        id: row.try_get("id").map_err(map_err)?,
         name: row.try_get("name").map_err(map_err)?,
-        token_hash: SecretHash::from_bytes(&hash).ok_or_else(|| {
-            StoreError::Corrupt(format!(
-                "operator_tokens.token_hash of {id}: {} bytes, not 32",
-                hash.len()
-            ))
-        })?,
+        token_hash: row.try_get("token_hash").map_err(map_err)?,
         created_at: row.try_get("created_at").map_err(map_err)?,
-    })
+    }
+    .decode()
 }
 
 #[cfg(test)]

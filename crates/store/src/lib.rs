@@ -11,6 +11,7 @@
 mod applications;
 mod audit;
 mod error;
+pub mod rows;
 mod signing_keys;
 mod tenants;
 
