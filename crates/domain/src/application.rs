@@ -101,6 +101,9 @@ pub struct Application {
     pub name: String,
     /// Registered redirect URIs, matched exactly.
     pub redirect_uris: Vec<RedirectUri>,
+    /// Registered `post_logout_redirect_uri`s (OpenID RP-Initiated Logout 1.0 §3), matched
+    /// exactly like redirect URIs.
+    pub post_logout_redirect_uris: Vec<RedirectUri>,
     /// Grants the application may use.
     pub grant_types: Vec<GrantType>,
     /// The registered client authentication method.

@@ -99,6 +99,31 @@ prefixed_id!(
     "aud_"
 );
 
+prefixed_id!(
+    /// Identifies a tenant user, a person who signs in (`usr_…`). Email is an attribute, never
+    /// the key.
+    UserId,
+    "usr_"
+);
+
+prefixed_id!(
+    /// Identifies a browser sign-in session (`ses_…`); the `sid` of ID tokens.
+    SessionId,
+    "ses_"
+);
+
+prefixed_id!(
+    /// Identifies a refresh-token family (`rtf_…`): every token rotated from one grant.
+    RefreshFamilyId,
+    "rtf_"
+);
+
+prefixed_id!(
+    /// Identifies a pending authorization request while the person signs in (`int_…`).
+    InteractionId,
+    "int_"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,6 +80,36 @@ impl TenantStatus {
     }
 }
 
+/// A tenant's key for pairwise subject identifiers (CONTRACTS.md "Identifiers"): 256 random
+/// bits fixed at creation. `Debug` hides it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PairwiseSecret([u8; 32]);
+
+impl PairwiseSecret {
+    /// A fresh secret.
+    pub fn generate(rng: &dyn crate::Rng) -> Self {
+        let mut bytes = [0u8; 32];
+        rng.fill(&mut bytes);
+        Self(bytes)
+    }
+
+    /// Rebuilds a stored secret; `None` when it is not 32 bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        bytes.try_into().ok().map(Self)
+    }
+
+    /// The key bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for PairwiseSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PairwiseSecret(<redacted>)")
+    }
+}
+
 /// A tenant record.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Tenant {
@@ -91,6 +121,12 @@ pub struct Tenant {
     pub display_name: String,
     /// Whether the tenant serves traffic.
     pub status: TenantStatus,
+    /// Whether people may create their own account on the hosted sign-up page.
+    pub signup_enabled: bool,
+    /// Key of the pairwise subject identifiers third-party applications see; never leaves the
+    /// server.
+    #[serde(skip)]
+    pub pairwise_secret: PairwiseSecret,
     /// When the tenant was created.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,

@@ -8,14 +8,20 @@
 
 mod applications;
 mod audit;
+mod codes;
 mod coordination;
+mod counters;
 mod error;
+mod grants;
 mod migrations;
 mod options;
+mod refresh;
+mod sessions;
 mod signing_keys;
 mod store;
 mod tenants;
 mod tx;
+mod users;
 
 #[cfg(feature = "test-support")]
 pub mod testing;

@@ -2,17 +2,24 @@
 //! `Box<dyn WriteTx>`; the trait object decides which operations the caller can reach.
 
 use crate::error::map_err;
-use crate::{applications, audit, coordination, signing_keys, tenants};
+use crate::{
+    applications, audit, codes, coordination, counters, grants, refresh, sessions, signing_keys,
+    tenants, users,
+};
 use async_trait::async_trait;
 use sqlx::{Postgres, Transaction};
 use svc_domain::{
-    Application, AuditEntry, AuditEntryId, ClientId, OperatorToken, SecretHash, SigningKeyRecord,
-    Tenant, TenantId, TenantSlug,
+    Application, AuditEntry, AuditEntryId, AuthorizationCode, ClientId, Consent, Email,
+    Interaction, InteractionId, OperatorToken, RefreshFamily, RefreshFamilyId, RefreshToken,
+    SecretHash, Session, SessionId, SigningKeyRecord, Tenant, TenantId, TenantSlug, User, UserId,
+    UserToken, UserTokenPurpose,
 };
 use svc_store::{
-    ApplicationReads, ApplicationWrites, AuditFilter, AuditReads, AuditWrites, CoordinationWrites,
-    IdempotencyRecord, KeyTransition, OperatorTokenReads, OperatorTokenWrites, ReadTx,
-    SigningKeyReads, SigningKeyWrites, StoreError, TenantReads, TenantWrites, WriteTx,
+    ApplicationReads, ApplicationWrites, AuditFilter, AuditReads, AuditWrites, CodeRedemption,
+    CoordinationWrites, CounterState, CounterWrites, GrantReads, GrantWrites, IdempotencyRecord,
+    KeyTransition, OperatorTokenReads, OperatorTokenWrites, ReadTx, RefreshRotation, SessionReads,
+    SessionWrites, SigningKeyReads, SigningKeyWrites, StoreError, TenantReads, TenantWrites,
+    UserFilter, UserReads, UserTokenWrites, UserWrites, WriteTx,
 };
 use time::OffsetDateTime;
 
@@ -215,6 +222,311 @@ impl CoordinationWrites for PgTx {
 
     async fn purge_expired(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
         coordination::purge_expired(&mut self.tx, now).await
+    }
+}
+
+#[async_trait]
+impl UserReads for PgTx {
+    async fn user(&mut self, tenant: &TenantId, id: &UserId) -> Result<Option<User>, StoreError> {
+        users::by_id(&mut self.tx, tenant, id).await
+    }
+
+    async fn user_by_email(
+        &mut self,
+        tenant: &TenantId,
+        email: &Email,
+    ) -> Result<Option<User>, StoreError> {
+        users::by_email(&mut self.tx, tenant, email).await
+    }
+
+    async fn list_users(
+        &mut self,
+        tenant: &TenantId,
+        filter: &UserFilter,
+        after: Option<&UserId>,
+        limit: u32,
+    ) -> Result<Vec<User>, StoreError> {
+        users::list(&mut self.tx, tenant, filter, after, limit).await
+    }
+}
+
+#[async_trait]
+impl UserWrites for PgTx {
+    async fn insert_user(&mut self, user: &User) -> Result<(), StoreError> {
+        users::insert(&mut self.tx, user).await
+    }
+
+    async fn update_user(&mut self, user: &User) -> Result<(), StoreError> {
+        users::update(&mut self.tx, user).await
+    }
+}
+
+#[async_trait]
+impl UserTokenWrites for PgTx {
+    async fn insert_user_token(&mut self, token: &UserToken) -> Result<(), StoreError> {
+        users::insert_token(&mut self.tx, token).await
+    }
+
+    async fn consume_user_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        purpose: UserTokenPurpose,
+        now: OffsetDateTime,
+    ) -> Result<Option<UserToken>, StoreError> {
+        users::consume_token(&mut self.tx, tenant, hash, purpose, now).await
+    }
+
+    async fn invalidate_user_tokens(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        purpose: UserTokenPurpose,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError> {
+        users::invalidate_tokens(&mut self.tx, tenant, user, purpose, now).await
+    }
+}
+
+#[async_trait]
+impl SessionReads for PgTx {
+    async fn session_by_secret(
+        &mut self,
+        tenant: &TenantId,
+        secret: &SecretHash,
+    ) -> Result<Option<Session>, StoreError> {
+        sessions::by_secret(&mut self.tx, tenant, secret).await
+    }
+
+    async fn session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+    ) -> Result<Option<Session>, StoreError> {
+        sessions::by_id(&mut self.tx, tenant, id).await
+    }
+
+    async fn live_sessions(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+    ) -> Result<Vec<Session>, StoreError> {
+        sessions::live(&mut self.tx, tenant, user, now).await
+    }
+}
+
+#[async_trait]
+impl SessionWrites for PgTx {
+    async fn insert_session(&mut self, session: &Session) -> Result<(), StoreError> {
+        sessions::insert(&mut self.tx, session).await
+    }
+
+    async fn touch_session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        sessions::touch(&mut self.tx, tenant, id, now).await
+    }
+
+    async fn revoke_session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        sessions::revoke(&mut self.tx, tenant, id, now).await
+    }
+
+    async fn revoke_user_sessions(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError> {
+        sessions::revoke_user(&mut self.tx, tenant, user, now).await
+    }
+}
+
+#[async_trait]
+impl CounterWrites for PgTx {
+    async fn hit_counter(
+        &mut self,
+        key: &str,
+        now: OffsetDateTime,
+        window: time::Duration,
+    ) -> Result<CounterState, StoreError> {
+        counters::hit(&mut self.tx, key, now, window).await
+    }
+
+    async fn counter(
+        &mut self,
+        key: &str,
+        now: OffsetDateTime,
+    ) -> Result<Option<CounterState>, StoreError> {
+        counters::live(&mut self.tx, key, now).await
+    }
+
+    async fn clear_counter(&mut self, key: &str) -> Result<(), StoreError> {
+        counters::clear(&mut self.tx, key).await
+    }
+}
+
+#[async_trait]
+impl GrantReads for PgTx {
+    async fn interaction(
+        &mut self,
+        tenant: &TenantId,
+        id: &InteractionId,
+        now: OffsetDateTime,
+    ) -> Result<Option<Interaction>, StoreError> {
+        grants::interaction(&mut self.tx, tenant, id, now).await
+    }
+
+    async fn consent(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        client: &ClientId,
+    ) -> Result<Option<Consent>, StoreError> {
+        grants::consent(&mut self.tx, tenant, user, client).await
+    }
+
+    async fn consent_by_subject(
+        &mut self,
+        tenant: &TenantId,
+        client: &ClientId,
+        subject: &str,
+    ) -> Result<Option<Consent>, StoreError> {
+        grants::consent_by_subject(&mut self.tx, tenant, client, subject).await
+    }
+
+    async fn refresh_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+    ) -> Result<Option<(RefreshToken, RefreshFamily)>, StoreError> {
+        refresh::token(&mut self.tx, tenant, hash).await
+    }
+
+    async fn access_token_revoked(
+        &mut self,
+        tenant: &TenantId,
+        jti: &str,
+    ) -> Result<bool, StoreError> {
+        grants::access_token_revoked(&mut self.tx, tenant, jti).await
+    }
+}
+
+#[async_trait]
+impl GrantWrites for PgTx {
+    async fn insert_interaction(&mut self, interaction: &Interaction) -> Result<(), StoreError> {
+        grants::insert_interaction(&mut self.tx, interaction).await
+    }
+
+    async fn delete_interaction(
+        &mut self,
+        tenant: &TenantId,
+        id: &InteractionId,
+    ) -> Result<bool, StoreError> {
+        grants::delete_interaction(&mut self.tx, tenant, id).await
+    }
+
+    async fn upsert_consent(&mut self, consent: &Consent) -> Result<(), StoreError> {
+        grants::upsert_consent(&mut self.tx, consent).await
+    }
+
+    async fn delete_consent(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        client: &ClientId,
+    ) -> Result<bool, StoreError> {
+        grants::delete_consent(&mut self.tx, tenant, user, client).await
+    }
+
+    async fn insert_code(&mut self, code: &AuthorizationCode) -> Result<(), StoreError> {
+        codes::insert(&mut self.tx, code).await
+    }
+
+    async fn redeem_code(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<CodeRedemption, StoreError> {
+        codes::redeem(&mut self.tx, tenant, hash, now).await
+    }
+
+    async fn record_code_issuance(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        family: Option<&RefreshFamilyId>,
+        access_jti: &str,
+        access_expires_at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        codes::record_issuance(
+            &mut self.tx,
+            tenant,
+            hash,
+            family,
+            access_jti,
+            access_expires_at,
+        )
+        .await
+    }
+
+    async fn insert_refresh_family(&mut self, family: &RefreshFamily) -> Result<(), StoreError> {
+        refresh::insert_family(&mut self.tx, family).await
+    }
+
+    async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), StoreError> {
+        refresh::insert_token(&mut self.tx, token).await
+    }
+
+    async fn rotate_refresh_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<RefreshRotation, StoreError> {
+        refresh::rotate(&mut self.tx, tenant, hash, now).await
+    }
+
+    async fn revoke_refresh_family(
+        &mut self,
+        tenant: &TenantId,
+        id: &RefreshFamilyId,
+        now: OffsetDateTime,
+        reason: &str,
+    ) -> Result<bool, StoreError> {
+        refresh::revoke_family(&mut self.tx, tenant, id, now, reason).await
+    }
+
+    async fn revoke_user_refresh_families(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+        reason: &str,
+    ) -> Result<u64, StoreError> {
+        refresh::revoke_user_families(&mut self.tx, tenant, user, now, reason).await
+    }
+
+    async fn revoke_access_token(
+        &mut self,
+        tenant: &TenantId,
+        jti: &str,
+        expires_at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        grants::revoke_access_token(&mut self.tx, tenant, jti, expires_at).await
+    }
+
+    async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
+        grants::purge(&mut self.tx, now).await
     }
 }
 

@@ -349,8 +349,9 @@ async fn conflicts_name_the_constraint() {
 async fn undecodable_rows_are_corrupt() {
     let store = migrated_store().await.expect("store");
     sqlx::query(
-        "INSERT INTO tenants (id, slug, display_name, status, created_at, updated_at) \
-         VALUES ('not-an-id', 'broken', 'Broken', 'active', now(), now())",
+        "INSERT INTO tenants (id, slug, display_name, status, pairwise_secret, created_at, \
+         updated_at) VALUES ('not-an-id', 'broken', 'Broken', 'active', \
+         decode(repeat('00', 32), 'hex'), now(), now())",
     )
     .execute(store.pool())
     .await
@@ -746,5 +747,58 @@ async fn undecodable_applications_are_corrupt() {
         .execute(store.pool())
         .await;
     assert!(refused.is_err());
+    store.close().await;
+}
+
+/// Tenants that existed before the identity migration get a random 32-byte pairwise secret each,
+/// sign-up off, and their applications an empty list of post-logout redirect URIs.
+#[tokio::test]
+async fn the_identity_migration_gives_existing_tenants_random_secrets() {
+    let store = fresh_store(&test_settings()).await.expect("store");
+    for earlier in [
+        include_str!("../migrations/20261122000001_tenants.sql"),
+        include_str!("../migrations/20261122000002_signing_keys.sql"),
+        include_str!("../migrations/20261122000003_applications_audit.sql"),
+    ] {
+        sqlx::raw_sql(earlier)
+            .execute(store.pool())
+            .await
+            .expect("earlier migration");
+    }
+    sqlx::raw_sql(
+        "INSERT INTO tenants (id, slug, display_name, status, created_at, updated_at) VALUES \
+         ('ten_01jd0000000000000000000001', 'a', 'A', 'active', now(), now()), \
+         ('ten_01jd0000000000000000000002', 'b', 'B', 'active', now(), now()); \
+         INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
+          token_endpoint_auth_method, allowed_scopes, first_party, id_token_signed_response_alg, \
+          is_management, created_at, updated_at) VALUES ('app_01jd0000000000000000000001', \
+          'ten_01jd0000000000000000000001', 'App', '[]', '[]', 'none', '[]', false, 'RS256', \
+          false, now(), now())",
+    )
+    .execute(store.pool())
+    .await
+    .expect("existing rows");
+    sqlx::raw_sql(include_str!("../migrations/20261122000004_identity.sql"))
+        .execute(store.pool())
+        .await
+        .expect("identity migration");
+
+    let rows: Vec<(Vec<u8>, bool)> =
+        sqlx::query_as("SELECT pairwise_secret, signup_enabled FROM tenants ORDER BY id")
+            .fetch_all(store.pool())
+            .await
+            .expect("tenants");
+    assert_eq!(rows.len(), 2);
+    for (secret, signup) in &rows {
+        assert_eq!(secret.len(), 32);
+        assert!(!signup);
+    }
+    assert_ne!(rows[0].0, rows[1].0, "one secret per tenant");
+    let uris: String =
+        sqlx::query_scalar("SELECT post_logout_redirect_uris::text FROM applications")
+            .fetch_one(store.pool())
+            .await
+            .expect("applications");
+    assert_eq!(uris, "[]");
     store.close().await;
 }

@@ -9,35 +9,39 @@ use crate::error::map_err;
 use crate::timestamps::utc;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
-use svc_domain::{Application, ClientId, OperatorToken, RedirectUri, Scope, SecretHash, TenantId};
+use svc_domain::{Application, ClientId, OperatorToken, RedirectUri, SecretHash, TenantId};
 use svc_store::StoreError;
-use svc_store::rows::{ApplicationRow, OperatorTokenRow, encode_strings};
+use svc_store::rows::{ApplicationRow, OperatorTokenRow, encode_scopes, encode_strings};
 
 /// The foreign key to `tenants`; SQLite reports a failed foreign key without naming it.
 const TENANT_FKEY: &str = "applications_tenant_id_fkey";
 
 const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
-     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+     post_logout_redirect_uris \
      FROM applications WHERE tenant_id = $1 AND id = $2";
 // Two statements rather than `$2 IS NULL OR id > $2`, so each has a plain index range scan.
 const LIST_FIRST: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
-     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+     post_logout_redirect_uris \
      FROM applications WHERE tenant_id = $1 ORDER BY id LIMIT $2";
 const LIST_AFTER: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
-     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+     post_logout_redirect_uris \
      FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3";
 const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
-     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+     post_logout_redirect_uris) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
 // Never id, tenant_id, created_at or is_management.
 const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, grant_types = $5, \
      token_endpoint_auth_method = $6, allowed_scopes = $7, secret_hash = $8, api_audience = $9, \
      first_party = $10, id_token_signed_response_alg = $11, jwks = $12, jwks_uri = $13, \
-     updated_at = $14 \
+     updated_at = $14, post_logout_redirect_uris = $15 \
      WHERE tenant_id = $1 AND id = $2";
 const DELETE: &str = "DELETE FROM applications WHERE tenant_id = $1 AND id = $2";
 
@@ -88,28 +92,40 @@ pub(crate) async fn list(
     rows.iter().map(decode).collect()
 }
 
-/// The list-valued columns of `app`, encoded: redirect URIs, grant types, scopes.
-fn lists(app: &Application) -> Result<(String, String, String), StoreError> {
-    Ok((
-        encode_strings(app.redirect_uris.iter().map(RedirectUri::as_str))?,
-        encode_strings(app.grant_types.iter().map(|g| g.as_str()))?,
-        encode_strings(app.allowed_scopes.iter().map(Scope::as_str))?,
-    ))
+/// The list-valued columns of `app`, encoded.
+struct Lists {
+    redirect_uris: String,
+    grant_types: String,
+    allowed_scopes: String,
+    post_logout_redirect_uris: String,
+}
+
+fn lists(app: &Application) -> Result<Lists, StoreError> {
+    Ok(Lists {
+        redirect_uris: encode_strings(app.redirect_uris.iter().map(RedirectUri::as_str))?,
+        grant_types: encode_strings(app.grant_types.iter().map(|g| g.as_str()))?,
+        allowed_scopes: encode_scopes(&app.allowed_scopes)?,
+        post_logout_redirect_uris: encode_strings(
+            app.post_logout_redirect_uris
+                .iter()
+                .map(RedirectUri::as_str),
+        )?,
+    })
 }
 
 pub(crate) async fn insert(
     conn: &mut SqliteConnection,
     app: &Application,
 ) -> Result<(), StoreError> {
-    let (redirect_uris, grant_types, allowed_scopes) = lists(app)?;
+    let lists = lists(app)?;
     sqlx::query(INSERT)
         .bind(app.id.as_str())
         .bind(app.tenant_id.as_str())
         .bind(app.name.as_str())
-        .bind(redirect_uris)
-        .bind(grant_types)
+        .bind(lists.redirect_uris)
+        .bind(lists.grant_types)
         .bind(app.token_endpoint_auth_method.as_str())
-        .bind(allowed_scopes)
+        .bind(lists.allowed_scopes)
         .bind(app.secret_hash.as_ref().map(|h| h.as_bytes().as_slice()))
         .bind(app.api_audience.as_deref())
         .bind(app.first_party)
@@ -119,6 +135,7 @@ pub(crate) async fn insert(
         .bind(app.is_management)
         .bind(utc(app.created_at))
         .bind(utc(app.updated_at))
+        .bind(lists.post_logout_redirect_uris)
         .execute(conn)
         .await
         .map_err(|e| name_conflict(map_err(e)))?;
@@ -129,15 +146,15 @@ pub(crate) async fn update(
     conn: &mut SqliteConnection,
     app: &Application,
 ) -> Result<(), StoreError> {
-    let (redirect_uris, grant_types, allowed_scopes) = lists(app)?;
+    let lists = lists(app)?;
     let done = sqlx::query(UPDATE)
         .bind(app.tenant_id.as_str())
         .bind(app.id.as_str())
         .bind(app.name.as_str())
-        .bind(redirect_uris)
-        .bind(grant_types)
+        .bind(lists.redirect_uris)
+        .bind(lists.grant_types)
         .bind(app.token_endpoint_auth_method.as_str())
-        .bind(allowed_scopes)
+        .bind(lists.allowed_scopes)
         .bind(app.secret_hash.as_ref().map(|h| h.as_bytes().as_slice()))
         .bind(app.api_audience.as_deref())
         .bind(app.first_party)
@@ -145,6 +162,7 @@ pub(crate) async fn update(
         .bind(app.jwks.as_deref())
         .bind(app.jwks_uri.as_deref())
         .bind(utc(app.updated_at))
+        .bind(lists.post_logout_redirect_uris)
         .execute(conn)
         .await
         .map_err(map_err)?;
@@ -218,6 +236,7 @@ fn decode(row: &SqliteRow) -> Result<Application, StoreError> {
         tenant_id: get("tenant_id")?,
         name: get("name")?,
         redirect_uris: get("redirect_uris")?,
+        post_logout_redirect_uris: get("post_logout_redirect_uris")?,
         grant_types: get("grant_types")?,
         allowed_scopes: get("allowed_scopes")?,
         token_endpoint_auth_method: get("token_endpoint_auth_method")?,

@@ -1,29 +1,37 @@
 //! The tenant repository in SQL: queries on one connection (always inside a transaction opened by
-//! [`crate::tx`]) and the decoding of rows back into domain types.
+//! [`crate::tx`]), reading rows into [`TenantRow`], which decodes them.
 //!
 //! The SQL text is identical to the PostgreSQL backend's; only binding and decoding differ.
 
-use crate::error::map_err;
+use crate::error::{Columns, map_err};
 use crate::timestamps::utc;
+use sqlx::SqliteConnection;
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection};
-use svc_domain::{Tenant, TenantId, TenantSlug, TenantStatus};
+use svc_domain::{Tenant, TenantId, TenantSlug};
 use svc_store::StoreError;
+use svc_store::rows::TenantRow;
 
-const SELECT_BY_ID: &str = "SELECT id, slug, display_name, status, created_at, updated_at \
+const SELECT_BY_ID: &str = "SELECT id, slug, display_name, status, signup_enabled, \
+     pairwise_secret, created_at, updated_at \
      FROM tenants WHERE id = $1";
-const SELECT_BY_SLUG: &str = "SELECT id, slug, display_name, status, created_at, updated_at \
+const SELECT_BY_SLUG: &str = "SELECT id, slug, display_name, status, signup_enabled, \
+     pairwise_secret, created_at, updated_at \
      FROM tenants WHERE slug = $1";
 // Two statements rather than `$1 IS NULL OR id > $1`, so each has a plain index range scan.
-const LIST_FIRST: &str = "SELECT id, slug, display_name, status, created_at, updated_at \
+const LIST_FIRST: &str = "SELECT id, slug, display_name, status, signup_enabled, \
+     pairwise_secret, created_at, updated_at \
      FROM tenants ORDER BY id LIMIT $1";
-const LIST_AFTER: &str = "SELECT id, slug, display_name, status, created_at, updated_at \
+const LIST_AFTER: &str = "SELECT id, slug, display_name, status, signup_enabled, \
+     pairwise_secret, created_at, updated_at \
      FROM tenants WHERE id > $1 ORDER BY id LIMIT $2";
-const INSERT: &str = "INSERT INTO tenants (id, slug, display_name, status, created_at, updated_at) \
-     VALUES ($1, $2, $3, $4, $5, $6)";
-const UPDATE: &str =
-    "UPDATE tenants SET display_name = $2, status = $3, updated_at = $4 WHERE id = $1";
-// Cascades to the tenant's signing keys and applications; audit entries have no foreign key.
+const INSERT: &str = "INSERT INTO tenants (id, slug, display_name, status, signup_enabled, \
+     pairwise_secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+// Never id, slug, created_at or pairwise_secret: the secret is fixed at creation, since changing
+// it would change every pairwise subject the tenant's third-party applications know.
+const UPDATE: &str = "UPDATE tenants SET display_name = $2, status = $3, signup_enabled = $4, \
+     updated_at = $5 WHERE id = $1";
+// Cascades to everything the tenant owns (signing keys, applications, users, sessions, link
+// tokens, grants); audit entries have no foreign key.
 const DELETE: &str = "DELETE FROM tenants WHERE id = $1";
 
 pub(crate) async fn by_id(
@@ -76,6 +84,8 @@ pub(crate) async fn insert(conn: &mut SqliteConnection, tenant: &Tenant) -> Resu
         .bind(tenant.slug.as_str())
         .bind(tenant.display_name.as_str())
         .bind(tenant.status.as_str())
+        .bind(tenant.signup_enabled)
+        .bind(tenant.pairwise_secret.as_bytes().as_slice())
         .bind(utc(tenant.created_at))
         .bind(utc(tenant.updated_at))
         .execute(conn)
@@ -89,6 +99,7 @@ pub(crate) async fn update(conn: &mut SqliteConnection, tenant: &Tenant) -> Resu
         .bind(tenant.id.as_str())
         .bind(tenant.display_name.as_str())
         .bind(tenant.status.as_str())
+        .bind(tenant.signup_enabled)
         .bind(utc(tenant.updated_at))
         .execute(conn)
         .await
@@ -112,19 +123,16 @@ pub(crate) async fn delete(conn: &mut SqliteConnection, id: &TenantId) -> Result
 }
 
 fn decode(row: &SqliteRow) -> Result<Tenant, StoreError> {
-    let id: String = row.try_get("id").map_err(map_err)?;
-    let slug: String = row.try_get("slug").map_err(map_err)?;
-    let status: String = row.try_get("status").map_err(map_err)?;
-    Ok(Tenant {
-        id: TenantId::parse(&id)
-            .map_err(|e| StoreError::Corrupt(format!("tenants.id {id:?}: {e}")))?,
-        slug: TenantSlug::parse(&slug)
-            .map_err(|e| StoreError::Corrupt(format!("tenants.slug {slug:?} of {id}: {e}")))?,
-        display_name: row.try_get("display_name").map_err(map_err)?,
-        status: TenantStatus::parse(&status).ok_or_else(|| {
-            StoreError::Corrupt(format!("tenants.status {status:?} of {id}: unknown status"))
-        })?,
-        created_at: row.try_get("created_at").map_err(map_err)?,
-        updated_at: row.try_get("updated_at").map_err(map_err)?,
-    })
+    let c = Columns::new(row, "tenants");
+    TenantRow {
+        id: c.get("id")?,
+        slug: c.get("slug")?,
+        display_name: c.get("display_name")?,
+        status: c.get("status")?,
+        signup_enabled: c.get("signup_enabled")?,
+        pairwise_secret: c.get("pairwise_secret")?,
+        created_at: c.get("created_at")?,
+        updated_at: c.get("updated_at")?,
+    }
+    .decode()
 }

@@ -257,18 +257,25 @@ async fn conflicts_name_the_constraint_like_postgresql() {
 #[tokio::test]
 async fn undecodable_rows_are_corrupt() {
     let store = temp_store().await.expect("store");
+    // One row with an id that does not parse, one with a timestamp that does not decode; each
+    // error names the table and column. (The pairwise secret takes the migration's default.)
     sqlx::query(
         "INSERT INTO tenants (id, slug, display_name, status, created_at, updated_at) \
-         VALUES ('not-an-id', 'broken', 'Broken', 'active', '2026-01-01T00:00:00Z', 'yesterday')",
+         VALUES ('not-an-id', 'broken', 'Broken', 'active', '2026-01-01T00:00:00Z', \
+         '2026-01-01T00:00:00Z'), \
+         ('ten_01jd0000000000000000000000', 'late', 'Late', 'active', '2026-01-01T00:00:00Z', \
+         'yesterday')",
     )
     .execute(store.pool())
     .await
     .expect("tamper");
     let mut read = store.read().await.expect("read");
-    let slug = svc_domain::TenantSlug::parse("broken").expect("slug");
-    match read.tenant_by_slug(&slug).await {
-        Err(StoreError::Corrupt(why)) => assert!(why.contains("tenants.id"), "{why}"),
-        other => panic!("expected Corrupt, got {other:?}"),
+    for (slug, column) in [("broken", "tenants.id"), ("late", "tenants.updated_at")] {
+        let slug = svc_domain::TenantSlug::parse(slug).expect("slug");
+        match read.tenant_by_slug(&slug).await {
+            Err(StoreError::Corrupt(why)) => assert!(why.contains(column), "{why}"),
+            other => panic!("expected Corrupt, got {other:?}"),
+        }
     }
     match read.list_tenants(None, 10).await {
         Err(StoreError::Corrupt(_)) => {}
@@ -673,5 +680,63 @@ async fn expiry_and_audit_filters_compare_instants_not_stored_text() {
         .expect("list");
     assert_eq!(until.len(), 1);
     read.finish().await.expect("finish");
+    store.close().await;
+}
+
+/// Tenants that existed before the identity migration get a random 32-byte pairwise secret each
+/// (not the constant default SQLite's ALTER TABLE needs), sign-up off, and their applications an
+/// empty list of post-logout redirect URIs.
+#[tokio::test]
+async fn the_identity_migration_gives_existing_tenants_random_secrets() {
+    let store = temp_store_unmigrated(&test_settings())
+        .await
+        .expect("store");
+    for earlier in [
+        include_str!("../migrations/20261122000001_tenants.sql"),
+        include_str!("../migrations/20261122000002_signing_keys.sql"),
+        include_str!("../migrations/20261122000003_applications_audit.sql"),
+    ] {
+        sqlx::raw_sql(earlier)
+            .execute(store.pool())
+            .await
+            .expect("earlier migration");
+    }
+    sqlx::raw_sql(
+        "INSERT INTO tenants (id, slug, display_name, status, created_at, updated_at) VALUES \
+         ('ten_01jd0000000000000000000001', 'a', 'A', 'active', '2026-01-01T00:00:00Z', \
+          '2026-01-01T00:00:00Z'), \
+         ('ten_01jd0000000000000000000002', 'b', 'B', 'active', '2026-01-01T00:00:00Z', \
+          '2026-01-01T00:00:00Z'); \
+         INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
+          token_endpoint_auth_method, allowed_scopes, first_party, id_token_signed_response_alg, \
+          is_management, created_at, updated_at) VALUES ('app_01jd0000000000000000000001', \
+          'ten_01jd0000000000000000000001', 'App', '[]', '[]', 'none', '[]', 0, 'RS256', 0, \
+          '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+    )
+    .execute(store.pool())
+    .await
+    .expect("existing rows");
+    sqlx::raw_sql(include_str!("../migrations/20261122000004_identity.sql"))
+        .execute(store.pool())
+        .await
+        .expect("identity migration");
+
+    let rows: Vec<(Vec<u8>, i64)> =
+        sqlx::query_as("SELECT pairwise_secret, signup_enabled FROM tenants ORDER BY id")
+            .fetch_all(store.pool())
+            .await
+            .expect("tenants");
+    assert_eq!(rows.len(), 2);
+    for (secret, signup) in &rows {
+        assert_eq!(secret.len(), 32);
+        assert!(secret.iter().any(|b| *b != 0), "random, not the default");
+        assert_eq!(*signup, 0);
+    }
+    assert_ne!(rows[0].0, rows[1].0, "one secret per tenant");
+    let uris: String = sqlx::query_scalar("SELECT post_logout_redirect_uris FROM applications")
+        .fetch_one(store.pool())
+        .await
+        .expect("applications");
+    assert_eq!(uris, "[]");
     store.close().await;
 }

@@ -11,9 +11,11 @@
 mod applications;
 mod audit;
 mod error;
+mod grants;
 pub mod rows;
 mod signing_keys;
 mod tenants;
+mod users;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -23,8 +25,13 @@ pub use applications::{
 };
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
 pub use error::StoreError;
+pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
+pub use users::{
+    CounterState, CounterWrites, SessionReads, SessionWrites, UserFilter, UserReads,
+    UserTokenWrites, UserWrites,
+};
 
 use async_trait::async_trait;
 
@@ -105,7 +112,15 @@ pub trait Store: Send + Sync + 'static {
 /// A read-only transaction.
 #[async_trait]
 pub trait ReadTx:
-    TenantReads + SigningKeyReads + ApplicationReads + OperatorTokenReads + AuditReads + Send
+    TenantReads
+    + SigningKeyReads
+    + ApplicationReads
+    + OperatorTokenReads
+    + AuditReads
+    + UserReads
+    + SessionReads
+    + GrantReads
+    + Send
 {
     /// Ends the read.
     async fn finish(self: Box<Self>) -> Result<(), StoreError>;
@@ -125,6 +140,14 @@ pub trait WriteTx:
     + AuditReads
     + AuditWrites
     + CoordinationWrites
+    + UserReads
+    + UserWrites
+    + SessionReads
+    + SessionWrites
+    + UserTokenWrites
+    + CounterWrites
+    + GrantReads
+    + GrantWrites
     + Send
 {
     /// Makes every change of this transaction durable and visible, atomically.

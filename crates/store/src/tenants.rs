@@ -27,7 +27,8 @@ pub trait TenantWrites {
     /// Inserts a new tenant; a taken slug or id is [`StoreError::Conflict`].
     async fn insert_tenant(&mut self, tenant: &Tenant) -> Result<(), StoreError>;
 
-    /// Replaces the mutable fields (display name, status, updated_at) of an existing tenant.
+    /// Replaces the mutable fields (display name, status, sign-up flag, updated_at) of an existing
+    /// tenant; the pairwise secret never changes.
     async fn update_tenant(&mut self, tenant: &Tenant) -> Result<(), StoreError>;
 
     /// Deletes a tenant and everything it owns (applications, keys, ...), but not its audit

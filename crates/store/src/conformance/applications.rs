@@ -25,6 +25,10 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
             uri("http://127.0.0.1:4000/cb?next=caf\u{e9}&q=\"x\""),
             uri("com.example.app:/oauth2redirect"),
         ],
+        post_logout_redirect_uris: vec![
+            uri("https://app.example.com/signed-out?from=\"caf\u{e9}\""),
+            uri("com.example.app:/logout"),
+        ],
         grant_types: vec![
             GrantType::RefreshToken,
             GrantType::AuthorizationCode,
@@ -52,6 +56,7 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
 pub fn public_application_fixture(tenant: &Tenant, seed: u64) -> Application {
     Application {
         redirect_uris: Vec::new(),
+        post_logout_redirect_uris: Vec::new(),
         grant_types: Vec::new(),
         token_endpoint_auth_method: TokenEndpointAuthMethod::None,
         allowed_scopes: ScopeSet::default(),
@@ -247,6 +252,8 @@ pub async fn update_application_changes_mutable_fields_only(store: Arc<dyn Store
     let mut changed = public_application_fixture(&acme, 10);
     changed.name = "Renamed".into();
     changed.redirect_uris = vec![RedirectUri::parse("https://new.example.com/cb").expect("uri")];
+    changed.post_logout_redirect_uris =
+        vec![RedirectUri::parse("https://new.example.com/bye").expect("uri")];
     changed.grant_types = vec![GrantType::AuthorizationCode];
     changed.allowed_scopes = ScopeSet::parse("openid").expect("scopes");
     changed.id_token_signed_response_alg = SigningAlg::EdDsa;

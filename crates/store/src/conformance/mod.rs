@@ -6,21 +6,30 @@
 
 mod applications;
 mod audit;
+mod grants;
+mod integrity;
 mod migrations;
 mod signing_keys;
 mod tenants;
+mod users;
 
 pub use applications::*;
 pub use audit::*;
+pub use grants::*;
+pub use integrity::*;
 pub use migrations::*;
 pub use signing_keys::*;
 pub use tenants::*;
+pub use users::*;
 
-use svc_domain::{Clock, ManualClock, SeededRandom, Tenant, TenantId, TenantSlug, TenantStatus};
+use svc_domain::{
+    Clock, ManualClock, PairwiseSecret, SeededRandom, Tenant, TenantId, TenantSlug, TenantStatus,
+};
 use time::{Duration, OffsetDateTime};
 
 /// A tenant fixture with timestamps at whole microseconds (PostgreSQL's precision), so a round
-/// trip compares equal on every backend.
+/// trip compares equal on every backend. Odd seeds allow sign-up; the pairwise secret is derived
+/// from the seed, so two fixtures never share one.
 pub fn tenant_fixture(slug: &str, seed: u64) -> Tenant {
     let at = OffsetDateTime::UNIX_EPOCH
         + Duration::days(20_000)
@@ -31,6 +40,8 @@ pub fn tenant_fixture(slug: &str, seed: u64) -> Tenant {
         slug: TenantSlug::parse(slug).unwrap_or_else(|e| panic!("fixture slug {slug}: {e}")),
         display_name: format!("Tenant {slug}"),
         status: TenantStatus::Active,
+        signup_enabled: seed % 2 == 1,
+        pairwise_secret: PairwiseSecret::generate(&SeededRandom::new(seed ^ 0x5eed)),
         created_at: clock.now(),
         updated_at: clock.now(),
     }
@@ -75,6 +86,23 @@ macro_rules! conformance_suite {
             assertion_ids_are_single_use_per_client,
             purge_expired_counts_and_keeps_live_rows,
             racing_claims_admit_exactly_one,
+            user_round_trips,
+            user_email_is_unique_among_users_not_removed,
+            list_users_filters_and_paginates,
+            users_are_isolated_per_tenant,
+            sessions_round_trip_revoke_and_list_live,
+            user_tokens_are_single_use,
+            counters_count_in_fixed_windows,
+            interactions_expire_and_are_scoped,
+            consents_upsert_and_map_subjects_back,
+            codes_redeem_once_and_remember_what_they_issued,
+            refresh_tokens_rotate_once_then_report_reuse,
+            refresh_family_revocation_keeps_the_first_reason,
+            access_token_revocations_are_per_tenant,
+            purge_expired_grants_removes_dead_rows_and_keeps_live_ones,
+            racing_code_redemptions_admit_exactly_one,
+            racing_refresh_rotations_admit_exactly_one,
+            writes_for_an_unknown_tenant_name_the_foreign_key,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {

@@ -94,7 +94,9 @@ pub async fn committed_write_is_visible_to_new_readers(store: Arc<dyn Store>) {
     assert!(read.tenant_by_id(&tenant.id).await.expect("read").is_some());
 }
 
-/// Updates change display name, status and updated_at, never id, slug or created_at.
+/// Updates change display name, status, the sign-up switch and updated_at, never id, slug,
+/// created_at or the pairwise secret (fixed at creation: changing it would change every pairwise
+/// subject).
 pub async fn update_tenant_changes_mutable_fields_only(store: Arc<dyn Store>) {
     let tenant = tenant_fixture("acme", 5);
     insert(&store, &tenant).await.expect("insert");
@@ -104,6 +106,8 @@ pub async fn update_tenant_changes_mutable_fields_only(store: Arc<dyn Store>) {
     changed.updated_at += Duration::seconds(10);
     changed.created_at += Duration::days(1); // must be ignored
     changed.slug = TenantSlug::parse("renamed").expect("slug"); // must be ignored
+    changed.signup_enabled = !tenant.signup_enabled;
+    changed.pairwise_secret = tenant_fixture("other", 6).pairwise_secret; // must be ignored
     let mut tx = store.write().await.expect("write");
     tx.update_tenant(&changed).await.expect("update");
     tx.commit().await.expect("commit");
@@ -118,6 +122,8 @@ pub async fn update_tenant_changes_mutable_fields_only(store: Arc<dyn Store>) {
     assert_eq!(got.updated_at, changed.updated_at);
     assert_eq!(got.created_at, tenant.created_at);
     assert_eq!(got.slug, tenant.slug);
+    assert_eq!(got.signup_enabled, changed.signup_enabled);
+    assert_eq!(got.pairwise_secret, tenant.pairwise_secret);
 }
 
 /// Updating a tenant that does not exist is NotFound, not a silent no-op.

@@ -1,0 +1,172 @@
+//! Ports of tenant users, browser sessions and one-time link tokens (the hosted sign-in's own
+//! records), plus the fixed-window counters behind brute-force protection.
+
+use crate::StoreError;
+use async_trait::async_trait;
+use svc_domain::{
+    Email, SecretHash, Session, SessionId, TenantId, User, UserId, UserStatus, UserToken,
+    UserTokenPurpose,
+};
+use time::OffsetDateTime;
+
+/// Filters of a user listing; every field narrows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UserFilter {
+    /// Only users in this state.
+    pub status: Option<UserStatus>,
+    /// Only the user with this (normalised) address.
+    pub email: Option<Email>,
+}
+
+/// Reads of tenant users.
+#[async_trait]
+pub trait UserReads {
+    /// The user `id` of `tenant` (any state, removed included).
+    async fn user(&mut self, tenant: &TenantId, id: &UserId) -> Result<Option<User>, StoreError>;
+
+    /// The user of `tenant` holding `email`, ignoring removed users (at most one exists).
+    async fn user_by_email(
+        &mut self,
+        tenant: &TenantId,
+        email: &Email,
+    ) -> Result<Option<User>, StoreError>;
+
+    /// Up to `limit` users of `tenant` ordered by id, after the cursor `after`.
+    async fn list_users(
+        &mut self,
+        tenant: &TenantId,
+        filter: &UserFilter,
+        after: Option<&UserId>,
+        limit: u32,
+    ) -> Result<Vec<User>, StoreError>;
+}
+
+/// Writes of tenant users.
+#[async_trait]
+pub trait UserWrites {
+    /// Creates a user; [`StoreError::Conflict`] with constraint `users_tenant_email_key` when a
+    /// user of the tenant that is not removed holds the address.
+    async fn insert_user(&mut self, user: &User) -> Result<(), StoreError>;
+
+    /// Replaces every mutable field (all but id, tenant and creation time);
+    /// [`StoreError::NotFound`] when absent, the same conflict as insert on the address.
+    async fn update_user(&mut self, user: &User) -> Result<(), StoreError>;
+}
+
+/// Reads of browser sessions.
+#[async_trait]
+pub trait SessionReads {
+    /// The session whose cookie hashes to `secret` (any state; callers check
+    /// [`Session::is_live`]).
+    async fn session_by_secret(
+        &mut self,
+        tenant: &TenantId,
+        secret: &SecretHash,
+    ) -> Result<Option<Session>, StoreError>;
+
+    /// The session `id` of `tenant`.
+    async fn session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+    ) -> Result<Option<Session>, StoreError>;
+
+    /// The user's sessions that are live at `now`, newest first.
+    async fn live_sessions(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+    ) -> Result<Vec<Session>, StoreError>;
+}
+
+/// Writes of browser sessions.
+#[async_trait]
+pub trait SessionWrites {
+    /// Creates a session.
+    async fn insert_session(&mut self, session: &Session) -> Result<(), StoreError>;
+
+    /// Records use at `now` (`last_seen_at`).
+    async fn touch_session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+
+    /// Revokes one session; false when it did not exist or was already revoked.
+    async fn revoke_session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError>;
+
+    /// Revokes every unrevoked session of a user; returns how many.
+    async fn revoke_user_sessions(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError>;
+}
+
+/// One-time link tokens (email verification, password reset, invitation).
+#[async_trait]
+pub trait UserTokenWrites {
+    /// Stores a new token.
+    async fn insert_user_token(&mut self, token: &UserToken) -> Result<(), StoreError>;
+
+    /// Marks the token used and returns it, only if it exists for `tenant` and `purpose`, is
+    /// unused and has not expired at `now`; atomic, so a token works once even under races.
+    async fn consume_user_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        purpose: UserTokenPurpose,
+        now: OffsetDateTime,
+    ) -> Result<Option<UserToken>, StoreError>;
+
+    /// Marks every unused token of `user` for `purpose` used (a newer link replaces older ones,
+    /// and a password change kills outstanding reset links); returns how many.
+    async fn invalidate_user_tokens(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        purpose: UserTokenPurpose,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError>;
+}
+
+/// A fixed-window counter after one hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CounterState {
+    /// Hits in the current window, this one included.
+    pub count: u32,
+    /// When the current window ends (and the count starts again from zero).
+    pub window_ends_at: OffsetDateTime,
+}
+
+/// Fixed-window counters shared by every instance (failed sign-ins per account and per IP,
+/// registrations per IP). Keys are namespaced by the caller (`signin:acct:{tenant}:{hash}`).
+#[async_trait]
+pub trait CounterWrites {
+    /// Counts one hit on `key` at `now`: within an unexpired window the count grows, otherwise
+    /// a new window of length `window` starts at 1. Atomic under concurrency.
+    async fn hit_counter(
+        &mut self,
+        key: &str,
+        now: OffsetDateTime,
+        window: time::Duration,
+    ) -> Result<CounterState, StoreError>;
+
+    /// The counter's state at `now`, `None` when absent or its window has ended.
+    async fn counter(
+        &mut self,
+        key: &str,
+        now: OffsetDateTime,
+    ) -> Result<Option<CounterState>, StoreError>;
+
+    /// Forgets a counter (a successful sign-in clears the account's failures).
+    async fn clear_counter(&mut self, key: &str) -> Result<(), StoreError>;
+}
