@@ -8,6 +8,7 @@
 //!
 //! This crate must not depend on tokio, axum, sqlx or any svc crate other than svc-domain.
 
+pub mod digest;
 mod envelope;
 mod error;
 mod jwk;

@@ -212,6 +212,10 @@ pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value
         );
         map.insert("claims_supported".into(), json!(CLAIMS));
         map.insert("claims_parameter_supported".into(), json!(true));
+        map.insert(
+            "prompt_values_supported".into(),
+            json!(["none", "login", "consent", "select_account"]),
+        );
         map.insert("request_parameter_supported".into(), json!(false));
         map.insert("request_uri_parameter_supported".into(), json!(false));
         if settings.features.end_session {

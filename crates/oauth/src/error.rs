@@ -38,6 +38,10 @@ pub enum ErrorCode {
     /// The requested `resource` is malformed or not one this client may get tokens for
     /// (RFC 8707 §2). 400.
     InvalidTarget,
+    /// A bearer token is missing, malformed, expired or revoked (RFC 6750 §3.1). 401.
+    InvalidToken,
+    /// The bearer token lacks a scope the resource needs (RFC 6750 §3.1). 403.
+    InsufficientScope,
     /// An unexpected failure on our side. 500.
     ServerError,
     /// A dependency (database, key management) is unavailable; retry later. 503.
@@ -55,6 +59,8 @@ impl ErrorCode {
             Self::UnsupportedGrantType => "unsupported_grant_type",
             Self::InvalidScope => "invalid_scope",
             Self::InvalidTarget => "invalid_target",
+            Self::InvalidToken => "invalid_token",
+            Self::InsufficientScope => "insufficient_scope",
             Self::ServerError => "server_error",
             Self::TemporarilyUnavailable => "temporarily_unavailable",
         }
@@ -64,7 +70,8 @@ impl ErrorCode {
     /// our own failures).
     pub fn status(self) -> u16 {
         match self {
-            Self::InvalidClient => 401,
+            Self::InvalidClient | Self::InvalidToken => 401,
+            Self::InsufficientScope => 403,
             Self::ServerError => 500,
             Self::TemporarilyUnavailable => 503,
             _ => 400,
@@ -113,6 +120,16 @@ impl OAuthError {
     /// `invalid_request`.
     pub fn invalid_request(description: impl Into<Cow<'static, str>>) -> Self {
         Self::new(ErrorCode::InvalidRequest, description)
+    }
+
+    /// `invalid_token` (RFC 6750 §3.1).
+    pub fn invalid_token(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidToken, description)
+    }
+
+    /// `insufficient_scope` (RFC 6750 §3.1).
+    pub fn insufficient_scope(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InsufficientScope, description)
     }
 
     /// `invalid_client`.

@@ -4,19 +4,23 @@
 //! - The caller authenticates exactly as at the token endpoint and must be a confidential client
 //!   of the same tenant (RFC 7662 §2.1: "the endpoint MUST also require some form of
 //!   authorization"; §4: public clients would turn it into a token-scanning oracle).
-//! - An active answer needs the signature of one of this tenant's published keys, the tenant's
-//!   issuer, `exp`/`nbf` admitting now, the `at+jwt` type and this tenant's `tenant_id`.
+//! - An active answer for an access token needs [`crate::access_token::active_claims`]
+//!   (signature, type, issuer, tenant, lifetime, not revoked) and a caller entitled to it: the
+//!   token's audience is the caller's own, or the caller is the client it was issued to.
+//! - Refresh tokens (`rt_…`) are described to the client they were issued to only, while
+//!   unrotated, unrevoked and unexpired.
 //! - Anything else — malformed, expired, another tenant's, unknown — is `{"active": false}` and
 //!   nothing more (§2.2: no hint why), so the endpoint reveals nothing about foreign tokens.
 
 use crate::OAuthError;
+use crate::access_token::active_claims;
 use crate::client_auth::{self, ClientAuthContext, JwksFetcher};
+use crate::discovery::management_api_resource;
 use crate::keys::KeyService;
 use crate::token::request::ClientRequest;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
-use svc_crypto::verify_jwt_signature;
-use svc_domain::{Clock, SigningAlg, Tenant};
+use svc_domain::{Application, Clock, SecretHash, Tenant};
 use svc_store::Store;
 
 /// The introspection endpoint's engine.
@@ -86,37 +90,38 @@ impl Introspector {
         let token = request.param("token").ok_or_else(|| {
             OAuthError::invalid_request("the `token` parameter is required (RFC 7662 §2.1)")
         })?;
-        Ok(self
-            .describe(tenant, issuer, token)
-            .await?
-            .unwrap_or_else(|| json!({ "active": false })))
+        let caller = &client.application;
+        let described = match self.describe_refresh(tenant, caller, token).await? {
+            Some(found) => Some(found),
+            None => self.describe_access(tenant, issuer, caller, token).await?,
+        };
+        Ok(described.unwrap_or_else(|| json!({ "active": false })))
     }
 
-    /// The active response for `token`, or `None` when it is not an active token of `tenant`.
-    async fn describe(
+    /// The active response for an access token, or `None` when it is not an active token of
+    /// `tenant` that `caller` may inspect: its audience must be the caller's own audience, or
+    /// the caller must be the client it was issued to (a resource server learns nothing about
+    /// tokens meant for other APIs).
+    async fn describe_access(
         &self,
         tenant: &Tenant,
         issuer: &str,
+        caller: &Application,
         token: &str,
     ) -> Result<Option<Value>, OAuthError> {
-        let published = self.keys.published_jwks(tenant).await?;
-        let verified = [SigningAlg::Es256, SigningAlg::EdDsa]
-            .into_iter()
-            .find_map(|alg| verify_jwt_signature(&published.keys, token, alg).ok());
-        let Some(verified) = verified else {
+        let now = self.clock.now();
+        let Some(claims) =
+            active_claims(self.store.as_ref(), &self.keys, tenant, issuer, token, now).await?
+        else {
             return Ok(None);
         };
-        let is_access_token = verified.typ.as_deref().is_some_and(|t| {
-            t.eq_ignore_ascii_case("at+jwt") || t.eq_ignore_ascii_case("application/at+jwt")
-        });
-        let claims = &verified.claims;
-        let now = self.clock.now().unix_timestamp();
-        let active = is_access_token
-            && claims["iss"].as_str() == Some(issuer)
-            && claims["tenant_id"].as_str() == Some(tenant.id.as_str())
-            && claims["exp"].as_i64().is_some_and(|exp| exp > now)
-            && claims["nbf"].as_i64().is_none_or(|nbf| nbf <= now);
-        if !active {
+        let caller_audience = caller
+            .api_audience
+            .clone()
+            .unwrap_or_else(|| management_api_resource(issuer));
+        let may_inspect = claims["aud"].as_str() == Some(caller_audience.as_str())
+            || claims["client_id"].as_str() == Some(caller.id.as_str());
+        if !may_inspect {
             return Ok(None);
         }
         let mut out = Map::new();
@@ -128,5 +133,43 @@ impl Introspector {
             }
         }
         Ok(Some(Value::Object(out)))
+    }
+
+    /// The active response for a refresh token of the caller itself (RFC 7662 §2.1 allows
+    /// refresh tokens; only their own client may inspect them).
+    async fn describe_refresh(
+        &self,
+        tenant: &Tenant,
+        caller: &Application,
+        token: &str,
+    ) -> Result<Option<Value>, OAuthError> {
+        if !token.starts_with("rt_") {
+            return Ok(None);
+        }
+        let mut tx = self.store.read().await?;
+        let found = tx.refresh_token(&tenant.id, &SecretHash::of(token)).await?;
+        tx.finish().await?;
+        let now = self.clock.now();
+        let Some((token, family)) = found else {
+            return Ok(None);
+        };
+        let active = family.client_id == caller.id
+            && family.revoked_at.is_none()
+            && token.rotated_at.is_none()
+            && now < token.expires_at
+            && now < family.expires_at;
+        if !active {
+            return Ok(None);
+        }
+        Ok(Some(json!({
+            "active": true,
+            "token_type": "refresh_token",
+            "client_id": family.client_id.as_str(),
+            "scope": token.scope.to_string(),
+            "sub": family.subject,
+            "exp": token.expires_at.unix_timestamp(),
+            "iat": token.created_at.unix_timestamp(),
+            "tenant_id": tenant.id.as_str(),
+        })))
     }
 }

@@ -81,6 +81,10 @@ pub struct JwtConfig {
     /// Refresh-token lifetime for agents, in seconds; at least the agent access lifetime.
     /// Default: 86400. Allowed range: 3600..=7776000.
     pub refresh_token_lifetime_agent_secs: u32,
+    /// Idle limit of a person's refresh token, in seconds: a token unused this long is dead even
+    /// while its family's absolute lifetime (`refresh_token_lifetime_human_secs`) runs; each
+    /// rotation starts the idle period again. Default: 604800. Allowed range: 3600..=7776000.
+    pub refresh_token_idle_secs: u32,
     /// ID-token lifetime, in seconds. Default: 300. Allowed range: 60..=3600.
     pub id_token_lifetime_secs: u32,
     /// Days between signing-key rotations. Default: 30. Allowed range: 1..=365.
@@ -95,6 +99,7 @@ impl Default for JwtConfig {
             access_token_lifetime_agent_secs: 300,
             refresh_token_lifetime_human_secs: 604_800,
             refresh_token_lifetime_agent_secs: 86_400,
+            refresh_token_idle_secs: 604_800,
             id_token_lifetime_secs: 300,
             key_rotation_days: 30,
         }

@@ -44,6 +44,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         7_776_000,
     ),
     bound(
+        "jwt.refresh_token_idle_secs",
+        |c| Some(c.jwt.refresh_token_idle_secs.into()),
+        3_600,
+        7_776_000,
+    ),
+    bound(
         "jwt.id_token_lifetime_secs",
         |c| Some(c.jwt.id_token_lifetime_secs.into()),
         60,

@@ -127,6 +127,7 @@ mod tests {
             tenant_id: TenantId::parse("ten_01jd0000000000000000000000").unwrap(),
             name: "svc".into(),
             redirect_uris: vec![],
+            post_logout_redirect_uris: Vec::new(),
             grant_types: grants.to_vec(),
             token_endpoint_auth_method: method,
             allowed_scopes: ScopeSet::parse("applications:read audit:read").unwrap(),

@@ -2,4 +2,6 @@
 //! takes an authenticated client and a parsed request and decides what the token will say
 //! (subject, audience, scopes); issuing it is [`crate::token::issue`]'s job.
 
+pub mod authorization_code;
 pub mod client_credentials;
+pub mod refresh_token;

@@ -64,6 +64,13 @@ pub struct TokenSettings {
     pub access_token_lifetime_human: Duration,
     /// `access_token_lifetime_agent_secs`: tokens of `agent` and `system` subjects.
     pub access_token_lifetime_agent: Duration,
+    /// `refresh_token_lifetime_human_secs`: absolute lifetime of a refresh family.
+    pub refresh_token_lifetime_human: Duration,
+    /// `refresh_token_idle_secs`: a refresh token unused this long is dead even while its
+    /// family lives.
+    pub refresh_token_idle: Duration,
+    /// `id_token_lifetime_secs`.
+    pub id_token_lifetime: Duration,
 }
 
 impl Default for TokenSettings {
@@ -72,6 +79,9 @@ impl Default for TokenSettings {
         Self {
             access_token_lifetime_human: Duration::from_secs(900),
             access_token_lifetime_agent: Duration::from_secs(300),
+            refresh_token_lifetime_human: Duration::from_secs(604_800),
+            refresh_token_idle: Duration::from_secs(604_800),
+            id_token_lifetime: Duration::from_secs(300),
         }
     }
 }
@@ -110,6 +120,8 @@ pub struct IssuedAccessToken {
     pub expires_in: u64,
     /// Its `jti`, for logs and later revocation.
     pub jti: String,
+    /// Its `exp` (Unix seconds): how long a revocation must be remembered.
+    pub exp: i64,
 }
 
 impl fmt::Debug for IssuedAccessToken {
@@ -143,6 +155,19 @@ impl AccessTokenIssuer<'_> {
         issuer: &str,
         token: &NewAccessToken<'_>,
     ) -> Result<IssuedAccessToken, OAuthError> {
+        let signer = self.keys.access_token_signer(tenant).await?;
+        self.issue_with(&signer, tenant, issuer, token)
+    }
+
+    /// Like [`AccessTokenIssuer::issue`] with a signer fetched beforehand, so a caller holding a
+    /// write transaction never waits on the key service (which may itself need the database).
+    pub fn issue_with(
+        &self,
+        signer: &svc_crypto::SigningKey,
+        tenant: &TenantId,
+        issuer: &str,
+        token: &NewAccessToken<'_>,
+    ) -> Result<IssuedAccessToken, OAuthError> {
         let lifetime = self.settings.access_token_lifetime(token.subject_type);
         let expires_in = lifetime.as_secs();
         let iat = self.clock.now().unix_timestamp();
@@ -161,12 +186,12 @@ impl AccessTokenIssuer<'_> {
             "scope": token.scope.to_string(),
             "subject_type": token.subject_type.as_str(),
         });
-        let signer = self.keys.access_token_signer(tenant).await?;
         let token = signer.sign_jwt(ACCESS_TOKEN_TYP, &claims)?;
         Ok(IssuedAccessToken {
             token,
             expires_in,
             jti,
+            exp,
         })
     }
 
@@ -234,6 +259,7 @@ mod tests {
         let settings = TokenSettings {
             access_token_lifetime_human: Duration::from_secs(900),
             access_token_lifetime_agent: Duration::from_secs(120),
+            ..TokenSettings::default()
         };
         assert_eq!(
             settings.access_token_lifetime(SubjectType::Human).as_secs(),
@@ -268,6 +294,7 @@ mod tests {
                 token: "header.payload.sig".into(),
                 expires_in: 300,
                 jti: "j".into(),
+                exp: 0,
             },
             &ScopeSet::parse("b a").unwrap(),
         );

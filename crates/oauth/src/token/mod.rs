@@ -9,9 +9,9 @@
 //! 4. run the grant ([`crate::grants`]);
 //! 5. issue the token ([`issue`]).
 //!
-//! `authorization_code` and `refresh_token` are known grants whose engines arrive later: a
-//! client allowed to use them gets `unsupported_grant_type` ("not available yet").
+//! `authorization_code` and `refresh_token` run in [`human`], one write transaction each.
 
+mod human;
 pub mod issue;
 pub mod request;
 
@@ -102,11 +102,11 @@ impl TokenEndpoint {
                 self.client_credentials(tenant, issuer, &client, &request)
                     .await
             }
-            grant @ (GrantType::AuthorizationCode | GrantType::RefreshToken) => {
-                Err(OAuthError::unsupported_grant_type(format!(
-                    "the {grant} grant is not available yet on this server"
-                )))
+            GrantType::AuthorizationCode => {
+                self.authorization_code(tenant, issuer, &client, &request)
+                    .await
             }
+            GrantType::RefreshToken => self.refresh_token(tenant, issuer, &client, &request).await,
         }
     }
 

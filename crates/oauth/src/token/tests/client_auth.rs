@@ -47,7 +47,8 @@ async fn none_authenticates_public_clients_by_client_id_alone() {
     let public = fx.client(TokenEndpointAuthMethod::None).await;
     let error = fx.refused(&[CC, ("client_id", public.id())], None).await;
     assert_eq!(error.code(), ErrorCode::UnauthorizedClient);
-    // And for a grant that arrives later: "not available yet", not invalid_client.
+    // And for the code grant: the public client is authenticated, so an unknown code is
+    // invalid_grant, not invalid_client.
     let public = fx
         .client_with(TokenEndpointAuthMethod::None, |app| {
             app.grant_types = vec![GrantType::AuthorizationCode];
@@ -63,8 +64,7 @@ async fn none_authenticates_public_clients_by_client_id_alone() {
             None,
         )
         .await;
-    assert_eq!(error.code(), ErrorCode::UnsupportedGrantType);
-    assert!(error.description().contains("not available yet"));
+    assert_eq!(error.code(), ErrorCode::InvalidGrant);
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 
 mod client_auth;
 mod client_credentials;
+mod code_flow;
 mod issuance;
 mod private_key_jwt;
 mod request;

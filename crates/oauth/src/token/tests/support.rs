@@ -73,6 +73,11 @@ impl Fixture {
     pub(super) async fn with_alg(access_token_alg: SigningAlg) -> Self {
         let store: Arc<dyn Store> =
             Arc::new(svc_store_sqlite::testing::temp_store().await.unwrap());
+        Self::on_store(store, access_token_alg).await
+    }
+
+    /// A fixture over a given (migrated, empty) store.
+    pub(super) async fn on_store(store: Arc<dyn Store>, access_token_alg: SigningAlg) -> Self {
         let clock = Arc::new(ManualClock::new(start()));
         let keys = Arc::new(KeyService::new(
             store.clone(),
@@ -113,6 +118,7 @@ impl Fixture {
             tenant_id: tenant.id.clone(),
             name: "backend".into(),
             redirect_uris: vec![],
+            post_logout_redirect_uris: Vec::new(),
             grant_types: vec![GrantType::ClientCredentials],
             token_endpoint_auth_method: method,
             allowed_scopes: ScopeSet::parse("applications:read audit:read").unwrap(),
@@ -208,6 +214,9 @@ fn new_tenant(slug: &str) -> Tenant {
         slug: TenantSlug::parse(slug).unwrap(),
         display_name: slug.into(),
         status: TenantStatus::Active,
+        signup_enabled: false,
+        pairwise_secret: svc_domain::PairwiseSecret::from_bytes(&[7; 32])
+            .unwrap_or_else(|| unreachable!()),
         created_at: start(),
         updated_at: start(),
     }

@@ -1,0 +1,69 @@
+//! Local validation of this tenant's own access tokens (RFC 9068 §4), shared by introspection,
+//! UserInfo and revocation: signature by one of the tenant's published keys with an algorithm we
+//! issue access tokens with (the verifier picks the algorithm, RFC 8725 §3.1), `typ: at+jwt`,
+//! the tenant's issuer and `tenant_id`, `exp`/`nbf` admitting now, and not revoked.
+
+use crate::error::OAuthError;
+use crate::keys::KeyService;
+use serde_json::Value;
+use svc_crypto::verify_jwt_signature;
+use svc_domain::{SigningAlg, Tenant};
+use svc_store::Store;
+use time::OffsetDateTime;
+
+/// The claims of a signature-verified access token of `tenant`, ignoring its lifetime and
+/// revocation (revocation needs the expired ones too); `None` for anything else.
+pub async fn verified_claims(
+    keys: &KeyService,
+    tenant: &Tenant,
+    issuer: &str,
+    token: &str,
+) -> Result<Option<Value>, OAuthError> {
+    // A JWS of ours is three base64url segments; a bigger string is no token of ours.
+    if token.len() > 8192 || token.split('.').count() != 3 {
+        return Ok(None);
+    }
+    let published = keys.published_jwks(tenant).await?;
+    let verified = [SigningAlg::Es256, SigningAlg::EdDsa]
+        .into_iter()
+        .find_map(|alg| verify_jwt_signature(&published.keys, token, alg).ok());
+    let Some(verified) = verified else {
+        return Ok(None);
+    };
+    let is_access_token = verified.typ.as_deref().is_some_and(|t| {
+        t.eq_ignore_ascii_case("at+jwt") || t.eq_ignore_ascii_case("application/at+jwt")
+    });
+    let claims = verified.claims;
+    let ours = is_access_token
+        && claims["iss"].as_str() == Some(issuer)
+        && claims["tenant_id"].as_str() == Some(tenant.id.as_str());
+    Ok(ours.then_some(claims))
+}
+
+/// The claims of an access token of `tenant` that is active at `now`: verified, within its
+/// lifetime and not revoked.
+pub async fn active_claims(
+    store: &dyn Store,
+    keys: &KeyService,
+    tenant: &Tenant,
+    issuer: &str,
+    token: &str,
+    now: OffsetDateTime,
+) -> Result<Option<Value>, OAuthError> {
+    let Some(claims) = verified_claims(keys, tenant, issuer, token).await? else {
+        return Ok(None);
+    };
+    let now = now.unix_timestamp();
+    let in_lifetime = claims["exp"].as_i64().is_some_and(|exp| exp > now)
+        && claims["nbf"].as_i64().is_none_or(|nbf| nbf <= now);
+    if !in_lifetime {
+        return Ok(None);
+    }
+    let Some(jti) = claims["jti"].as_str() else {
+        return Ok(None);
+    };
+    let mut tx = store.read().await?;
+    let revoked = tx.access_token_revoked(&tenant.id, jti).await?;
+    tx.finish().await?;
+    Ok((!revoked).then_some(claims))
+}

@@ -1,0 +1,619 @@
+//! The authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1) parsed into an
+//! [`AuthorizationRequest`] by ordered, named checks.
+//!
+//! Two families of failure, kept apart because they are answered differently (RFC 6749
+//! §4.1.2.1, CONTRACTS.md "Errors"):
+//! - [`PageError`]: the client or its redirect URI cannot be trusted (missing, repeated or
+//!   unknown `client_id`; missing, repeated or unregistered `redirect_uri`). The person sees an
+//!   error page; we never redirect to an unverified URI (open redirector, RFC 9700 §4.11).
+//! - [`RedirectError`]: anything else, sent back to the verified redirect URI with `state` and
+//!   `iss`.
+//!
+//! Checks, in order:
+//! 1. `client_id`: exactly once, a known application of the tenant ([`check_client`]).
+//! 2. `redirect_uri`: exactly once, equal character for character to a registered one
+//!    ([`check_redirect_uri`]; RFC 9700 §2.1 exact matching, OIDC Core §3.1.2.1 "REQUIRED").
+//! 3. No other parameter repeated (RFC 6749 §3.1: "MUST NOT be included more than once").
+//! 4. `request` / `request_uri` are not supported (OIDC Core §6; PAR is not enabled).
+//! 5. `response_type` is `code` (RFC 6749 §4.1.1; `unsupported_response_type`), and the
+//!    application may use the authorization-code grant (`unauthorized_client`).
+//! 6. `response_mode`, when present, is `query` (the only mode we offer).
+//! 7. `scope`: present, well-formed, within the application's allowed scopes (`invalid_scope`).
+//! 8. PKCE ([`check_pkce`], RFC 7636 §4.3, RFC 9700 §2.1.1): `S256` only; a method without a
+//!    challenge, a challenge without a method, `plain`, or a malformed challenge is
+//!    `invalid_request`; public clients must send a challenge.
+//! 9. `prompt` ([`check_prompt`], OIDC Core §3.1.2.1): values among `none`, `login`, `consent`,
+//!    `select_account`; `none` stands alone.
+//! 10. `max_age`: a non-negative integer of seconds.
+//! 11. Sizes: `state`, `nonce`, `login_hint`, `acr_values` and `claims` are bounded so a hostile
+//!     request cannot make us store megabytes; `claims` must be a JSON object (OIDC Core §5.5).
+//! 12. `authorization_details` (RFC 9396) is not enabled on this deployment: refused rather than
+//!     silently ignored, since the client would believe it was honoured.
+//!
+//! Unknown parameters are ignored (OIDC Core §3.1.2.1 / RFC 6749 §3.1).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use svc_domain::{Application, GrantType, RedirectUri, ScopeError, ScopeSet};
+
+/// Longest `state` kept (clients often put a signed blob in it).
+pub const MAX_STATE: usize = 2048;
+/// Longest `nonce`.
+pub const MAX_NONCE: usize = 512;
+/// Longest `login_hint` / `acr_values`.
+pub const MAX_HINT: usize = 512;
+/// Longest `claims` request (JSON text).
+pub const MAX_CLAIMS: usize = 4096;
+/// Largest `max_age` accepted (one year): larger values are a client bug, not a policy.
+pub const MAX_MAX_AGE: u64 = 365 * 24 * 3600;
+
+/// A request that cannot be answered by redirect: shown on an error page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageError {
+    /// RFC 6749 error code (`invalid_request`, `invalid_client`).
+    pub error: &'static str,
+    /// For the person reading the page.
+    pub description: String,
+}
+
+impl PageError {
+    fn new(error: &'static str, description: impl Into<String>) -> Self {
+        Self {
+            error,
+            description: description.into(),
+        }
+    }
+}
+
+/// An error sent back to the client's verified redirect URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedirectError {
+    /// RFC 6749 §4.1.2.1 / OIDC Core §3.1.2.6 error code.
+    pub error: &'static str,
+    /// For the integrator.
+    pub description: String,
+}
+
+impl RedirectError {
+    /// An error with `code` and `description`.
+    pub fn new(error: &'static str, description: impl Into<String>) -> Self {
+        Self {
+            error,
+            description: description.into(),
+        }
+    }
+}
+
+/// The `prompt` values we act on (OIDC Core §3.1.2.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prompt {
+    /// `none`: never show a page; fail with `login_required` / `consent_required` instead.
+    pub none: bool,
+    /// `login` (or `select_account`): authenticate again even with a live session.
+    pub login: bool,
+    /// `consent`: ask for consent even when remembered.
+    pub consent: bool,
+}
+
+/// A validated authorization request, as stored with a pending interaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuthorizationRequest {
+    /// The application (`client_id`).
+    pub client_id: String,
+    /// The verified redirect URI.
+    pub redirect_uri: String,
+    /// Requested scopes, space-delimited.
+    pub scope: String,
+    /// Echoed back.
+    pub state: Option<String>,
+    /// Put into the ID token.
+    pub nonce: Option<String>,
+    /// S256 challenge.
+    pub code_challenge: Option<String>,
+    /// Prompt flags.
+    pub prompt: Prompt,
+    /// Seconds since the last authentication that are acceptable.
+    pub max_age: Option<u64>,
+    /// Requested assurance, recorded (step-up arrives with MFA).
+    pub acr_values: Option<String>,
+    /// The OIDC `claims` request (JSON text).
+    pub claims: Option<String>,
+    /// Pre-fills the sign-in page.
+    pub login_hint: Option<String>,
+}
+
+impl AuthorizationRequest {
+    /// The requested scopes (validated at parse time).
+    pub fn scopes(&self) -> ScopeSet {
+        ScopeSet::parse(&self.scope).unwrap_or_default()
+    }
+
+    /// The verified redirect URI.
+    pub fn redirect(&self) -> Option<RedirectUri> {
+        RedirectUri::parse(&self.redirect_uri).ok()
+    }
+}
+
+/// Parameters by name, every occurrence kept; empty values count as absent (RFC 6749 §3.1).
+pub(crate) struct Params<'a>(BTreeMap<&'a str, Vec<&'a str>>);
+
+impl<'a> Params<'a> {
+    pub(crate) fn new(pairs: &'a [(String, String)]) -> Self {
+        let mut map: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (name, value) in pairs {
+            if !value.is_empty() {
+                map.entry(name.as_str()).or_default().push(value.as_str());
+            }
+        }
+        Self(map)
+    }
+
+    /// The single value of `name`; `Err(())` when repeated.
+    pub(crate) fn single(&self, name: &str) -> Result<Option<&'a str>, ()> {
+        match self.0.get(name).map(Vec::as_slice) {
+            None | Some([]) => Ok(None),
+            Some([one]) => Ok(Some(one)),
+            Some(_) => Err(()),
+        }
+    }
+
+    fn repeated(&self) -> Option<&'a str> {
+        self.0
+            .iter()
+            .find(|(_, values)| values.len() > 1)
+            .map(|(name, _)| *name)
+    }
+}
+
+/// Check 1: the `client_id` names an application (looked up by the caller, which passes the
+/// raw value's lookup result).
+pub(crate) fn check_client_id<'a>(params: &Params<'a>) -> Result<&'a str, PageError> {
+    match params.single("client_id") {
+        Err(()) => Err(PageError::new(
+            "invalid_request",
+            "client_id was sent more than once",
+        )),
+        Ok(None) => Err(PageError::new("invalid_request", "client_id is missing")),
+        Ok(Some(id)) => Ok(id),
+    }
+}
+
+/// Check 2: `redirect_uri` is registered on `app`, character for character.
+pub(crate) fn check_redirect_uri(
+    app: &Application,
+    params: &Params<'_>,
+) -> Result<String, PageError> {
+    let presented = match params.single("redirect_uri") {
+        Err(()) => {
+            return Err(PageError::new(
+                "invalid_request",
+                "redirect_uri was sent more than once",
+            ));
+        }
+        Ok(None) => {
+            return Err(PageError::new(
+                "invalid_request",
+                "redirect_uri is missing (OpenID Connect requires it)",
+            ));
+        }
+        Ok(Some(uri)) => uri,
+    };
+    if app.redirect_uris.iter().any(|r| r.matches(presented)) {
+        Ok(presented.to_owned())
+    } else {
+        Err(PageError::new(
+            "invalid_request",
+            "redirect_uri is not registered for this application",
+        ))
+    }
+}
+
+/// Checks 3–12 once the redirect URI is trusted.
+pub(crate) fn check_rest(
+    app: &Application,
+    params: &Params<'_>,
+    client_id: &str,
+    redirect_uri: String,
+) -> Result<AuthorizationRequest, RedirectError> {
+    // 3.
+    if let Some(name) = params.repeated() {
+        return Err(RedirectError::new(
+            "invalid_request",
+            format!("{} was sent more than once", truncate(name)),
+        ));
+    }
+    let get = |name: &str| params.single(name).ok().flatten();
+    // 4.
+    if get("request").is_some() {
+        return Err(RedirectError::new(
+            "request_not_supported",
+            "request objects are not supported",
+        ));
+    }
+    if get("request_uri").is_some() {
+        return Err(RedirectError::new(
+            "request_uri_not_supported",
+            "request_uri is not supported on this deployment",
+        ));
+    }
+    // 5.
+    match get("response_type") {
+        None => {
+            return Err(RedirectError::new(
+                "invalid_request",
+                "response_type is missing",
+            ));
+        }
+        Some("code") => {}
+        Some(_) => {
+            return Err(RedirectError::new(
+                "unsupported_response_type",
+                "only response_type=code is supported",
+            ));
+        }
+    }
+    if !app.allows_grant(GrantType::AuthorizationCode) {
+        return Err(RedirectError::new(
+            "unauthorized_client",
+            "this application may not use the authorization code flow",
+        ));
+    }
+    // 6.
+    if let Some(mode) = get("response_mode")
+        && mode != "query"
+    {
+        return Err(RedirectError::new(
+            "invalid_request",
+            "only response_mode=query is supported",
+        ));
+    }
+    // 7.
+    let scope = check_scope(app, get("scope"))?;
+    // 8.
+    let code_challenge = check_pkce(app, get("code_challenge"), get("code_challenge_method"))?;
+    // 9.
+    let prompt = check_prompt(get("prompt"))?;
+    // 10.
+    let max_age = match get("max_age") {
+        None => None,
+        Some(raw) => match raw.parse::<u64>() {
+            Ok(secs) if secs <= MAX_MAX_AGE => Some(secs),
+            _ => {
+                return Err(RedirectError::new(
+                    "invalid_request",
+                    "max_age must be a non-negative number of seconds",
+                ));
+            }
+        },
+    };
+    // 11.
+    let state = bounded(get("state"), "state", MAX_STATE)?;
+    let nonce = bounded(get("nonce"), "nonce", MAX_NONCE)?;
+    let login_hint = bounded(get("login_hint"), "login_hint", MAX_HINT)?;
+    let acr_values = bounded(get("acr_values"), "acr_values", MAX_HINT)?;
+    let claims = bounded(get("claims"), "claims", MAX_CLAIMS)?;
+    if let Some(claims) = &claims
+        && !matches!(
+            serde_json::from_str::<serde_json::Value>(claims),
+            Ok(serde_json::Value::Object(_))
+        )
+    {
+        return Err(RedirectError::new(
+            "invalid_request",
+            "claims must be a JSON object (OpenID Connect Core §5.5)",
+        ));
+    }
+    // 12.
+    if get("authorization_details").is_some() {
+        return Err(RedirectError::new(
+            "invalid_request",
+            "authorization_details is not enabled on this deployment",
+        ));
+    }
+    Ok(AuthorizationRequest {
+        client_id: client_id.to_owned(),
+        redirect_uri,
+        scope,
+        state,
+        nonce,
+        code_challenge,
+        prompt,
+        max_age,
+        acr_values,
+        claims,
+        login_hint,
+    })
+}
+
+/// Check 7: scopes requested, well-formed and allowed (RFC 6749 §3.3).
+pub(crate) fn check_scope(app: &Application, raw: Option<&str>) -> Result<String, RedirectError> {
+    let raw = raw.ok_or_else(|| RedirectError::new("invalid_scope", "scope is required"))?;
+    let scopes = ScopeSet::parse(raw).map_err(|e| {
+        RedirectError::new(
+            "invalid_scope",
+            match e {
+                ScopeError::Malformed => "scope is malformed",
+                ScopeError::TooLarge => "scope asks for too many or too long scopes",
+            },
+        )
+    })?;
+    if let Some(first) = scopes.not_in(&app.allowed_scopes).next() {
+        return Err(RedirectError::new(
+            "invalid_scope",
+            format!(
+                "scope `{}` is not allowed for this application",
+                first.as_str()
+            ),
+        ));
+    }
+    Ok(scopes.to_string())
+}
+
+/// Check 8: PKCE (RFC 7636 §4.2–4.3; RFC 9700 §2.1.1 "S256" only).
+pub(crate) fn check_pkce(
+    app: &Application,
+    challenge: Option<&str>,
+    method: Option<&str>,
+) -> Result<Option<String>, RedirectError> {
+    match (challenge, method) {
+        (None, None) if app.is_confidential() => Ok(None),
+        (None, None) => Err(RedirectError::new(
+            "invalid_request",
+            "code_challenge is required for public clients (PKCE, RFC 7636)",
+        )),
+        (None, Some(_)) => Err(RedirectError::new(
+            "invalid_request",
+            "code_challenge_method was sent without code_challenge",
+        )),
+        (Some(_), None) => Err(RedirectError::new(
+            "invalid_request",
+            "code_challenge_method must be S256 (plain is not supported)",
+        )),
+        (Some(_), Some(m)) if m != "S256" => Err(RedirectError::new(
+            "invalid_request",
+            "code_challenge_method must be S256 (plain is not supported)",
+        )),
+        (Some(c), Some(_)) => {
+            // base64url of a SHA-256 digest, unpadded: exactly 43 characters.
+            let ok = c.len() == 43
+                && c.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if ok {
+                Ok(Some(c.to_owned()))
+            } else {
+                Err(RedirectError::new(
+                    "invalid_request",
+                    "code_challenge must be the base64url SHA-256 of the verifier (43 characters)",
+                ))
+            }
+        }
+    }
+}
+
+/// Check 9: `prompt` values (OIDC Core §3.1.2.1).
+pub(crate) fn check_prompt(raw: Option<&str>) -> Result<Prompt, RedirectError> {
+    let mut prompt = Prompt::default();
+    let Some(raw) = raw else {
+        return Ok(prompt);
+    };
+    let mut count = 0;
+    for value in raw.split(' ').filter(|v| !v.is_empty()) {
+        count += 1;
+        match value {
+            "none" => prompt.none = true,
+            "login" | "select_account" => prompt.login = true,
+            "consent" => prompt.consent = true,
+            _ => {
+                return Err(RedirectError::new(
+                    "invalid_request",
+                    "prompt values are none, login, consent and select_account",
+                ));
+            }
+        }
+    }
+    if prompt.none && count > 1 {
+        return Err(RedirectError::new(
+            "invalid_request",
+            "prompt=none cannot be combined with other values",
+        ));
+    }
+    Ok(prompt)
+}
+
+fn bounded(
+    value: Option<&str>,
+    name: &'static str,
+    max: usize,
+) -> Result<Option<String>, RedirectError> {
+    match value {
+        Some(v) if v.len() > max => Err(RedirectError::new(
+            "invalid_request",
+            format!("{name} is longer than {max} bytes"),
+        )),
+        Some(v) => Ok(Some(v.to_owned())),
+        None => Ok(None),
+    }
+}
+
+fn truncate(name: &str) -> String {
+    name.chars().take(64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use svc_domain::{ClientId, SigningAlg, TenantId, TokenEndpointAuthMethod};
+    use time::OffsetDateTime;
+
+    fn app(method: TokenEndpointAuthMethod) -> Application {
+        Application {
+            id: ClientId::parse("app_01hzzzzzzzzzzzzzzzzzzzzzzz").unwrap(),
+            tenant_id: TenantId::parse("ten_01hzzzzzzzzzzzzzzzzzzzzzzz").unwrap(),
+            name: "Shop".into(),
+            redirect_uris: vec![RedirectUri::parse("https://shop.example/cb").unwrap()],
+            post_logout_redirect_uris: vec![],
+            grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
+            token_endpoint_auth_method: method,
+            allowed_scopes: ScopeSet::parse("openid profile email offline_access").unwrap(),
+            secret_hash: None,
+            api_audience: None,
+            first_party: false,
+            id_token_signed_response_alg: SigningAlg::Rs256,
+            jwks: None,
+            jwks_uri: None,
+            is_management: false,
+            created_at: OffsetDateTime::UNIX_EPOCH,
+            updated_at: OffsetDateTime::UNIX_EPOCH,
+        }
+    }
+
+    const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn parse(
+        method: TokenEndpointAuthMethod,
+        list: &[(&str, &str)],
+    ) -> Result<AuthorizationRequest, String> {
+        let app = app(method);
+        let raw = pairs(list);
+        let params = Params::new(&raw);
+        let id = check_client_id(&params).map_err(|e| format!("page:{}", e.description))?;
+        let uri =
+            check_redirect_uri(&app, &params).map_err(|e| format!("page:{}", e.description))?;
+        check_rest(&app, &params, id, uri).map_err(|e| format!("{}:{}", e.error, e.description))
+    }
+
+    fn base() -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("client_id", "app_01hzzzzzzzzzzzzzzzzzzzzzzz"),
+            ("redirect_uri", "https://shop.example/cb"),
+            ("response_type", "code"),
+            ("scope", "openid profile"),
+            ("code_challenge", CHALLENGE),
+            ("code_challenge_method", "S256"),
+            ("state", "xyz"),
+        ]
+    }
+
+    #[test]
+    fn a_well_formed_public_request_parses() {
+        let r = parse(TokenEndpointAuthMethod::None, &base()).unwrap();
+        assert_eq!(r.scope, "openid profile");
+        assert_eq!(r.code_challenge.as_deref(), Some(CHALLENGE));
+        assert_eq!(r.state.as_deref(), Some("xyz"));
+    }
+
+    #[test]
+    fn redirect_uri_variants_are_page_errors() {
+        for bad in [
+            "https://shop.example/CB",
+            "https://shop.example/cb/",
+            "https://shop.example/cb?x=1",
+            "https://shop.example/cb/..;/",
+            "https://shop.example/%2e%2e/cb",
+            "https://evil@shop.example/cb",
+            "https://other.example/cb",
+            "javascript:alert(1)",
+            "https://shop.example/cb#f",
+        ] {
+            let mut list = base();
+            list[1] = ("redirect_uri", bad);
+            let err = parse(TokenEndpointAuthMethod::None, &list).unwrap_err();
+            assert!(err.starts_with("page:"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn repeated_client_or_redirect_is_a_page_error_other_repeats_redirect() {
+        let mut list = base();
+        list.push(("client_id", "app_01hzzzzzzzzzzzzzzzzzzzzzzz"));
+        assert!(
+            parse(TokenEndpointAuthMethod::None, &list)
+                .unwrap_err()
+                .starts_with("page:")
+        );
+        let mut list = base();
+        list.push(("state", "again"));
+        assert!(
+            parse(TokenEndpointAuthMethod::None, &list)
+                .unwrap_err()
+                .starts_with("invalid_request:state")
+        );
+    }
+
+    #[test]
+    fn pkce_rules() {
+        let without = |names: &[&str]| {
+            base()
+                .into_iter()
+                .filter(|(k, _)| !names.contains(k))
+                .collect::<Vec<_>>()
+        };
+        // Public clients must use PKCE; confidential ones may omit it entirely.
+        let none = without(&["code_challenge", "code_challenge_method"]);
+        assert!(parse(TokenEndpointAuthMethod::None, &none).is_err());
+        assert!(parse(TokenEndpointAuthMethod::ClientSecretBasic, &none).is_ok());
+        // A challenge always needs S256 spelled out; plain is refused.
+        let no_method = without(&["code_challenge_method"]);
+        assert!(parse(TokenEndpointAuthMethod::ClientSecretBasic, &no_method).is_err());
+        let mut plain = base();
+        plain[5] = ("code_challenge_method", "plain");
+        assert!(parse(TokenEndpointAuthMethod::ClientSecretBasic, &plain).is_err());
+        let method_only = without(&["code_challenge"]);
+        assert!(parse(TokenEndpointAuthMethod::ClientSecretBasic, &method_only).is_err());
+        let mut short = base();
+        short[4] = ("code_challenge", "abc");
+        assert!(parse(TokenEndpointAuthMethod::None, &short).is_err());
+    }
+
+    #[test]
+    fn response_type_scope_prompt_and_sizes() {
+        let mut list = base();
+        list[2] = ("response_type", "token");
+        assert!(
+            parse(TokenEndpointAuthMethod::None, &list)
+                .unwrap_err()
+                .starts_with("unsupported_response_type")
+        );
+        let mut list = base();
+        list[3] = ("scope", "openid admin:all");
+        assert!(
+            parse(TokenEndpointAuthMethod::None, &list)
+                .unwrap_err()
+                .starts_with("invalid_scope")
+        );
+        let mut list = base();
+        list.push(("prompt", "none login"));
+        assert!(parse(TokenEndpointAuthMethod::None, &list).is_err());
+        let mut list = base();
+        list.push(("prompt", "login consent"));
+        let r = parse(TokenEndpointAuthMethod::None, &list).unwrap();
+        assert!(r.prompt.login && r.prompt.consent && !r.prompt.none);
+        let mut list = base();
+        list.push(("max_age", "-1"));
+        assert!(parse(TokenEndpointAuthMethod::None, &list).is_err());
+        let long = "x".repeat(MAX_STATE + 1);
+        let mut list = base();
+        list[6] = ("state", &long);
+        assert!(parse(TokenEndpointAuthMethod::None, &list).is_err());
+        let mut list = base();
+        list.push(("claims", "[1]"));
+        assert!(parse(TokenEndpointAuthMethod::None, &list).is_err());
+        let mut list = base();
+        list.push(("request_uri", "urn:x"));
+        assert!(
+            parse(TokenEndpointAuthMethod::None, &list)
+                .unwrap_err()
+                .starts_with("request_uri_not_supported")
+        );
+        let mut list = base();
+        list.push(("unknown_param", "ignored"));
+        assert!(parse(TokenEndpointAuthMethod::None, &list).is_ok());
+    }
+}

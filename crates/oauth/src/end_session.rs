@@ -1,0 +1,217 @@
+//! RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0).
+//!
+//! Rules enforced here, in order:
+//! 1. No parameter is repeated (an ambiguous request is refused on a page).
+//! 2. `id_token_hint`, when sent, must be an ID token this issuer signed (§2: "the OP MUST
+//!    validate that it was the issuer"); an expired one is still a valid hint (§4).
+//! 3. `client_id`, when sent with a hint, must be the hint's audience (§2); the application must
+//!    exist.
+//! 4. `post_logout_redirect_uri` needs a known application and must equal one of its registered
+//!    `post_logout_redirect_uris` exactly (§3); otherwise an error page, never a redirect.
+//! 5. With a valid hint for the browser's current session (or no session at all), sign out at
+//!    once; otherwise ask the person to confirm (§2: a logout request without a hint could be
+//!    forged by any site).
+//! 6. The redirect carries `state` when one was sent (§3).
+
+use crate::keys::KeyService;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use svc_crypto::verify_jwt_signature;
+use svc_domain::{Application, ClientId, Session, SigningAlg, Tenant};
+use svc_store::Store;
+
+/// What the logout page should do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndSessionOutcome {
+    /// Ask the person to confirm; re-post the same parameters with `confirmed`.
+    Confirm {
+        /// The application that asked, when known.
+        client_name: Option<String>,
+    },
+    /// End the browser's session, then go to `redirect` (or show the signed-out page).
+    SignOut {
+        /// The registered post-logout URI with `state`.
+        redirect: Option<String>,
+    },
+    /// Show an error page; never redirect.
+    ErrorPage {
+        /// HTTP status.
+        status: u16,
+        /// Error code.
+        error: String,
+        /// For the person.
+        description: String,
+    },
+}
+
+/// The end-session engine.
+pub struct EndSession {
+    store: Arc<dyn Store>,
+    keys: Arc<KeyService>,
+}
+
+struct Hint {
+    client: Option<String>,
+    sid: Option<String>,
+}
+
+impl EndSession {
+    /// An end-session engine.
+    pub fn new(store: Arc<dyn Store>, keys: Arc<KeyService>) -> Self {
+        Self { store, keys }
+    }
+
+    /// Decides what a logout request leads to. `confirmed` is true when the person submitted
+    /// the confirmation form.
+    pub async fn request(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        params: &[(String, String)],
+        session: Option<&Session>,
+        confirmed: bool,
+    ) -> EndSessionOutcome {
+        // 1.
+        let mut map: BTreeMap<&str, &str> = BTreeMap::new();
+        for (name, value) in params {
+            if value.is_empty() {
+                continue;
+            }
+            if map.insert(name.as_str(), value.as_str()).is_some() {
+                return page(400, "invalid_request", "a logout parameter was sent twice");
+            }
+        }
+        // 2.
+        let hint = match map.get("id_token_hint") {
+            None => None,
+            Some(token) => match self.hint(tenant, issuer, token).await {
+                Some(hint) => Some(hint),
+                None => {
+                    return page(
+                        400,
+                        "invalid_request",
+                        "id_token_hint is not an ID token of this issuer",
+                    );
+                }
+            },
+        };
+        // 3.
+        let hinted = hint.as_ref().and_then(|h| h.client.as_deref());
+        let client = match (map.get("client_id").copied(), hinted) {
+            (Some(given), Some(aud)) if given != aud => {
+                return page(
+                    400,
+                    "invalid_request",
+                    "client_id is not the audience of id_token_hint",
+                );
+            }
+            (Some(given), _) => Some(given),
+            (None, aud) => aud,
+        };
+        let app = match client {
+            None => None,
+            Some(raw) => match self.application(tenant, raw).await {
+                Ok(Some(app)) => Some(app),
+                Ok(None) => {
+                    return page(400, "invalid_request", "this application is not known here");
+                }
+                Err(()) => {
+                    return page(
+                        503,
+                        "temporarily_unavailable",
+                        "The service is temporarily unavailable. Try again in a moment.",
+                    );
+                }
+            },
+        };
+        // 4.
+        let redirect = match map.get("post_logout_redirect_uri") {
+            None => None,
+            Some(uri) => {
+                let registered = app
+                    .as_ref()
+                    .is_some_and(|a| a.post_logout_redirect_uris.iter().any(|r| r.matches(uri)));
+                if !registered {
+                    return page(
+                        400,
+                        "invalid_request",
+                        "post_logout_redirect_uri is not registered for this application",
+                    );
+                }
+                // 6.
+                Some(with_state(uri, map.get("state").copied()))
+            }
+        };
+        // 5.
+        let hint_matches_session = hint.as_ref().is_some_and(|h| match session {
+            None => true,
+            Some(s) => h.sid.as_deref() == Some(s.id.as_str()),
+        });
+        if hint_matches_session || confirmed {
+            EndSessionOutcome::SignOut { redirect }
+        } else {
+            EndSessionOutcome::Confirm {
+                client_name: app.map(|a| a.name),
+            }
+        }
+    }
+
+    async fn hint(&self, tenant: &Tenant, issuer: &str, token: &str) -> Option<Hint> {
+        if token.len() > 16_384 {
+            return None;
+        }
+        let published = self.keys.published_jwks(tenant).await.ok()?;
+        let verified = SigningAlg::ALL
+            .into_iter()
+            .find_map(|alg| verify_jwt_signature(&published.keys, token, alg).ok())?;
+        // Access tokens (`at+jwt`) are not ID tokens.
+        if verified
+            .typ
+            .as_deref()
+            .is_some_and(|t| !t.eq_ignore_ascii_case("JWT"))
+        {
+            return None;
+        }
+        let claims = verified.claims;
+        if claims["iss"].as_str() != Some(issuer) {
+            return None;
+        }
+        Some(Hint {
+            client: claims["aud"].as_str().map(str::to_owned),
+            sid: claims["sid"].as_str().map(str::to_owned),
+        })
+    }
+
+    async fn application(&self, tenant: &Tenant, raw: &str) -> Result<Option<Application>, ()> {
+        let Ok(id) = ClientId::parse(raw) else {
+            return Ok(None);
+        };
+        let read = async {
+            let mut tx = self.store.read().await?;
+            let app = tx.application(&tenant.id, &id).await?;
+            tx.finish().await?;
+            Ok::<_, svc_store::StoreError>(app)
+        };
+        read.await.map_err(|e| {
+            tracing::warn!(error = %e, "end-session lookup failed");
+        })
+    }
+}
+
+fn page(status: u16, error: &str, description: &str) -> EndSessionOutcome {
+    EndSessionOutcome::ErrorPage {
+        status,
+        error: error.to_owned(),
+        description: description.to_owned(),
+    }
+}
+
+fn with_state(uri: &str, state: Option<&str>) -> String {
+    match (url::Url::parse(uri), state) {
+        (Ok(mut url), Some(state)) => {
+            url.query_pairs_mut().append_pair("state", state);
+            url.to_string()
+        }
+        _ => uri.to_owned(),
+    }
+}

@@ -1,0 +1,105 @@
+//! Token revocation (RFC 7009).
+//!
+//! Rules enforced here:
+//! - The client authenticates as at the token endpoint (RFC 7009 §2.1); public clients identify
+//!   themselves with `client_id`.
+//! - `token` is required; `token_type_hint` is only a hint (§2.1): both kinds are tried.
+//! - A refresh token of the caller revokes its whole family (§2.1: "SHOULD also invalidate all
+//!   access tokens based on the same authorization grant"; the family is the grant).
+//! - An access token issued to the caller is remembered as revoked until it expires, so
+//!   introspection and UserInfo refuse it.
+//! - Unknown, malformed, expired or other clients' tokens answer 200 like success (§2.2): the
+//!   endpoint is no oracle for token validity.
+
+use crate::access_token::verified_claims;
+use crate::client_auth::{self, ClientAuthContext, JwksFetcher};
+use crate::error::OAuthError;
+use crate::keys::KeyService;
+use crate::token::request::ClientRequest;
+use std::sync::Arc;
+use svc_domain::{Clock, SecretHash, Tenant};
+use svc_store::Store;
+use time::OffsetDateTime;
+
+/// The revocation engine.
+pub struct Revoker {
+    store: Arc<dyn Store>,
+    keys: Arc<KeyService>,
+    clock: Arc<dyn Clock>,
+    jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
+}
+
+impl Revoker {
+    /// A revocation engine.
+    pub fn new(store: Arc<dyn Store>, keys: Arc<KeyService>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            store,
+            keys,
+            clock,
+            jwks_fetcher: None,
+        }
+    }
+
+    /// Lets `private_key_jwt` clients registered with a `jwks_uri` authenticate.
+    #[must_use]
+    pub fn with_jwks_fetcher(mut self, fetcher: Arc<dyn JwksFetcher>) -> Self {
+        self.jwks_fetcher = Some(fetcher);
+        self
+    }
+
+    /// Handles a revocation request; `Ok(())` is answered 200 with an empty body.
+    pub async fn handle(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        form: &[(String, String)],
+        authorization: Option<&str>,
+    ) -> Result<(), OAuthError> {
+        let request = ClientRequest::parse(form, authorization)?;
+        let ctx = ClientAuthContext {
+            store: self.store.as_ref(),
+            clock: self.clock.as_ref(),
+            tenant: &tenant.id,
+            issuer,
+            jwks_fetcher: self.jwks_fetcher.as_deref(),
+        };
+        let client = client_auth::authenticate(&ctx, request.client()).await?;
+        let token = request.param("token").ok_or_else(|| {
+            OAuthError::invalid_request("the `token` parameter is required (RFC 7009 §2.1)")
+        })?;
+        let now = self.clock.now();
+        let app = &client.application;
+        // Refresh tokens first: a hash lookup, cheaper than a signature check.
+        let mut tx = self.store.write().await?;
+        if let Some((_, family)) = tx.refresh_token(&tenant.id, &SecretHash::of(token)).await? {
+            if family.client_id == app.id
+                && tx
+                    .revoke_refresh_family(&tenant.id, &family.id, now, "revoked")
+                    .await?
+            {
+                tracing::info!(tenant = %tenant.id, client_id = %app.id, family = %family.id,
+                    "refresh token family revoked");
+            }
+            tx.commit().await?;
+            return Ok(());
+        }
+        // Never hold the write transaction across the key service (it may need the database).
+        drop(tx);
+        let Some(claims) = verified_claims(&self.keys, tenant, issuer, token).await? else {
+            return Ok(());
+        };
+        let (Some(jti), Some(exp)) = (claims["jti"].as_str(), claims["exp"].as_i64()) else {
+            return Ok(());
+        };
+        let expired = exp <= now.unix_timestamp();
+        if claims["client_id"].as_str() != Some(app.id.as_str()) || expired {
+            return Ok(());
+        }
+        let expires_at = OffsetDateTime::from_unix_timestamp(exp).unwrap_or(now);
+        let mut tx = self.store.write().await?;
+        tx.revoke_access_token(&tenant.id, jti, expires_at).await?;
+        tx.commit().await?;
+        tracing::info!(tenant = %tenant.id, client_id = %app.id, jti, "access token revoked");
+        Ok(())
+    }
+}

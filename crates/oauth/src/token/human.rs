@@ -1,0 +1,396 @@
+//! The token endpoint's user-login grants: `authorization_code` and `refresh_token`, each in one
+//! write transaction so a code is redeemed once and a refresh token rotated once, whatever the
+//! number of instances (the store's conditional updates serialise racing requests on the row).
+//!
+//! Signing keys are fetched before the transaction opens: the key service may itself need the
+//! database (first use of a tenant), and a writer must never wait on another writer.
+//!
+//! Security events (CONTRACTS.md "Tokens"):
+//! - A second redemption of a code fails with `invalid_grant` and revokes what the first issued
+//!   (its refresh family and its access token), recorded as `security.authorization_code.reuse`.
+//! - Presenting a rotated refresh token revokes its whole family, recorded as
+//!   `security.refresh_token.reuse`.
+//!
+//! Both are written to the audit log in the same transaction as the revocation; the event
+//! outbox arrives with webhooks.
+
+use super::issue::{
+    IssuedAccessToken, NewAccessToken, SubjectType, TOKEN_TYPE_BEARER, TokenResponse,
+};
+use super::{TokenEndpoint, TokenRequest};
+use crate::client_auth::AuthenticatedClient;
+use crate::discovery::management_api_resource;
+use crate::error::OAuthError;
+use crate::grants::authorization_code::{Presented, check_code};
+use crate::grants::refresh_token::{check_alive, check_client, narrow_scope};
+use crate::id_token::{IdTokenFacts, sign_id_token};
+use std::sync::Arc;
+use svc_crypto::SigningKey;
+use svc_domain::{
+    Application, AuditEntry, AuditEntryId, AuditOutcome, GeneratedSecret, GrantType, RefreshFamily,
+    RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SessionId, Tenant, UserId,
+};
+use svc_store::{CodeRedemption, RefreshRotation, WriteTx};
+use time::OffsetDateTime;
+
+/// Prefix of refresh tokens (a token of one kind is never accepted as another).
+pub(crate) const REFRESH_TOKEN_PREFIX: &str = "rt_";
+
+/// What the new tokens say about the person.
+struct Grant<'a> {
+    user: &'a UserId,
+    subject: &'a str,
+    scope: &'a ScopeSet,
+    auth_time: OffsetDateTime,
+    acr: Option<&'a str>,
+    amr: &'a [String],
+    session: Option<&'a SessionId>,
+    nonce: Option<&'a str>,
+}
+
+struct Signers {
+    access: Arc<SigningKey>,
+    id: Arc<SigningKey>,
+}
+
+impl TokenEndpoint {
+    async fn signers(&self, tenant: &Tenant, app: &Application) -> Result<Signers, OAuthError> {
+        Ok(Signers {
+            access: self.keys.access_token_signer(&tenant.id).await?,
+            id: self
+                .keys
+                .signer(&tenant.id, app.id_token_signed_response_alg)
+                .await?,
+        })
+    }
+
+    /// `grant_type=authorization_code` (RFC 6749 §4.1.3).
+    pub(super) async fn authorization_code(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        client: &AuthenticatedClient,
+        request: &TokenRequest,
+    ) -> Result<TokenResponse, OAuthError> {
+        let app = &client.application;
+        let code = request
+            .param("code")
+            .ok_or_else(|| OAuthError::invalid_request("code is required"))?;
+        let signers = self.signers(tenant, app).await?;
+        let now = self.clock.now();
+        let hash = SecretHash::of(code);
+        let mut tx = self.store.write().await?;
+        let code = match tx.redeem_code(&tenant.id, &hash, now).await? {
+            CodeRedemption::Unknown => {
+                return Err(OAuthError::invalid_grant("the code is invalid"));
+            }
+            CodeRedemption::Again(code) => {
+                if let Some(family) = &code.issued_family {
+                    tx.revoke_refresh_family(&tenant.id, family, now, "code_reuse")
+                        .await?;
+                }
+                if let (Some(jti), Some(exp)) =
+                    (&code.issued_access_jti, code.issued_access_expires_at)
+                {
+                    tx.revoke_access_token(&tenant.id, jti, exp).await?;
+                }
+                let entry = security_entry(
+                    self,
+                    tenant,
+                    &app.id,
+                    "security.authorization_code.reuse",
+                    code.user_id.as_str(),
+                );
+                tx.insert_audit(&entry).await?;
+                tx.commit().await?;
+                tracing::warn!(tenant = %tenant.id, client_id = %app.id,
+                    "authorization code presented twice: revoked what it issued");
+                return Err(OAuthError::invalid_grant(
+                    "the code was already used; the tokens it issued are revoked",
+                ));
+            }
+            CodeRedemption::First(code) => code,
+        };
+        let presented = Presented {
+            client: &app.id,
+            redirect_uri: request.param("redirect_uri"),
+            code_verifier: request.param("code_verifier"),
+        };
+        if let Err(e) = check_code(&code, &presented, now) {
+            // Keep the code burned: a failed attempt must not leave it redeemable.
+            tx.commit().await?;
+            return Err(e);
+        }
+        if !active_user(tx.as_mut(), tenant, &code.user_id).await? {
+            tx.commit().await?;
+            return Err(OAuthError::invalid_grant(
+                "the person can no longer sign in",
+            ));
+        }
+        let grant = Grant {
+            user: &code.user_id,
+            subject: &code.subject,
+            scope: &code.scope,
+            auth_time: code.auth_time,
+            acr: code.acr.as_deref(),
+            amr: &code.amr,
+            session: Some(&code.session_id),
+            nonce: code.nonce.as_deref(),
+        };
+        let offline =
+            code.scope.contains("offline_access") && app.allows_grant(GrantType::RefreshToken);
+        let family = if offline {
+            Some(
+                self.start_family(tx.as_mut(), tenant, app, &grant, now)
+                    .await?,
+            )
+        } else {
+            None
+        };
+        let (response, access) = self.respond(tenant, issuer, app, &signers, &grant, now)?;
+        let response = TokenResponse {
+            refresh_token: family.as_ref().map(|(_, token)| token.clone()),
+            ..response
+        };
+        tx.record_code_issuance(
+            &tenant.id,
+            &hash,
+            family.as_ref().map(|(id, _)| id),
+            &access.jti,
+            unix(access.exp),
+        )
+        .await?;
+        tx.commit().await?;
+        tracing::info!(tenant = %tenant.id, client_id = %app.id, grant_type = "authorization_code",
+            jti = %access.jti, refresh = offline, "tokens issued");
+        Ok(response)
+    }
+
+    /// `grant_type=refresh_token` (RFC 6749 §6) with rotation.
+    pub(super) async fn refresh_token(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        client: &AuthenticatedClient,
+        request: &TokenRequest,
+    ) -> Result<TokenResponse, OAuthError> {
+        let app = &client.application;
+        let presented = request
+            .param("refresh_token")
+            .ok_or_else(|| OAuthError::invalid_request("refresh_token is required"))?;
+        let signers = self.signers(tenant, app).await?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let (token, family) = match tx
+            .rotate_refresh_token(&tenant.id, &SecretHash::of(presented), now)
+            .await?
+        {
+            RefreshRotation::Unknown => {
+                return Err(OAuthError::invalid_grant("the refresh token is invalid"));
+            }
+            RefreshRotation::Reused(_, family) => {
+                // Another client's token is simply not valid here; only its owner's reuse
+                // revokes the family.
+                check_client(&family, &app.id)?;
+                if tx
+                    .revoke_refresh_family(&tenant.id, &family.id, now, "reuse")
+                    .await?
+                {
+                    let entry = security_entry(
+                        self,
+                        tenant,
+                        &app.id,
+                        "security.refresh_token.reuse",
+                        family.id.as_str(),
+                    );
+                    tx.insert_audit(&entry).await?;
+                    tracing::warn!(tenant = %tenant.id, client_id = %app.id,
+                            family = %family.id, "refresh token reuse: family revoked");
+                }
+                tx.commit().await?;
+                return Err(OAuthError::invalid_grant(
+                    "the refresh token was already used; its family is revoked",
+                ));
+            }
+            RefreshRotation::Rotated(token, family) => (token, family),
+        };
+        // On a wrong client the transaction is dropped: the rotation rolls back.
+        check_client(&family, &app.id)?;
+        if let Err(e) = check_alive(&token, &family, now) {
+            tx.commit().await?;
+            return Err(e);
+        }
+        let scope = narrow_scope(&token.scope, request.scope())?;
+        if !active_user(tx.as_mut(), tenant, &family.user_id).await? {
+            tx.commit().await?;
+            return Err(OAuthError::invalid_grant(
+                "the person can no longer sign in",
+            ));
+        }
+        let next = self.next_token(&family, &scope, now);
+        tx.insert_refresh_token(&next.0).await?;
+        let grant = Grant {
+            user: &family.user_id,
+            subject: &family.subject,
+            scope: &scope,
+            auth_time: family.auth_time,
+            acr: family.acr.as_deref(),
+            amr: &family.amr,
+            session: family.session_id.as_ref(),
+            nonce: None,
+        };
+        let (response, access) = self.respond(tenant, issuer, app, &signers, &grant, now)?;
+        tx.commit().await?;
+        tracing::info!(tenant = %tenant.id, client_id = %app.id, grant_type = "refresh_token",
+            jti = %access.jti, family = %family.id, "tokens issued");
+        Ok(TokenResponse {
+            refresh_token: Some(next.1),
+            ..response
+        })
+    }
+
+    /// Signs the access token (and the ID token when `openid` was granted).
+    fn respond(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        app: &Application,
+        signers: &Signers,
+        grant: &Grant<'_>,
+        now: OffsetDateTime,
+    ) -> Result<(TokenResponse, IssuedAccessToken), OAuthError> {
+        let audience = app
+            .api_audience
+            .clone()
+            .unwrap_or_else(|| management_api_resource(issuer));
+        let access = self.issuer().issue_with(
+            &signers.access,
+            &tenant.id,
+            issuer,
+            &NewAccessToken {
+                subject: grant.subject,
+                subject_type: SubjectType::Human,
+                client_id: &app.id,
+                audience: &audience,
+                scope: grant.scope,
+            },
+        )?;
+        let id_token = if grant.scope.contains("openid") {
+            Some(sign_id_token(
+                &signers.id,
+                &IdTokenFacts {
+                    issuer,
+                    subject: grant.subject,
+                    client_id: &app.id,
+                    auth_time: grant.auth_time,
+                    nonce: grant.nonce,
+                    acr: grant.acr,
+                    amr: grant.amr,
+                    session: grant.session,
+                    access_token: &access.token,
+                },
+                now,
+                self.settings.id_token_lifetime,
+            )?)
+        } else {
+            None
+        };
+        let response = TokenResponse {
+            access_token: access.token.clone(),
+            token_type: TOKEN_TYPE_BEARER,
+            expires_in: access.expires_in,
+            scope: grant.scope.to_string(),
+            refresh_token: None,
+            id_token,
+        };
+        Ok((response, access))
+    }
+
+    async fn start_family(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &Tenant,
+        app: &Application,
+        grant: &Grant<'_>,
+        now: OffsetDateTime,
+    ) -> Result<(RefreshFamilyId, String), OAuthError> {
+        let now = crate::authorize::truncate_micros(now);
+        let family = RefreshFamily {
+            id: RefreshFamilyId::generate(self.clock.as_ref(), self.rng.as_ref()),
+            tenant_id: tenant.id.clone(),
+            client_id: app.id.clone(),
+            user_id: grant.user.clone(),
+            session_id: grant.session.cloned(),
+            scope: grant.scope.clone(),
+            subject: grant.subject.to_owned(),
+            auth_time: grant.auth_time,
+            acr: grant.acr.map(str::to_owned),
+            amr: grant.amr.to_vec(),
+            created_at: now,
+            expires_at: now + self.settings.refresh_token_lifetime_human,
+            revoked_at: None,
+            revoke_reason: None,
+        };
+        tx.insert_refresh_family(&family).await?;
+        let (token, plaintext) = self.next_token(&family, grant.scope, now);
+        tx.insert_refresh_token(&token).await?;
+        Ok((family.id, plaintext))
+    }
+
+    /// The family's next token: idle expiry from now, never past the family's end.
+    fn next_token(
+        &self,
+        family: &RefreshFamily,
+        scope: &ScopeSet,
+        now: OffsetDateTime,
+    ) -> (RefreshToken, String) {
+        let now = crate::authorize::truncate_micros(now);
+        let secret = GeneratedSecret::generate(REFRESH_TOKEN_PREFIX, self.rng.as_ref());
+        let token = RefreshToken {
+            hash: secret.hash,
+            family_id: family.id.clone(),
+            tenant_id: family.tenant_id.clone(),
+            scope: scope.clone(),
+            created_at: now,
+            expires_at: (now + self.settings.refresh_token_idle).min(family.expires_at),
+            rotated_at: None,
+        };
+        (token, secret.plaintext)
+    }
+}
+
+/// Whether the person may still receive tokens (suspended and removed people may not).
+async fn active_user(
+    tx: &mut dyn WriteTx,
+    tenant: &Tenant,
+    user: &UserId,
+) -> Result<bool, OAuthError> {
+    Ok(tx
+        .user(&tenant.id, user)
+        .await?
+        .is_some_and(|u| u.can_sign_in()))
+}
+
+fn unix(secs: i64) -> OffsetDateTime {
+    OffsetDateTime::from_unix_timestamp(secs).unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
+
+fn security_entry(
+    endpoint: &TokenEndpoint,
+    tenant: &Tenant,
+    client: &svc_domain::ClientId,
+    action: &str,
+    target: &str,
+) -> AuditEntry {
+    AuditEntry {
+        id: AuditEntryId::generate(endpoint.clock.as_ref(), endpoint.rng.as_ref()),
+        tenant_id: Some(tenant.id.clone()),
+        actor: format!("client:{client}"),
+        action: action.to_owned(),
+        target: Some(target.to_owned()),
+        request_id: None,
+        client_ip: None,
+        outcome: AuditOutcome::Failure,
+        occurred_at: crate::authorize::truncate_micros(endpoint.clock.now()),
+    }
+}

@@ -1,0 +1,612 @@
+//! The authorization code flow through the engines against a real SQLite store: authorize with a
+//! session → code → token endpoint (PKCE, redirect binding, single use and reuse revocation) →
+//! refresh rotation and reuse detection → UserInfo → revocation → introspection.
+
+use super::support::*;
+use crate::authorize::{AuthorizeEndpoint, AuthorizeOutcome, AuthorizeSettings};
+use crate::introspect::Introspector;
+use crate::revoke::Revoker;
+use crate::token::TokenResponse;
+use crate::userinfo::UserInfo;
+use serde_json::Value;
+use std::sync::Arc;
+use svc_domain::Clock;
+use svc_domain::{
+    Application, ClientId, Email, GeneratedSecret, GrantType, OsRandom, RedirectUri, ScopeSet,
+    SecretHash, Session, SessionId, SigningAlg, TokenEndpointAuthMethod, User, UserId, UserStatus,
+};
+
+const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+const REDIRECT: &str = "https://shop.example/cb";
+
+struct Flow {
+    fx: Fixture,
+    authorize: AuthorizeEndpoint,
+    app: Application,
+    confidential: (Application, String),
+    user: User,
+    session: Session,
+}
+
+impl Flow {
+    async fn new(first_party: bool) -> Self {
+        Self::with(Fixture::new().await, first_party).await
+    }
+
+    async fn with(fx: Fixture, first_party: bool) -> Self {
+        let now = fx.clock.now();
+        let rng = OsRandom;
+        let mut app = Application {
+            id: ClientId::generate(fx.clock.as_ref(), &rng),
+            tenant_id: fx.tenant.id.clone(),
+            name: "Shop".into(),
+            redirect_uris: vec![RedirectUri::parse(REDIRECT).unwrap()],
+            post_logout_redirect_uris: vec![],
+            grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
+            token_endpoint_auth_method: TokenEndpointAuthMethod::None,
+            allowed_scopes: ScopeSet::parse("openid profile email offline_access").unwrap(),
+            secret_hash: None,
+            api_audience: Some("https://api.shop.example".into()),
+            first_party,
+            id_token_signed_response_alg: SigningAlg::Rs256,
+            jwks: None,
+            jwks_uri: None,
+            is_management: false,
+            created_at: now,
+            updated_at: now,
+        };
+        let secret = GeneratedSecret::generate("cs_", &rng);
+        let mut backend = app.clone();
+        backend.id = ClientId::generate(fx.clock.as_ref(), &rng);
+        backend.name = "Shop backend".into();
+        backend.token_endpoint_auth_method = TokenEndpointAuthMethod::ClientSecretBasic;
+        backend.secret_hash = Some(secret.hash.clone());
+        app.id = ClientId::generate(fx.clock.as_ref(), &rng);
+        let user = User {
+            id: UserId::generate(fx.clock.as_ref(), &rng),
+            tenant_id: fx.tenant.id.clone(),
+            email: Email::parse("ada@example.com").unwrap(),
+            email_verified: true,
+            name: Some("Ada Lovelace".into()),
+            given_name: Some("Ada".into()),
+            family_name: None,
+            status: UserStatus::Active,
+            password_hash: None,
+            created_at: now,
+            updated_at: now,
+            last_sign_in_at: None,
+        };
+        let session = Session {
+            id: SessionId::generate(fx.clock.as_ref(), &rng),
+            tenant_id: fx.tenant.id.clone(),
+            user_id: user.id.clone(),
+            secret_hash: SecretHash::of("cookie"),
+            created_at: now,
+            auth_time: now,
+            amr: vec!["pwd".into()],
+            acr: None,
+            expires_at: now + time::Duration::days(1),
+            last_seen_at: now,
+            revoked_at: None,
+            user_agent: None,
+            ip: None,
+        };
+        let mut tx = fx.store.write().await.unwrap();
+        tx.insert_application(&app).await.unwrap();
+        tx.insert_application(&backend).await.unwrap();
+        tx.insert_user(&user).await.unwrap();
+        tx.insert_session(&session).await.unwrap();
+        tx.commit().await.unwrap();
+        let authorize = AuthorizeEndpoint::new(
+            fx.store.clone(),
+            fx.clock.clone(),
+            Arc::new(OsRandom),
+            AuthorizeSettings::default(),
+        );
+        Self {
+            fx,
+            authorize,
+            app,
+            confidential: (backend, secret.plaintext),
+            user,
+            session,
+        }
+    }
+
+    fn params(&self, extra: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut list = vec![
+            ("client_id", self.app.id.as_str()),
+            ("redirect_uri", REDIRECT),
+            ("response_type", "code"),
+            ("scope", "openid profile email offline_access"),
+            ("code_challenge", CHALLENGE),
+            ("code_challenge_method", "S256"),
+            ("state", "st-1"),
+            ("nonce", "n-1"),
+        ];
+        list.extend_from_slice(extra);
+        form(&list)
+    }
+
+    async fn authorize(&self, extra: &[(&str, &str)]) -> AuthorizeOutcome {
+        self.authorize
+            .authorize(
+                &self.fx.tenant,
+                &self.fx.issuer,
+                &self.params(extra),
+                Some(&self.session),
+            )
+            .await
+    }
+
+    /// Authorizes (consenting when asked) and returns the code.
+    async fn code(&self) -> String {
+        let mut outcome = self.authorize(&[]).await;
+        if let AuthorizeOutcome::Consent { interaction } = &outcome {
+            outcome = self
+                .authorize
+                .decide_consent(
+                    &self.fx.tenant,
+                    &self.fx.issuer,
+                    interaction,
+                    Some(&self.session),
+                    true,
+                )
+                .await;
+        }
+        let AuthorizeOutcome::RedirectToClient(url) = outcome else {
+            panic!("expected a redirect, got {outcome:?}");
+        };
+        let url = url::Url::parse(&url).unwrap();
+        let q: std::collections::HashMap<_, _> = url.query_pairs().into_owned().collect();
+        assert_eq!(q["state"], "st-1");
+        assert_eq!(q["iss"], self.fx.issuer);
+        q["code"].clone()
+    }
+
+    async fn redeem(&self, code: &str, verifier: &str) -> Result<TokenResponse, crate::OAuthError> {
+        self.fx
+            .endpoint
+            .handle(
+                &self.fx.tenant,
+                &self.fx.issuer,
+                &form(&[
+                    ("grant_type", "authorization_code"),
+                    ("client_id", self.app.id.as_str()),
+                    ("code", code),
+                    ("redirect_uri", REDIRECT),
+                    ("code_verifier", verifier),
+                ]),
+                None,
+            )
+            .await
+    }
+
+    async fn refresh(&self, token: &str) -> Result<TokenResponse, crate::OAuthError> {
+        self.fx
+            .endpoint
+            .handle(
+                &self.fx.tenant,
+                &self.fx.issuer,
+                &form(&[
+                    ("grant_type", "refresh_token"),
+                    ("client_id", self.app.id.as_str()),
+                    ("refresh_token", token),
+                ]),
+                None,
+            )
+            .await
+    }
+
+    async fn introspect(&self, token: &str) -> Value {
+        Introspector::new(
+            self.fx.store.clone(),
+            self.fx.keys.clone(),
+            self.fx.clock.clone(),
+        )
+        .handle(
+            &self.fx.tenant,
+            &self.fx.issuer,
+            &form(&[("token", token)]),
+            Some(&basic(
+                self.confidential.0.id.as_str(),
+                &self.confidential.1,
+            )),
+        )
+        .await
+        .unwrap()
+    }
+}
+
+#[tokio::test]
+async fn third_party_flow_consents_then_issues_id_access_and_refresh_tokens() {
+    let flow = Flow::new(false).await;
+    // Third parties must consent first.
+    assert!(matches!(
+        flow.authorize(&[]).await,
+        AuthorizeOutcome::Consent { .. }
+    ));
+    let code = flow.code().await;
+    let tokens = flow.redeem(&code, VERIFIER).await.unwrap();
+    assert_eq!(tokens.scope, "email offline_access openid profile");
+    let id_token = tokens.id_token.clone().unwrap();
+    let published = flow.fx.keys.published_jwks(&flow.fx.tenant).await.unwrap();
+    let claims = svc_crypto::verify_jwt_signature(&published.keys, &id_token, SigningAlg::Rs256)
+        .unwrap()
+        .claims;
+    assert_eq!(claims["aud"], flow.app.id.as_str());
+    assert_eq!(claims["nonce"], "n-1");
+    assert_eq!(claims["sid"], flow.session.id.as_str());
+    // Pairwise: not the user id, but stable.
+    let sub = claims["sub"].as_str().unwrap().to_owned();
+    assert_ne!(sub, flow.user.id.as_str());
+    assert_eq!(sub.len(), 43);
+    // Consent is remembered: the second authorize goes straight to a code with the same sub.
+    assert!(matches!(
+        flow.authorize(&[]).await,
+        AuthorizeOutcome::RedirectToClient(_)
+    ));
+    let again = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
+    let again_claims = svc_crypto::verify_jwt_signature(
+        &published.keys,
+        &again.id_token.unwrap(),
+        SigningAlg::Rs256,
+    )
+    .unwrap()
+    .claims;
+    assert_eq!(again_claims["sub"], sub);
+
+    // UserInfo with the access token.
+    let userinfo = UserInfo::new(
+        flow.fx.store.clone(),
+        flow.fx.keys.clone(),
+        flow.fx.clock.clone(),
+    );
+    let info = userinfo
+        .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
+        .await
+        .unwrap();
+    assert_eq!(info["sub"], sub);
+    assert_eq!(info["email"], "ada@example.com");
+    assert_eq!(info["name"], "Ada Lovelace");
+
+    // Refresh rotates; the old token is then reuse and kills the family.
+    let refresh = tokens.refresh_token.clone().unwrap();
+    let rotated = flow.refresh(&refresh).await.unwrap();
+    let next = rotated.refresh_token.clone().unwrap();
+    assert_ne!(next, refresh);
+    // Refresh tokens are described to their own client only.
+    assert_eq!(flow.introspect(&next).await["active"], false);
+    let reuse = flow.refresh(&refresh).await.unwrap_err();
+    assert_eq!(reuse.code().as_str(), "invalid_grant");
+    let dead = flow.refresh(&next).await.unwrap_err();
+    assert_eq!(
+        dead.code().as_str(),
+        "invalid_grant",
+        "the family is revoked"
+    );
+    assert_eq!(flow.introspect(&next).await["active"], false);
+}
+
+#[tokio::test]
+async fn codes_are_single_use_and_bound_to_pkce_redirect_and_client() {
+    let flow = Flow::new(true).await;
+    // First party: no consent step.
+    let code = flow.code().await;
+    // A wrong verifier burns the code.
+    let wrong = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXK";
+    assert_eq!(
+        flow.redeem(&code, wrong).await.unwrap_err().code().as_str(),
+        "invalid_grant"
+    );
+    assert_eq!(
+        flow.redeem(&code, VERIFIER)
+            .await
+            .unwrap_err()
+            .code()
+            .as_str(),
+        "invalid_grant"
+    );
+
+    // Reuse after success revokes what the first redemption issued.
+    let code = flow.code().await;
+    let tokens = flow.redeem(&code, VERIFIER).await.unwrap();
+    assert_eq!(flow.introspect(&tokens.access_token).await["active"], true);
+    assert_eq!(
+        flow.redeem(&code, VERIFIER)
+            .await
+            .unwrap_err()
+            .code()
+            .as_str(),
+        "invalid_grant"
+    );
+    assert_eq!(flow.introspect(&tokens.access_token).await["active"], false);
+    assert!(flow.refresh(&tokens.refresh_token.unwrap()).await.is_err());
+
+    // Another client cannot redeem it; the redirect URI must match.
+    let code = flow.code().await;
+    let other = flow
+        .fx
+        .endpoint
+        .handle(
+            &flow.fx.tenant,
+            &flow.fx.issuer,
+            &form(&[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", REDIRECT),
+                ("code_verifier", VERIFIER),
+            ]),
+            Some(&basic(
+                flow.confidential.0.id.as_str(),
+                &flow.confidential.1,
+            )),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(other.code().as_str(), "invalid_grant");
+    let code = flow.code().await;
+    let mismatch = flow
+        .fx
+        .endpoint
+        .handle(
+            &flow.fx.tenant,
+            &flow.fx.issuer,
+            &form(&[
+                ("grant_type", "authorization_code"),
+                ("client_id", flow.app.id.as_str()),
+                ("code", &code),
+                ("redirect_uri", "https://shop.example/cb/"),
+                ("code_verifier", VERIFIER),
+            ]),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(mismatch.code().as_str(), "invalid_grant");
+
+    // Expired codes fail.
+    let code = flow.code().await;
+    flow.fx.clock.advance(time::Duration::seconds(61));
+    assert_eq!(
+        flow.redeem(&code, VERIFIER)
+            .await
+            .unwrap_err()
+            .code()
+            .as_str(),
+        "invalid_grant"
+    );
+
+    // First-party subjects are the user id.
+    let tokens = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
+    let published = flow.fx.keys.published_jwks(&flow.fx.tenant).await.unwrap();
+    let claims = svc_crypto::verify_jwt_signature(
+        &published.keys,
+        &tokens.id_token.unwrap(),
+        SigningAlg::Rs256,
+    )
+    .unwrap()
+    .claims;
+    assert_eq!(claims["sub"], flow.user.id.as_str());
+}
+
+#[tokio::test]
+async fn prompt_none_and_max_age_and_revocation() {
+    let flow = Flow::new(true).await;
+    // No session + prompt=none → login_required on the redirect.
+    let outcome = flow
+        .authorize
+        .authorize(
+            &flow.fx.tenant,
+            &flow.fx.issuer,
+            &flow.params(&[("prompt", "none")]),
+            None,
+        )
+        .await;
+    let AuthorizeOutcome::RedirectToClient(url) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(url.contains("error=login_required") && url.contains("state=st-1"));
+    // prompt=login with a session still needs a sign-in.
+    assert!(matches!(
+        flow.authorize(&[("prompt", "login")]).await,
+        AuthorizeOutcome::Login { .. }
+    ));
+    // max_age exceeded → sign in again.
+    flow.fx.clock.advance(time::Duration::seconds(120));
+    assert!(matches!(
+        flow.authorize(&[("max_age", "60")]).await,
+        AuthorizeOutcome::Login { .. }
+    ));
+    assert!(matches!(
+        flow.authorize(&[("max_age", "600")]).await,
+        AuthorizeOutcome::RedirectToClient(_)
+    ));
+
+    // Revoking the access token is reflected by introspection and UserInfo.
+    let tokens = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
+    let revoker = Revoker::new(
+        flow.fx.store.clone(),
+        flow.fx.keys.clone(),
+        flow.fx.clock.clone(),
+    );
+    revoker
+        .handle(
+            &flow.fx.tenant,
+            &flow.fx.issuer,
+            &form(&[
+                ("token", &tokens.access_token),
+                ("client_id", flow.app.id.as_str()),
+            ]),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(flow.introspect(&tokens.access_token).await["active"], false);
+    let userinfo = UserInfo::new(
+        flow.fx.store.clone(),
+        flow.fx.keys.clone(),
+        flow.fx.clock.clone(),
+    );
+    let err = userinfo
+        .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code().as_str(), "invalid_token");
+    // Revoking the refresh token kills the family; unknown tokens are a silent success.
+    let refresh = tokens.refresh_token.unwrap();
+    revoker
+        .handle(
+            &flow.fx.tenant,
+            &flow.fx.issuer,
+            &form(&[("token", &refresh), ("client_id", flow.app.id.as_str())]),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(flow.refresh(&refresh).await.is_err());
+    revoker
+        .handle(
+            &flow.fx.tenant,
+            &flow.fx.issuer,
+            &form(&[
+                ("token", "rt_nonsense"),
+                ("client_id", flow.app.id.as_str()),
+            ]),
+            None,
+        )
+        .await
+        .unwrap();
+}
+
+/// Spec item "Concurrency on PostgreSQL": racing redemptions of one code and racing refreshes of
+/// one refresh token, each on its own connection, through the whole token endpoint.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_redemptions_and_refreshes_on_postgres_admit_exactly_one() {
+    let (url, guard) = svc_store_postgres::testing::fresh_database().await.unwrap();
+    let mut settings = svc_store_postgres::testing::test_settings();
+    settings.max_connections = 60;
+    let store = svc_store_postgres::PgStore::connect(&url, &settings)
+        .await
+        .unwrap();
+    svc_store::Store::migrate(&store).await.unwrap();
+    let fx = Fixture::on_store(Arc::new(store), SigningAlg::Es256).await;
+    let flow = Arc::new(Flow::with(fx, true).await);
+
+    let code = flow.code().await;
+    let redemptions = (0..50).map(|_| {
+        let flow = flow.clone();
+        let code = code.clone();
+        tokio::spawn(async move { flow.redeem(&code, VERIFIER).await })
+    });
+    let results: Vec<_> = futures_join(redemptions).await;
+    let winners: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    assert_eq!(winners.len(), 1, "exactly one redemption succeeds");
+    for loser in results.iter().filter_map(|r| r.as_ref().err()) {
+        assert_eq!(loser.code().as_str(), "invalid_grant");
+    }
+
+    // A fresh grant, then 50 racing refreshes of its refresh token.
+    let tokens = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
+    let refresh = tokens.refresh_token.unwrap();
+    let refreshes = (0..50).map(|_| {
+        let flow = flow.clone();
+        let refresh = refresh.clone();
+        tokio::spawn(async move { flow.refresh(&refresh).await })
+    });
+    let results: Vec<_> = futures_join(refreshes).await;
+    let winners: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    assert_eq!(winners.len(), 1, "exactly one refresh succeeds");
+    // The losers presented a rotated token: reuse revoked the family, so the winner's successor
+    // is dead too, and the family is consistent (one revocation, every member refused).
+    let successor = winners[0].refresh_token.clone().unwrap();
+    assert_eq!(
+        flow.refresh(&successor).await.unwrap_err().code().as_str(),
+        "invalid_grant"
+    );
+    flow.fx.store.close().await;
+    guard.drop_database().await.unwrap();
+}
+
+async fn futures_join<T: Send + 'static>(
+    handles: impl Iterator<Item = tokio::task::JoinHandle<T>>,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for handle in handles.collect::<Vec<_>>() {
+        out.push(handle.await.unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn foreign_truncated_and_forged_tokens_are_refused_without_harming_the_owner() {
+    let flow = Flow::new(true).await;
+    let tokens = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
+    let refresh = tokens.refresh_token.clone().unwrap();
+    // Another client presenting the token: invalid_grant, and the rotation rolls back, so the
+    // owner can still use it.
+    let foreign = flow
+        .fx
+        .endpoint
+        .handle(
+            &flow.fx.tenant,
+            &flow.fx.issuer,
+            &form(&[("grant_type", "refresh_token"), ("refresh_token", &refresh)]),
+            Some(&basic(
+                flow.confidential.0.id.as_str(),
+                &flow.confidential.1,
+            )),
+        )
+        .await;
+    assert!(foreign.is_err());
+    // (The backend is allowed the refresh grant, so this is the family binding speaking.)
+    assert_eq!(foreign.unwrap_err().code().as_str(), "invalid_grant");
+    // Truncated or extended refresh tokens are simply unknown.
+    for bad in [
+        &refresh[..refresh.len() - 1],
+        &format!("{refresh}A"),
+        "rt_",
+        "",
+    ] {
+        assert!(flow.refresh(bad).await.is_err(), "{bad:?}");
+    }
+    assert!(
+        flow.refresh(&refresh).await.is_ok(),
+        "the owner's token survived"
+    );
+
+    // UserInfo refuses truncated, re-signed or alg-swapped access tokens.
+    let userinfo = UserInfo::new(
+        flow.fx.store.clone(),
+        flow.fx.keys.clone(),
+        flow.fx.clock.clone(),
+    );
+    let at = &tokens.access_token;
+    let (head, sig) = at.rsplit_once('.').unwrap();
+    let flipped = format!("{head}.{}", sig.chars().rev().collect::<String>());
+    let none_alg = {
+        let payload = at.split('.').nth(1).unwrap();
+        format!("eyJhbGciOiJub25lIiwidHlwIjoiYXQrand0In0.{payload}.")
+    };
+    for bad in [
+        &at[..at.len() - 2],
+        flipped.as_str(),
+        none_alg.as_str(),
+        "x.y.z",
+    ] {
+        let err = userinfo
+            .claims(&flow.fx.tenant, &flow.fx.issuer, bad)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code().as_str(), "invalid_token");
+    }
+    // A machine's token has no UserInfo.
+    assert_eq!(
+        userinfo
+            .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
+            .await
+            .unwrap()["sub"],
+        flow.user.id.as_str()
+    );
+}

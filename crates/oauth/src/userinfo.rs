@@ -1,0 +1,117 @@
+//! The UserInfo endpoint (OIDC Core §5.3): the consented claims of the person an access token
+//! was issued for.
+//!
+//! Rules enforced here:
+//! - The bearer token is an active access token of this tenant
+//!   ([`crate::access_token::active_claims`]), else `invalid_token` (RFC 6750 §3.1).
+//! - It was issued to a person (`subject_type` `human`) with the `openid` scope, else
+//!   `insufficient_scope` (403): machines have no UserInfo.
+//! - The person is found from the token's `sub` as the application sees it (their id for
+//!   first-party applications, the pairwise subject of their consent otherwise) and must still
+//!   be active; a withdrawn consent or a suspended person is `invalid_token`.
+//! - Claims follow the granted scopes (OIDC Core §5.4): `profile` → `name`, `given_name`,
+//!   `family_name`, `updated_at`; `email` → `email`, `email_verified`. `sub` always.
+
+use crate::access_token::active_claims;
+use crate::error::OAuthError;
+use crate::keys::KeyService;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use svc_domain::{ClientId, Clock, Tenant, User, UserId};
+use svc_store::Store;
+
+/// The UserInfo engine.
+pub struct UserInfo {
+    store: Arc<dyn Store>,
+    keys: Arc<KeyService>,
+    clock: Arc<dyn Clock>,
+}
+
+impl UserInfo {
+    /// A UserInfo engine.
+    pub fn new(store: Arc<dyn Store>, keys: Arc<KeyService>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, keys, clock }
+    }
+
+    /// The claims for the bearer `token` (already extracted from `Authorization: Bearer`).
+    pub async fn claims(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        token: &str,
+    ) -> Result<Value, OAuthError> {
+        let now = self.clock.now();
+        let claims = active_claims(self.store.as_ref(), &self.keys, tenant, issuer, token, now)
+            .await?
+            .ok_or_else(|| OAuthError::invalid_token("the access token is invalid or expired"))?;
+        let scope: Vec<&str> = claims["scope"]
+            .as_str()
+            .unwrap_or_default()
+            .split(' ')
+            .collect();
+        if claims["subject_type"].as_str() != Some("human") || !scope.contains(&"openid") {
+            return Err(OAuthError::insufficient_scope(
+                "UserInfo needs a person's access token with the openid scope",
+            ));
+        }
+        let subject = claims["sub"].as_str().unwrap_or_default();
+        let client = claims["client_id"]
+            .as_str()
+            .and_then(|c| ClientId::parse(c).ok())
+            .ok_or_else(|| OAuthError::invalid_token("the access token names no client"))?;
+        let user = self
+            .person(tenant, &client, subject)
+            .await?
+            .filter(User::can_sign_in)
+            .ok_or_else(|| OAuthError::invalid_token("the person is no longer available"))?;
+        Ok(render(&user, subject, &scope))
+    }
+
+    async fn person(
+        &self,
+        tenant: &Tenant,
+        client: &ClientId,
+        subject: &str,
+    ) -> Result<Option<User>, OAuthError> {
+        let mut tx = self.store.read().await?;
+        let user_id = match UserId::parse(subject) {
+            // First-party subjects are the person's id (pairwise ones never parse as one).
+            Ok(id) => {
+                let app = tx.application(&tenant.id, client).await?;
+                app.filter(|a| a.first_party).map(|_| id)
+            }
+            Err(_) => tx
+                .consent_by_subject(&tenant.id, client, subject)
+                .await?
+                .map(|c| c.user_id),
+        };
+        let user = match user_id {
+            Some(id) => tx.user(&tenant.id, &id).await?,
+            None => None,
+        };
+        tx.finish().await?;
+        Ok(user)
+    }
+}
+
+fn render(user: &User, subject: &str, scope: &[&str]) -> Value {
+    let mut out = Map::new();
+    out.insert("sub".into(), json!(subject));
+    if scope.contains(&"profile") {
+        if let Some(name) = &user.name {
+            out.insert("name".into(), json!(name));
+        }
+        if let Some(given) = &user.given_name {
+            out.insert("given_name".into(), json!(given));
+        }
+        if let Some(family) = &user.family_name {
+            out.insert("family_name".into(), json!(family));
+        }
+        out.insert("updated_at".into(), json!(user.updated_at.unix_timestamp()));
+    }
+    if scope.contains(&"email") {
+        out.insert("email".into(), json!(user.email.as_str()));
+        out.insert("email_verified".into(), json!(user.email_verified));
+    }
+    Value::Object(out)
+}
