@@ -35,6 +35,7 @@ forbid svc-kms svc-store svc-config svc-http svc-oauth svc-crypto axum sqlx
 # Engines know ports, not frameworks, backends, configuration or the KMS wire protocol.
 forbid svc-oauth axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-manage
 forbid svc-manage axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-oauth
+forbid svc-authn axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-oauth
 # The backend SDK is what resource servers embed: it knows no server crate at all.
 forbid svc-sdk svc-domain svc-store svc-config svc-http svc-oauth svc-manage svc-crypto svc-kms sqlx axum
 

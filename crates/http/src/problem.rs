@@ -380,7 +380,34 @@ impl From<svc_manage::ManageError> for Problem {
             E::Conflict(message) => Self::conflict(message),
             E::Forbidden(message) => Self::forbidden(message),
             other @ E::Unavailable(_) => Self::service_unavailable().with_source(other),
+            E::Authn(error) => Self::from(error),
             other => Self::server_error().with_source(other),
+        }
+    }
+}
+
+/// Sign-in engine failures on the JSON APIs. Password and address refusals are 400 with the
+/// rule; the texts never carry a secret, and credential refusals stay one answer.
+impl From<svc_authn::AuthnError> for Problem {
+    fn from(error: svc_authn::AuthnError) -> Self {
+        use svc_authn::AuthnError as A;
+        match error {
+            A::Locked { retry_after } | A::RateLimited { retry_after } => {
+                Self::rate_limited(retry_after)
+            }
+            A::InvalidCredentials => Self::unauthorized(error.to_string()),
+            A::SignupClosed => Self::forbidden(error.to_string()),
+            A::EmailTaken => Self::conflict(error.to_string()),
+            A::WeakPassword(message) => Self::bad_request(format!("password: {message}")),
+            A::BreachedPassword | A::InvalidEmail | A::InvalidLink => {
+                Self::bad_request(error.to_string())
+            }
+            A::UnknownUser => Self::not_found(error.to_string()),
+            other @ (A::BreachCheckUnavailable
+            | A::Store(svc_store::StoreError::Unavailable(_))) => {
+                Self::service_unavailable().with_source(other)
+            }
+            other @ (A::Store(_) | A::Internal(_)) => Self::server_error().with_source(other),
         }
     }
 }

@@ -29,6 +29,20 @@ pub mod action {
     pub const APPLICATION_SECRET_ROTATED: &str = "application.secret_rotated";
     /// A control-plane operator token was created.
     pub const OPERATOR_TOKEN_CREATED: &str = "operator_token.created";
+    /// A tenant user was created (with a password, or pre-provisioned without one).
+    pub const TENANT_USER_CREATED: &str = "tenant_user.created";
+    /// A tenant user was created and sent an invitation.
+    pub const TENANT_USER_INVITED: &str = "tenant_user.invited";
+    /// A tenant user's address, names, verification flag or password changed.
+    pub const TENANT_USER_UPDATED: &str = "tenant_user.updated";
+    /// A tenant user was suspended (sessions and refresh tokens revoked).
+    pub const TENANT_USER_SUSPENDED: &str = "tenant_user.suspended";
+    /// A suspended tenant user was reactivated.
+    pub const TENANT_USER_REACTIVATED: &str = "tenant_user.reactivated";
+    /// A tenant user was removed (kept as a tombstone; address freed).
+    pub const TENANT_USER_REMOVED: &str = "tenant_user.removed";
+    /// One session of a tenant user was revoked by an administrator.
+    pub const TENANT_USER_SESSION_REVOKED: &str = "tenant_user.session_revoked";
 }
 
 /// A successful action's entry, stamped with a fresh time-ordered id and the current time.

@@ -32,6 +32,10 @@ pub enum ManageError {
     /// 500 `server_error`: a bug or corrupt data. The cause is for logs only.
     #[error("internal error")]
     Internal(#[source] StoreError),
+    /// A sign-in engine refusal with no management meaning of its own (the breached-password
+    /// check is unavailable, hashing failed); `svc-http` maps it like the engine's errors.
+    #[error("{0}")]
+    Authn(#[source] svc_authn::AuthnError),
 }
 
 impl ManageError {
@@ -55,6 +59,26 @@ impl From<StoreError> for ManageError {
             ),
             StoreError::Unavailable(_) => Self::Unavailable(e),
             StoreError::Corrupt(_) => Self::Internal(e),
+        }
+    }
+}
+
+impl From<svc_authn::AuthnError> for ManageError {
+    /// Password and address refusals name the field they concern; the rest keep their
+    /// engine meaning.
+    fn from(e: svc_authn::AuthnError) -> Self {
+        use svc_authn::AuthnError as A;
+        match e {
+            A::WeakPassword(message) => Self::invalid("password", message),
+            A::BreachedPassword => Self::invalid(
+                "password",
+                "this password appears in a known data breach; choose another",
+            ),
+            A::InvalidEmail => Self::invalid("email", A::InvalidEmail.to_string()),
+            A::EmailTaken => Self::Conflict(A::EmailTaken.to_string()),
+            A::UnknownUser => Self::NotFound,
+            A::Store(e) => e.into(),
+            other => Self::Authn(other),
         }
     }
 }

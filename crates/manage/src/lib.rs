@@ -6,12 +6,14 @@
 //! - [`control_plane`]: tenants (each created together with its management application) and
 //!   operator tokens;
 //! - [`applications`]: a tenant's OAuth clients and their registration rules;
+//! - [`users`]: a tenant's users (people who sign in), their lifecycle and sessions;
 //! - [`audit`]: the audit log, written in the same transaction as the change it records;
 //! - [`idempotency`]: `idempotency-key` handling for retryable writes.
 //!
 //! Every use case takes a [`ManageContext`] (store, clock, randomness) and returns
 //! [`ManageError`], which `svc-http` maps to problem+json in its one error mapping. This crate
-//! must not depend on axum, sqlx, the store backends, `svc-config` or the other engines.
+//! must not depend on axum, sqlx, the store backends, `svc-config` or the OAuth engine; it uses
+//! the sign-in engine (`svc-authn`) for password policy, hashing and invitation mail.
 
 pub mod applications;
 pub mod audit;
@@ -20,6 +22,7 @@ pub mod control_plane;
 mod error;
 pub mod idempotency;
 mod page;
+pub mod users;
 
 pub use applications::{ApplicationView, CreatedApplicationView};
 pub use context::{Actor, ManageContext, RequestMeta};

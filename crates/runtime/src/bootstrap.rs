@@ -54,6 +54,7 @@ pub(crate) async fn ensure_default_tenant(
     let input = NewTenant {
         slug: slug.to_owned(),
         display_name: slug.to_owned(),
+        signup_enabled: true,
     };
     match create_tenant(&ctx, &Actor::System, &RequestMeta::default(), input).await {
         Ok(created) => Ok(Some(created.tenant.id)),

@@ -61,4 +61,7 @@ pub enum RuntimeError {
     /// Preparing the default tenant failed.
     #[error("bootstrap: {0}")]
     Bootstrap(String),
+    /// The sign-in engine could not be built from `[auth]`, `[email]` or `[hibp]`.
+    #[error("sign-in engine: {0}")]
+    Authn(String),
 }

@@ -6,6 +6,7 @@
 //! configuration themselves; this crate hands them small settings structs.
 
 mod app;
+mod authn;
 mod bootstrap;
 pub mod cli;
 mod directory;

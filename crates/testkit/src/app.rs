@@ -160,6 +160,8 @@ impl TestApp {
             slug: svc_domain::TenantSlug::parse(slug).expect("slug"),
             display_name: slug.to_owned(),
             status,
+            signup_enabled: false,
+            pairwise_secret: svc_domain::PairwiseSecret::generate(&OsRandom),
             created_at: now,
             updated_at: now,
         };

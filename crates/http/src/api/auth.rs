@@ -44,6 +44,16 @@ permission!(
     AuditRead,
     "audit:read"
 );
+permission!(
+    /// `users:read`
+    UsersRead,
+    "users:read"
+);
+permission!(
+    /// `users:write`
+    UsersWrite,
+    "users:write"
+);
 
 /// A caller whose access token passed the whole validation contract for permission `P`.
 pub struct Authorized<P: Permission> {

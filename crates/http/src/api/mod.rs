@@ -11,7 +11,7 @@ mod idempotency;
 
 pub use auth::{
     ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, MetricsReadAuthorizer,
-    OperatorCaller, Permission,
+    OperatorCaller, Permission, UsersRead, UsersWrite,
 };
 pub use idempotency::idempotent;
 
@@ -33,6 +33,8 @@ pub struct ApiState {
     pub manage: ManageContext,
     /// Time, for token expiry.
     pub clock: Arc<dyn Clock>,
+    /// The sign-in engine (password policy and hashing, invitation mail) for tenant users.
+    pub authn: Arc<svc_authn::Authn>,
 }
 
 impl FromRef<ApiState> for TenantResolver {

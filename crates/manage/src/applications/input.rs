@@ -16,6 +16,10 @@ pub struct ApplicationInput {
     /// Redirect URIs, matched exactly; at most 20.
     #[serde(default)]
     pub redirect_uris: Vec<String>,
+    /// Where RP-initiated logout may return (OpenID RP-Initiated Logout 1.0 §3), matched
+    /// exactly; at most 20.
+    #[serde(default)]
+    pub post_logout_redirect_uris: Vec<String>,
     /// `authorization_code`, `refresh_token`, `client_credentials`.
     pub grant_types: Vec<String>,
     /// `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
@@ -45,6 +49,7 @@ pub struct ApplicationInput {
 pub(crate) struct ValidApplication {
     pub(crate) name: String,
     pub(crate) redirect_uris: Vec<RedirectUri>,
+    pub(crate) post_logout_redirect_uris: Vec<RedirectUri>,
     pub(crate) grant_types: Vec<GrantType>,
     pub(crate) token_endpoint_auth_method: TokenEndpointAuthMethod,
     pub(crate) allowed_scopes: ScopeSet,
@@ -60,7 +65,11 @@ impl ApplicationInput {
     /// refusal is returned.
     pub(crate) fn validate(&self) -> Result<ValidApplication, ManageError> {
         let name = rules::check_name(&self.name)?;
-        let redirect_uris = rules::check_redirect_uris(&self.redirect_uris)?;
+        let redirect_uris = rules::check_redirect_uris("redirect_uris", &self.redirect_uris)?;
+        let post_logout_redirect_uris = rules::check_redirect_uris(
+            "post_logout_redirect_uris",
+            &self.post_logout_redirect_uris,
+        )?;
         let grant_types = rules::check_grant_types(&self.grant_types)?;
         let method = rules::check_auth_method(&self.token_endpoint_auth_method)?;
         let allowed_scopes = rules::check_scopes(&self.allowed_scopes)?;
@@ -74,6 +83,7 @@ impl ApplicationInput {
         Ok(ValidApplication {
             name,
             redirect_uris,
+            post_logout_redirect_uris,
             grant_types,
             token_endpoint_auth_method: method,
             allowed_scopes,

@@ -45,6 +45,7 @@ pub(crate) fn management_application(
         tenant_id: tenant.clone(),
         name: MANAGEMENT_APPLICATION_NAME.to_owned(),
         redirect_uris: Vec::new(),
+        post_logout_redirect_uris: Vec::new(),
         grant_types: vec![GrantType::ClientCredentials],
         token_endpoint_auth_method: TokenEndpointAuthMethod::ClientSecretBasic,
         allowed_scopes: management_scopes(),

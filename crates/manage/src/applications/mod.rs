@@ -52,6 +52,7 @@ fn assemble(
         tenant_id: identity.tenant_id.clone(),
         name: valid.name,
         redirect_uris: valid.redirect_uris,
+        post_logout_redirect_uris: valid.post_logout_redirect_uris,
         grant_types: valid.grant_types,
         token_endpoint_auth_method: valid.token_endpoint_auth_method,
         allowed_scopes: valid.allowed_scopes,

@@ -39,23 +39,25 @@ pub(crate) fn check_name(name: &str) -> Result<String, ManageError> {
 
 /// Rule: at most 20 redirect URIs, each passing the registration rules of [`RedirectUri::parse`]
 /// (RFC 9700 §4.1.3, RFC 8252 §7), none registered twice.
-pub(crate) fn check_redirect_uris(uris: &[String]) -> Result<Vec<RedirectUri>, ManageError> {
-    const FIELD: &str = "redirect_uris";
+pub(crate) fn check_redirect_uris(
+    field: &'static str,
+    uris: &[String],
+) -> Result<Vec<RedirectUri>, ManageError> {
     if uris.len() > MAX_REDIRECT_URIS {
         return Err(ManageError::invalid(
-            FIELD,
-            format!("redirect_uris may hold at most {MAX_REDIRECT_URIS} URIs"),
+            field,
+            format!("{field} may hold at most {MAX_REDIRECT_URIS} URIs"),
         ));
     }
     let mut seen = BTreeSet::new();
     let mut parsed = Vec::with_capacity(uris.len());
     for (i, uri) in uris.iter().enumerate() {
         let uri = RedirectUri::parse(uri)
-            .map_err(|e| ManageError::invalid(FIELD, format!("redirect_uris[{i}]: {e}")))?;
+            .map_err(|e| ManageError::invalid(field, format!("{field}[{i}]: {e}")))?;
         if !seen.insert(uri.as_str().to_owned()) {
             return Err(ManageError::invalid(
-                FIELD,
-                format!("redirect_uris[{i}] is listed twice; register each URI once"),
+                field,
+                format!("{field}[{i}] is listed twice; register each URI once"),
             ));
         }
         parsed.push(uri);

@@ -148,6 +148,7 @@ mod tests {
                         "authorization_code".to_owned(),
                     ],
                     redirect_uris: vec!["https://a.example/cb".to_owned()],
+                    post_logout_redirect_uris: Vec::new(),
                     ..same.clone()
                 },
                 "grant_types",

@@ -14,6 +14,8 @@ pub struct ApplicationView {
     pub name: String,
     /// Registered redirect URIs.
     pub redirect_uris: Vec<String>,
+    /// Registered post-logout redirect URIs.
+    pub post_logout_redirect_uris: Vec<String>,
     /// Allowed grants.
     pub grant_types: Vec<String>,
     /// Registered client authentication method.
@@ -49,6 +51,11 @@ impl From<&Application> for ApplicationView {
             name: app.name.clone(),
             redirect_uris: app
                 .redirect_uris
+                .iter()
+                .map(|u| u.as_str().to_owned())
+                .collect(),
+            post_logout_redirect_uris: app
+                .post_logout_redirect_uris
                 .iter()
                 .map(|u| u.as_str().to_owned())
                 .collect(),

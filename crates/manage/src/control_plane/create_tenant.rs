@@ -7,7 +7,7 @@ use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, RequestMeta};
 use serde::Deserialize;
 use std::fmt;
-use svc_domain::{Application, Tenant, TenantId, TenantSlug, TenantStatus};
+use svc_domain::{Application, PairwiseSecret, Tenant, TenantId, TenantSlug, TenantStatus};
 use svc_store::StoreError;
 
 /// What an operator sends to create a tenant.
@@ -18,6 +18,9 @@ pub struct NewTenant {
     pub slug: String,
     /// Name shown on hosted pages, 1 to 200 characters.
     pub display_name: String,
+    /// Whether people may create their own account on the hosted sign-up page (default false).
+    #[serde(default)]
+    pub signup_enabled: bool,
 }
 
 /// A new tenant with the credentials of its management application. The plaintext secret is
@@ -62,6 +65,8 @@ pub async fn create_tenant(
         slug,
         display_name,
         status: TenantStatus::Active,
+        signup_enabled: input.signup_enabled,
+        pairwise_secret: PairwiseSecret::generate(ctx.rng.as_ref()),
         created_at: now,
         updated_at: now,
     };

@@ -14,6 +14,9 @@ pub struct TenantPatch {
     /// New display name, 1 to 200 characters.
     #[serde(default)]
     pub display_name: Option<String>,
+    /// Whether people may create their own account on the hosted sign-up page.
+    #[serde(default)]
+    pub signup_enabled: Option<bool>,
 }
 
 /// Applies `patch` to the tenant `id`, audited as `tenant.updated`. A patch that changes
@@ -35,9 +38,21 @@ pub async fn update_tenant(
         .transpose()?;
     let mut tx = ctx.store.write().await?;
     let mut tenant = tx.tenant_by_id(id).await?.ok_or(ManageError::NotFound)?;
-    match display_name {
-        Some(name) if name != tenant.display_name => tenant.display_name = name,
-        _ => return Ok(tenant),
+    let mut changed = false;
+    if let Some(name) = display_name
+        && name != tenant.display_name
+    {
+        tenant.display_name = name;
+        changed = true;
+    }
+    if let Some(signup) = patch.signup_enabled
+        && signup != tenant.signup_enabled
+    {
+        tenant.signup_enabled = signup;
+        changed = true;
+    }
+    if !changed {
+        return Ok(tenant);
     }
     tenant.updated_at = ctx.now();
     tx.update_tenant(&tenant).await?;

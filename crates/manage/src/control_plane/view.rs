@@ -17,6 +17,8 @@ pub struct TenantView {
     pub display_name: String,
     /// `active` or `suspended`.
     pub status: String,
+    /// Whether the hosted sign-up page is open.
+    pub signup_enabled: bool,
     /// Creation time (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
@@ -32,6 +34,7 @@ impl From<&Tenant> for TenantView {
             slug: tenant.slug.to_string(),
             display_name: tenant.display_name.clone(),
             status: tenant.status.as_str().to_owned(),
+            signup_enabled: tenant.signup_enabled,
             created_at: tenant.created_at,
             updated_at: tenant.updated_at,
         }

@@ -55,6 +55,7 @@ async fn a_confidential_application_gets_a_secret_shown_once() {
         "client_id",
         "name",
         "redirect_uris",
+        "post_logout_redirect_uris",
         "grant_types",
         "token_endpoint_auth_method",
         "allowed_scopes",
@@ -70,7 +71,7 @@ async fn a_confidential_application_gets_a_secret_shown_once() {
     ] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }
-    assert_eq!(keys.len(), 15, "{keys:?}");
+    assert_eq!(keys.len(), 16, "{keys:?}");
     assert_eq!(view["client_id"], app.id.as_str());
     assert_eq!(view["confidential"], true);
     assert_eq!(

@@ -5,7 +5,9 @@
 
 mod applications;
 mod audit;
+mod faulty_identity;
 mod idempotency;
 mod operator_tokens;
 mod support;
 mod tenants;
+mod users;

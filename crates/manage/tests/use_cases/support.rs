@@ -91,6 +91,7 @@ impl Harness {
             NewTenant {
                 slug: slug.to_owned(),
                 display_name: format!("Tenant {slug}"),
+                signup_enabled: false,
             },
         )
         .await
@@ -216,13 +217,15 @@ impl Store for FaultyStore {
     }
 }
 
-struct FaultyTx {
-    inner: Box<dyn WriteTx>,
-    fail_on: Option<&'static str>,
+/// A write transaction that fails the named write; its identity and grant ports are delegated
+/// in `faulty_identity.rs`.
+pub(crate) struct FaultyTx {
+    pub(crate) inner: Box<dyn WriteTx>,
+    pub(crate) fail_on: Option<&'static str>,
 }
 
 impl FaultyTx {
-    fn check(&self, method: &'static str) -> Result<(), StoreError> {
+    pub(crate) fn check(&self, method: &'static str) -> Result<(), StoreError> {
         if self.fail_on == Some(method) {
             Err(StoreError::Unavailable(
                 format!("injected failure in {method}").into(),

@@ -14,6 +14,7 @@ fn new_tenant(slug: &str) -> NewTenant {
     NewTenant {
         slug: slug.to_owned(),
         display_name: "  Acme Corp ".to_owned(),
+        signup_enabled: false,
     }
 }
 
@@ -118,6 +119,7 @@ async fn invalid_tenant_input_is_refused_before_the_store() {
             NewTenant {
                 slug: "Acme".to_owned(),
                 display_name: "Acme".to_owned(),
+                signup_enabled: false,
             },
             "slug",
         ),
@@ -125,6 +127,7 @@ async fn invalid_tenant_input_is_refused_before_the_store() {
             NewTenant {
                 slug: "acme".to_owned(),
                 display_name: " ".to_owned(),
+                signup_enabled: false,
             },
             "display_name",
         ),
@@ -185,6 +188,7 @@ async fn updating_a_tenant_changes_its_display_name_and_is_audited() {
         &id,
         TenantPatch {
             display_name: Some("Acme Inc".to_owned()),
+            ..TenantPatch::default()
         },
     )
     .await
@@ -212,6 +216,7 @@ async fn updating_a_tenant_changes_its_display_name_and_is_audited() {
         &id,
         TenantPatch {
             display_name: Some(String::new()),
+            ..TenantPatch::default()
         },
     )
     .await

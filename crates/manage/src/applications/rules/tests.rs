@@ -39,36 +39,50 @@ fn name_is_1_to_200_characters_after_trimming() {
 
 #[test]
 fn redirect_uris_follow_the_domain_rules_at_most_20_without_duplicates() {
-    let ok = check_redirect_uris(&strings(&[
-        "https://app.example.com/cb",
-        "http://127.0.0.1:8080/cb",
-    ]))
+    let ok = check_redirect_uris(
+        "redirect_uris",
+        &strings(&["https://app.example.com/cb", "http://127.0.0.1:8080/cb"]),
+    )
     .unwrap();
     assert_eq!(ok.len(), 2);
-    assert!(check_redirect_uris(&[]).unwrap().is_empty());
+    assert!(
+        check_redirect_uris("redirect_uris", &[])
+            .unwrap()
+            .is_empty()
+    );
     assert_invalid(
-        check_redirect_uris(&strings(&[
-            "https://app.example.com/cb",
-            "https://app.example.com/cb#frag",
-        ])),
+        check_redirect_uris(
+            "redirect_uris",
+            &strings(&[
+                "https://app.example.com/cb",
+                "https://app.example.com/cb#frag",
+            ]),
+        ),
         "redirect_uris",
         "redirect_uris[1]: redirect URI must not contain a fragment",
     );
     assert_invalid(
-        check_redirect_uris(&strings(&["http://app.example.com/cb"])),
+        check_redirect_uris("redirect_uris", &strings(&["http://app.example.com/cb"])),
         "redirect_uris",
         "loopback",
     );
     assert_invalid(
-        check_redirect_uris(&strings(&["https://a.example/cb", "https://a.example/cb"])),
+        check_redirect_uris(
+            "redirect_uris",
+            &strings(&["https://a.example/cb", "https://a.example/cb"]),
+        ),
         "redirect_uris",
         "redirect_uris[1] is listed twice",
     );
     let many: Vec<String> = (0..21)
         .map(|i| format!("https://a.example/cb{i}"))
         .collect();
-    assert_invalid(check_redirect_uris(&many), "redirect_uris", "at most 20");
-    assert!(check_redirect_uris(&many[..20]).is_ok());
+    assert_invalid(
+        check_redirect_uris("redirect_uris", &many),
+        "redirect_uris",
+        "at most 20",
+    );
+    assert!(check_redirect_uris("redirect_uris", &many[..20]).is_ok());
 }
 
 #[test]

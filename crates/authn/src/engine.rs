@@ -1,0 +1,283 @@
+//! [`Authn`], the hosted sign-in engine: its dependencies and the building blocks its use cases
+//! share (the clock at storage precision, counters, sessions, one-time links, password policy).
+//! The use cases themselves live one per file beside this one.
+
+use crate::breached::BreachedPasswords;
+use crate::error::AuthnError;
+use crate::hasher::PasswordHasher;
+use crate::mail::{Mail, Mailer};
+use crate::password::Password;
+use crate::settings::{AuthnSettings, ClientInfo, span, std_span};
+use std::fmt;
+use std::sync::Arc;
+use svc_domain::{
+    Clock, Email, GeneratedSecret, PasswordHash, Rng, SecretHash, Session, SessionId, TenantId,
+    User, UserToken, UserTokenPurpose,
+};
+use svc_store::{Store, WriteTx};
+use time::OffsetDateTime;
+
+/// Prefix of session cookie values (`ses_s_…`): 256 random bits, stored only as SHA-256.
+pub const SESSION_COOKIE_PREFIX: &str = "ses_s_";
+/// Longest user agent kept on a session, in characters.
+pub const MAX_USER_AGENT_CHARS: usize = 256;
+/// The `amr` value of a password sign-in (RFC 8176 §2).
+pub const AMR_PASSWORD: &str = "pwd";
+
+/// A person just signed in: their new session, who they are, and the cookie value to set.
+#[derive(Clone)]
+pub struct SignedIn {
+    /// The session record.
+    pub session: Session,
+    /// The person.
+    pub user: User,
+    /// The session cookie's value; shown this once, only its hash is stored.
+    pub cookie_value: String,
+}
+
+impl fmt::Debug for SignedIn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SignedIn")
+            .field("session", &self.session.id)
+            .field("user", &self.user.id)
+            .field("cookie_value", &"<redacted>")
+            .finish()
+    }
+}
+
+/// The hosted sign-in engine. Build one per process and share it behind an `Arc`.
+pub struct Authn {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) rng: Arc<dyn Rng>,
+    pub(crate) hasher: Arc<PasswordHasher>,
+    pub(crate) mailer: Arc<dyn Mailer>,
+    pub(crate) breached: Option<Arc<dyn BreachedPasswords>>,
+    pub(crate) settings: AuthnSettings,
+}
+
+impl fmt::Debug for Authn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Authn")
+            .field("store", &self.store.backend())
+            .field("hasher", &self.hasher)
+            .field("breach_check", &self.breached.is_some())
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Authn {
+    /// The engine over `store`, taking time from `clock` and randomness from `rng`; without
+    /// `breached`, new passwords are not checked against breach corpora.
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        rng: Arc<dyn Rng>,
+        hasher: Arc<PasswordHasher>,
+        mailer: Arc<dyn Mailer>,
+        breached: Option<Arc<dyn BreachedPasswords>>,
+        settings: AuthnSettings,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            rng,
+            hasher,
+            mailer,
+            breached,
+            settings,
+        }
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &AuthnSettings {
+        &self.settings
+    }
+
+    /// The current time at whole microseconds, the finest precision every backend stores, so
+    /// what a use case returns equals what a later read returns.
+    pub(crate) fn now(&self) -> OffsetDateTime {
+        let now = self.clock.now();
+        now.replace_nanosecond(now.nanosecond() / 1_000 * 1_000)
+            .unwrap_or(now)
+    }
+
+    /// Applies the password policy to a new password, then the breached-password check.
+    ///
+    /// Errors: [`AuthnError::WeakPassword`] naming the broken rule,
+    /// [`AuthnError::BreachedPassword`], [`AuthnError::BreachCheckUnavailable`].
+    pub async fn check_new_password(&self, raw: &str) -> Result<Password, AuthnError> {
+        let password = Password::parse(raw)?;
+        if let Some(breached) = &self.breached {
+            match breached.is_breached(&password).await {
+                Ok(false) => {}
+                Ok(true) => return Err(AuthnError::BreachedPassword),
+                Err(_) => return Err(AuthnError::BreachCheckUnavailable),
+            }
+        }
+        Ok(password)
+    }
+
+    /// The Argon2id hash of a password that passed [`Authn::check_new_password`].
+    pub async fn hash_password(&self, password: &Password) -> Result<PasswordHash, AuthnError> {
+        Ok(self.hasher.hash(password).await?)
+    }
+
+    /// Issues a one-time link for `user` within `tx`: older unused links of the same purpose
+    /// stop working, the new token is stored hashed, and the mail carrying it is returned for
+    /// [`Authn::deliver`] once `tx` has committed (so no mail announces a link that rolled
+    /// back).
+    pub async fn prepare_link(
+        &self,
+        tx: &mut dyn WriteTx,
+        issuer: &str,
+        user: &User,
+        purpose: UserTokenPurpose,
+        tenant_name: &str,
+    ) -> Result<Mail, AuthnError> {
+        let now = self.now();
+        tx.invalidate_user_tokens(&user.tenant_id, &user.id, purpose, now)
+            .await?;
+        let (prefix, lifetime, path) = match purpose {
+            UserTokenPurpose::VerifyEmail => (
+                "vfy_",
+                self.settings.verify_email_link_lifetime,
+                "verify-email",
+            ),
+            UserTokenPurpose::ResetPassword => {
+                ("rst_", self.settings.reset_link_lifetime, "reset-password")
+            }
+            UserTokenPurpose::Invitation => (
+                "inv_",
+                self.settings.invitation_link_lifetime,
+                "accept-invitation",
+            ),
+        };
+        let secret = GeneratedSecret::generate(prefix, self.rng.as_ref());
+        tx.insert_user_token(&UserToken {
+            hash: secret.hash.clone(),
+            tenant_id: user.tenant_id.clone(),
+            user_id: user.id.clone(),
+            purpose,
+            created_at: now,
+            expires_at: now + span(lifetime),
+            used_at: None,
+        })
+        .await?;
+        let link = format!(
+            "{}/auth/{path}?token={}",
+            issuer.trim_end_matches('/'),
+            secret.plaintext
+        );
+        Ok(crate::texts::link_mail(
+            purpose,
+            &user.email,
+            tenant_name,
+            link,
+            lifetime,
+        ))
+    }
+
+    /// Sends `mail`. A failure is logged (never the body or link) and reported as `false`: the
+    /// change that caused the mail has committed, and its answer must not depend on the relay.
+    pub async fn deliver(&self, mail: &Mail) -> bool {
+        match self.mailer.send(mail).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, subject = %mail.subject, "mail could not be sent");
+                false
+            }
+        }
+    }
+
+    /// A new session for `user`, and its cookie value.
+    pub(crate) fn new_session(
+        &self,
+        user: &User,
+        client: &ClientInfo,
+        now: OffsetDateTime,
+    ) -> (Session, String) {
+        let secret = GeneratedSecret::generate(SESSION_COOKIE_PREFIX, self.rng.as_ref());
+        let session = Session {
+            id: SessionId::generate(self.clock.as_ref(), self.rng.as_ref()),
+            tenant_id: user.tenant_id.clone(),
+            user_id: user.id.clone(),
+            secret_hash: secret.hash,
+            created_at: now,
+            auth_time: now,
+            amr: vec![AMR_PASSWORD.to_owned()],
+            acr: None,
+            expires_at: now + span(self.settings.session_lifetime),
+            last_seen_at: now,
+            revoked_at: None,
+            user_agent: client
+                .user_agent
+                .as_deref()
+                .map(|ua| ua.chars().take(MAX_USER_AGENT_CHARS).collect()),
+            ip: client.ip.map(|ip| ip.to_string()),
+        };
+        (session, secret.plaintext)
+    }
+
+    /// Counts one hit on the per-IP counter `key` and refuses once more than `max` hits fell
+    /// in the current window. Without a known address there is nothing to count.
+    pub(crate) async fn ip_limit(
+        &self,
+        tx: &mut dyn WriteTx,
+        key: Option<String>,
+        max: u32,
+        window: std::time::Duration,
+        now: OffsetDateTime,
+    ) -> Result<(), AuthnError> {
+        let Some(key) = key else { return Ok(()) };
+        let state = tx.hit_counter(&key, now, span(window)).await?;
+        if state.count > max {
+            return Err(AuthnError::RateLimited {
+                retry_after: std_span(state.window_ends_at - now),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Counter keys, namespaced by purpose and tenant. Account keys use the SHA-256 of the
+/// normalised address, so the store never holds addresses of unknown accounts.
+pub(crate) mod keys {
+    use super::*;
+
+    fn hex(hash: &SecretHash) -> String {
+        hash.as_bytes().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Failed sign-ins of one account.
+    pub(crate) fn account_failures(tenant: &TenantId, email: &Email) -> String {
+        format!(
+            "signin:acct:{tenant}:{}",
+            hex(&SecretHash::of(email.as_str()))
+        )
+    }
+
+    /// The lock of one account.
+    pub(crate) fn account_lock(tenant: &TenantId, email: &Email) -> String {
+        format!(
+            "signin:lock:{tenant}:{}",
+            hex(&SecretHash::of(email.as_str()))
+        )
+    }
+
+    /// Password checks from one address.
+    pub(crate) fn signin_ip(tenant: &TenantId, client: &ClientInfo) -> Option<String> {
+        client.ip.map(|ip| format!("signin:ip:{tenant}:{ip}"))
+    }
+
+    /// Sign-ups from one address.
+    pub(crate) fn signup_ip(tenant: &TenantId, client: &ClientInfo) -> Option<String> {
+        client.ip.map(|ip| format!("signup:ip:{tenant}:{ip}"))
+    }
+
+    /// Password-reset requests from one address.
+    pub(crate) fn reset_ip(tenant: &TenantId, client: &ClientInfo) -> Option<String> {
+        client.ip.map(|ip| format!("reset:ip:{tenant}:{ip}"))
+    }
+}

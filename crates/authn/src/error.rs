@@ -1,0 +1,69 @@
+//! The one error type of the sign-in engine, in its own terms. It never carries a secret
+//! (password, cookie value, link token); `svc-http` maps it to responses in one place.
+
+use std::time::Duration;
+use svc_store::StoreError;
+
+/// Why a sign-in operation did not take effect.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthnError {
+    /// Wrong address or password, or the account may not sign in. One answer for all, so the
+    /// answer never reveals whether an account exists.
+    #[error("the email address or password is not correct")]
+    InvalidCredentials,
+    /// Too many failed sign-ins for this account; try again after `retry_after`. Unknown
+    /// addresses lock the same way.
+    #[error("too many failed sign-ins; try again later")]
+    Locked {
+        /// How long until the lock ends.
+        retry_after: Duration,
+    },
+    /// Too many attempts from this client address; try again after `retry_after`.
+    #[error("too many attempts from this address; try again later")]
+    RateLimited {
+        /// How long until the window ends.
+        retry_after: Duration,
+    },
+    /// The tenant does not allow self-service sign-up.
+    #[error("sign-up is not open for this tenant")]
+    SignupClosed,
+    /// Another account of the tenant holds the address.
+    #[error("an account with this email address already exists")]
+    EmailTaken,
+    /// The address is not `local@domain`.
+    #[error("an email address is local@domain, at most 254 characters")]
+    InvalidEmail,
+    /// The password breaks the policy; the text says which rule.
+    #[error("{0}")]
+    WeakPassword(String),
+    /// The password appears in a known data breach.
+    #[error("this password appears in a known data breach; choose another")]
+    BreachedPassword,
+    /// The breached-password check is unavailable and the deployment fails closed.
+    #[error("passwords cannot be checked right now; try again later")]
+    BreachCheckUnavailable,
+    /// The link is unknown, used, expired or for something else (one answer for all).
+    #[error("this link is not valid; it may have expired or been used already")]
+    InvalidLink,
+    /// No such user in this tenant (another tenant's user looks the same).
+    #[error("no such user")]
+    UnknownUser,
+    /// The database failed.
+    #[error("storage: {0}")]
+    Store(#[from] StoreError),
+    /// A bug or an unusable dependency (hashing failed); details are for logs only.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<crate::hasher::HasherError> for AuthnError {
+    fn from(e: crate::hasher::HasherError) -> Self {
+        Self::Internal(e.to_string())
+    }
+}
+
+impl From<crate::password::PasswordError> for AuthnError {
+    fn from(e: crate::password::PasswordError) -> Self {
+        Self::WeakPassword(e.to_string())
+    }
+}

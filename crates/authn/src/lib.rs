@@ -1,0 +1,58 @@
+//! Hosted sign-in engine of svc: everything a tenant's hosted pages (`/auth/*`) and the tenant
+//! user management need to know about people proving who they are, with no HTTP framework and
+//! no SQL.
+//!
+//! - [`Password`]: the password policy (Unicode NFKC, 8 to 256 characters);
+//! - [`PasswordHasher`]: Argon2id off the async runtime with bounded concurrency, and a dummy
+//!   hash so unknown accounts cost what known ones cost;
+//! - [`BreachedPasswords`] / [`HibpClient`]: the breached-password check (k-anonymity range
+//!   API, fail open or closed);
+//! - [`Mailer`] / [`LogMailer`] / [`SmtpMailer`]: outgoing mail;
+//! - [`Authn`]: the use cases — sign-in with brute-force limits, sessions, sign-up, email
+//!   verification, password reset, invitations.
+//!
+//! Time, randomness, storage, hashing and mail are all handed in ([`Authn::new`]); the runtime
+//! builds them from `[auth]`, `[email]` and `[hibp]` (this crate never reads configuration).
+//!
+//! # The log-mail format (a contract)
+//!
+//! [`LogMailer`] writes one JSON object per line to stdout, stderr, or appended to a file
+//! (`[email.log].sink = "file:<path>"`):
+//!
+//! ```json
+//! {"to":"ada@example.com","subject":"…","text":"…","link":"https://…/auth/verify-email?token=…","sent_at":"2026-11-22T10:00:00Z"}
+//! ```
+//!
+//! `to` (the normalised address), `subject` and `text` are strings; `link` is the message's
+//! one-time link or `null`; `sent_at` is RFC 3339 UTC. Tests and the interop suite read links
+//! from this file, so members may be added but never renamed or removed. Links are
+//! `{issuer}/auth/verify-email?token=…`, `{issuer}/auth/reset-password?token=…` and
+//! `{issuer}/auth/accept-invitation?token=…`.
+//!
+//! Passwords, cookie values and link tokens never appear in logs or in `Debug` output.
+
+mod breached;
+mod engine;
+mod error;
+mod hasher;
+mod links;
+mod mail;
+mod password;
+mod sessions;
+mod settings;
+mod sign_in;
+mod sign_up;
+mod smtp;
+mod texts;
+
+pub use breached::{
+    BreachCheckUnavailable, BreachedPasswords, FailMode, HibpClient, HibpClientError, HibpSettings,
+};
+pub use engine::{AMR_PASSWORD, Authn, MAX_USER_AGENT_CHARS, SESSION_COOKIE_PREFIX, SignedIn};
+pub use error::AuthnError;
+pub use hasher::{Argon2Settings, HasherError, PasswordHasher};
+pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer};
+pub use password::{MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, Password, PasswordError};
+pub use settings::{AuthnSettings, ClientInfo};
+pub use sign_up::{MAX_NAME_CHARS, clean_name};
+pub use smtp::{SmtpMailer, SmtpSettings};

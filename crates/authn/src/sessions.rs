@@ -1,0 +1,95 @@
+//! Browser sessions after sign-in: resolving a cookie, signing out, and the list of a person's
+//! live sessions with revocation of one of them.
+//!
+//! A session signs its person in only while it is live (not revoked, not expired) and the
+//! person is `active`: suspending or removing a user kills their sessions even before the
+//! revocation written with the status change is read.
+
+use crate::engine::{Authn, SESSION_COOKIE_PREFIX};
+use crate::error::AuthnError;
+use svc_domain::{SecretHash, Session, SessionId, Tenant, User, UserId};
+use time::Duration;
+
+/// `last_seen_at` is refreshed at most this often, so resolving a cookie is a read, not a
+/// write, on almost every request.
+const TOUCH_INTERVAL: Duration = Duration::minutes(5);
+
+impl Authn {
+    /// The live session behind `cookie_value` and its active user, or `None` (unknown, revoked
+    /// or expired session, or a user who may no longer sign in).
+    pub async fn session(
+        &self,
+        tenant: &Tenant,
+        cookie_value: &str,
+    ) -> Result<Option<(Session, User)>, AuthnError> {
+        if !cookie_value.starts_with(SESSION_COOKIE_PREFIX) {
+            return Ok(None);
+        }
+        let now = self.now();
+        let mut tx = self.store.read().await?;
+        let session = tx
+            .session_by_secret(&tenant.id, &SecretHash::of(cookie_value))
+            .await?
+            .filter(|s| s.is_live(now));
+        let user = match &session {
+            Some(s) => tx
+                .user(&tenant.id, &s.user_id)
+                .await?
+                .filter(User::can_sign_in),
+            None => None,
+        };
+        tx.finish().await?;
+        let (Some(mut session), Some(user)) = (session, user) else {
+            return Ok(None);
+        };
+        if now - session.last_seen_at >= TOUCH_INTERVAL {
+            let mut tx = self.store.write().await?;
+            tx.touch_session(&tenant.id, &session.id, now).await?;
+            tx.commit().await?;
+            session.last_seen_at = now;
+        }
+        Ok(Some((session, user)))
+    }
+
+    /// Ends the session `id` (idempotent: an unknown or ended session is fine).
+    pub async fn sign_out(&self, tenant: &Tenant, id: &SessionId) -> Result<(), AuthnError> {
+        let mut tx = self.store.write().await?;
+        tx.revoke_session(&tenant.id, id, self.now()).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The user's live sessions, newest first.
+    pub async fn live_sessions(
+        &self,
+        tenant: &Tenant,
+        user: &UserId,
+    ) -> Result<Vec<Session>, AuthnError> {
+        let mut tx = self.store.read().await?;
+        let sessions = tx.live_sessions(&tenant.id, user, self.now()).await?;
+        tx.finish().await?;
+        Ok(sessions)
+    }
+
+    /// Revokes the session `id` only if it is a live session of `user`; false otherwise
+    /// (another person's session reads as absent).
+    pub async fn revoke_session(
+        &self,
+        tenant: &Tenant,
+        user: &UserId,
+        id: &SessionId,
+    ) -> Result<bool, AuthnError> {
+        let now = self.now();
+        let mut tx = self.store.write().await?;
+        let owned = tx
+            .session(&tenant.id, id)
+            .await?
+            .is_some_and(|s| s.user_id == *user && s.is_live(now));
+        if !owned {
+            return Ok(false);
+        }
+        let revoked = tx.revoke_session(&tenant.id, id, now).await?;
+        tx.commit().await?;
+        Ok(revoked)
+    }
+}

@@ -1,0 +1,148 @@
+//! Password sign-in, with the two brute-force defences in front of it:
+//!
+//! 1. a per-IP limit on password checks (`[auth].password_verify_ip_*`), so one client cannot
+//!    spray many accounts;
+//! 2. a per-account lock (`[auth].brute_force_*`): after `max` failures within the lockout
+//!    window the account locks for the whole lockout, counted per tenant and SHA-256 of the
+//!    normalised address, so unknown addresses lock exactly like real ones.
+//!
+//! Every attempt that reaches the password runs exactly one Argon2 verification (against a
+//! dummy hash when the account is unknown, has no password or may not sign in), and every
+//! refusal is the same [`AuthnError::InvalidCredentials`]: neither the answer nor its timing
+//! tells whether the account exists. No database transaction is held while hashing.
+
+use crate::engine::{Authn, SignedIn, keys};
+use crate::error::AuthnError;
+use crate::password::Password;
+use crate::settings::{ClientInfo, span, std_span};
+use svc_domain::{Email, Tenant, User};
+use time::OffsetDateTime;
+
+impl Authn {
+    /// Signs a person in with address and password, creating a session.
+    ///
+    /// Errors: [`AuthnError::InvalidCredentials`] for a wrong address or password or an account
+    /// that may not sign in; [`AuthnError::Locked`] while the account is locked;
+    /// [`AuthnError::RateLimited`] when the client address made too many attempts. Locks and
+    /// limits apply to unknown addresses too.
+    pub async fn sign_in(
+        &self,
+        tenant: &Tenant,
+        email: &str,
+        password: &str,
+        client: &ClientInfo,
+    ) -> Result<SignedIn, AuthnError> {
+        let now = self.now();
+        let email = Email::parse(email);
+        // Step 1: limits, then the account, in one short transaction (committed so the hits
+        // count even when the attempt fails).
+        let mut tx = self.store.write().await?;
+        self.ip_limit(
+            tx.as_mut(),
+            keys::signin_ip(&tenant.id, client),
+            self.settings.password_verify_ip_max_attempts,
+            self.settings.password_verify_ip_window,
+            now,
+        )
+        .await?;
+        let Ok(email) = email else {
+            // A malformed address names no account; its shape is no secret.
+            tx.commit().await?;
+            return Err(AuthnError::InvalidCredentials);
+        };
+        if let Some(lock) = tx
+            .counter(&keys::account_lock(&tenant.id, &email), now)
+            .await?
+        {
+            tx.commit().await?;
+            return Err(AuthnError::Locked {
+                retry_after: std_span(lock.window_ends_at - now),
+            });
+        }
+        let user = tx.user_by_email(&tenant.id, &email).await?;
+        tx.commit().await?;
+
+        // Step 2: exactly one verification, real or dummy.
+        let candidate = Password::parse(password).ok();
+        let usable = user.as_ref().filter(|u| u.can_sign_in());
+        let hash = usable.and_then(|u| u.password_hash.as_ref());
+        let verified = match &candidate {
+            Some(candidate) => self.hasher.verify(candidate, hash).await,
+            // Shorter or longer than any stored password: cannot match, costs the same.
+            None => {
+                let filler = Password::parse("password-too-short-or-long").ok();
+                if let Some(filler) = filler {
+                    self.hasher.verify(&filler, None).await;
+                }
+                false
+            }
+        };
+
+        // Step 3: record the outcome.
+        match (verified, usable) {
+            (true, Some(user)) => self.complete_sign_in(tenant, &email, user, client).await,
+            _ => {
+                self.record_failure(tenant, &email, now).await?;
+                Err(AuthnError::InvalidCredentials)
+            }
+        }
+    }
+
+    /// Counts a failure; the `max`-th within the window locks the account for the lockout.
+    async fn record_failure(
+        &self,
+        tenant: &Tenant,
+        email: &Email,
+        now: OffsetDateTime,
+    ) -> Result<(), AuthnError> {
+        let lockout = span(self.settings.brute_force_lockout);
+        let failures_key = keys::account_failures(&tenant.id, email);
+        let mut tx = self.store.write().await?;
+        let failures = tx.hit_counter(&failures_key, now, lockout).await?;
+        if failures.count >= self.settings.brute_force_max_attempts {
+            tx.hit_counter(&keys::account_lock(&tenant.id, email), now, lockout)
+                .await?;
+            tx.clear_counter(&failures_key).await?;
+            // The `security.brute_force.detected` signal; the address stays out of logs.
+            tracing::warn!(
+                tenant_id = %tenant.id,
+                event = "security.brute_force.detected",
+                "account locked after repeated failed sign-ins"
+            );
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Creates the session of a verified sign-in, unless the account changed meanwhile.
+    async fn complete_sign_in(
+        &self,
+        tenant: &Tenant,
+        email: &Email,
+        user: &User,
+        client: &ClientInfo,
+    ) -> Result<SignedIn, AuthnError> {
+        let now = self.now();
+        let mut tx = self.store.write().await?;
+        // Suspended, removed or given a new password while we hashed: the check we made is
+        // stale, and the answer is the ordinary refusal.
+        let current = tx.user(&tenant.id, &user.id).await?;
+        let Some(mut current) = current.filter(|c| {
+            c.can_sign_in() && c.password_hash == user.password_hash && c.email == *email
+        }) else {
+            return Err(AuthnError::InvalidCredentials);
+        };
+        tx.clear_counter(&keys::account_failures(&tenant.id, email))
+            .await?;
+        current.last_sign_in_at = Some(now);
+        tx.update_user(&current).await?;
+        let (session, cookie_value) = self.new_session(&current, client, now);
+        tx.insert_session(&session).await?;
+        tx.commit().await?;
+        Ok(SignedIn {
+            session,
+            user: current,
+            cookie_value,
+        })
+    }
+}

@@ -1,0 +1,203 @@
+//! Fixtures: an engine on a fresh SQLite database with a manual clock, cheap Argon2 parameters,
+//! a log mailer writing to a temporary file, and helpers to arrange users and read mails.
+
+use serde_json::Value;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use svc_authn::{
+    Argon2Settings, Authn, AuthnSettings, BreachedPasswords, ClientInfo, LogMailer, LogSink,
+    Password, PasswordHasher,
+};
+use svc_domain::{
+    Clock, Email, ManualClock, PairwiseSecret, SeededRandom, Tenant, TenantId, TenantSlug,
+    TenantStatus, User, UserId, UserStatus,
+};
+use svc_store::Store;
+use time::{Duration, OffsetDateTime};
+
+/// An engine and handles to steer and observe it.
+pub(crate) struct Harness {
+    pub(crate) authn: Arc<Authn>,
+    pub(crate) clock: Arc<ManualClock>,
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) tenant: Tenant,
+    pub(crate) hasher: Arc<PasswordHasher>,
+    mail_path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// Low Argon2 cost for tests (the production defaults would make every test slow).
+pub(crate) fn test_settings() -> AuthnSettings {
+    AuthnSettings {
+        argon2: Argon2Settings {
+            memory_kib: 8192,
+            iterations: 1,
+            parallelism: 1,
+            max_concurrent: 2,
+        },
+        ..AuthnSettings::default()
+    }
+}
+
+/// A start time off the whole microsecond, so precision handling is exercised.
+pub(crate) fn start() -> OffsetDateTime {
+    OffsetDateTime::UNIX_EPOCH + Duration::days(20_780) + Duration::nanoseconds(123_456_789)
+}
+
+/// A harness with default test settings, no breach check, sign-up closed.
+pub(crate) async fn harness() -> Harness {
+    harness_with(test_settings(), None, false).await
+}
+
+/// A harness with the given settings, breach check and sign-up switch.
+pub(crate) async fn harness_with(
+    settings: AuthnSettings,
+    breached: Option<Arc<dyn BreachedPasswords>>,
+    signup_enabled: bool,
+) -> Harness {
+    let store: Arc<dyn Store> = Arc::new(
+        svc_store_sqlite::testing::temp_store()
+            .await
+            .expect("temp store"),
+    );
+    let clock = Arc::new(ManualClock::new(start()));
+    let rng = Arc::new(SeededRandom::new(7));
+    let dir = tempfile::tempdir().unwrap();
+    let mail_path = dir.path().join("mail.jsonl");
+    let mailer = Arc::new(LogMailer::new(
+        LogSink::File(mail_path.clone()),
+        clock.clone(),
+    ));
+    let hasher = Arc::new(PasswordHasher::new(&settings.argon2, rng.clone()).unwrap());
+    let now = clock.now();
+    let tenant = Tenant {
+        id: TenantId::generate(clock.as_ref(), rng.as_ref()),
+        slug: TenantSlug::parse("acme").unwrap(),
+        display_name: "Acme".to_owned(),
+        status: TenantStatus::Active,
+        signup_enabled,
+        pairwise_secret: PairwiseSecret::generate(rng.as_ref()),
+        created_at: now,
+        updated_at: now,
+    };
+    let mut tx = store.write().await.unwrap();
+    tx.insert_tenant(&tenant).await.unwrap();
+    tx.commit().await.unwrap();
+    let authn = Arc::new(Authn::new(
+        store.clone(),
+        clock.clone(),
+        rng,
+        hasher.clone(),
+        mailer,
+        breached,
+        settings,
+    ));
+    Harness {
+        authn,
+        clock,
+        store,
+        tenant,
+        hasher,
+        mail_path,
+        _dir: dir,
+    }
+}
+
+/// The issuer links are built on.
+pub(crate) const ISSUER: &str = "https://acme.example.com";
+
+/// A browser at `ip`.
+pub(crate) fn client(ip: &str) -> ClientInfo {
+    ClientInfo {
+        ip: Some(ip.parse::<IpAddr>().unwrap()),
+        user_agent: Some("Mozilla/5.0 (test)".to_owned()),
+    }
+}
+
+impl Harness {
+    /// Inserts a user directly, with `password` hashed when given.
+    pub(crate) async fn user(
+        &self,
+        email: &str,
+        password: Option<&str>,
+        status: UserStatus,
+    ) -> User {
+        let hash = match password {
+            Some(p) => Some(
+                self.hasher
+                    .hash(&Password::parse(p).unwrap())
+                    .await
+                    .unwrap(),
+            ),
+            None => None,
+        };
+        let now = self.clock.now();
+        let now = now
+            .replace_nanosecond(now.nanosecond() / 1000 * 1000)
+            .unwrap();
+        let user = User {
+            id: UserId::generate(
+                self.clock.as_ref(),
+                &SeededRandom::new(now.nanosecond().into()),
+            ),
+            tenant_id: self.tenant.id.clone(),
+            email: Email::parse(email).unwrap(),
+            email_verified: false,
+            name: None,
+            given_name: None,
+            family_name: None,
+            status,
+            password_hash: hash,
+            created_at: now,
+            updated_at: now,
+            last_sign_in_at: None,
+        };
+        let mut tx = self.store.write().await.unwrap();
+        tx.insert_user(&user).await.unwrap();
+        tx.commit().await.unwrap();
+        self.clock.advance(Duration::milliseconds(1));
+        user
+    }
+
+    /// The user as stored now.
+    pub(crate) async fn stored(&self, id: &UserId) -> User {
+        let mut tx = self.store.read().await.unwrap();
+        let user = tx.user(&self.tenant.id, id).await.unwrap().unwrap();
+        tx.finish().await.unwrap();
+        user
+    }
+
+    /// Changes a user's status directly (as an administrator would).
+    pub(crate) async fn set_status(&self, id: &UserId, status: UserStatus) {
+        let mut user = self.stored(id).await;
+        user.status = status;
+        let mut tx = self.store.write().await.unwrap();
+        tx.update_user(&user).await.unwrap();
+        tx.commit().await.unwrap();
+    }
+
+    /// Every mail written so far.
+    pub(crate) fn mails(&self) -> Vec<Value> {
+        match std::fs::read_to_string(&self.mail_path) {
+            Ok(text) => text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The token of the last mailed link, checking the link's path.
+    pub(crate) fn last_token(&self, path: &str) -> String {
+        let mails = self.mails();
+        let link = mails.last().expect("a mail")["link"]
+            .as_str()
+            .expect("a link")
+            .to_owned();
+        let prefix = format!("{ISSUER}/auth/{path}?token=");
+        link.strip_prefix(&prefix)
+            .unwrap_or_else(|| panic!("{link} is not under {prefix}"))
+            .to_owned()
+    }
+}

@@ -1,0 +1,88 @@
+//! A tenant's users (the people who sign in on its hosted pages): create (with a password, by
+//! invitation, or pre-provisioned), list, read, change, suspend, reactivate, remove, and their
+//! live sessions. Every use case is scoped by the tenant, so another tenant's user reads as
+//! absent, and every write appends its audit entry in the same transaction.
+//!
+//! Status changes follow [`svc_domain::UserStatus::can_become`]; anything else is a
+//! [`ManageError::Conflict`]. Entering `suspended` or `removed` revokes the user's sessions and
+//! refresh-token families in the same transaction as the status change. Passwords are checked
+//! and hashed by the sign-in engine ([`svc_authn::Authn`]), which the caller passes in.
+
+mod create;
+mod input;
+mod list;
+mod read;
+mod remove;
+mod sessions;
+mod status;
+mod update;
+mod view;
+
+pub use create::create;
+pub use input::{MAX_NAME_CHARS, NewUser, UserPatch};
+pub use list::list;
+pub use read::get;
+pub use remove::remove;
+pub use sessions::{list_sessions, revoke_session};
+pub use status::{reactivate, suspend};
+pub use update::update;
+pub use view::{SessionView, UserView};
+
+use crate::ManageError;
+use svc_domain::{TenantId, User, UserId, UserStatus, UserTokenPurpose};
+use svc_store::WriteTx;
+use time::OffsetDateTime;
+
+/// The user `id` of `tenant`, or [`ManageError::NotFound`].
+async fn load(tx: &mut dyn WriteTx, tenant: &TenantId, id: &UserId) -> Result<User, ManageError> {
+    tx.user(tenant, id).await?.ok_or(ManageError::NotFound)
+}
+
+/// Rule: a status change must be one [`UserStatus::can_become`] allows.
+fn check_transition(user: &User, to: UserStatus) -> Result<(), ManageError> {
+    if user.status.can_become(to) {
+        Ok(())
+    } else {
+        Err(ManageError::Conflict(format!(
+            "a {} user cannot become {}",
+            user.status.as_str(),
+            to.as_str()
+        )))
+    }
+}
+
+/// Ends everything the user's past sign-ins granted: sessions and refresh-token families
+/// (`reason` is recorded on the families).
+async fn end_access(
+    tx: &mut dyn WriteTx,
+    user: &User,
+    now: OffsetDateTime,
+    reason: &str,
+) -> Result<(), ManageError> {
+    tx.revoke_user_sessions(&user.tenant_id, &user.id, now)
+        .await?;
+    tx.revoke_user_refresh_families(&user.tenant_id, &user.id, now, reason)
+        .await?;
+    Ok(())
+}
+
+/// Makes every outstanding mailed link of the user stop working.
+async fn invalidate_links(
+    tx: &mut dyn WriteTx,
+    user: &User,
+    purposes: &[UserTokenPurpose],
+    now: OffsetDateTime,
+) -> Result<(), ManageError> {
+    for purpose in purposes {
+        tx.invalidate_user_tokens(&user.tenant_id, &user.id, *purpose, now)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Every purpose of a mailed link.
+const ALL_LINKS: [UserTokenPurpose; 3] = [
+    UserTokenPurpose::VerifyEmail,
+    UserTokenPurpose::ResetPassword,
+    UserTokenPurpose::Invitation,
+];

@@ -1,0 +1,41 @@
+//! Removes a tenant user. The record stays as a tombstone (status `removed`) so its id is never
+//! reused and the audit trail keeps pointing at something; its address is freed for a new user.
+//! Removal is final.
+
+use super::{ALL_LINKS, check_transition, end_access, invalidate_links, load};
+use crate::audit::{self, action};
+use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use svc_domain::{TenantId, User, UserId, UserStatus};
+
+/// Removes the user `id` of `tenant`, audited as `tenant_user.removed`: sessions, refresh-token
+/// families and outstanding mailed links end in the same transaction.
+///
+/// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] when already removed.
+pub async fn remove(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &UserId,
+) -> Result<User, ManageError> {
+    let mut tx = ctx.store.write().await?;
+    let mut user = load(tx.as_mut(), tenant, id).await?;
+    check_transition(&user, UserStatus::Removed)?;
+    let now = ctx.now();
+    user.status = UserStatus::Removed;
+    user.updated_at = now;
+    tx.update_user(&user).await?;
+    end_access(tx.as_mut(), &user, now, "user_removed").await?;
+    invalidate_links(tx.as_mut(), &user, &ALL_LINKS, now).await?;
+    let entry = audit::entry(
+        ctx,
+        actor,
+        meta,
+        Some(tenant),
+        action::TENANT_USER_REMOVED,
+        Some(id.as_str()),
+    );
+    audit::record(tx.as_mut(), &entry).await?;
+    tx.commit().await?;
+    Ok(user)
+}

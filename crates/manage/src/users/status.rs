@@ -1,0 +1,76 @@
+//! Suspends and reactivates a tenant user. Suspension ends the user's sessions and
+//! refresh-token families in the same transaction, so nothing they were granted outlives it;
+//! reactivation grants nothing back (the person signs in again).
+
+use super::{check_transition, end_access, load};
+use crate::audit::{self, action};
+use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use svc_domain::{TenantId, User, UserId, UserStatus};
+
+/// Suspends the user `id` of `tenant`, audited as `tenant_user.suspended`.
+///
+/// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] when the user is already
+/// suspended or removed.
+pub async fn suspend(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &UserId,
+) -> Result<User, ManageError> {
+    let mut tx = ctx.store.write().await?;
+    let mut user = load(tx.as_mut(), tenant, id).await?;
+    check_transition(&user, UserStatus::Suspended)?;
+    let now = ctx.now();
+    user.status = UserStatus::Suspended;
+    user.updated_at = now;
+    tx.update_user(&user).await?;
+    end_access(tx.as_mut(), &user, now, "user_suspended").await?;
+    let entry = audit::entry(
+        ctx,
+        actor,
+        meta,
+        Some(tenant),
+        action::TENANT_USER_SUSPENDED,
+        Some(id.as_str()),
+    );
+    audit::record(tx.as_mut(), &entry).await?;
+    tx.commit().await?;
+    Ok(user)
+}
+
+/// Reactivates the suspended user `id` of `tenant`, audited as `tenant_user.reactivated`.
+///
+/// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] unless the user is suspended
+/// (a removed user never comes back).
+pub async fn reactivate(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &UserId,
+) -> Result<User, ManageError> {
+    let mut tx = ctx.store.write().await?;
+    let mut user = load(tx.as_mut(), tenant, id).await?;
+    if user.status != UserStatus::Suspended {
+        return Err(ManageError::Conflict(format!(
+            "only a suspended user can be reactivated; this user is {}",
+            user.status.as_str()
+        )));
+    }
+    check_transition(&user, UserStatus::Active)?;
+    user.status = UserStatus::Active;
+    user.updated_at = ctx.now();
+    tx.update_user(&user).await?;
+    let entry = audit::entry(
+        ctx,
+        actor,
+        meta,
+        Some(tenant),
+        action::TENANT_USER_REACTIVATED,
+        Some(id.as_str()),
+    );
+    audit::record(tx.as_mut(), &entry).await?;
+    tx.commit().await?;
+    Ok(user)
+}

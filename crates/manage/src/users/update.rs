@@ -1,0 +1,151 @@
+//! Changes a tenant user, PATCH-style: only the fields present change.
+//!
+//! - A new address starts unverified (unless `email_verified` comes with it), and every link
+//!   mailed to the old address stops working; an invited user is sent a new invitation at the
+//!   new address.
+//! - A new password ends the user's sessions and refresh-token families (whoever knew the old
+//!   one is signed out) and kills outstanding reset links; it activates an invited or
+//!   pre-provisioned user, as creating a user with a password does.
+//! - A removed user cannot be changed.
+
+use super::create::EMAIL_TAKEN;
+use super::input::{UserPatch, check_email, check_name};
+use super::{ALL_LINKS, end_access, invalidate_links, load};
+use crate::audit::{self, action};
+use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use svc_authn::Authn;
+use svc_domain::{Tenant, User, UserId, UserStatus, UserTokenPurpose};
+use svc_store::StoreError;
+
+/// Applies `patch` to the user `id` of `tenant`, audited as `tenant_user.updated`. A patch that
+/// changes nothing writes nothing and returns the user as it is.
+///
+/// Errors: [`ManageError::Invalid`] naming the field; [`ManageError::NotFound`];
+/// [`ManageError::Conflict`] when the address is taken or the user is removed;
+/// [`ManageError::Authn`] when the breached-password check is unavailable.
+#[allow(clippy::too_many_arguments)] // the use case's inputs, each distinct; a struct would only rename them
+pub async fn update(
+    ctx: &ManageContext,
+    authn: &Authn,
+    tenant: &Tenant,
+    issuer: &str,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &UserId,
+    patch: UserPatch,
+) -> Result<User, ManageError> {
+    let email = patch.email.as_deref().map(check_email).transpose()?;
+    let name = names("name", patch.name.as_ref())?;
+    let given_name = names("given_name", patch.given_name.as_ref())?;
+    let family_name = names("family_name", patch.family_name.as_ref())?;
+    let password_hash = match patch.password.as_deref() {
+        Some(raw) => {
+            let password = authn.check_new_password(raw).await?;
+            Some(authn.hash_password(&password).await?)
+        }
+        None => None,
+    };
+
+    let now = ctx.now();
+    let mut tx = ctx.store.write().await?;
+    let before = load(tx.as_mut(), &tenant.id, id).await?;
+    if before.status == UserStatus::Removed {
+        return Err(ManageError::Conflict(
+            "a removed user cannot be changed".to_owned(),
+        ));
+    }
+    let mut user = before.clone();
+    let new_address = email.as_ref().is_some_and(|e| *e != user.email);
+    if let Some(email) = email {
+        user.email = email;
+    }
+    if new_address {
+        user.email_verified = patch.email_verified.unwrap_or(false);
+    } else if let Some(verified) = patch.email_verified {
+        user.email_verified = verified;
+    }
+    if let Some(name) = name {
+        user.name = name;
+    }
+    if let Some(given_name) = given_name {
+        user.given_name = given_name;
+    }
+    if let Some(family_name) = family_name {
+        user.family_name = family_name;
+    }
+    let new_password = password_hash.is_some();
+    if let Some(hash) = password_hash {
+        user.password_hash = Some(hash);
+        if matches!(
+            user.status,
+            UserStatus::Invited | UserStatus::PreProvisioned
+        ) {
+            user.status = UserStatus::Active;
+        }
+    }
+    if user == before && !new_password {
+        return Ok(before);
+    }
+    user.updated_at = now;
+    match tx.update_user(&user).await {
+        Ok(()) => {}
+        Err(StoreError::Conflict { .. }) => return Err(ManageError::Conflict(EMAIL_TAKEN.into())),
+        Err(e) => return Err(e.into()),
+    }
+    if new_address {
+        invalidate_links(tx.as_mut(), &user, &ALL_LINKS, now).await?;
+    }
+    if new_password {
+        end_access(tx.as_mut(), &user, now, "password_changed").await?;
+        invalidate_links(
+            tx.as_mut(),
+            &user,
+            &[
+                UserTokenPurpose::ResetPassword,
+                UserTokenPurpose::Invitation,
+            ],
+            now,
+        )
+        .await?;
+    }
+    let invitation = if new_address && user.status == UserStatus::Invited {
+        let mail = authn
+            .prepare_link(
+                tx.as_mut(),
+                issuer,
+                &user,
+                UserTokenPurpose::Invitation,
+                &tenant.display_name,
+            )
+            .await?;
+        Some(mail)
+    } else {
+        None
+    };
+    let entry = audit::entry(
+        ctx,
+        actor,
+        meta,
+        Some(&tenant.id),
+        action::TENANT_USER_UPDATED,
+        Some(id.as_str()),
+    );
+    audit::record(tx.as_mut(), &entry).await?;
+    tx.commit().await?;
+    if let Some(mail) = invitation {
+        authn.deliver(&mail).await;
+    }
+    Ok(user)
+}
+
+/// A present name field: `null` clears it (`Some(None)`), a string must pass the name rule.
+fn names(
+    field: &str,
+    value: Option<&Option<String>>,
+) -> Result<Option<Option<String>>, ManageError> {
+    match value {
+        None => Ok(None),
+        Some(None) => Ok(Some(None)),
+        Some(Some(raw)) => Ok(Some(check_name(field, Some(raw))?)),
+    }
+}

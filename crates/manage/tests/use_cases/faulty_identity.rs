@@ -1,0 +1,301 @@
+//! The identity and grant ports of [`FaultyTx`]: plain delegation, except that the writes the
+//! user use cases make can be made to fail by name (see `FaultyStore::fail_on`).
+
+use crate::support::FaultyTx;
+use async_trait::async_trait;
+use svc_domain::{
+    AuthorizationCode, ClientId, Consent, Email, Interaction, InteractionId, RefreshFamily,
+    RefreshFamilyId, RefreshToken, SecretHash, Session, SessionId, TenantId, User, UserId,
+    UserToken, UserTokenPurpose,
+};
+use svc_store::{
+    CodeRedemption, CounterState, CounterWrites, GrantReads, GrantWrites, RefreshRotation,
+    SessionReads, SessionWrites, StoreError, UserFilter, UserReads, UserTokenWrites, UserWrites,
+};
+use time::OffsetDateTime;
+
+#[async_trait]
+impl UserReads for FaultyTx {
+    async fn user(&mut self, tenant: &TenantId, id: &UserId) -> Result<Option<User>, StoreError> {
+        self.inner.user(tenant, id).await
+    }
+    async fn user_by_email(
+        &mut self,
+        tenant: &TenantId,
+        email: &Email,
+    ) -> Result<Option<User>, StoreError> {
+        self.inner.user_by_email(tenant, email).await
+    }
+    async fn list_users(
+        &mut self,
+        tenant: &TenantId,
+        filter: &UserFilter,
+        after: Option<&UserId>,
+        limit: u32,
+    ) -> Result<Vec<User>, StoreError> {
+        self.inner.list_users(tenant, filter, after, limit).await
+    }
+}
+
+#[async_trait]
+impl UserWrites for FaultyTx {
+    async fn insert_user(&mut self, user: &User) -> Result<(), StoreError> {
+        self.check("insert_user")?;
+        self.inner.insert_user(user).await
+    }
+    async fn update_user(&mut self, user: &User) -> Result<(), StoreError> {
+        self.check("update_user")?;
+        self.inner.update_user(user).await
+    }
+}
+
+#[async_trait]
+impl SessionReads for FaultyTx {
+    async fn session_by_secret(
+        &mut self,
+        tenant: &TenantId,
+        secret: &SecretHash,
+    ) -> Result<Option<Session>, StoreError> {
+        self.inner.session_by_secret(tenant, secret).await
+    }
+    async fn session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+    ) -> Result<Option<Session>, StoreError> {
+        self.inner.session(tenant, id).await
+    }
+    async fn live_sessions(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+    ) -> Result<Vec<Session>, StoreError> {
+        self.inner.live_sessions(tenant, user, now).await
+    }
+}
+
+#[async_trait]
+impl SessionWrites for FaultyTx {
+    async fn insert_session(&mut self, session: &Session) -> Result<(), StoreError> {
+        self.inner.insert_session(session).await
+    }
+    async fn touch_session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner.touch_session(tenant, id, now).await
+    }
+    async fn revoke_session(
+        &mut self,
+        tenant: &TenantId,
+        id: &SessionId,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        self.check("revoke_session")?;
+        self.inner.revoke_session(tenant, id, now).await
+    }
+    async fn revoke_user_sessions(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError> {
+        self.check("revoke_user_sessions")?;
+        self.inner.revoke_user_sessions(tenant, user, now).await
+    }
+}
+
+#[async_trait]
+impl UserTokenWrites for FaultyTx {
+    async fn insert_user_token(&mut self, token: &UserToken) -> Result<(), StoreError> {
+        self.check("insert_user_token")?;
+        self.inner.insert_user_token(token).await
+    }
+    async fn consume_user_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        purpose: UserTokenPurpose,
+        now: OffsetDateTime,
+    ) -> Result<Option<UserToken>, StoreError> {
+        self.inner
+            .consume_user_token(tenant, hash, purpose, now)
+            .await
+    }
+    async fn invalidate_user_tokens(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        purpose: UserTokenPurpose,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError> {
+        self.inner
+            .invalidate_user_tokens(tenant, user, purpose, now)
+            .await
+    }
+}
+
+#[async_trait]
+impl CounterWrites for FaultyTx {
+    async fn hit_counter(
+        &mut self,
+        key: &str,
+        now: OffsetDateTime,
+        window: time::Duration,
+    ) -> Result<CounterState, StoreError> {
+        self.inner.hit_counter(key, now, window).await
+    }
+    async fn counter(
+        &mut self,
+        key: &str,
+        now: OffsetDateTime,
+    ) -> Result<Option<CounterState>, StoreError> {
+        self.inner.counter(key, now).await
+    }
+    async fn clear_counter(&mut self, key: &str) -> Result<(), StoreError> {
+        self.inner.clear_counter(key).await
+    }
+}
+
+#[async_trait]
+impl GrantReads for FaultyTx {
+    async fn interaction(
+        &mut self,
+        tenant: &TenantId,
+        id: &InteractionId,
+        now: OffsetDateTime,
+    ) -> Result<Option<Interaction>, StoreError> {
+        self.inner.interaction(tenant, id, now).await
+    }
+    async fn consent(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        client: &ClientId,
+    ) -> Result<Option<Consent>, StoreError> {
+        self.inner.consent(tenant, user, client).await
+    }
+    async fn consent_by_subject(
+        &mut self,
+        tenant: &TenantId,
+        client: &ClientId,
+        subject: &str,
+    ) -> Result<Option<Consent>, StoreError> {
+        self.inner.consent_by_subject(tenant, client, subject).await
+    }
+    async fn refresh_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+    ) -> Result<Option<(RefreshToken, RefreshFamily)>, StoreError> {
+        self.inner.refresh_token(tenant, hash).await
+    }
+    async fn access_token_revoked(
+        &mut self,
+        tenant: &TenantId,
+        jti: &str,
+    ) -> Result<bool, StoreError> {
+        self.inner.access_token_revoked(tenant, jti).await
+    }
+}
+
+#[async_trait]
+impl GrantWrites for FaultyTx {
+    async fn insert_interaction(&mut self, interaction: &Interaction) -> Result<(), StoreError> {
+        self.inner.insert_interaction(interaction).await
+    }
+    async fn delete_interaction(
+        &mut self,
+        tenant: &TenantId,
+        id: &InteractionId,
+    ) -> Result<bool, StoreError> {
+        self.inner.delete_interaction(tenant, id).await
+    }
+    async fn upsert_consent(&mut self, consent: &Consent) -> Result<(), StoreError> {
+        self.inner.upsert_consent(consent).await
+    }
+    async fn delete_consent(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        client: &ClientId,
+    ) -> Result<bool, StoreError> {
+        self.inner.delete_consent(tenant, user, client).await
+    }
+    async fn insert_code(&mut self, code: &AuthorizationCode) -> Result<(), StoreError> {
+        self.inner.insert_code(code).await
+    }
+    async fn redeem_code(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<CodeRedemption, StoreError> {
+        self.inner.redeem_code(tenant, hash, now).await
+    }
+    async fn record_code_issuance(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        family: Option<&RefreshFamilyId>,
+        access_jti: &str,
+        access_expires_at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .record_code_issuance(tenant, hash, family, access_jti, access_expires_at)
+            .await
+    }
+    async fn insert_refresh_family(&mut self, family: &RefreshFamily) -> Result<(), StoreError> {
+        self.inner.insert_refresh_family(family).await
+    }
+    async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), StoreError> {
+        self.inner.insert_refresh_token(token).await
+    }
+    async fn rotate_refresh_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<RefreshRotation, StoreError> {
+        self.inner.rotate_refresh_token(tenant, hash, now).await
+    }
+    async fn revoke_refresh_family(
+        &mut self,
+        tenant: &TenantId,
+        id: &RefreshFamilyId,
+        now: OffsetDateTime,
+        reason: &str,
+    ) -> Result<bool, StoreError> {
+        self.inner
+            .revoke_refresh_family(tenant, id, now, reason)
+            .await
+    }
+    async fn revoke_user_refresh_families(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+        reason: &str,
+    ) -> Result<u64, StoreError> {
+        self.check("revoke_user_refresh_families")?;
+        self.inner
+            .revoke_user_refresh_families(tenant, user, now, reason)
+            .await
+    }
+    async fn revoke_access_token(
+        &mut self,
+        tenant: &TenantId,
+        jti: &str,
+        expires_at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .revoke_access_token(tenant, jti, expires_at)
+            .await
+    }
+    async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
+        self.inner.purge_expired_grants(now).await
+    }
+}

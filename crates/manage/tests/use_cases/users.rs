@@ -1,0 +1,646 @@
+//! Tenant user use cases: the three ways to create a user, listing, partial updates, the
+//! status lifecycle with its revocations, sessions, tenant isolation and atomicity.
+
+use crate::support::{Harness, client_actor, harness, meta};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+use svc_authn::{
+    Argon2Settings, Authn, AuthnSettings, ClientInfo, LogMailer, LogSink, PasswordHasher,
+};
+use svc_domain::{SeededRandom, UserStatus};
+use svc_manage::ManageError;
+use svc_manage::audit::action;
+use svc_manage::control_plane::CreatedTenant;
+use svc_manage::users::{self, NewUser, UserPatch, UserView};
+use svc_store::UserFilter;
+
+const ISSUER: &str = "https://acme.example.com";
+const PW: &str = "correct horse battery";
+
+/// The sign-in engine on the harness's store, mailing to a temporary file.
+struct Engine {
+    authn: Arc<Authn>,
+    mail: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Engine {
+    fn new(h: &Harness) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mail = dir.path().join("mail.jsonl");
+        let settings = AuthnSettings {
+            argon2: Argon2Settings {
+                memory_kib: 8192,
+                iterations: 1,
+                parallelism: 1,
+                max_concurrent: 2,
+            },
+            ..AuthnSettings::default()
+        };
+        let rng = Arc::new(SeededRandom::new(9));
+        let hasher = Arc::new(PasswordHasher::new(&settings.argon2, rng.clone()).unwrap());
+        let mailer = Arc::new(LogMailer::new(LogSink::File(mail.clone()), h.clock.clone()));
+        let authn = Arc::new(Authn::new(
+            h.store.clone(),
+            h.clock.clone(),
+            rng,
+            hasher,
+            mailer,
+            None,
+            settings,
+        ));
+        Self {
+            authn,
+            mail,
+            _dir: dir,
+        }
+    }
+
+    fn mails(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.mail)
+            .map(|t| {
+                t.lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn new_user(email: &str) -> NewUser {
+    NewUser {
+        email: email.to_owned(),
+        ..NewUser::default()
+    }
+}
+
+async fn create(h: &Harness, e: &Engine, t: &CreatedTenant, input: NewUser) -> svc_domain::User {
+    users::create(
+        &h.ctx,
+        &e.authn,
+        &t.tenant,
+        ISSUER,
+        &client_actor(t),
+        &meta(),
+        input,
+    )
+    .await
+    .unwrap()
+}
+
+fn browser() -> ClientInfo {
+    ClientInfo {
+        ip: Some("203.0.113.9".parse().unwrap()),
+        user_agent: None,
+    }
+}
+
+#[tokio::test]
+async fn a_user_with_a_password_is_active_and_can_sign_in() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let input = NewUser {
+        email: " Ada@Example.com".to_owned(),
+        name: Some(" Ada Lovelace ".to_owned()),
+        given_name: Some("Ada".to_owned()),
+        email_verified: Some(true),
+        password: Some(PW.to_owned()),
+        ..NewUser::default()
+    };
+    let ada = create(&h, &e, &acme, input).await;
+    assert_eq!(ada.status, UserStatus::Active);
+    assert_eq!(ada.email.as_str(), "ada@example.com");
+    assert_eq!(ada.name.as_deref(), Some("Ada Lovelace"));
+    assert!(ada.email_verified);
+    assert_eq!(
+        users::get(&h.ctx, &acme.tenant.id, &ada.id).await.unwrap(),
+        ada
+    );
+    let audit = h.audit(&acme.tenant.id).await;
+    assert_eq!(audit[0].action, action::TENANT_USER_CREATED);
+    assert_eq!(audit[0].target.as_deref(), Some(ada.id.as_str()));
+
+    let view = serde_json::to_value(UserView::from(&ada)).unwrap();
+    let mut keys: Vec<&str> = view
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "created_at",
+            "email",
+            "email_verified",
+            "family_name",
+            "given_name",
+            "has_password",
+            "id",
+            "last_sign_in_at",
+            "name",
+            "status",
+            "updated_at"
+        ]
+    );
+    assert_eq!(view["status"], "active");
+    assert_eq!(view["has_password"], true);
+    assert!(!view.to_string().contains("argon2"));
+
+    e.authn
+        .sign_in(&acme.tenant, "ada@example.com", PW, &browser())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn an_invited_user_is_mailed_a_link_that_activates_the_account() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let ivy = create(
+        &h,
+        &e,
+        &acme,
+        NewUser {
+            invite: Some(true),
+            ..new_user("ivy@example.com")
+        },
+    )
+    .await;
+    assert_eq!(ivy.status, UserStatus::Invited);
+    assert_eq!(
+        h.audit(&acme.tenant.id).await[0].action,
+        action::TENANT_USER_INVITED
+    );
+    let mails = e.mails();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0]["to"], "ivy@example.com");
+    let link = mails[0]["link"].as_str().unwrap();
+    let token = link
+        .strip_prefix(&format!("{ISSUER}/auth/accept-invitation?token="))
+        .unwrap();
+    let signed = e
+        .authn
+        .accept_invitation(&acme.tenant, token, PW, None, &browser())
+        .await
+        .unwrap();
+    assert_eq!(signed.user.status, UserStatus::Active);
+    assert!(signed.user.email_verified);
+}
+
+#[tokio::test]
+async fn without_password_or_invitation_a_user_is_pre_provisioned() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let pat = create(&h, &e, &acme, new_user("pat@example.com")).await;
+    assert_eq!(pat.status, UserStatus::PreProvisioned);
+    assert!(!pat.email_verified && pat.password_hash.is_none());
+    assert!(e.mails().is_empty());
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_naming_the_field_and_writes_nothing() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    create(&h, &e, &acme, new_user("ada@example.com")).await;
+    let audit_before = h.audit(&acme.tenant.id).await.len();
+    let cases = [
+        (
+            NewUser {
+                password: Some(PW.to_owned()),
+                invite: Some(true),
+                ..new_user("bob@example.com")
+            },
+            "invite",
+        ),
+        (
+            NewUser {
+                password: Some("short".to_owned()),
+                ..new_user("bob@example.com")
+            },
+            "password",
+        ),
+        (new_user("not-an-address"), "email"),
+        (
+            NewUser {
+                family_name: Some(String::new()),
+                ..new_user("bob@example.com")
+            },
+            "family_name",
+        ),
+    ];
+    for (input, field) in cases {
+        let err = users::create(
+            &h.ctx,
+            &e.authn,
+            &acme.tenant,
+            ISSUER,
+            &client_actor(&acme),
+            &meta(),
+            input,
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(&err, ManageError::Invalid { field: f, .. } if f == field),
+            "{field}: {err:?}"
+        );
+    }
+    let dup = users::create(
+        &h.ctx,
+        &e.authn,
+        &acme.tenant,
+        ISSUER,
+        &client_actor(&acme),
+        &meta(),
+        new_user("ADA@example.com"),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&dup, ManageError::Conflict(m) if m.contains("already exists")),
+        "{dup:?}"
+    );
+    assert_eq!(h.audit(&acme.tenant.id).await.len(), audit_before);
+}
+
+#[tokio::test]
+async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        let input = NewUser {
+            password: (n % 2 == 0).then(|| PW.to_owned()),
+            ..new_user(&format!("user{n}@example.com"))
+        };
+        ids.push(create(&h, &e, &acme, input).await.id);
+    }
+    let tenant = &acme.tenant.id;
+    let (page1, next) = users::list(&h.ctx, tenant, &UserFilter::default(), None, Some(2))
+        .await
+        .unwrap();
+    assert_eq!(
+        page1.iter().map(|u| &u.id).collect::<Vec<_>>(),
+        vec![&ids[0], &ids[1]]
+    );
+    let (page2, next) = users::list(
+        &h.ctx,
+        tenant,
+        &UserFilter::default(),
+        next.as_ref(),
+        Some(2),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        page2.iter().map(|u| &u.id).collect::<Vec<_>>(),
+        vec![&ids[2], &ids[3]]
+    );
+    let (page3, next) = users::list(
+        &h.ctx,
+        tenant,
+        &UserFilter::default(),
+        next.as_ref(),
+        Some(2),
+    )
+    .await
+    .unwrap();
+    assert_eq!((page3.len(), next), (1, None));
+
+    let active = UserFilter {
+        status: Some(UserStatus::Active),
+        ..UserFilter::default()
+    };
+    let (found, _) = users::list(&h.ctx, tenant, &active, None, None)
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 3);
+    let by_email = UserFilter {
+        email: Some(svc_domain::Email::parse("USER1@example.com").unwrap()),
+        ..UserFilter::default()
+    };
+    let (found, _) = users::list(&h.ctx, tenant, &by_email, None, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        found.iter().map(|u| &u.id).collect::<Vec<_>>(),
+        vec![&ids[1]]
+    );
+}
+
+#[tokio::test]
+async fn a_patch_changes_only_what_it_names() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let actor = client_actor(&acme);
+    let input = NewUser {
+        name: Some("Ada".to_owned()),
+        email_verified: Some(true),
+        password: Some(PW.to_owned()),
+        ..new_user("ada@example.com")
+    };
+    let ada = create(&h, &e, &acme, input).await;
+    create(&h, &e, &acme, new_user("bob@example.com")).await;
+    let patch = |json: Value| serde_json::from_value::<UserPatch>(json).unwrap();
+    let request = meta();
+    let update = |p: UserPatch| {
+        users::update(
+            &h.ctx,
+            &e.authn,
+            &acme.tenant,
+            ISSUER,
+            &actor,
+            &request,
+            &ada.id,
+            p,
+        )
+    };
+
+    let audit_before = h.audit(&acme.tenant.id).await.len();
+    let same = update(patch(serde_json::json!({}))).await.unwrap();
+    assert_eq!(same, ada);
+    assert_eq!(
+        h.audit(&acme.tenant.id).await.len(),
+        audit_before,
+        "nothing written"
+    );
+
+    let renamed = update(patch(
+        serde_json::json!({"name": null, "family_name": "Lovelace"}),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(
+        (renamed.name, renamed.family_name.as_deref()),
+        (None, Some("Lovelace"))
+    );
+    assert!(renamed.email_verified);
+    assert_eq!(
+        h.audit(&acme.tenant.id).await[0].action,
+        action::TENANT_USER_UPDATED
+    );
+
+    let moved = update(patch(serde_json::json!({"email": "ada@new.example"})))
+        .await
+        .unwrap();
+    assert_eq!(moved.email.as_str(), "ada@new.example");
+    assert!(!moved.email_verified, "a new address starts unverified");
+
+    let taken = update(patch(serde_json::json!({"email": "bob@example.com"})))
+        .await
+        .unwrap_err();
+    assert!(matches!(taken, ManageError::Conflict(_)), "{taken:?}");
+    let weak = update(patch(serde_json::json!({"password": "short"})))
+        .await
+        .unwrap_err();
+    assert!(matches!(&weak, ManageError::Invalid { field, .. } if field == "password"));
+
+    // A new password signs everyone out.
+    let signed = e
+        .authn
+        .sign_in(&acme.tenant, "ada@new.example", PW, &browser())
+        .await
+        .unwrap();
+    update(patch(
+        serde_json::json!({"password": "another long passphrase"}),
+    ))
+    .await
+    .unwrap();
+    assert!(
+        e.authn
+            .session(&acme.tenant, &signed.cookie_value)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    e.authn
+        .sign_in(
+            &acme.tenant,
+            "ada@new.example",
+            "another long passphrase",
+            &browser(),
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let actor = client_actor(&acme);
+    let tenant = &acme.tenant.id;
+    let ada = create(
+        &h,
+        &e,
+        &acme,
+        NewUser {
+            password: Some(PW.to_owned()),
+            ..new_user("ada@example.com")
+        },
+    )
+    .await;
+    let signed = e
+        .authn
+        .sign_in(&acme.tenant, "ada@example.com", PW, &browser())
+        .await
+        .unwrap();
+
+    let suspended = users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id)
+        .await
+        .unwrap();
+    assert_eq!(suspended.status, UserStatus::Suspended);
+    assert!(
+        users::list_sessions(&h.ctx, tenant, &ada.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let again = users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id)
+        .await
+        .unwrap_err();
+    assert!(matches!(again, ManageError::Conflict(_)));
+
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id)
+        .await
+        .unwrap();
+    assert_eq!(back.status, UserStatus::Active);
+    assert!(
+        e.authn
+            .session(&acme.tenant, &signed.cookie_value)
+            .await
+            .unwrap()
+            .is_none(),
+        "reactivation grants nothing back"
+    );
+    let not_suspended = users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id)
+        .await
+        .unwrap_err();
+    assert!(matches!(not_suspended, ManageError::Conflict(_)));
+
+    let removed = users::remove(&h.ctx, tenant, &actor, &meta(), &ada.id)
+        .await
+        .unwrap();
+    assert_eq!(removed.status, UserStatus::Removed);
+    for err in [
+        users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id)
+            .await
+            .unwrap_err(),
+        users::remove(&h.ctx, tenant, &actor, &meta(), &ada.id)
+            .await
+            .unwrap_err(),
+        users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id)
+            .await
+            .unwrap_err(),
+    ] {
+        assert!(matches!(err, ManageError::Conflict(_)), "{err:?}");
+    }
+    // A tombstone stays readable; its address is free again.
+    assert_eq!(
+        users::get(&h.ctx, tenant, &ada.id).await.unwrap().status,
+        UserStatus::Removed
+    );
+    let successor = create(&h, &e, &acme, new_user("ada@example.com")).await;
+    assert_ne!(successor.id, ada.id);
+
+    let actions: Vec<String> = h
+        .audit(tenant)
+        .await
+        .into_iter()
+        .map(|a| a.action)
+        .collect();
+    for expected in [
+        action::TENANT_USER_SUSPENDED,
+        action::TENANT_USER_REACTIVATED,
+        action::TENANT_USER_REMOVED,
+    ] {
+        assert!(
+            actions.iter().any(|a| a == expected),
+            "{expected} in {actions:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let globex = h.tenant("globex").await;
+    let actor = client_actor(&acme);
+    let tenant = &acme.tenant.id;
+    let ada = create(
+        &h,
+        &e,
+        &acme,
+        NewUser {
+            password: Some(PW.to_owned()),
+            ..new_user("ada@example.com")
+        },
+    )
+    .await;
+    let bob = create(
+        &h,
+        &e,
+        &acme,
+        NewUser {
+            password: Some(PW.to_owned()),
+            ..new_user("bob@example.com")
+        },
+    )
+    .await;
+    let one = e
+        .authn
+        .sign_in(&acme.tenant, "ada@example.com", PW, &browser())
+        .await
+        .unwrap();
+    let two = e
+        .authn
+        .sign_in(&acme.tenant, "ada@example.com", PW, &browser())
+        .await
+        .unwrap();
+    let sessions = users::list_sessions(&h.ctx, tenant, &ada.id).await.unwrap();
+    assert_eq!(sessions.len(), 2);
+
+    let wrong_owner =
+        users::revoke_session(&h.ctx, tenant, &actor, &meta(), &bob.id, &one.session.id).await;
+    assert!(matches!(wrong_owner, Err(ManageError::NotFound)));
+    users::revoke_session(&h.ctx, tenant, &actor, &meta(), &ada.id, &one.session.id)
+        .await
+        .unwrap();
+    let again =
+        users::revoke_session(&h.ctx, tenant, &actor, &meta(), &ada.id, &one.session.id).await;
+    assert!(matches!(again, Err(ManageError::NotFound)));
+    let left = users::list_sessions(&h.ctx, tenant, &ada.id).await.unwrap();
+    assert_eq!(
+        left.iter().map(|s| &s.id).collect::<Vec<_>>(),
+        vec![&two.session.id]
+    );
+    assert_eq!(
+        h.audit(tenant).await[0].action,
+        action::TENANT_USER_SESSION_REVOKED
+    );
+
+    // Another tenant sees none of it.
+    let other = &globex.tenant.id;
+    assert!(matches!(
+        users::get(&h.ctx, other, &ada.id).await,
+        Err(ManageError::NotFound)
+    ));
+    assert!(matches!(
+        users::list_sessions(&h.ctx, other, &ada.id).await,
+        Err(ManageError::NotFound)
+    ));
+    let cross = users::suspend(&h.ctx, other, &client_actor(&globex), &meta(), &ada.id).await;
+    assert!(matches!(cross, Err(ManageError::NotFound)));
+}
+
+#[tokio::test]
+async fn a_suspension_whose_revocation_fails_changes_nothing() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let tenant = &acme.tenant.id;
+    let ada = create(
+        &h,
+        &e,
+        &acme,
+        NewUser {
+            password: Some(PW.to_owned()),
+            ..new_user("ada@example.com")
+        },
+    )
+    .await;
+    let signed = e
+        .authn
+        .sign_in(&acme.tenant, "ada@example.com", PW, &browser())
+        .await
+        .unwrap();
+    let audit_before = h.audit(tenant).await.len();
+    h.store.fail_on(Some("revoke_user_refresh_families"));
+    let err = users::suspend(&h.ctx, tenant, &client_actor(&acme), &meta(), &ada.id).await;
+    h.store.fail_on(None);
+    assert!(matches!(err, Err(ManageError::Unavailable(_))), "{err:?}");
+    assert_eq!(
+        users::get(&h.ctx, tenant, &ada.id).await.unwrap().status,
+        UserStatus::Active
+    );
+    assert!(
+        e.authn
+            .session(&acme.tenant, &signed.cookie_value)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(h.audit(tenant).await.len(), audit_before);
+}

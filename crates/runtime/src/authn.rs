@@ -1,0 +1,139 @@
+//! Builds the one sign-in engine ([`svc_authn::Authn`]) of a process from the configuration:
+//! `[auth]` becomes its settings and Argon2 hasher, `[email]` its mailer (the `log` provider's
+//! sink, or an SMTP relay), `[hibp]` its breached-password check when enabled. `svc-authn`
+//! never sees `svc-config`; this is the only translation between them.
+
+use crate::RuntimeError;
+use std::sync::Arc;
+use std::time::Duration;
+use svc_authn::{
+    Argon2Settings, Authn, AuthnSettings, BreachedPasswords, FailMode, HibpClient, HibpSettings,
+    LogMailer, LogSink, Mailer, PasswordHasher, SmtpMailer, SmtpSettings,
+};
+use svc_config::{Config, EmailProvider};
+use svc_domain::{Clock, Rng};
+use svc_store::Store;
+
+/// The engine for `config` over `store`, shared by the management API and the hosted pages.
+pub(crate) fn build(
+    config: &Config,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    rng: Arc<dyn Rng>,
+) -> Result<Arc<Authn>, RuntimeError> {
+    let settings = settings(config);
+    let hasher = PasswordHasher::new(&settings.argon2, rng.clone())
+        .map_err(|e| RuntimeError::Authn(format!("auth.argon2_*: {e}")))?;
+    let mailer = mailer(config, clock.clone())?;
+    let breached = breach_check(config)?;
+    Ok(Arc::new(Authn::new(
+        store,
+        clock,
+        rng,
+        Arc::new(hasher),
+        mailer,
+        breached,
+        settings,
+    )))
+}
+
+/// `[auth]` in the engine's terms; session and link lifetimes keep the engine's defaults.
+fn settings(config: &Config) -> AuthnSettings {
+    let auth = &config.auth;
+    let secs = |s: u32| Duration::from_secs(u64::from(s));
+    AuthnSettings {
+        argon2: Argon2Settings {
+            memory_kib: auth.argon2_memory_kib,
+            iterations: auth.argon2_iterations,
+            parallelism: auth.argon2_parallelism,
+            max_concurrent: auth.argon2_max_concurrent,
+        },
+        brute_force_max_attempts: auth.brute_force_max_attempts,
+        brute_force_lockout: secs(auth.brute_force_lockout_secs),
+        password_verify_ip_max_attempts: auth.password_verify_ip_max_attempts,
+        password_verify_ip_window: secs(auth.password_verify_ip_window_secs),
+        registration_max: auth.registration_rate_limit_max,
+        registration_window: secs(auth.registration_rate_limit_window_secs),
+        ..AuthnSettings::default()
+    }
+}
+
+/// `[email]`: the log provider's sink, or the SMTP relay.
+fn mailer(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<dyn Mailer>, RuntimeError> {
+    let email = &config.email;
+    match email.provider {
+        EmailProvider::Log => {
+            let sink = match &email.log.sink {
+                svc_config::LogSink::Stdout => LogSink::Stdout,
+                svc_config::LogSink::Stderr => LogSink::Stderr,
+                svc_config::LogSink::File(path) => LogSink::File(path.clone()),
+            };
+            Ok(Arc::new(LogMailer::new(sink, clock)))
+        }
+        EmailProvider::Smtp => {
+            let missing = |key: &str| {
+                RuntimeError::Authn(format!("{key} is required with email.provider = \"smtp\""))
+            };
+            let smtp = &email.smtp;
+            let settings = SmtpSettings {
+                host: smtp
+                    .host
+                    .clone()
+                    .ok_or_else(|| missing("email.smtp.host"))?,
+                port: smtp.port,
+                username: smtp.username.clone(),
+                password: smtp.password.as_ref().map(|p| p.expose_secret().to_owned()),
+                starttls: smtp.starttls,
+                from: email.from.clone().ok_or_else(|| missing("email.from"))?,
+            };
+            let mailer =
+                SmtpMailer::new(&settings).map_err(|e| RuntimeError::Authn(e.to_string()))?;
+            Ok(Arc::new(mailer))
+        }
+    }
+}
+
+/// `[hibp]`: the range-API client when enabled.
+fn breach_check(config: &Config) -> Result<Option<Arc<dyn BreachedPasswords>>, RuntimeError> {
+    let hibp = &config.hibp;
+    if !hibp.enabled {
+        return Ok(None);
+    }
+    let fail_mode = match hibp.fail_mode {
+        svc_config::FailMode::FailOpen => FailMode::Open,
+        svc_config::FailMode::FailClosed => FailMode::Closed,
+    };
+    let client = HibpClient::new(&HibpSettings::new(hibp.base_url.clone(), fail_mode))
+        .map_err(|e| RuntimeError::Authn(e.to_string()))?;
+    Ok(Some(Arc::new(client)))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn auth_keys_become_engine_settings() {
+        let mut config = Config::default();
+        config.auth.brute_force_max_attempts = 7;
+        config.auth.brute_force_lockout_secs = 120;
+        config.auth.argon2_memory_kib = 8192;
+        let s = settings(&config);
+        assert_eq!(s.brute_force_max_attempts, 7);
+        assert_eq!(s.brute_force_lockout, Duration::from_secs(120));
+        assert_eq!(s.argon2.memory_kib, 8192);
+        assert_eq!(s.session_lifetime, Duration::from_secs(14 * 24 * 3600));
+    }
+
+    #[test]
+    fn smtp_without_a_host_is_refused_naming_the_key() {
+        let mut config = Config::default();
+        config.email.provider = EmailProvider::Smtp;
+        config.email.from = Some("no-reply@example.com".to_owned());
+        let err = mailer(&config, Arc::new(svc_domain::SystemClock))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("email.smtp.host"), "{err}");
+    }
+}
