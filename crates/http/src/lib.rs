@@ -12,6 +12,7 @@
 
 pub mod api;
 pub mod health;
+pub mod hosted;
 pub mod metrics;
 pub mod middleware;
 pub mod problem;

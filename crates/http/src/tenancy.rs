@@ -158,6 +158,9 @@ mod tests {
             slug: TenantSlug::parse(slug).unwrap(),
             display_name: slug.into(),
             status,
+            signup_enabled: false,
+            pairwise_secret: svc_domain::PairwiseSecret::from_bytes(&[7; 32])
+                .unwrap_or_else(|| unreachable!()),
             created_at: clock.now(),
             updated_at: clock.now(),
         }

@@ -18,19 +18,24 @@ use svc_config::{Config, Loaded, Transport};
 use svc_domain::{Clock, OsRandom, Rng, SystemClock};
 use svc_domain::{SigningAlg, TenantSlug};
 use svc_http::api::{ApiState, MetricsReadAuthorizer};
+use svc_http::hosted::{self, HostedState};
 use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
-use svc_http::routes::{applications, control_plane};
+use svc_http::routes::{applications, control_plane, users};
 use svc_http::throttle::{Throttle, ThrottleSettings};
 use svc_http::{
     Health, HttpSettings, HttpState, Metrics, ReadinessCheck, TenantResolver, TenantRouting,
 };
 use svc_manage::ManageContext;
 use svc_oauth::TokenSettings;
+use svc_oauth::authorize::{AuthorizeEndpoint, AuthorizeSettings};
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
+use svc_oauth::end_session::EndSession;
 use svc_oauth::introspect::Introspector;
 use svc_oauth::keys::KeyService;
+use svc_oauth::revoke::Revoker;
 use svc_oauth::token::TokenEndpoint;
+use svc_oauth::userinfo::UserInfo;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -71,6 +76,7 @@ pub struct App {
     workers: Workers,
     cancel: CancellationToken,
     keys: Arc<KeyService>,
+    authn: Arc<svc_authn::Authn>,
 }
 
 /// A service that is listening; dropping it does not stop it, [`RunningApp::shutdown`] does.
@@ -201,11 +207,20 @@ impl App {
             options.clock.clone(),
             options.rng.clone(),
         );
+        // One sign-in engine per process: its Argon2 semaphore bounds hashing across every
+        // surface that uses it (management API, hosted pages).
+        let authn = crate::authn::build(
+            &config,
+            key_store.clone(),
+            options.clock.clone(),
+            options.rng.clone(),
+        )?;
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),
             manage,
             clock: options.clock.clone(),
+            authn: authn.clone(),
         };
         let mut plane_routes = Router::new();
         if plane.runs(Plane::Auth) {
@@ -216,6 +231,8 @@ impl App {
                     access_token_alg: keys_alg(&config),
                     features: OptionalFeatures {
                         introspection: true,
+                        revocation: true,
+                        end_session: true,
                         ..OptionalFeatures::default()
                     },
                 }),
@@ -226,6 +243,15 @@ impl App {
                 )),
                 access_token_lifetime_agent: Duration::from_secs(u64::from(
                     config.jwt.access_token_lifetime_agent_secs,
+                )),
+                refresh_token_lifetime_human: Duration::from_secs(u64::from(
+                    config.jwt.refresh_token_lifetime_human_secs,
+                )),
+                refresh_token_idle: Duration::from_secs(u64::from(
+                    config.jwt.refresh_token_idle_secs,
+                )),
+                id_token_lifetime: Duration::from_secs(u64::from(
+                    config.jwt.id_token_lifetime_secs,
                 )),
             };
             let fetcher = Arc::new(crate::jwks_fetch::GuardedJwksFetcher::new(production));
@@ -239,12 +265,35 @@ impl App {
             .with_jwks_fetcher(fetcher.clone());
             let introspector =
                 Introspector::new(key_store.clone(), keys.clone(), options.clock.clone())
-                    .with_jwks_fetcher(fetcher);
+                    .with_jwks_fetcher(fetcher.clone());
+            let revoker = Revoker::new(key_store.clone(), keys.clone(), options.clock.clone())
+                .with_jwks_fetcher(fetcher);
+            let userinfo = UserInfo::new(key_store.clone(), keys.clone(), options.clock.clone());
+            let authorize = AuthorizeEndpoint::new(
+                key_store.clone(),
+                options.clock.clone(),
+                options.rng.clone(),
+                AuthorizeSettings {
+                    code_lifetime: Duration::from_secs(u64::from(
+                        config.oidc.authorization_code_lifetime_secs,
+                    )),
+                    ..AuthorizeSettings::default()
+                },
+            );
+            plane_routes = plane_routes.merge(hosted::router(HostedState {
+                tenants: tenants.clone(),
+                authn: authn.clone(),
+                authorize: Arc::new(authorize),
+                end_session: Arc::new(EndSession::new(key_store.clone(), keys.clone())),
+                rng: options.rng.clone(),
+            }));
             let throttle = &config.server.endpoint_throttle;
             plane_routes = plane_routes.merge(token::router(TokenState {
                 tenants: tenants.clone(),
                 endpoint: Arc::new(endpoint),
                 introspector: Arc::new(introspector),
+                revoker: Arc::new(revoker),
+                userinfo: Arc::new(userinfo),
                 throttle: Arc::new(Throttle::new(ThrottleSettings {
                     enabled: throttle.enabled,
                     requests_per_second: throttle.requests_per_second,
@@ -255,7 +304,8 @@ impl App {
         if plane.runs(Plane::Control) {
             plane_routes = plane_routes
                 .merge(control_plane::router(api.clone()))
-                .merge(applications::router(api.clone()));
+                .merge(applications::router(api.clone()))
+                .merge(users::router(api.clone()));
         }
         if config.server.metrics_bearer_token.is_none() {
             metrics.set_authorizer(Arc::new(MetricsReadAuthorizer(api.clone())));
@@ -297,12 +347,19 @@ impl App {
             workers,
             cancel,
             keys,
+            authn,
         })
     }
 
     /// The signing-key service of this process.
     pub fn keys(&self) -> Arc<KeyService> {
         self.keys.clone()
+    }
+
+    /// The sign-in engine of this process, shared by every surface that signs people in or
+    /// manages them.
+    pub fn authn(&self) -> Arc<svc_authn::Authn> {
+        self.authn.clone()
     }
 
     /// The plane this app runs.
@@ -451,13 +508,17 @@ async fn janitor(
         }
         let purge = async {
             let mut tx = store.write().await?;
-            let purged = tx.purge_expired(clock.now()).await?;
+            let now = clock.now();
+            let purged = tx.purge_expired(now).await? + tx.purge_expired_grants(now).await?;
             tx.commit().await.map(|()| purged)
         };
         match purge.await {
             Ok(0) => {}
             Ok(purged) => {
-                tracing::info!(purged, "expired idempotency keys and assertion ids removed")
+                tracing::info!(
+                    purged,
+                    "expired idempotency keys, assertion ids, codes, sessions and tokens removed"
+                )
             }
             Err(e) => tracing::warn!(error = %e, "housekeeping failed; retrying on the next tick"),
         }

@@ -67,7 +67,8 @@ pub(crate) async fn finish_response(
 
     let problem = match res.extensions_mut().remove::<ProblemExtension>() {
         Some(ProblemExtension(problem)) => Some(problem),
-        None if res.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+        // A hosted page renders its own 413 for a browser; only bare rejections become problems.
+        None if res.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_html(&res) => {
             Some(Arc::new(Problem::payload_too_large()))
         }
         None => None,
@@ -99,6 +100,14 @@ pub(crate) async fn finish_response(
     res.headers_mut()
         .insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     res
+}
+
+/// Whether a response is an HTML page (a hosted page), which is never replaced by a problem.
+fn is_html(res: &Response) -> bool {
+    res.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"))
 }
 
 /// Internal causes go to the logs with the request id, never to the client.

@@ -1,0 +1,195 @@
+//! The signed-in person's pages: the account landing page, the list of their live sessions with
+//! revocation, sign-out, and OpenID RP-Initiated Logout 1.0 (`/oauth/end-session`).
+//!
+//! Sign-out is always a POST with a CSRF token (a GET only asks), so no third-party page can
+//! sign a person out by embedding a link. Ending a session clears the cookie in the same
+//! response.
+
+use super::csrf::{self, CsrfToken};
+use super::form;
+use super::strings::Strings;
+use super::view::{Button, Form, Page, SessionRow, SessionsView};
+use super::{Ctx, HostedState, cookies, error, see_other};
+use axum::body::Body;
+use axum::extract::State;
+use axum::response::Response;
+use http::StatusCode;
+use svc_domain::{Session, SessionId};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// `GET /auth/account`: who is signed in, with links to sessions and sign-out.
+pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Response {
+    let (_, user) = match ctx.signed_in(&state.authn).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return see_other("/auth/sign-in"),
+        Err(page) => return page,
+    };
+    let s = ctx.s();
+    let mut page =
+        Page::new(s.account_title).line(s.signed_in_as, Some(user.email.as_str().to_owned()), "");
+    if let Some(name) = user.name {
+        page = page.detail(s.name_label, name);
+    }
+    if !user.email_verified {
+        page = page.text(s.email_not_verified).text(s.verification_sent);
+    }
+    page.link(None, s.sessions_link, "/auth/sessions".to_owned())
+        .link(None, s.sign_out_submit, "/auth/sign-out".to_owned())
+        .render(&ctx.chrome)
+}
+
+/// `GET /auth/sessions`: the person's live sessions, this browser's marked.
+pub(crate) async fn sessions(State(state): State<HostedState>, ctx: Ctx) -> Response {
+    let (current, user) = match ctx.signed_in(&state.authn).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return see_other("/auth/sign-in"),
+        Err(page) => return page,
+    };
+    let live = match state
+        .authn
+        .live_sessions(&ctx.current.tenant, &user.id)
+        .await
+    {
+        Ok(live) => live,
+        Err(e) => return error::fatal(&ctx, e),
+    };
+    let s = ctx.s();
+    let rows = live
+        .iter()
+        .map(|session| row(session, session.id == current.id, s))
+        .collect();
+    let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
+    let view = SessionsView {
+        chrome: &ctx.chrome,
+        title: s.sessions_title,
+        notice: None,
+        csrf: csrf.value(),
+        rows,
+    };
+    let mut response = view.respond();
+    csrf.attach(&mut response, ctx.cookies);
+    response
+}
+
+fn row(session: &Session, current: bool, s: &Strings) -> SessionRow {
+    SessionRow {
+        id: session.id.as_str().to_owned(),
+        user_agent: session
+            .user_agent
+            .clone()
+            .unwrap_or_else(|| s.unknown.to_owned()),
+        ip: session.ip.clone().unwrap_or_else(|| s.unknown.to_owned()),
+        created: human_time(session.created_at, s.utc),
+        created_iso: session.created_at.format(&Rfc3339).unwrap_or_default(),
+        last_seen: human_time(session.last_seen_at, s.utc),
+        last_seen_iso: session.last_seen_at.format(&Rfc3339).unwrap_or_default(),
+        current,
+    }
+}
+
+fn human_time(t: OffsetDateTime, utc: &str) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} {utc}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute()
+    )
+}
+
+/// `POST /auth/sessions/revoke`: ends one of the person's own sessions (another person's id
+/// reads as unknown). Revoking this browser's session also clears its cookie.
+pub(crate) async fn revoke(State(state): State<HostedState>, ctx: Ctx, body: Body) -> Response {
+    let fields = match form::read(&ctx.headers, body, true).await {
+        Ok(fields) => fields,
+        Err(e) => return error::form(&ctx, e),
+    };
+    if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
+        return error::csrf(&ctx);
+    }
+    let (current, user) = match ctx.signed_in(&state.authn).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return see_other("/auth/sign-in"),
+        Err(page) => return page,
+    };
+    let Some(target) = fields
+        .get("session_id")
+        .and_then(|raw| SessionId::parse(raw).ok())
+    else {
+        return error::not_found(&ctx);
+    };
+    match state
+        .authn
+        .revoke_session(&ctx.current.tenant, &user.id, &target)
+        .await
+    {
+        Ok(true) if target == current.id => {
+            let mut response = see_other("/auth/sign-out");
+            cookies::append(&mut response, ctx.cookies.clear_session());
+            response
+        }
+        Ok(true) => see_other("/auth/sessions"),
+        Ok(false) => error::not_found(&ctx),
+        Err(e) => error::fatal(&ctx, e),
+    }
+}
+
+/// `GET /auth/sign-out`: asks for confirmation, or says the browser is signed out.
+pub(crate) async fn sign_out_page(State(state): State<HostedState>, ctx: Ctx) -> Response {
+    let s = ctx.s();
+    match ctx.signed_in(&state.authn).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return signed_out(&ctx, StatusCode::OK),
+        Err(page) => return page,
+    }
+    let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
+    let mut response = Page::new(s.sign_out_title)
+        .text(s.sign_out_confirm)
+        .form(Form::new("/auth/sign-out", csrf.value()).button(Button::primary(s.sign_out_submit)))
+        .link(None, s.stay_signed_in, "/auth/account".to_owned())
+        .render(&ctx.chrome);
+    csrf.attach(&mut response, ctx.cookies);
+    response
+}
+
+/// `POST /auth/sign-out`: ends the session and clears the cookie, then shows the signed-out
+/// page (a 303 to `GET /auth/sign-out`, which finds no session).
+pub(crate) async fn sign_out(State(state): State<HostedState>, ctx: Ctx, body: Body) -> Response {
+    let fields = match form::read(&ctx.headers, body, true).await {
+        Ok(fields) => fields,
+        Err(e) => return error::form(&ctx, e),
+    };
+    if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
+        return error::csrf(&ctx);
+    }
+    if let Err(page) = end_browser_session(&state, &ctx).await {
+        return page;
+    }
+    let mut response = see_other("/auth/sign-out");
+    cookies::append(&mut response, ctx.cookies.clear_session());
+    response
+}
+
+/// Ends this browser's session, if it has one.
+pub(crate) async fn end_browser_session(state: &HostedState, ctx: &Ctx) -> Result<(), Response> {
+    if let Some((session, _)) = ctx.signed_in(&state.authn).await? {
+        state
+            .authn
+            .sign_out(&ctx.current.tenant, &session.id)
+            .await
+            .map_err(|e| error::fatal(ctx, e))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn signed_out(ctx: &Ctx, status: StatusCode) -> Response {
+    let s = ctx.s();
+    Page::new(s.signed_out_title)
+        .status(status)
+        .text(s.signed_out)
+        .link(None, s.sign_in_link, "/auth/sign-in".to_owned())
+        .render(&ctx.chrome)
+}

@@ -1,0 +1,192 @@
+//! The authorization endpoint's HTTP (RFC 6749 §4.1.1, OIDC Core §3.1.2.1: `GET` with a query
+//! or `POST` with a form), its resume URL, and the consent page.
+//!
+//! Each handler resolves the browser's session, calls one [`AuthorizeEndpoint`] function and
+//! maps its [`AuthorizeOutcome`] in [`outcome`]: a redirect to the client (built by the engine,
+//! with `state` and `iss`), a 303 to the sign-in or consent page, or an error page that never
+//! redirects (unknown client, unregistered redirect URI).
+//!
+//! [`AuthorizeEndpoint`]: svc_oauth::authorize::AuthorizeEndpoint
+
+use super::csrf::{self, CsrfToken};
+use super::form::{self, Fields};
+use super::view::{Button, Form, Page};
+use super::{Ctx, HostedState, error, interaction_param, path_with, see_other};
+use axum::body::Body;
+use axum::extract::{RawQuery, State};
+use axum::response::Response;
+use svc_domain::InteractionId;
+use svc_oauth::authorize::AuthorizeOutcome;
+
+/// Maps what the engine decided to what the browser gets.
+pub(crate) fn outcome(ctx: &Ctx, outcome: AuthorizeOutcome) -> Response {
+    match outcome {
+        AuthorizeOutcome::RedirectToClient(url) => see_other(&url),
+        AuthorizeOutcome::Login { interaction } => see_other(&path_with(
+            "/auth/sign-in",
+            &[("interaction", Some(interaction.as_str()))],
+        )),
+        AuthorizeOutcome::Consent { interaction } => see_other(&path_with(
+            "/auth/consent",
+            &[("interaction", Some(interaction.as_str()))],
+        )),
+        AuthorizeOutcome::ErrorPage {
+            status,
+            error,
+            description,
+        } => error::authorize_page(ctx, status, error, description),
+    }
+}
+
+/// `GET /oauth/authorize`.
+pub(crate) async fn authorize_get(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let params = Fields::from_query(query.as_deref());
+    authorize(&state, &ctx, &params).await
+}
+
+/// `POST /oauth/authorize` (OIDC Core §3.1.2.1). No CSRF token: applications post here from
+/// their own origin; the engine treats it exactly like the GET.
+pub(crate) async fn authorize_post(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    body: Body,
+) -> Response {
+    // Repeated parameters are the engine's to refuse (RFC 6749 §3.1), with its own error.
+    match form::read(&ctx.headers, body, false).await {
+        Ok(params) => authorize(&state, &ctx, &params).await,
+        Err(e) => error::form(&ctx, e),
+    }
+}
+
+async fn authorize(state: &HostedState, ctx: &Ctx, params: &Fields) -> Response {
+    let session = match ctx.signed_in(&state.authn).await {
+        Ok(found) => found.map(|(session, _)| session),
+        Err(page) => return page,
+    };
+    let decided = state
+        .authorize
+        .authorize(
+            &ctx.current.tenant,
+            &ctx.current.issuer,
+            params.pairs(),
+            session.as_ref(),
+        )
+        .await;
+    outcome(ctx, decided)
+}
+
+/// `GET /oauth/authorize/resume?interaction=…`: continues a request after sign-in.
+pub(crate) async fn resume(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let query = Fields::from_query(query.as_deref());
+    let Some(interaction) = required_interaction(query.get("interaction")) else {
+        return error::interaction_expired(&ctx);
+    };
+    let session = match ctx.signed_in(&state.authn).await {
+        Ok(found) => found.map(|(session, _)| session),
+        Err(page) => return page,
+    };
+    let decided = state
+        .authorize
+        .resume(
+            &ctx.current.tenant,
+            &ctx.current.issuer,
+            &interaction,
+            session.as_ref(),
+        )
+        .await;
+    outcome(&ctx, decided)
+}
+
+/// `GET /auth/consent?interaction=…`: what the application asks for, with allow and deny.
+pub(crate) async fn consent_page(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let query = Fields::from_query(query.as_deref());
+    let Some(interaction) = required_interaction(query.get("interaction")) else {
+        return error::interaction_expired(&ctx);
+    };
+    let session = match ctx.signed_in(&state.authn).await {
+        Ok(found) => found.map(|(session, _)| session),
+        Err(page) => return page,
+    };
+    let prompt = match state
+        .authorize
+        .consent_prompt(&ctx.current.tenant, &interaction, session.as_ref())
+        .await
+    {
+        Ok(prompt) => prompt,
+        Err(next) => return outcome(&ctx, next),
+    };
+    let s = ctx.s();
+    let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
+    let mut page = Page::new(s.consent_title).line("", Some(prompt.client_name), s.consent_wants);
+    for scope in &prompt.scopes {
+        page = match s.scope(scope) {
+            Some(description) => page.item(description, None),
+            None => page.item(s.scope_unknown, Some(scope.clone())),
+        };
+    }
+    // The answer redirects to the client: browsers check that against `form-action`.
+    page = page.form_target(&prompt.redirect_uri);
+    let form = Form::new("/auth/consent", csrf.value())
+        .hidden("interaction", Some(interaction.as_str()))
+        .button(Button::choice("decision", "allow", s.consent_allow, true))
+        .button(Button::choice("decision", "deny", s.consent_deny, false));
+    let mut response = page.form(form).render(&ctx.chrome);
+    csrf.attach(&mut response, ctx.cookies);
+    response
+}
+
+/// `POST /auth/consent`: records allow or deny and continues (a redirect to the client, with a
+/// code or `access_denied`).
+pub(crate) async fn consent_decide(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    body: Body,
+) -> Response {
+    let fields = match form::read(&ctx.headers, body, true).await {
+        Ok(fields) => fields,
+        Err(e) => return error::form(&ctx, e),
+    };
+    if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
+        return error::csrf(&ctx);
+    }
+    let Some(interaction) = required_interaction(fields.get("interaction")) else {
+        return error::interaction_expired(&ctx);
+    };
+    let allow = match fields.get("decision") {
+        Some("allow") => true,
+        Some("deny") => false,
+        _ => return error::form(&ctx, form::FormError::Malformed),
+    };
+    let session = match ctx.signed_in(&state.authn).await {
+        Ok(found) => found.map(|(session, _)| session),
+        Err(page) => return page,
+    };
+    let decided = state
+        .authorize
+        .decide_consent(
+            &ctx.current.tenant,
+            &ctx.current.issuer,
+            &interaction,
+            session.as_ref(),
+            allow,
+        )
+        .await;
+    outcome(&ctx, decided)
+}
+
+/// A present, well-formed interaction id.
+fn required_interaction(value: Option<&str>) -> Option<InteractionId> {
+    interaction_param(value).ok().flatten()
+}

@@ -1,0 +1,173 @@
+//! The hosted pages' cookies: which names and attributes they carry, reading them from requests
+//! and writing `Set-Cookie` headers.
+//!
+//! Two cookies exist, both host-only (never `Domain`), `Path=/`, `HttpOnly` and `SameSite=Lax`:
+//! the session cookie and the CSRF cookie ([`super::csrf`]). When the tenant's issuer is https
+//! they are `Secure` and carry the `__Host-` prefix (RFC 6265bis §4.1.3.2), so neither a sibling
+//! subdomain nor a plain-http response can set or overwrite them; on a plain-http issuer
+//! (loopback development) browsers would drop `Secure` cookies, so they go without prefix and
+//! flag. `Lax` keeps the session on the top-level GET that brings a person back from an
+//! application, and off cross-site POSTs.
+
+use axum::response::Response;
+use http::header::{COOKIE, SET_COOKIE};
+use http::{HeaderMap, HeaderValue};
+use std::time::Duration;
+
+/// Cookie names and attributes for one issuer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CookiePolicy {
+    secure: bool,
+}
+
+impl CookiePolicy {
+    /// The policy for a tenant issuer (`https://…` gets `__Host-` and `Secure`).
+    pub(crate) fn for_issuer(issuer: &str) -> Self {
+        Self {
+            secure: issuer
+                .get(..8)
+                .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://")),
+        }
+    }
+
+    /// Name of the session cookie.
+    pub(crate) fn session_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_session"
+        } else {
+            "svc_session"
+        }
+    }
+
+    /// Name of the CSRF cookie.
+    pub(crate) fn csrf_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_csrf"
+        } else {
+            "svc_csrf"
+        }
+    }
+
+    /// The session cookie's value in a request.
+    pub(crate) fn session(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.session_name())
+    }
+
+    /// The CSRF cookie's value in a request.
+    pub(crate) fn csrf(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.csrf_name())
+    }
+
+    /// `Set-Cookie` for a new session cookie, living as long as the session (`max_age`).
+    pub(crate) fn set_session(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
+        self.header(self.session_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` that deletes the session cookie.
+    pub(crate) fn clear_session(self) -> Option<HeaderValue> {
+        self.header(self.session_name(), "", Some(0))
+    }
+
+    /// `Set-Cookie` for a CSRF cookie: a browser-session cookie.
+    pub(crate) fn set_csrf(self, value: &str) -> Option<HeaderValue> {
+        self.header(self.csrf_name(), value, None)
+    }
+
+    fn header(self, name: &str, value: &str, max_age: Option<u64>) -> Option<HeaderValue> {
+        // Our values are base64url; anything else would let a value end the attribute list.
+        if !value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return None;
+        }
+        let mut cookie = format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax");
+        if let Some(age) = max_age {
+            cookie.push_str(&format!("; Max-Age={age}"));
+        }
+        if self.secure {
+            cookie.push_str("; Secure");
+        }
+        HeaderValue::from_str(&cookie).ok()
+    }
+}
+
+/// Appends a `Set-Cookie` header (one per cookie; never joined).
+pub(crate) fn append(response: &mut Response, cookie: Option<HeaderValue>) {
+    if let Some(cookie) = cookie {
+        response.headers_mut().append(SET_COOKIE, cookie);
+    }
+}
+
+/// The first value of cookie `name` across every `Cookie` header (HTTP/2 may split them).
+fn read(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v.trim().trim_matches('"').to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn https_issuers_get_host_prefixed_secure_cookies() {
+        let policy = CookiePolicy::for_issuer("https://acme.example.com");
+        let cookie = policy
+            .set_session("ses_s_abc", Duration::from_secs(60))
+            .unwrap();
+        assert_eq!(
+            cookie,
+            "__Host-svc_session=ses_s_abc; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure"
+        );
+        let csrf = policy.set_csrf("tok").unwrap();
+        assert_eq!(
+            csrf,
+            "__Host-svc_csrf=tok; Path=/; HttpOnly; SameSite=Lax; Secure"
+        );
+        assert!(!cookie.to_str().unwrap().contains("Domain"));
+    }
+
+    #[test]
+    fn plain_http_issuers_get_unprefixed_cookies_without_secure() {
+        let policy = CookiePolicy::for_issuer("http://127.0.0.1:8080");
+        let cookie = policy
+            .set_session("ses_s_abc", Duration::from_secs(60))
+            .unwrap();
+        assert_eq!(
+            cookie,
+            "svc_session=ses_s_abc; Path=/; HttpOnly; SameSite=Lax; Max-Age=60"
+        );
+        assert_eq!(
+            policy.clear_session().unwrap(),
+            "svc_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"
+        );
+    }
+
+    #[test]
+    fn values_that_could_inject_attributes_are_refused() {
+        let policy = CookiePolicy::for_issuer("http://x");
+        assert!(policy.set_csrf("a; Domain=evil.example").is_none());
+        assert!(policy.set_csrf("a b").is_none());
+    }
+
+    #[test]
+    fn cookies_are_found_across_headers_and_pairs() {
+        let mut headers = HeaderMap::new();
+        headers.append(COOKIE, HeaderValue::from_static("a=1; svc_csrf=tok"));
+        headers.append(COOKIE, HeaderValue::from_static("svc_session=ses_s_x"));
+        let policy = CookiePolicy::for_issuer("http://x");
+        assert_eq!(policy.csrf(&headers).as_deref(), Some("tok"));
+        assert_eq!(policy.session(&headers).as_deref(), Some("ses_s_x"));
+        let secure = CookiePolicy::for_issuer("HTTPS://x");
+        assert_eq!(secure.session(&headers), None, "prefixed name differs");
+        headers.append(COOKIE, HeaderValue::from_static("svc_sessionx=1; empty="));
+        assert_eq!(read(&headers, "empty"), None);
+    }
+}

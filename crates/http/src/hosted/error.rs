@@ -1,0 +1,356 @@
+//! The ONE mapping of sign-in engine errors ([`AuthnError`]) and request refusals to what the
+//! hosted pages show: which status, which catalogue message, on which field, and whether the
+//! form can be shown again or a page replaces it.
+//!
+//! Bad input is never a 500: only storage failures (503) and internal faults (500) are server
+//! errors, and their causes go to the logs, never to the page.
+
+use super::Ctx;
+use super::form::FormError;
+use super::view::Page;
+use axum::response::Response;
+use http::header::RETRY_AFTER;
+use http::{HeaderValue, StatusCode};
+use std::time::Duration;
+use svc_authn::AuthnError;
+
+/// How a form shows a refused submission.
+#[derive(Debug, Clone)]
+pub(crate) struct Refusal {
+    /// Status of the re-rendered form.
+    pub(crate) status: StatusCode,
+    /// The message.
+    pub(crate) message: &'static str,
+    /// The field it concerns (`email`, `password`); `None` puts it in the form-level alert.
+    pub(crate) field: Option<&'static str>,
+    /// `Retry-After` for 429.
+    pub(crate) retry_after: Option<Duration>,
+}
+
+impl Refusal {
+    /// Whether `field` gets the message under it.
+    pub(crate) fn on(&self, field: &str) -> Option<&'static str> {
+        (self.field == Some(field)).then_some(self.message)
+    }
+
+    /// The form-level alert, when the message belongs to no single field.
+    pub(crate) fn alert(&self) -> Option<&'static str> {
+        self.field.is_none().then_some(self.message)
+    }
+
+    /// Adds the status and `Retry-After` to the re-rendered form.
+    pub(crate) fn finish(&self, mut response: Response) -> Response {
+        *response.status_mut() = self.status;
+        if let Some(wait) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from(retry_secs(wait)));
+        }
+        response
+    }
+}
+
+/// Maps an engine error: `Ok` is a refusal the form can show, `Err` a page that replaces the
+/// form (an unusable link, closed sign-up, a server fault).
+pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response> {
+    let s = ctx.s();
+    let (status, message, field, retry_after) = match error {
+        AuthnError::InvalidCredentials => (StatusCode::UNAUTHORIZED, s.bad_credentials, None, None),
+        AuthnError::Locked { retry_after } | AuthnError::RateLimited { retry_after } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            s.too_many_attempts,
+            None,
+            Some(retry_after),
+        ),
+        AuthnError::EmailTaken => (StatusCode::CONFLICT, s.email_taken, Some("email"), None),
+        AuthnError::InvalidEmail => (
+            StatusCode::BAD_REQUEST,
+            s.invalid_email,
+            Some("email"),
+            None,
+        ),
+        AuthnError::WeakPassword(_) => (
+            StatusCode::BAD_REQUEST,
+            s.weak_password,
+            Some("password"),
+            None,
+        ),
+        AuthnError::BreachedPassword => (
+            StatusCode::BAD_REQUEST,
+            s.breached_password,
+            Some("password"),
+            None,
+        ),
+        AuthnError::BreachCheckUnavailable => {
+            (StatusCode::SERVICE_UNAVAILABLE, s.server_error, None, None)
+        }
+        AuthnError::SignupClosed => return Err(sign_up_closed(ctx)),
+        AuthnError::InvalidLink | AuthnError::UnknownUser => return Err(invalid_link(ctx)),
+        other @ (AuthnError::Store(_) | AuthnError::Internal(_)) => {
+            return Err(server_fault(ctx, &other));
+        }
+    };
+    Ok(Refusal {
+        status,
+        message,
+        field,
+        retry_after,
+    })
+}
+
+/// A page for an engine error where no form can be shown again.
+pub(crate) fn fatal(ctx: &Ctx, error: AuthnError) -> Response {
+    match refusal(ctx, error) {
+        Ok(refusal) => {
+            let s = ctx.s();
+            let title = if refusal.status.is_server_error() {
+                s.server_error_title
+            } else {
+                s.bad_request_title
+            };
+            refusal.finish(message(ctx, refusal.status, title, refusal.message))
+        }
+        Err(page) => page,
+    }
+}
+
+/// The 503/500 page; the cause is logged here, never shown.
+fn server_fault(ctx: &Ctx, error: &AuthnError) -> Response {
+    let status = if matches!(error, AuthnError::Store(_)) {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
+    };
+    tracing::error!(error = %error, status = status.as_u16(), "hosted sign-in failed");
+    let s = ctx.s();
+    message(ctx, status, s.server_error_title, s.server_error)
+}
+
+/// A page with a title and one paragraph.
+pub(crate) fn message(
+    ctx: &Ctx,
+    status: StatusCode,
+    title: &'static str,
+    text: &'static str,
+) -> Response {
+    Page::new(title)
+        .status(status)
+        .text(text)
+        .render(&ctx.chrome)
+}
+
+/// 403 for a form without a matching CSRF cookie and field; nothing was changed.
+pub(crate) fn csrf(ctx: &Ctx) -> Response {
+    let s = ctx.s();
+    message(
+        ctx,
+        StatusCode::FORBIDDEN,
+        s.form_expired_title,
+        s.form_expired,
+    )
+}
+
+/// 413 or 400 for a form that could not be read.
+pub(crate) fn form(ctx: &Ctx, error: FormError) -> Response {
+    let s = ctx.s();
+    match error {
+        FormError::TooLarge => message(
+            ctx,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            s.bad_request_title,
+            s.form_too_large,
+        ),
+        FormError::Malformed => message(
+            ctx,
+            StatusCode::BAD_REQUEST,
+            s.bad_request_title,
+            s.bad_form,
+        ),
+    }
+}
+
+/// 404 page.
+pub(crate) fn not_found(ctx: &Ctx) -> Response {
+    let s = ctx.s();
+    message(ctx, StatusCode::NOT_FOUND, s.not_found_title, s.not_found)
+}
+
+/// 404 when the tenant does not offer sign-up (the page does not exist for it).
+pub(crate) fn sign_up_closed(ctx: &Ctx) -> Response {
+    let s = ctx.s();
+    message(
+        ctx,
+        StatusCode::NOT_FOUND,
+        s.sign_up_title,
+        s.sign_up_closed,
+    )
+}
+
+/// 400 for an unknown, used or expired link.
+pub(crate) fn invalid_link(ctx: &Ctx) -> Response {
+    let s = ctx.s();
+    message(
+        ctx,
+        StatusCode::BAD_REQUEST,
+        s.invalid_link_title,
+        s.invalid_link,
+    )
+}
+
+/// 400 for an interaction id that is malformed, unknown or expired.
+pub(crate) fn interaction_expired(ctx: &Ctx) -> Response {
+    let s = ctx.s();
+    message(
+        ctx,
+        StatusCode::BAD_REQUEST,
+        s.authorize_error_title,
+        s.interaction_expired,
+    )
+}
+
+/// The authorization error page (unknown client, unregistered redirect URI, …): never a
+/// redirect. The engine's code and description are shown escaped.
+pub(crate) fn authorize_page(
+    ctx: &Ctx,
+    status: u16,
+    error: String,
+    description: String,
+) -> Response {
+    let s = ctx.s();
+    let status = StatusCode::from_u16(status)
+        .ok()
+        .filter(|s| s.is_client_error() || s.is_server_error())
+        .unwrap_or(StatusCode::BAD_REQUEST);
+    Page::new(s.authorize_error_title)
+        .status(status)
+        .alert(description)
+        .detail(s.error_code_label, error)
+        .render(&ctx.chrome)
+}
+
+/// Seconds for `Retry-After`: rounded up, at least 1.
+fn retry_secs(wait: Duration) -> u64 {
+    wait.as_secs()
+        .saturating_add(u64::from(wait.subsec_nanos() > 0))
+        .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosted::cookies::CookiePolicy;
+    use crate::hosted::strings::EN;
+    use crate::hosted::view::Chrome;
+    use crate::tenancy::CurrentTenant;
+    use http::HeaderMap;
+    use http_body_util::BodyExt;
+    use svc_domain::{
+        Clock, ManualClock, PairwiseSecret, SeededRandom, Tenant, TenantId, TenantSlug,
+        TenantStatus,
+    };
+    use time::OffsetDateTime;
+
+    fn ctx() -> Ctx {
+        let clock = ManualClock::new(OffsetDateTime::UNIX_EPOCH);
+        let tenant = Tenant {
+            id: TenantId::generate(&clock, &SeededRandom::new(1)),
+            slug: TenantSlug::parse("acme").unwrap(),
+            display_name: "Acme".into(),
+            status: TenantStatus::Active,
+            signup_enabled: false,
+            pairwise_secret: PairwiseSecret::from_bytes(&[7; 32]).unwrap(),
+            created_at: clock.now(),
+            updated_at: clock.now(),
+        };
+        Ctx {
+            current: CurrentTenant {
+                tenant,
+                issuer: "http://acme.localhost".into(),
+            },
+            chrome: Chrome::new(&EN, "Acme"),
+            cookies: CookiePolicy::for_issuer("http://acme.localhost"),
+            client: svc_authn::ClientInfo::default(),
+            headers: HeaderMap::new(),
+        }
+    }
+
+    async fn text(response: Response) -> String {
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn failed_sign_ins_and_limits_stay_on_the_form() {
+        let ctx = ctx();
+        let refused = refusal(&ctx, AuthnError::InvalidCredentials).unwrap();
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+        assert_eq!(refused.alert(), Some(EN.bad_credentials));
+        for error in [
+            AuthnError::Locked {
+                retry_after: Duration::from_millis(1500),
+            },
+            AuthnError::RateLimited {
+                retry_after: Duration::ZERO,
+            },
+        ] {
+            let refused = refusal(&ctx, error).unwrap();
+            assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+            let response = refused.finish(axum::response::IntoResponse::into_response(()));
+            let retry = response.headers()[RETRY_AFTER].to_str().unwrap().to_owned();
+            assert!(retry == "2" || retry == "1", "{retry}");
+        }
+    }
+
+    #[test]
+    fn password_and_address_problems_name_their_field() {
+        let ctx = ctx();
+        let weak = refusal(&ctx, AuthnError::WeakPassword("too short".into())).unwrap();
+        assert_eq!(weak.on("password"), Some(EN.weak_password));
+        assert_eq!(weak.alert(), None);
+        let taken = refusal(&ctx, AuthnError::EmailTaken).unwrap();
+        assert_eq!(
+            (taken.status, taken.on("email")),
+            (StatusCode::CONFLICT, Some(EN.email_taken))
+        );
+        let invalid = refusal(&ctx, AuthnError::InvalidEmail).unwrap();
+        assert_eq!(invalid.status, StatusCode::BAD_REQUEST);
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_never_a_server_error_and_causes_are_never_shown() {
+        let ctx = ctx();
+        for (error, status) in [
+            (AuthnError::SignupClosed, StatusCode::NOT_FOUND),
+            (AuthnError::InvalidLink, StatusCode::BAD_REQUEST),
+            (AuthnError::UnknownUser, StatusCode::BAD_REQUEST),
+        ] {
+            assert_eq!(refusal(&ctx, error).unwrap_err().status(), status);
+        }
+        let store = AuthnError::Store(svc_store::StoreError::Corrupt("row 42 secret".into()));
+        let page = fatal(&ctx, store);
+        assert_eq!(page.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(!text(page).await.contains("row 42"));
+        let internal = fatal(&ctx, AuthnError::Internal("argon2 exploded".into()));
+        assert_eq!(internal.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(!text(internal).await.contains("argon2"));
+    }
+
+    #[tokio::test]
+    async fn the_authorize_error_page_shows_the_escaped_description_and_code() {
+        let page = authorize_page(
+            &ctx(),
+            400,
+            "invalid_client".into(),
+            "<b>unknown</b>".into(),
+        );
+        assert_eq!(page.status(), StatusCode::BAD_REQUEST);
+        let html = text(page).await;
+        assert!(html.contains("invalid_client") && html.contains("&#60;b&#62;unknown"));
+        let odd = authorize_page(&ctx(), 302, "x".into(), "y".into());
+        assert_eq!(
+            odd.status(),
+            StatusCode::BAD_REQUEST,
+            "an error page is never a 3xx"
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! The browser-facing side of human sign-in: the authorization endpoint's HTTP
+//! (`/oauth/authorize`, its resume URL, RP-initiated logout) and the hosted pages under
+//! `/auth/*` (sign-in, sign-up, email links, consent, account, sessions, sign-out).
+//!
+//! Handlers are thin: they read the request (form, query, cookies), check CSRF, call ONE engine
+//! function ([`svc_authn::Authn`] or [`svc_oauth::authorize::AuthorizeEndpoint`]) and map the
+//! result to a page or a 303. Pages are server-rendered without JavaScript (`view`); every
+//! text comes from [`strings`]; sign-in errors map to pages in `error` alone. Every response
+//! of these routes carries the hosted security headers (CSP, no framing, no referrer, no store),
+//! added by one layer over the whole router.
+//!
+//! The seam with the engine (ARCHITECTURE.md rule 1): the engine answers "log in", "consent",
+//! "redirect" or "error page" with an interaction id; these pages sign the person in or record
+//! the consent, then send the browser to `/oauth/authorize/resume?interaction=…`.
+
+mod account;
+mod authorize;
+mod cookies;
+mod csrf;
+mod end_session;
+mod error;
+mod form;
+mod links;
+mod sign_in;
+pub mod strings;
+mod view;
+
+use crate::tenancy::{CurrentTenant, TenantResolver};
+use crate::{ClientContext, Problem};
+use axum::Router;
+use axum::extract::{FromRef, FromRequestParts};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use cookies::CookiePolicy;
+use http::header::{ACCEPT_LANGUAGE, LOCATION, USER_AGENT};
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue, StatusCode};
+use std::sync::Arc;
+use svc_authn::{Authn, ClientInfo};
+use svc_domain::{InteractionId, Rng, Session, User};
+use svc_oauth::authorize::AuthorizeEndpoint;
+use svc_oauth::end_session::EndSession;
+use view::Chrome;
+
+pub use strings::Strings;
+
+/// What the hosted routes need. Cheap to clone.
+#[derive(Clone)]
+pub struct HostedState {
+    /// Host → tenant.
+    pub tenants: TenantResolver,
+    /// The sign-in engine.
+    pub authn: Arc<Authn>,
+    /// The authorization endpoint.
+    pub authorize: Arc<AuthorizeEndpoint>,
+    /// RP-initiated logout.
+    pub end_session: Arc<EndSession>,
+    /// Randomness for CSRF tokens.
+    pub rng: Arc<dyn Rng>,
+}
+
+impl std::fmt::Debug for HostedState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostedState").finish_non_exhaustive()
+    }
+}
+
+impl FromRef<HostedState> for TenantResolver {
+    fn from_ref(state: &HostedState) -> Self {
+        state.tenants.clone()
+    }
+}
+
+/// The authorization endpoint and the hosted pages (auth plane).
+pub fn router(state: HostedState) -> Router {
+    Router::new()
+        .route(
+            "/oauth/authorize",
+            get(authorize::authorize_get).post(authorize::authorize_post),
+        )
+        .route("/oauth/authorize/resume", get(authorize::resume))
+        .route(
+            "/auth/consent",
+            get(authorize::consent_page).post(authorize::consent_decide),
+        )
+        .route(
+            "/oauth/end-session",
+            get(end_session::end_session_get).post(end_session::end_session_post),
+        )
+        .route("/auth/sign-in", get(sign_in::page).post(sign_in::submit))
+        .route(
+            "/auth/sign-up",
+            get(sign_in::sign_up_page_get).post(sign_in::sign_up_submit),
+        )
+        .route(
+            "/auth/verify-email",
+            get(links::verify_page).post(links::verify_submit),
+        )
+        .route(
+            "/auth/forgot-password",
+            get(links::forgot_page).post(links::forgot_submit),
+        )
+        .route(
+            "/auth/reset-password",
+            get(links::reset_page).post(links::reset_submit),
+        )
+        .route(
+            "/auth/accept-invitation",
+            get(links::invitation_page).post(links::invitation_submit),
+        )
+        .route("/auth/account", get(account::account))
+        .route("/auth/sessions", get(account::sessions))
+        .route("/auth/sessions/revoke", post(account::revoke))
+        .route(
+            "/auth/sign-out",
+            get(account::sign_out_page).post(account::sign_out),
+        )
+        .layer(axum::middleware::map_response(secure))
+        .with_state(state)
+}
+
+/// Every hosted response, pages, redirects and refusals alike, carries the security headers.
+async fn secure(mut response: Response) -> Response {
+    let targets = response.extensions_mut().remove::<view::FormTargets>();
+    view::secure_headers(response.headers_mut(), targets.as_ref());
+    response
+}
+
+/// Everything a hosted handler knows about the request before reading its body.
+pub(crate) struct Ctx {
+    /// The tenant and its issuer.
+    pub(crate) current: CurrentTenant,
+    /// Page chrome (language, tenant name).
+    pub(crate) chrome: Chrome,
+    /// Cookie names and attributes for this issuer.
+    pub(crate) cookies: CookiePolicy,
+    /// Address and browser, for the engine's limits and the sessions list.
+    pub(crate) client: ClientInfo,
+    /// The request headers (cookies).
+    pub(crate) headers: HeaderMap,
+}
+
+impl<S> FromRequestParts<S> for Ctx
+where
+    S: Send + Sync,
+    TenantResolver: FromRef<S>,
+{
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let current = CurrentTenant::from_request_parts(parts, state).await?;
+        let client = ClientContext::from_request_parts(parts, state)
+            .await
+            .unwrap_or_else(|never| match never {});
+        let headers = parts.headers.clone();
+        let language = headers.get(ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
+        let chrome = Chrome::new(
+            Strings::for_accept_language(language),
+            current.tenant.display_name.clone(),
+        );
+        let cookies = CookiePolicy::for_issuer(&current.issuer);
+        let user_agent = headers
+            .get(USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        Ok(Self {
+            current,
+            chrome,
+            cookies,
+            client: ClientInfo {
+                ip: client.ip,
+                user_agent,
+            },
+            headers,
+        })
+    }
+}
+
+impl Ctx {
+    /// The catalogue of this request's language.
+    pub(crate) fn s(&self) -> &'static Strings {
+        self.chrome.s
+    }
+
+    /// The browser's live session and its person, if any. A storage failure is an error page.
+    pub(crate) async fn signed_in(
+        &self,
+        authn: &Authn,
+    ) -> Result<Option<(Session, User)>, Response> {
+        let Some(cookie) = self.cookies.session(&self.headers) else {
+            return Ok(None);
+        };
+        authn
+            .session(&self.current.tenant, &cookie)
+            .await
+            .map_err(|e| error::fatal(self, e))
+    }
+}
+
+/// `303 See Other` to `location` (RFC 9700 §4.12: never 307 after a POST with credentials).
+pub(crate) fn see_other(location: &str) -> Response {
+    match HeaderValue::from_str(location) {
+        Ok(value) => {
+            let mut response = StatusCode::SEE_OTHER.into_response();
+            response.headers_mut().insert(LOCATION, value);
+            response
+        }
+        Err(_) => {
+            tracing::error!("a redirect location is not a valid header value");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+/// `path` with the query `pairs` (absent values skipped), URL-encoded.
+pub(crate) fn path_with(path: &str, pairs: &[(&str, Option<&str>)]) -> String {
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    let mut any = false;
+    for (name, value) in pairs {
+        if let Some(value) = value {
+            query.append_pair(name, value);
+            any = true;
+        }
+    }
+    if any {
+        format!("{path}?{}", query.finish())
+    } else {
+        path.to_owned()
+    }
+}
+
+/// The `interaction` parameter: `Ok(None)` when absent, `Err` when present but not an
+/// interaction id (the page then says the request expired; the value is never echoed).
+pub(crate) fn interaction_param(value: Option<&str>) -> Result<Option<InteractionId>, ()> {
+    match value {
+        None => Ok(None),
+        Some(raw) => InteractionId::parse(raw).map(Some).map_err(|_| ()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_encode_their_query_and_skip_absent_values() {
+        assert_eq!(
+            path_with("/auth/sign-in", &[("interaction", None)]),
+            "/auth/sign-in"
+        );
+        assert_eq!(
+            path_with("/auth/sign-in", &[("interaction", Some("int_1&x=<y>"))]),
+            "/auth/sign-in?interaction=int_1%26x%3D%3Cy%3E"
+        );
+    }
+
+    #[test]
+    fn interaction_params_parse_or_are_refused_without_echo() {
+        assert_eq!(interaction_param(None), Ok(None));
+        assert!(interaction_param(Some("<script>")).is_err());
+        assert!(interaction_param(Some("int_01jd0000000000000000000000")).is_ok());
+    }
+
+    #[test]
+    fn see_other_is_303_with_location() {
+        let response = see_other("/auth/account");
+        assert_eq!(response.status(), StatusCode::SEE_OTHER);
+        assert_eq!(response.headers()[LOCATION], "/auth/account");
+    }
+}

@@ -1,0 +1,303 @@
+//! `GET/POST /auth/sign-in` and `GET/POST /auth/sign-up`: password sign-in and self-service
+//! sign-up, optionally on behalf of a pending authorization request (`interaction`).
+//!
+//! A failed sign-in shows one message for every cause (unknown account, wrong password, account
+//! that may not sign in) with status 401, so the page never tells whether an account exists.
+//! Success replaces any previous session of the browser (a fresh session id at every sign-in),
+//! sets the session cookie and answers 303: to the authorization request's resume URL, or to
+//! the account page.
+
+use super::csrf::{self, CsrfToken};
+use super::error::{self, Refusal};
+use super::form::{self, Fields};
+use super::view::{Button, Field, Form, Page};
+use super::{Ctx, HostedState, cookies, interaction_param, path_with, see_other};
+use axum::body::Body;
+use axum::extract::{RawQuery, State};
+use axum::response::Response;
+use svc_authn::SignedIn;
+use svc_domain::InteractionId;
+
+/// What a sign-in or sign-up page shows besides its fields.
+struct Pending {
+    interaction: Option<InteractionId>,
+    client_name: Option<String>,
+    login_hint: Option<String>,
+    redirect_uri: Option<String>,
+}
+
+/// The pending request named by `raw`, or the page to show instead (malformed, unknown or
+/// expired interaction).
+async fn pending(state: &HostedState, ctx: &Ctx, raw: Option<&str>) -> Result<Pending, Response> {
+    let Ok(interaction) = interaction_param(raw) else {
+        return Err(error::interaction_expired(ctx));
+    };
+    let Some(id) = interaction else {
+        return Ok(Pending {
+            interaction: None,
+            client_name: None,
+            login_hint: None,
+            redirect_uri: None,
+        });
+    };
+    match state
+        .authorize
+        .login_context(&ctx.current.tenant, &id)
+        .await
+    {
+        Some(context) => Ok(Pending {
+            interaction: Some(id),
+            client_name: Some(context.client_name),
+            login_hint: context.login_hint,
+            redirect_uri: Some(context.redirect_uri),
+        }),
+        None => Err(error::interaction_expired(ctx)),
+    }
+}
+
+fn sign_in_page(
+    state: &HostedState,
+    ctx: &Ctx,
+    pending: &Pending,
+    email: &str,
+    refusal: Option<&Refusal>,
+) -> Response {
+    let s = ctx.s();
+    let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
+    let interaction = pending.interaction.as_ref().map(InteractionId::as_str);
+    let mut page = Page::new(s.sign_in_title);
+    if let Some(client) = &pending.client_name {
+        page = page.line(s.sign_in_to_continue, Some(client.clone()), "");
+    }
+    let mut email_field = Field::email(s, email);
+    let mut password_field = Field::current_password(s);
+    if let Some(refusal) = refusal {
+        if let Some(alert) = refusal.alert() {
+            page = page.alert(alert);
+        }
+        // A failed sign-in concerns both fields without saying which: both point at the alert.
+        if refusal.status == http::StatusCode::UNAUTHORIZED {
+            email_field = email_field.invalid();
+            password_field = password_field.invalid();
+        }
+    }
+    // Sign-in → resume → the client's redirect URI is one redirect chain after this form's POST.
+    if let Some(target) = &pending.redirect_uri {
+        page = page.form_target(target);
+    }
+    let form = Form::new("/auth/sign-in", csrf.value())
+        .hidden("interaction", interaction)
+        .field(email_field)
+        .field(password_field)
+        .button(Button::primary(s.sign_in_submit));
+    page = page.form(form).link(
+        None,
+        s.forgot_password_link,
+        path_with("/auth/forgot-password", &[("interaction", interaction)]),
+    );
+    if ctx.current.tenant.signup_enabled {
+        page = page.link(
+            Some(s.no_account_yet),
+            s.sign_up_link,
+            path_with("/auth/sign-up", &[("interaction", interaction)]),
+        );
+    }
+    let mut response = page.render(&ctx.chrome);
+    csrf.attach(&mut response, ctx.cookies);
+    match refusal {
+        Some(refusal) => refusal.finish(response),
+        None => response,
+    }
+}
+
+/// `GET /auth/sign-in[?interaction=…]`.
+pub(crate) async fn page(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let query = Fields::from_query(query.as_deref());
+    let pending = match pending(&state, &ctx, query.get("interaction")).await {
+        Ok(pending) => pending,
+        Err(page) => return page,
+    };
+    let hint = pending.login_hint.clone().unwrap_or_default();
+    sign_in_page(&state, &ctx, &pending, &hint, None)
+}
+
+/// `POST /auth/sign-in`.
+pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Body) -> Response {
+    let fields = match form::read(&ctx.headers, body, true).await {
+        Ok(fields) => fields,
+        Err(e) => return error::form(&ctx, e),
+    };
+    if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
+        return error::csrf(&ctx);
+    }
+    let pending = match pending(&state, &ctx, fields.get("interaction")).await {
+        Ok(pending) => pending,
+        Err(page) => return page,
+    };
+    let email = fields.get("email").unwrap_or_default();
+    let password = fields.get("password").unwrap_or_default();
+    match state
+        .authn
+        .sign_in(&ctx.current.tenant, email, password, &ctx.client)
+        .await
+    {
+        Ok(signed_in) => {
+            signed_in_response(&state, &ctx, signed_in, pending.interaction.as_ref()).await
+        }
+        Err(e) => match error::refusal(&ctx, e) {
+            Ok(refusal) => sign_in_page(&state, &ctx, &pending, email, Some(&refusal)),
+            Err(page) => page,
+        },
+    }
+}
+
+/// After a sign-in, sign-up or accepted invitation: ends the browser's previous session (a
+/// session id is never carried across sign-ins), sets the new cookie and continues.
+pub(crate) async fn signed_in_response(
+    state: &HostedState,
+    ctx: &Ctx,
+    signed_in: SignedIn,
+    interaction: Option<&InteractionId>,
+) -> Response {
+    if let Ok(Some((previous, _))) = ctx.signed_in(&state.authn).await
+        && previous.id != signed_in.session.id
+        && let Err(e) = state
+            .authn
+            .sign_out(&ctx.current.tenant, &previous.id)
+            .await
+    {
+        // The new session stands either way; the old one still expires on its own.
+        tracing::warn!(error = %e, "could not end the previous session at sign-in");
+    }
+    let lifetime = signed_in.session.expires_at - signed_in.session.created_at;
+    let max_age = std::time::Duration::try_from(lifetime).unwrap_or_default();
+    let next = match interaction {
+        Some(id) => path_with(
+            "/oauth/authorize/resume",
+            &[("interaction", Some(id.as_str()))],
+        ),
+        None => "/auth/account".to_owned(),
+    };
+    let mut response = see_other(&next);
+    cookies::append(
+        &mut response,
+        ctx.cookies.set_session(&signed_in.cookie_value, max_age),
+    );
+    response
+}
+
+fn sign_up_page(
+    state: &HostedState,
+    ctx: &Ctx,
+    pending: &Pending,
+    values: (&str, &str),
+    refusal: Option<&Refusal>,
+) -> Response {
+    let s = ctx.s();
+    let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
+    let interaction = pending.interaction.as_ref().map(InteractionId::as_str);
+    let (name, email) = values;
+    let mut name_field = Field::name(s, name);
+    name_field.required = false;
+    let mut email_field = Field::email(s, email);
+    let mut password_field = Field::new_password(s);
+    let mut page = Page::new(s.sign_up_title);
+    if let Some(target) = &pending.redirect_uri {
+        page = page.form_target(target);
+    }
+    if let Some(refusal) = refusal {
+        if let Some(alert) = refusal.alert() {
+            page = page.alert(alert);
+        }
+        if let Some(message) = refusal.on("email") {
+            email_field = email_field.error(message);
+        }
+        if let Some(message) = refusal.on("password") {
+            password_field = password_field.error(message);
+        }
+    }
+    let form = Form::new("/auth/sign-up", csrf.value())
+        .hidden("interaction", interaction)
+        .field(name_field)
+        .field(email_field)
+        .field(password_field)
+        .button(Button::primary(s.sign_up_submit));
+    let page = page.form(form).link(
+        Some(s.have_account),
+        s.sign_in_link,
+        path_with("/auth/sign-in", &[("interaction", interaction)]),
+    );
+    let mut response = page.render(&ctx.chrome);
+    csrf.attach(&mut response, ctx.cookies);
+    match refusal {
+        Some(refusal) => refusal.finish(response),
+        None => response,
+    }
+}
+
+/// `GET /auth/sign-up[?interaction=…]`: 404 unless the tenant offers sign-up.
+pub(crate) async fn sign_up_page_get(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    RawQuery(query): RawQuery,
+) -> Response {
+    if !ctx.current.tenant.signup_enabled {
+        return error::sign_up_closed(&ctx);
+    }
+    let query = Fields::from_query(query.as_deref());
+    let pending = match pending(&state, &ctx, query.get("interaction")).await {
+        Ok(pending) => pending,
+        Err(page) => return page,
+    };
+    let hint = pending.login_hint.clone().unwrap_or_default();
+    sign_up_page(&state, &ctx, &pending, ("", &hint), None)
+}
+
+/// `POST /auth/sign-up`: creates the account, mails the verification link, signs in.
+pub(crate) async fn sign_up_submit(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    body: Body,
+) -> Response {
+    if !ctx.current.tenant.signup_enabled {
+        return error::sign_up_closed(&ctx);
+    }
+    let fields = match form::read(&ctx.headers, body, true).await {
+        Ok(fields) => fields,
+        Err(e) => return error::form(&ctx, e),
+    };
+    if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
+        return error::csrf(&ctx);
+    }
+    let pending = match pending(&state, &ctx, fields.get("interaction")).await {
+        Ok(pending) => pending,
+        Err(page) => return page,
+    };
+    let email = fields.get("email").unwrap_or_default();
+    let name = fields.get("name").unwrap_or_default();
+    let password = fields.get("password").unwrap_or_default();
+    match state
+        .authn
+        .sign_up(
+            &ctx.current.tenant,
+            &ctx.current.issuer,
+            email,
+            password,
+            fields.non_empty("name"),
+            &ctx.client,
+        )
+        .await
+    {
+        Ok(signed_in) => {
+            signed_in_response(&state, &ctx, signed_in, pending.interaction.as_ref()).await
+        }
+        Err(e) => match error::refusal(&ctx, e) {
+            Ok(refusal) => sign_up_page(&state, &ctx, &pending, (name, email), Some(&refusal)),
+            Err(page) => page,
+        },
+    }
+}

@@ -1,0 +1,373 @@
+//! Every user-visible string of the hosted pages, in one catalogue per language.
+//!
+//! Templates and handlers never spell text themselves: they read a [`Strings`]. A new language is
+//! one more `static` catalogue plus a line in [`Strings::for_accept_language`]. Texts that embed a
+//! value (a client name, a scope) are split around it, so the value is inserted by the template
+//! and escaped there, never formatted into trusted text.
+
+/// One language's texts.
+#[derive(Debug)]
+pub struct Strings {
+    /// BCP 47 tag for `<html lang>`.
+    pub lang: &'static str,
+    /// Separator between page title and tenant name in `<title>`.
+    pub title_separator: &'static str,
+
+    /// Label of the email field.
+    pub email_label: &'static str,
+    /// Label of the current-password field.
+    pub password_label: &'static str,
+    /// Label of a new-password field.
+    pub new_password_label: &'static str,
+    /// Advice under a new-password field.
+    pub new_password_hint: &'static str,
+    /// Label of the full-name field.
+    pub name_label: &'static str,
+
+    /// Sign-in page title.
+    pub sign_in_title: &'static str,
+    /// Before the client name on the sign-in page.
+    pub sign_in_to_continue: &'static str,
+    /// Sign-in button.
+    pub sign_in_submit: &'static str,
+    /// The one message for any failed sign-in (unknown account or wrong password alike).
+    pub bad_credentials: &'static str,
+    /// Lockout and rate limit.
+    pub too_many_attempts: &'static str,
+    /// Link to the forgot-password page.
+    pub forgot_password_link: &'static str,
+    /// Before the sign-up link.
+    pub no_account_yet: &'static str,
+    /// Link to the sign-up page.
+    pub sign_up_link: &'static str,
+    /// Before the sign-in link on sign-up pages.
+    pub have_account: &'static str,
+    /// Link to the sign-in page.
+    pub sign_in_link: &'static str,
+
+    /// Sign-up page title.
+    pub sign_up_title: &'static str,
+    /// Sign-up button.
+    pub sign_up_submit: &'static str,
+    /// Sign-up is not offered by this tenant.
+    pub sign_up_closed: &'static str,
+    /// The email is already registered.
+    pub email_taken: &'static str,
+    /// The email is malformed.
+    pub invalid_email: &'static str,
+    /// Too short or too easy a password.
+    pub weak_password: &'static str,
+    /// A password from a known breach.
+    pub breached_password: &'static str,
+    /// A field that must be filled in.
+    pub required_field: &'static str,
+    /// Title of the page shown after sign-up.
+    pub check_inbox_title: &'static str,
+    /// Body of the page shown after sign-up.
+    pub verification_sent: &'static str,
+    /// Link to continue after sign-up.
+    pub continue_link: &'static str,
+
+    /// Email verification page title.
+    pub verify_email_title: &'static str,
+    /// Email verification explanation.
+    pub verify_email_intro: &'static str,
+    /// Email verification button.
+    pub verify_email_submit: &'static str,
+    /// After verification.
+    pub email_verified: &'static str,
+    /// A link that is unknown, used or expired.
+    pub invalid_link: &'static str,
+    /// Title of the invalid-link page.
+    pub invalid_link_title: &'static str,
+
+    /// Forgot-password page title.
+    pub forgot_password_title: &'static str,
+    /// Forgot-password explanation.
+    pub forgot_password_intro: &'static str,
+    /// Forgot-password button.
+    pub forgot_password_submit: &'static str,
+    /// The same answer whether or not the account exists.
+    pub reset_link_sent: &'static str,
+
+    /// Reset-password page title.
+    pub reset_password_title: &'static str,
+    /// Reset-password button.
+    pub reset_password_submit: &'static str,
+    /// After a reset.
+    pub password_changed: &'static str,
+
+    /// Invitation page title.
+    pub invitation_title: &'static str,
+    /// Invitation explanation.
+    pub invitation_intro: &'static str,
+    /// Invitation button.
+    pub invitation_submit: &'static str,
+
+    /// Consent page title.
+    pub consent_title: &'static str,
+    /// After the client name on the consent page.
+    pub consent_wants: &'static str,
+    /// Allow button.
+    pub consent_allow: &'static str,
+    /// Deny button.
+    pub consent_deny: &'static str,
+    /// Before an unknown scope's name.
+    pub scope_unknown: &'static str,
+    /// `openid`.
+    pub scope_openid: &'static str,
+    /// `profile`.
+    pub scope_profile: &'static str,
+    /// `email`.
+    pub scope_email: &'static str,
+    /// `phone`.
+    pub scope_phone: &'static str,
+    /// `address`.
+    pub scope_address: &'static str,
+    /// `offline_access`.
+    pub scope_offline_access: &'static str,
+
+    /// Account page title.
+    pub account_title: &'static str,
+    /// Before the person's email.
+    pub signed_in_as: &'static str,
+    /// The email is not verified yet.
+    pub email_not_verified: &'static str,
+    /// Link to the sessions page.
+    pub sessions_link: &'static str,
+    /// Sign-out link and button.
+    pub sign_out_submit: &'static str,
+
+    /// Sessions page title.
+    pub sessions_title: &'static str,
+    /// Column: browser.
+    pub session_device: &'static str,
+    /// Column: address.
+    pub session_address: &'static str,
+    /// Column: sign-in time.
+    pub session_created: &'static str,
+    /// Column: last activity.
+    pub session_last_seen: &'static str,
+    /// Column: actions.
+    pub session_actions: &'static str,
+    /// Marks the session of the browser looking at the page.
+    pub this_device: &'static str,
+    /// Unknown browser or address.
+    pub unknown: &'static str,
+    /// Suffix of times shown in UTC.
+    pub utc: &'static str,
+    /// Revoke button of one session.
+    pub session_revoke: &'static str,
+    /// Link back to the account page.
+    pub back_to_account: &'static str,
+
+    /// Sign-out page title.
+    pub sign_out_title: &'static str,
+    /// Sign-out confirmation question.
+    pub sign_out_confirm: &'static str,
+    /// An application asks to sign out, before its name.
+    pub end_session_client: &'static str,
+    /// An unnamed application asks to sign out.
+    pub end_session_unknown_client: &'static str,
+    /// Stay signed in.
+    pub stay_signed_in: &'static str,
+    /// Signed-out page title.
+    pub signed_out_title: &'static str,
+    /// Signed-out page body.
+    pub signed_out: &'static str,
+
+    /// Title of the page for refused forms (CSRF).
+    pub form_expired_title: &'static str,
+    /// Body of the page for refused forms (CSRF).
+    pub form_expired: &'static str,
+    /// Title of generic request errors.
+    pub bad_request_title: &'static str,
+    /// An unreadable form (duplicate fields, wrong type).
+    pub bad_form: &'static str,
+    /// An oversized form.
+    pub form_too_large: &'static str,
+    /// Title of the not-found page.
+    pub not_found_title: &'static str,
+    /// Body of the not-found page.
+    pub not_found: &'static str,
+    /// Title of a server error.
+    pub server_error_title: &'static str,
+    /// Body of a server error.
+    pub server_error: &'static str,
+    /// Title of an authorization error page.
+    pub authorize_error_title: &'static str,
+    /// Label before the error code on the authorization error page.
+    pub error_code_label: &'static str,
+    /// A sign-in request that expired or is unknown.
+    pub interaction_expired: &'static str,
+    /// A page that needs a signed-in person.
+    pub sign_in_required: &'static str,
+}
+
+/// English.
+pub static EN: Strings = Strings {
+    lang: "en",
+    title_separator: " – ",
+
+    email_label: "Email address",
+    password_label: "Password",
+    new_password_label: "New password",
+    new_password_hint: "Use a long passphrase that you do not use anywhere else.",
+    name_label: "Full name",
+
+    sign_in_title: "Sign in",
+    sign_in_to_continue: "Sign in to continue to",
+    sign_in_submit: "Sign in",
+    bad_credentials: "The email or password is incorrect",
+    too_many_attempts: "Too many attempts. Wait a few minutes, then try again.",
+    forgot_password_link: "Forgot your password?",
+    no_account_yet: "No account yet?",
+    sign_up_link: "Create an account",
+    have_account: "Already have an account?",
+    sign_in_link: "Sign in",
+
+    sign_up_title: "Create an account",
+    sign_up_submit: "Create account",
+    sign_up_closed: "This organisation does not offer sign-up. Ask an administrator for an invitation.",
+    email_taken: "An account with this email address already exists. Sign in or reset your password.",
+    invalid_email: "Enter a valid email address, like name@example.com.",
+    weak_password: "This password is too short or too easy to guess.",
+    breached_password: "This password has appeared in a data breach. Choose a different one.",
+    required_field: "This field is required.",
+    check_inbox_title: "Check your inbox",
+    verification_sent: "We sent you a link to confirm your email address.",
+    continue_link: "Continue",
+
+    verify_email_title: "Confirm your email address",
+    verify_email_intro: "Select the button to confirm your email address.",
+    verify_email_submit: "Confirm email address",
+    email_verified: "Your email address is confirmed.",
+    invalid_link: "This link is invalid, has been used already, or has expired.",
+    invalid_link_title: "This link cannot be used",
+
+    forgot_password_title: "Reset your password",
+    forgot_password_intro: "Enter your email address and we will send you a link to choose a new password.",
+    forgot_password_submit: "Send link",
+    reset_link_sent: "If an account exists for that address, we sent it a link to reset the password. The link expires soon.",
+
+    reset_password_title: "Choose a new password",
+    reset_password_submit: "Save password",
+    password_changed: "Your password has been changed and every other session has been signed out. Sign in with your new password.",
+
+    invitation_title: "Accept your invitation",
+    invitation_intro: "Enter your name and choose a password to finish setting up your account.",
+    invitation_submit: "Accept invitation",
+
+    consent_title: "Allow access?",
+    consent_wants: "would like to:",
+    consent_allow: "Allow",
+    consent_deny: "Deny",
+    scope_unknown: "Use the permission",
+    scope_openid: "Confirm who you are",
+    scope_profile: "See your name and basic profile",
+    scope_email: "See your email address",
+    scope_phone: "See your phone number",
+    scope_address: "See your postal address",
+    scope_offline_access: "Keep access while you are not using it",
+
+    account_title: "Your account",
+    signed_in_as: "Signed in as",
+    email_not_verified: "Your email address is not confirmed yet.",
+    sessions_link: "Your active sessions",
+    sign_out_submit: "Sign out",
+
+    sessions_title: "Active sessions",
+    session_device: "Browser",
+    session_address: "Address",
+    session_created: "Signed in",
+    session_last_seen: "Last active",
+    session_actions: "Actions",
+    this_device: "This device",
+    unknown: "Unknown",
+    utc: "UTC",
+    session_revoke: "Sign out this session",
+    back_to_account: "Back to your account",
+
+    sign_out_title: "Sign out",
+    sign_out_confirm: "Do you want to sign out?",
+    end_session_client: "This application asks you to sign out:",
+    end_session_unknown_client: "An application asks you to sign out.",
+    stay_signed_in: "Stay signed in",
+    signed_out_title: "You are signed out",
+    signed_out: "You have been signed out. You can close this window.",
+
+    form_expired_title: "This form has expired",
+    form_expired: "The form was open too long or was sent from another site. Go back, reload the page and try again.",
+    bad_request_title: "The request cannot be processed",
+    bad_form: "The form could not be read. Reload the page and try again.",
+    form_too_large: "The form is too large.",
+    not_found_title: "Page not found",
+    not_found: "There is nothing at this address.",
+    server_error_title: "Something went wrong",
+    server_error: "The service could not complete your request. Try again in a moment.",
+    authorize_error_title: "The sign-in request cannot be completed",
+    error_code_label: "Error",
+    interaction_expired: "This sign-in request has expired or is unknown. Go back to the application and start again.",
+    sign_in_required: "Sign in to see this page.",
+};
+
+impl Strings {
+    /// The catalogue that best matches an `Accept-Language` header (RFC 9110 §12.5.4); English
+    /// when nothing matches. Only the primary language subtag is compared.
+    pub fn for_accept_language(_accept_language: Option<&str>) -> &'static Strings {
+        // One catalogue so far; a second language adds a branch on the parsed preference list.
+        &EN
+    }
+
+    /// The human description of a scope; `None` for scopes without one (the page then shows
+    /// [`Strings::scope_unknown`] followed by the scope's name).
+    pub fn scope(&self, scope: &str) -> Option<&'static str> {
+        // Copy out of `&self` to `'static`: the catalogues are statics.
+        let text = match scope {
+            "openid" => self.scope_openid,
+            "profile" => self.scope_profile,
+            "email" => self.scope_email,
+            "phone" => self.scope_phone,
+            "address" => self.scope_address,
+            "offline_access" => self.scope_offline_access,
+            _ => return None,
+        };
+        Some(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generic_sign_in_failure_names_neither_field_as_the_culprit() {
+        assert_eq!(EN.bad_credentials, "The email or password is incorrect");
+        assert!(
+            !EN.reset_link_sent.to_lowercase().contains("no account"),
+            "forgot-password must not reveal whether an account exists"
+        );
+    }
+
+    #[test]
+    fn standard_scopes_have_descriptions_and_others_do_not() {
+        for scope in [
+            "openid",
+            "profile",
+            "email",
+            "phone",
+            "address",
+            "offline_access",
+        ] {
+            assert!(EN.scope(scope).is_some_and(|d| !d.is_empty()), "{scope}");
+        }
+        assert_eq!(EN.scope("orders:read"), None);
+    }
+
+    #[test]
+    fn english_is_the_fallback_for_any_preference() {
+        for header in [None, Some("fr-CH, fr;q=0.9"), Some("*"), Some("")] {
+            assert_eq!(Strings::for_accept_language(header).lang, "en");
+        }
+    }
+}

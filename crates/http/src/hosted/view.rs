@@ -1,0 +1,680 @@
+//! Rendering of the hosted pages: the compile-time templates (askama, `templates/hosted/`), the
+//! view models they read, the one inline stylesheet and the security headers every hosted
+//! response carries.
+//!
+//! Pages are built from a small vocabulary (lines of text, a list, a form of labelled fields,
+//! links) rather than one template per page, so accessibility rules live in one template:
+//! every input has a `<label for>`, the first (or first invalid) field has `autofocus`, errors
+//! sit in `role="alert"` elements that invalid inputs point to with `aria-describedby`.
+//! askama escapes every value for HTML; nothing reflected is ever marked safe (only the
+//! stylesheet, a constant, is).
+
+use super::strings::Strings;
+use askama::Template;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use http::header::{
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, PRAGMA, REFERRER_POLICY,
+    X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+};
+use http::{HeaderMap, HeaderValue, StatusCode};
+use sha2::{Digest, Sha256};
+use std::sync::LazyLock;
+
+/// The stylesheet, inlined in every page and allowed by its hash in the CSP (no external
+/// assets, no extra request, no `'unsafe-inline'`).
+const CSS: &str = "\
+*,*::before,*::after{box-sizing:border-box}\
+body{margin:0;font:16px/1.5 system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;color:#1b1b1f;background:#f4f4f6}\
+main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px rgba(0,0,0,.15)}\
+main:has(table){max-width:56rem}\
+@media (max-width:32rem){main{margin:0;border-radius:0;box-shadow:none;min-height:100vh}}\
+h1{font-size:1.5rem;margin:.25rem 0 1rem}\
+.tenant{margin:0;color:#4a4a55;font-weight:600}\
+.field{margin:0 0 1rem}\
+label{display:block;font-weight:600;margin-bottom:.25rem}\
+input{width:100%;padding:.6rem;font:inherit;border:1px solid #767680;border-radius:.25rem}\
+input[aria-invalid=true]{border-color:#b3261e;border-width:2px}\
+.hint{margin:.25rem 0 0;color:#4a4a55;font-size:.9rem}\
+.error{margin:.25rem 0 0;color:#b3261e;font-weight:600}\
+.alert{padding:.75rem;margin:0 0 1rem;border-left:4px solid #b3261e;background:#fdecea;color:#5f1410}\
+.notice{padding:.75rem;margin:0 0 1rem;border-left:4px solid #1a7f37;background:#e9f7ee}\
+.actions{display:flex;gap:.5rem;flex-wrap:wrap}\
+button{padding:.6rem 1.2rem;font:inherit;font-weight:600;border-radius:.25rem;border:2px solid #1a5fb4;cursor:pointer}\
+button.primary{background:#1a5fb4;color:#fff}\
+button.secondary{background:#fff;color:#1a5fb4}\
+a{color:#1a5fb4}\
+:focus-visible{outline:3px solid #f5a623;outline-offset:2px}\
+.table{overflow-x:auto}\
+table{border-collapse:collapse;width:100%}\
+th,td{text-align:left;padding:.5rem;border-bottom:1px solid #d0d0d7;vertical-align:top}\
+td form{margin:0}\
+.badge{display:inline-block;padding:0 .4rem;border-radius:.25rem;background:#e9f7ee;color:#1a7f37;font-size:.85rem}\
+dt{font-weight:600}dd{margin:0 0 .5rem}\
+code{overflow-wrap:anywhere}\
+";
+
+/// SHA-256 of the stylesheet, as a CSP hash source.
+static STYLE_HASH: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "'sha256-{}'",
+        STANDARD.encode(Sha256::digest(CSS.as_bytes()))
+    )
+});
+
+/// Where a page's form may lead besides our own origin: the origin of an application's
+/// redirect target. Browsers that apply `form-action` to the redirects following a submission
+/// (Chromium, Safari) would otherwise refuse the final 303 to the application.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FormTargets(Vec<String>);
+
+impl FormTargets {
+    /// The CSP source for `uri`: its origin for http(s), its scheme for a native app's private
+    /// scheme (RFC 8252 §7.1); `None` for anything unusable.
+    pub(crate) fn source_of(uri: &str) -> Option<String> {
+        let url = url::Url::parse(uri).ok()?;
+        let source = match url.scheme() {
+            "http" | "https" => url.origin().ascii_serialization(),
+            "javascript" | "data" | "vbscript" | "file" | "blob" => return None,
+            scheme => format!("{scheme}:"),
+        };
+        // A source is one token: nothing that could end it or start another directive.
+        source
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b';' | b',' | b'\'' | b'"'))
+            .then_some(source)
+    }
+}
+
+/// `Content-Security-Policy` of a hosted response: nothing may load but the inline
+/// stylesheet, forms post only to us (and where `targets` say they lead), no site may frame
+/// the pages (RFC 9700 §4.16), and no `<base>` may redirect relative links.
+fn csp(targets: Option<&FormTargets>) -> HeaderValue {
+    let mut form_action = "'self'".to_owned();
+    for source in targets.map(|t| t.0.as_slice()).unwrap_or_default() {
+        form_action.push(' ');
+        form_action.push_str(source);
+    }
+    let policy = format!(
+        "default-src 'none'; style-src {}; frame-ancestors 'none'; \
+         form-action {form_action}; base-uri 'none'",
+        *STYLE_HASH
+    );
+    HeaderValue::from_str(&policy).unwrap_or_else(|_| {
+        HeaderValue::from_static(
+            "default-src 'none'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        )
+    })
+}
+
+/// Adds the hosted pages' security headers (RFC 9700 §4.2.4, §4.16): no framing, no referrer,
+/// no sniffing, never cached. `targets` widens `form-action` for the page that carries them.
+pub(crate) fn secure_headers(headers: &mut HeaderMap, targets: Option<&FormTargets>) {
+    headers.insert(CONTENT_SECURITY_POLICY, csp(targets));
+    headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(PRAGMA, HeaderValue::from_static("no-cache"));
+}
+
+/// What every page shows around its content.
+#[derive(Debug, Clone)]
+pub(crate) struct Chrome {
+    /// The catalogue of the page's language.
+    pub(crate) s: &'static Strings,
+    /// The tenant's display name (title and header).
+    pub(crate) tenant: String,
+    /// The stylesheet.
+    pub(crate) css: &'static str,
+}
+
+impl Chrome {
+    /// Chrome for a tenant in a language.
+    pub(crate) fn new(s: &'static Strings, tenant: impl Into<String>) -> Self {
+        Self {
+            s,
+            tenant: tenant.into(),
+            css: CSS,
+        }
+    }
+}
+
+/// A paragraph: fixed text, optionally a reflected value (shown strong) and more fixed text.
+#[derive(Debug, Clone)]
+pub(crate) struct Line {
+    pub(crate) lead: &'static str,
+    pub(crate) value: Option<String>,
+    pub(crate) tail: &'static str,
+}
+
+/// A list entry: a description, optionally followed by a code-formatted value.
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    pub(crate) text: &'static str,
+    pub(crate) code: Option<String>,
+}
+
+/// A link, optionally introduced by text.
+#[derive(Debug, Clone)]
+pub(crate) struct Link {
+    pub(crate) lead: Option<&'static str>,
+    pub(crate) label: &'static str,
+    pub(crate) href: String,
+}
+
+/// A labelled input.
+#[derive(Debug, Clone)]
+pub(crate) struct Field {
+    pub(crate) name: &'static str,
+    pub(crate) label: &'static str,
+    pub(crate) kind: &'static str,
+    pub(crate) autocomplete: &'static str,
+    pub(crate) value: String,
+    pub(crate) required: bool,
+    pub(crate) max_length: usize,
+    pub(crate) hint: Option<&'static str>,
+    pub(crate) error: Option<&'static str>,
+    pub(crate) invalid: bool,
+    /// Ids of the hint, own error and form-level alert, space-separated (set by [`Form`]).
+    pub(crate) described_by: String,
+    pub(crate) autofocus: bool,
+    /// Points at the form-level alert (a failure that concerns this field without saying
+    /// which, like a failed sign-in).
+    alert_related: bool,
+}
+
+impl Field {
+    fn new(name: &'static str, label: &'static str, kind: &'static str, ac: &'static str) -> Self {
+        Self {
+            name,
+            label,
+            kind,
+            autocomplete: ac,
+            value: String::new(),
+            required: true,
+            max_length: 0,
+            hint: None,
+            error: None,
+            invalid: false,
+            described_by: String::new(),
+            autofocus: false,
+            alert_related: false,
+        }
+    }
+
+    /// The sign-in address (`autocomplete="username"`, so password managers pair it).
+    pub(crate) fn email(s: &Strings, value: &str) -> Self {
+        let mut field = Self::new("email", s.email_label, "email", "username");
+        field.value = value.to_owned();
+        field.max_length = 254;
+        field
+    }
+
+    /// The current password; never pre-filled.
+    pub(crate) fn current_password(s: &Strings) -> Self {
+        Self::new("password", s.password_label, "password", "current-password")
+    }
+
+    /// A password being chosen; never pre-filled.
+    pub(crate) fn new_password(s: &Strings) -> Self {
+        let mut field = Self::new("password", s.new_password_label, "password", "new-password");
+        field.hint = Some(s.new_password_hint);
+        field
+    }
+
+    /// The person's full name.
+    pub(crate) fn name(s: &Strings, value: &str) -> Self {
+        let mut field = Self::new("name", s.name_label, "text", "name");
+        field.value = value.to_owned();
+        field.max_length = 200;
+        field
+    }
+
+    /// Marks the field invalid with its own message.
+    pub(crate) fn error(mut self, message: &'static str) -> Self {
+        self.error = Some(message);
+        self.invalid = true;
+        self
+    }
+
+    /// Marks the field invalid, explained by the form-level alert.
+    pub(crate) fn invalid(mut self) -> Self {
+        self.invalid = true;
+        self.alert_related = true;
+        self
+    }
+}
+
+/// A submit button; `name`/`value` tell several buttons apart.
+#[derive(Debug, Clone)]
+pub(crate) struct Button {
+    pub(crate) name: Option<&'static str>,
+    pub(crate) value: &'static str,
+    pub(crate) label: &'static str,
+    pub(crate) primary: bool,
+}
+
+impl Button {
+    /// The main action.
+    pub(crate) fn primary(label: &'static str) -> Self {
+        Self {
+            name: None,
+            value: "",
+            label,
+            primary: true,
+        }
+    }
+
+    /// A named choice (`decision=allow`).
+    pub(crate) fn choice(
+        name: &'static str,
+        value: &'static str,
+        label: &'static str,
+        primary: bool,
+    ) -> Self {
+        Self {
+            name: Some(name),
+            value,
+            label,
+            primary,
+        }
+    }
+}
+
+/// A POST form; the CSRF token is always its first hidden field.
+#[derive(Debug, Clone)]
+pub(crate) struct Form {
+    pub(crate) action: String,
+    pub(crate) hidden: Vec<(String, String)>,
+    pub(crate) fields: Vec<Field>,
+    pub(crate) buttons: Vec<Button>,
+}
+
+impl Form {
+    /// A form posting to `action` (a path of ours) carrying the CSRF token.
+    pub(crate) fn new(action: impl Into<String>, csrf: &str) -> Self {
+        Self {
+            action: action.into(),
+            hidden: vec![("csrf".to_owned(), csrf.to_owned())],
+            fields: Vec::new(),
+            buttons: Vec::new(),
+        }
+    }
+
+    /// Adds a hidden value (present values only).
+    pub(crate) fn hidden(mut self, name: &str, value: Option<&str>) -> Self {
+        if let Some(value) = value {
+            self.hidden.push((name.to_owned(), value.to_owned()));
+        }
+        self
+    }
+
+    /// Adds a field.
+    pub(crate) fn field(mut self, field: Field) -> Self {
+        self.fields.push(field);
+        self
+    }
+
+    /// Adds a button.
+    pub(crate) fn button(mut self, button: Button) -> Self {
+        self.buttons.push(button);
+        self
+    }
+
+    /// Wires `aria-describedby` and puts `autofocus` on the first invalid field, else the
+    /// first field.
+    fn finish(&mut self, has_alert: bool) {
+        for field in &mut self.fields {
+            let mut ids = Vec::new();
+            if field.alert_related && has_alert {
+                ids.push("form-error".to_owned());
+            }
+            if field.error.is_some() {
+                ids.push(format!("{}-error", field.name));
+            }
+            if field.hint.is_some() {
+                ids.push(format!("{}-hint", field.name));
+            }
+            field.described_by = ids.join(" ");
+        }
+        let focus = self
+            .fields
+            .iter()
+            .position(|f| f.invalid)
+            .or(if self.fields.is_empty() {
+                None
+            } else {
+                Some(0)
+            });
+        if let Some(index) = focus
+            && let Some(field) = self.fields.get_mut(index)
+        {
+            field.autofocus = true;
+        }
+    }
+}
+
+/// A hosted page's content.
+#[derive(Debug, Clone)]
+pub(crate) struct Page {
+    pub(crate) status: StatusCode,
+    pub(crate) title: &'static str,
+    pub(crate) alert: Option<String>,
+    pub(crate) lines: Vec<Line>,
+    pub(crate) items: Vec<Item>,
+    pub(crate) details: Vec<(&'static str, String)>,
+    pub(crate) form: Option<Form>,
+    pub(crate) links: Vec<Link>,
+    /// Where the form may lead besides us (see [`FormTargets`]).
+    pub(crate) targets: FormTargets,
+}
+
+impl Page {
+    /// An empty 200 page.
+    pub(crate) fn new(title: &'static str) -> Self {
+        Self {
+            status: StatusCode::OK,
+            title,
+            alert: None,
+            lines: Vec::new(),
+            items: Vec::new(),
+            details: Vec::new(),
+            form: None,
+            links: Vec::new(),
+            targets: FormTargets::default(),
+        }
+    }
+
+    /// Sets the status.
+    pub(crate) fn status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// Sets the form-level alert.
+    pub(crate) fn alert(mut self, text: impl Into<String>) -> Self {
+        self.alert = Some(text.into());
+        self
+    }
+
+    /// Adds a paragraph of fixed text.
+    pub(crate) fn text(self, text: &'static str) -> Self {
+        self.line(text, None, "")
+    }
+
+    /// Adds a paragraph around a reflected value.
+    pub(crate) fn line(
+        mut self,
+        lead: &'static str,
+        value: Option<String>,
+        tail: &'static str,
+    ) -> Self {
+        self.lines.push(Line { lead, value, tail });
+        self
+    }
+
+    /// Adds a list entry.
+    pub(crate) fn item(mut self, text: &'static str, code: Option<String>) -> Self {
+        self.items.push(Item { text, code });
+        self
+    }
+
+    /// Adds a labelled value.
+    pub(crate) fn detail(mut self, label: &'static str, value: impl Into<String>) -> Self {
+        self.details.push((label, value.into()));
+        self
+    }
+
+    /// Sets the form.
+    pub(crate) fn form(mut self, form: Form) -> Self {
+        self.form = Some(form);
+        self
+    }
+
+    /// Adds a link.
+    pub(crate) fn link(
+        mut self,
+        lead: Option<&'static str>,
+        label: &'static str,
+        href: String,
+    ) -> Self {
+        self.links.push(Link { lead, label, href });
+        self
+    }
+
+    /// Lets the form lead to where `uri` points (its origin), when it is usable.
+    pub(crate) fn form_target(mut self, uri: &str) -> Self {
+        if let Some(source) = FormTargets::source_of(uri) {
+            self.targets.0.push(source);
+        }
+        self
+    }
+
+    /// Renders the page in `chrome` as an HTML response.
+    pub(crate) fn render(mut self, chrome: &Chrome) -> Response {
+        let has_alert = self.alert.is_some();
+        if let Some(form) = &mut self.form {
+            form.finish(has_alert);
+        }
+        let view = PageView {
+            chrome,
+            title: self.title,
+            page: &self,
+        };
+        let mut response = html(self.status, view.render());
+        if !self.targets.0.is_empty() {
+            response.extensions_mut().insert(self.targets.clone());
+        }
+        response
+    }
+}
+
+/// One row of the sessions page.
+#[derive(Debug, Clone)]
+pub(crate) struct SessionRow {
+    pub(crate) id: String,
+    pub(crate) user_agent: String,
+    pub(crate) ip: String,
+    pub(crate) created: String,
+    pub(crate) created_iso: String,
+    pub(crate) last_seen: String,
+    pub(crate) last_seen_iso: String,
+    pub(crate) current: bool,
+}
+
+#[derive(Template)]
+#[template(path = "hosted/page.html")]
+struct PageView<'a> {
+    chrome: &'a Chrome,
+    title: &'a str,
+    page: &'a Page,
+}
+
+/// The sessions page.
+#[derive(Template)]
+#[template(path = "hosted/sessions.html")]
+pub(crate) struct SessionsView<'a> {
+    pub(crate) chrome: &'a Chrome,
+    pub(crate) title: &'a str,
+    pub(crate) notice: Option<&'static str>,
+    pub(crate) csrf: &'a str,
+    pub(crate) rows: Vec<SessionRow>,
+}
+
+impl SessionsView<'_> {
+    /// Renders as a 200 response.
+    pub(crate) fn respond(&self) -> Response {
+        html(StatusCode::OK, self.render())
+    }
+}
+
+/// An HTML response, or a bare 500 when a template failed to render (only a formatting
+/// error can make it fail, and the page must still never be partial).
+fn html(status: StatusCode, rendered: askama::Result<String>) -> Response {
+    match rendered {
+        Ok(body) => {
+            let mut response = (status, body).into_response();
+            response.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            response
+        }
+        Err(error) => {
+            tracing::error!(error = %error, "a hosted page failed to render");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosted::strings::EN;
+    use http_body_util::BodyExt;
+
+    async fn body(response: Response) -> String {
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    const XSS: &str = "\"><img src=x onerror=alert(1)><script>alert(2)</script>";
+
+    #[tokio::test]
+    async fn every_reflected_value_is_escaped() {
+        let chrome = Chrome::new(&EN, XSS);
+        let page = Page::new(EN.sign_in_title)
+            .alert(XSS)
+            .line(EN.sign_in_to_continue, Some(XSS.into()), "")
+            .item(EN.scope_unknown, Some(XSS.into()))
+            .detail(EN.error_code_label, XSS)
+            .link(
+                None,
+                EN.sign_up_link,
+                format!("/auth/sign-up?interaction={XSS}"),
+            )
+            .form(
+                Form::new("/auth/sign-in", XSS)
+                    .hidden("interaction", Some(XSS))
+                    .field(Field::email(&EN, XSS)),
+            );
+        let html = body(page.render(&chrome)).await;
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("\"><"), "{html}");
+        assert!(html.contains("&#60;script&#62;"), "{html}");
+    }
+
+    #[tokio::test]
+    async fn forms_are_accessible() {
+        let chrome = Chrome::new(&EN, "Acme");
+        let page = Page::new(EN.sign_in_title)
+            .status(StatusCode::UNAUTHORIZED)
+            .alert(EN.bad_credentials)
+            .form(
+                Form::new("/auth/sign-in", "tok")
+                    .field(Field::email(&EN, "ada@example.com").invalid())
+                    .field(Field::current_password(&EN).invalid())
+                    .button(Button::primary(EN.sign_in_submit)),
+            );
+        let response = page.render(&chrome);
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(response.headers()[CONTENT_TYPE], "text/html; charset=utf-8");
+        let html = body(response).await;
+        assert!(html.contains("<html lang=\"en\">"));
+        assert!(html.contains("<title>Sign in – Acme</title>"));
+        assert!(html.contains("<label for=\"email\">"));
+        assert!(html.contains("<label for=\"password\">"));
+        assert!(html.contains("autocomplete=\"username\""));
+        assert!(html.contains("autocomplete=\"current-password\""));
+        assert!(html.contains("role=\"alert\">The email or password is incorrect<"));
+        assert!(html.contains("aria-invalid=\"true\" aria-describedby=\"form-error\""));
+        assert_eq!(html.matches("autofocus").count(), 1);
+        let email_at = html.find("id=\"email\"").unwrap();
+        assert!(html[email_at..].find("autofocus") < html[email_at..].find("id=\"password\""));
+        assert!(html.contains("name=\"csrf\" value=\"tok\""));
+    }
+
+    #[tokio::test]
+    async fn field_errors_and_hints_are_described() {
+        let chrome = Chrome::new(&EN, "Acme");
+        let page = Page::new(EN.sign_up_title).form(
+            Form::new("/auth/sign-up", "tok")
+                .field(Field::email(&EN, ""))
+                .field(Field::new_password(&EN).error(EN.weak_password)),
+        );
+        let html = body(page.render(&chrome)).await;
+        assert!(html.contains("autocomplete=\"new-password\""));
+        assert!(html.contains("aria-describedby=\"password-error password-hint\""));
+        assert!(html.contains("<p id=\"password-error\" class=\"error\" role=\"alert\">"));
+        let password_at = html.find("id=\"password\"").unwrap();
+        assert!(
+            html[password_at..].contains("autofocus"),
+            "the invalid field gets focus"
+        );
+    }
+
+    #[test]
+    fn the_policy_allows_exactly_the_inline_stylesheet() {
+        let mut headers = HeaderMap::new();
+        secure_headers(&mut headers, None);
+        let csp = headers[CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        for directive in [
+            "default-src 'none'",
+            "frame-ancestors 'none'",
+            "form-action 'self'",
+        ] {
+            assert!(csp.contains(directive), "{csp}");
+        }
+        let hash = STANDARD.encode(Sha256::digest(CSS.as_bytes()));
+        assert!(csp.contains(&format!("style-src 'sha256-{hash}'")), "{csp}");
+        assert!(!csp.contains("unsafe-inline"));
+        assert_eq!(headers[X_FRAME_OPTIONS], "DENY");
+        assert_eq!(headers[REFERRER_POLICY], "no-referrer");
+        assert_eq!(headers[CACHE_CONTROL], "no-store");
+        assert_eq!(headers[X_CONTENT_TYPE_OPTIONS], "nosniff");
+    }
+
+    #[test]
+    fn form_targets_widen_form_action_by_origin_or_private_scheme_only() {
+        assert_eq!(
+            FormTargets::source_of("https://app.example.com:8443/cb?x=1#f").as_deref(),
+            Some("https://app.example.com:8443")
+        );
+        assert_eq!(
+            FormTargets::source_of("com.example.app:/oauth").as_deref(),
+            Some("com.example.app:")
+        );
+        for bad in [
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "not a url",
+            "/relative",
+        ] {
+            assert_eq!(FormTargets::source_of(bad), None, "{bad}");
+        }
+        let mut targets = FormTargets::default();
+        targets.0.push("https://app.example.com".into());
+        let mut headers = HeaderMap::new();
+        secure_headers(&mut headers, Some(&targets));
+        let csp = headers[CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            csp.contains("form-action 'self' https://app.example.com;"),
+            "{csp}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_rendered_stylesheet_is_byte_identical_to_the_hashed_one() {
+        let html = body(Page::new(EN.sign_in_title).render(&Chrome::new(&EN, "Acme"))).await;
+        assert!(html.contains(&format!("<style>{CSS}</style>")));
+    }
+}

@@ -1,0 +1,9 @@
+//! Hosted sign-in end to end, as a browser drives it: the authorization code flow through the
+//! sign-in and consent pages, the account pages (sign-up, email verification, password reset,
+//! invitations, sessions, sign-out, RP-initiated logout), and the pages' defences (CSRF,
+//! escaping, security headers, form limits), on SQLite and PostgreSQL.
+
+mod accounts;
+mod flow;
+mod security;
+mod support;

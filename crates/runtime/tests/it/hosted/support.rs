@@ -1,0 +1,470 @@
+//! Helpers of the hosted sign-in tests: an app serving tenants under `localhost` with cheap
+//! Argon2 and mail written to a file, a tenant with an application and a person, and a
+//! [`Browser`] (cookie jar, no redirects followed) that reads forms the way a person fills them.
+
+use crate::binary;
+use reqwest::cookie::{CookieStore, Jar};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use svc_testkit::{Backend, Process, TestApp};
+
+/// A PKCE verifier and its S256 challenge (base64url of its SHA-256, RFC 7636 §4.2).
+pub(super) const VERIFIER: &str = "dBjftJeZ4CVP-mJ92ZAzg4pdM0LMXh6x5rQOQnDJfWM";
+pub(super) const CHALLENGE: &str = "2XHK-GJmT4fXkaU7betaGOmS_rNgq58J-MKNvwiC4cQ";
+/// The application's registered redirect URI.
+pub(super) const REDIRECT: &str = "https://app.example.com/callback";
+/// The password of [`World::user`].
+pub(super) const PASSWORD: &str = "correct horse battery staple";
+/// What a hostile value looks like in every reflected parameter.
+pub(super) const XSS: &str = "\"><img src=x onerror=alert(1)><script>alert(2)</script>";
+
+/// A running app, a tenant with an application and a person, and where mail goes.
+pub(super) struct World {
+    pub(super) app: TestApp,
+    pub(super) host: String,
+    pub(super) token: String,
+    pub(super) client_id: String,
+    pub(super) client_secret: String,
+    pub(super) user: String,
+    mail: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// Options of [`World::new`].
+#[derive(Default)]
+pub(super) struct Setup {
+    pub(super) signup: bool,
+    pub(super) first_party: bool,
+    pub(super) client_name: Option<String>,
+}
+
+impl World {
+    /// The app on `backend` with tenant `acme` (sign-up as asked), a third-party (or
+    /// first-party) code-flow application and a person `ada@example.com`.
+    pub(super) async fn new(backend: Backend, setup: Setup) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mail = dir.path().join("mail.jsonl");
+        let sink = format!("file:{}", mail.display());
+        let mut env = vec![("SVC_SERVER__BASE_DOMAIN", "localhost")];
+        env.extend([
+            ("SVC_AUTH__ARGON2_MEMORY_KIB", "8192"),
+            ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
+            ("SVC_EMAIL__PROVIDER", "log"),
+        ]);
+        env.push(("SVC_EMAIL__LOG__SINK", sink.as_str()));
+        let app = TestApp::spawn_with(backend, &env).await;
+        let operator = operator_token(&app).await;
+        let created = app
+            .request(reqwest::Method::POST, "/api/v1/control-plane/tenants")
+            .bearer_auth(&operator)
+            .json(&json!({"slug": "acme", "display_name": "Acme Corp", "signup_enabled": setup.signup}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(created.status(), 201);
+        let created: Value = created.json().await.unwrap();
+        let port = app.url.rsplit(':').next().unwrap().to_owned();
+        let host = format!("acme.localhost:{port}");
+        let management = &created["management_application"];
+        let token = management_token(
+            &app,
+            &host,
+            management["client_id"].as_str().unwrap(),
+            management["client_secret"].as_str().unwrap(),
+        )
+        .await;
+        let mut world = Self {
+            host,
+            app,
+            token,
+            client_id: String::new(),
+            client_secret: String::new(),
+            user: "ada@example.com".into(),
+            mail,
+            _dir: dir,
+        };
+        let name = setup.client_name.unwrap_or_else(|| "Shop".into());
+        let (id, secret) = world.register(&name, setup.first_party).await;
+        world.client_id = id;
+        world.client_secret = secret;
+        let user = world.user.clone();
+        world.create_user(&user, PASSWORD).await;
+        world
+    }
+
+    /// Registers a code-flow application: `(client_id, client_secret)`.
+    pub(super) async fn register(&self, name: &str, first_party: bool) -> (String, String) {
+        let response = self
+            .api(reqwest::Method::POST, "/api/v1/applications")
+            .json(&json!({
+                "name": name,
+                "redirect_uris": [REDIRECT],
+                "post_logout_redirect_uris": ["https://app.example.com/bye"],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "token_endpoint_auth_method": "client_secret_basic",
+                "allowed_scopes": ["openid", "profile", "email", "offline_access"],
+                "first_party": first_party,
+            }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.unwrap();
+        (
+            body["client_id"].as_str().unwrap().to_owned(),
+            body["client_secret"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// Creates an active person with a password through the management API.
+    pub(super) async fn create_user(&self, email: &str, password: &str) -> Value {
+        let response = self
+            .api(reqwest::Method::POST, "/api/v1/tenant-users")
+            .json(&json!({"email": email, "password": password, "name": "Ada Lovelace"}))
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(status, 201, "{body}");
+        body
+    }
+
+    /// A management API request on the tenant's host.
+    pub(super) fn api(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.app
+            .request(method, path)
+            .header("host", &self.host)
+            .bearer_auth(&self.token)
+    }
+
+    /// The tenant's issuer.
+    pub(super) fn issuer(&self) -> String {
+        format!("http://{}", self.host)
+    }
+
+    /// A fresh browser (empty cookie jar).
+    pub(super) fn browser(&self) -> Browser {
+        Browser::new(&self.app, &self.host)
+    }
+
+    /// `/oauth/authorize?…` for the world's application, with PKCE and `state`.
+    pub(super) fn authorize_path(
+        &self,
+        scope: &str,
+        state: &str,
+        extra: &[(&str, &str)],
+    ) -> String {
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", &self.client_id)
+            .append_pair("redirect_uri", REDIRECT)
+            .append_pair("scope", scope)
+            .append_pair("state", state)
+            .append_pair("code_challenge", CHALLENGE)
+            .append_pair("code_challenge_method", "S256");
+        for (k, v) in extra {
+            query.append_pair(k, v);
+        }
+        format!("/oauth/authorize?{}", query.finish())
+    }
+
+    /// The one-time link most recently mailed to `to` whose path is `path`.
+    pub(super) fn mailed_link(&self, to: &str, path: &str) -> String {
+        let text = std::fs::read_to_string(&self.mail).unwrap_or_default();
+        let link = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["to"] == to)
+            .filter_map(|m| m["link"].as_str().map(str::to_owned))
+            .rfind(|l| l.contains(path))
+            .unwrap_or_else(|| panic!("no {path} link mailed to {to}: {text}"));
+        assert!(
+            link.starts_with(&self.issuer()),
+            "links use the issuer: {link}"
+        );
+        link.replacen(&self.issuer(), "", 1)
+    }
+
+    /// Whether any message went to `to`.
+    pub(super) fn mail_count(&self, to: &str) -> usize {
+        std::fs::read_to_string(&self.mail)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["to"] == to)
+            .count()
+    }
+
+    /// Redeems a code at the token endpoint.
+    pub(super) async fn redeem(&self, code: &str) -> reqwest::Response {
+        self.app
+            .request(reqwest::Method::POST, "/oauth/token")
+            .header("host", &self.host)
+            .basic_auth(&self.client_id, Some(&self.client_secret))
+            .form(&[
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("redirect_uri", REDIRECT),
+                ("code_verifier", VERIFIER),
+            ])
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Stops the app.
+    pub(super) async fn shutdown(self) {
+        self.app.shutdown().await;
+    }
+}
+
+/// An operator token from the real CLI against the app's database.
+async fn operator_token(app: &TestApp) -> String {
+    let work = tempfile::tempdir().unwrap();
+    let db = match &app.database_url {
+        Some(url) => url.clone(),
+        None => format!("sqlite://{}", app.sqlite_path().display()),
+    };
+    let exit = Process::run(
+        binary(),
+        work.path(),
+        &["operator", "create-token", "--name", "e2e"],
+        &[("DATABASE_URL", db.as_str())],
+    )
+    .await;
+    assert_eq!(exit.code, Some(0), "{}\n{}", exit.stdout, exit.stderr);
+    exit.stdout
+        .lines()
+        .find(|l| l.starts_with("svcop_"))
+        .expect("token printed")
+        .trim()
+        .to_owned()
+}
+
+/// A management access token (client_credentials) for the tenant at `host`.
+async fn management_token(app: &TestApp, host: &str, id: &str, secret: &str) -> String {
+    let response = app
+        .request(reqwest::Method::POST, "/oauth/token")
+        .header("host", host)
+        .basic_auth(id, Some(secret))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    body["access_token"].as_str().unwrap().to_owned()
+}
+
+/// A browser on the tenant's host: keeps cookies, never follows redirects.
+pub(super) struct Browser {
+    client: reqwest::Client,
+    base: String,
+    jar: Arc<Jar>,
+}
+
+/// A response, read.
+pub(super) struct Page {
+    pub(super) status: u16,
+    pub(super) headers: reqwest::header::HeaderMap,
+    pub(super) body: String,
+}
+
+impl Page {
+    /// The `Location` header.
+    pub(super) fn location(&self) -> Option<String> {
+        self.headers
+            .get("location")
+            .map(|v| v.to_str().unwrap().to_owned())
+    }
+
+    /// Every `Set-Cookie` header.
+    pub(super) fn set_cookies(&self) -> Vec<String> {
+        self.headers
+            .get_all("set-cookie")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// The value of the hidden (or any) input `name`.
+    pub(super) fn field(&self, name: &str) -> Option<String> {
+        let marker = format!("name=\"{name}\"");
+        let at = self.body.find(&marker)?;
+        let tag_end = at + self.body[at..].find('>')?;
+        let tag = &self.body[at..tag_end];
+        let start = tag.find("value=\"")? + "value=\"".len();
+        let end = tag[start..].find('"')?;
+        Some(unescape(&tag[start..start + end]))
+    }
+
+    /// Asserts the hosted security headers.
+    pub(super) fn assert_secure(&self, what: &str) {
+        let h = |name: &str| {
+            self.headers
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_owned())
+                .unwrap_or_else(|| panic!("{what}: no {name}"))
+        };
+        let csp = h("content-security-policy");
+        for directive in [
+            "default-src 'none'",
+            "frame-ancestors 'none'",
+            "form-action 'self'",
+        ] {
+            assert!(csp.contains(directive), "{what}: {csp}");
+        }
+        assert_eq!(h("x-frame-options"), "DENY", "{what}");
+        assert_eq!(h("referrer-policy"), "no-referrer", "{what}");
+        assert_eq!(h("x-content-type-options"), "nosniff", "{what}");
+        assert_eq!(h("cache-control"), "no-store", "{what}");
+    }
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&#34;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#60;", "<")
+        .replace("&#62;", ">")
+        .replace("&#38;", "&")
+        .replace("&amp;", "&")
+}
+
+impl Browser {
+    fn new(app: &TestApp, host: &str) -> Self {
+        let addr: std::net::SocketAddr = app.url.trim_start_matches("http://").parse().unwrap();
+        let hostname = host.split(':').next().unwrap();
+        let jar = Arc::new(Jar::default());
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .cookie_provider(jar.clone())
+            .resolve(hostname, addr)
+            .user_agent("hosted-e2e/1.0")
+            .build()
+            .unwrap();
+        Self {
+            client,
+            base: format!("http://{host}"),
+            jar,
+        }
+    }
+
+    async fn read(response: reqwest::Response) -> Page {
+        Page {
+            status: response.status().as_u16(),
+            headers: response.headers().clone(),
+            body: response.text().await.unwrap(),
+        }
+    }
+
+    /// `GET path` (a path on the tenant's host, or an absolute URL).
+    pub(super) async fn get(&self, path: &str) -> Page {
+        let url = if path.starts_with("http") {
+            path.to_owned()
+        } else {
+            format!("{}{path}", self.base)
+        };
+        Self::read(self.client.get(url).send().await.unwrap()).await
+    }
+
+    /// `POST path` with a form.
+    pub(super) async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        Self::read(response).await
+    }
+
+    /// `POST path` with a raw body.
+    pub(super) async fn post_raw(&self, path: &str, body: String) -> Page {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        Self::read(response).await
+    }
+
+    /// The value of cookie `name` in the jar.
+    pub(super) fn cookie(&self, name: &str) -> Option<String> {
+        let url = self.base.parse().unwrap();
+        let header = self.jar.cookies(&url)?;
+        header
+            .to_str()
+            .unwrap()
+            .split("; ")
+            .filter_map(|p| p.split_once('='))
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_owned())
+    }
+
+    /// Puts a cookie in the jar (as another site or an old tab might have left it).
+    pub(super) fn set_cookie(&self, cookie: &str) {
+        let url = self.base.parse().unwrap();
+        self.jar.add_cookie_str(cookie, &url);
+    }
+
+    /// Opens `path` (a page with a form) and submits it with `fields` plus its hidden fields.
+    pub(super) async fn submit(&self, path: &str, action: &str, fields: &[(&str, &str)]) -> Page {
+        let page = self.get(path).await;
+        assert_eq!(page.status, 200, "{path}: {}", page.body);
+        let mut form: Vec<(String, String)> = hidden_fields(&page.body);
+        for (name, value) in fields {
+            form.retain(|(n, _)| n != name);
+            form.push(((*name).to_owned(), (*value).to_owned()));
+        }
+        let form: Vec<(&str, &str)> = form.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        self.post(action, &form).await
+    }
+
+    /// Signs in on the sign-in page of `interaction` (or none).
+    pub(super) async fn sign_in(
+        &self,
+        interaction: Option<&str>,
+        email: &str,
+        password: &str,
+    ) -> Page {
+        let path = match interaction {
+            Some(i) => format!("/auth/sign-in?interaction={i}"),
+            None => "/auth/sign-in".to_owned(),
+        };
+        self.submit(
+            &path,
+            "/auth/sign-in",
+            &[("email", email), ("password", password)],
+        )
+        .await
+    }
+}
+
+/// Every hidden input of the first form of a page.
+pub(super) fn hidden_fields(body: &str) -> Vec<(String, String)> {
+    body.split("<input type=\"hidden\" ")
+        .skip(1)
+        .filter_map(|rest| {
+            let name = rest.strip_prefix("name=\"")?;
+            let (name, rest) = name.split_once('"')?;
+            let value = rest.strip_prefix(" value=\"")?;
+            let (value, _) = value.split_once('"')?;
+            Some((name.to_owned(), unescape(value)))
+        })
+        .collect()
+}
+
+/// A query parameter of an absolute or relative URL.
+pub(super) fn param(url: &str, name: &str) -> Option<String> {
+    let query = url.split_once('?')?.1;
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
