@@ -18,6 +18,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "dependency direction"
 bash scripts/check-deps.sh
 
+step "interop prerequisites (Chromium, interop/node_modules, interop/authlib/.venv)"
+bash scripts/interop-setup.sh
+
 step "tests (SQLite and PostgreSQL)"
 export SVCTEST_POSTGRES_URL=${SVCTEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 log="${CARGO_TARGET_DIR:-target}/test-output.log"

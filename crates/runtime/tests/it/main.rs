@@ -5,10 +5,13 @@
 mod cli;
 mod discovery;
 mod health;
+mod hosted;
+mod interop;
 mod kms;
 mod machine_access;
 mod planes;
 mod postgres_outage;
+mod tenant_users;
 mod tls;
 
 /// Path of the binary under test.

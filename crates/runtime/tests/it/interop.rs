@@ -1,0 +1,535 @@
+//! The interop suite: real third-party clients drive the real service over loopback.
+//!
+//! - `interop/openid-client/rp.mjs`: openid-client v6 (a certified relying party) with jose as
+//!   the independent JOSE check, the hosted pages driven in Chromium by playwright-core;
+//! - `interop/authlib/rp.py`: Authlib's `OAuth2Session` with `client_secret_basic` and
+//!   `client_secret_post`, the hosted forms driven by `requests`, PyJWT as the JOSE check;
+//! - `interop/browser/pages.mjs`: the hosted pages themselves in Chromium (labels, focus,
+//!   accessible errors, security headers, 375 px, JavaScript off, cookie attributes).
+//!
+//! Each test starts the service single-tenant (issuer `http://127.0.0.1:<port>`), provisions
+//! through the real HTTP APIs (operator token → management credentials → applications and a
+//! user), runs one script and asserts its exit status and JSON summary. The prerequisites
+//! (Chromium, `interop/node_modules`, `interop/authlib/.venv`) come from
+//! `bash scripts/interop-setup.sh`; without them these tests fail and say so.
+
+use crate::binary;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use svc_testkit::{Backend, Process, TestApp};
+
+/// Where the third-party clients are sent back to; never served (the scripts intercept it).
+const REDIRECT_URI: &str = "http://127.0.0.1:65500/callback";
+/// Where RP-initiated logout returns; never served either.
+const POST_LOGOUT_REDIRECT_URI: &str = "http://127.0.0.1:65500/logged-out";
+const USER_EMAIL: &str = "ada.lovelace@example.com";
+const USER_PASSWORD: &str = "Analytical-Engine-1843!";
+/// How long one script may take (Chromium start included).
+const SCRIPT_TIMEOUT: Duration = Duration::from_secs(240);
+
+/// One interop script at a time: the machine has two cores and each runs Chromium or Python.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn chromium_path() -> PathBuf {
+    std::env::var_os("CHROMIUM_PATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+/// Fails (never skips) when something `scripts/interop-setup.sh` installs is missing.
+fn require_prerequisites(needs: &[Prerequisite]) {
+    let root = repo_root();
+    let mut missing = Vec::new();
+    for need in needs {
+        let path = match need {
+            Prerequisite::Chromium => chromium_path(),
+            Prerequisite::NodeModules => {
+                root.join("interop/node_modules/openid-client/package.json")
+            }
+            Prerequisite::PlaywrightCore => {
+                root.join("interop/node_modules/playwright-core/package.json")
+            }
+            Prerequisite::Venv => root.join("interop/authlib/.venv/bin/python"),
+        };
+        if !path.exists() {
+            missing.push(path.display().to_string());
+        }
+    }
+    if which("node").is_none() && needs.contains(&Prerequisite::NodeModules) {
+        missing.push("node (Node.js 20+) on PATH".to_owned());
+    }
+    assert!(
+        missing.is_empty(),
+        "the interop suite's prerequisites are missing: {}.\n\
+         Run `bash scripts/interop-setup.sh` (installs Chromium, interop/node_modules and \
+         interop/authlib/.venv), then run the tests again.",
+        missing.join(", ")
+    );
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prerequisite {
+    Chromium,
+    NodeModules,
+    PlaywrightCore,
+    Venv,
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+/// A running single-tenant service with the clients and the user the scripts need.
+struct Fixture {
+    app: TestApp,
+    issuer: String,
+    public_client_id: String,
+    api_audience: Option<String>,
+    basic: (String, String),
+    post: (String, String),
+    _mail: tempfile::TempDir,
+}
+
+impl Fixture {
+    async fn start(backend: Backend) -> Self {
+        let mail = tempfile::tempdir().unwrap();
+        let sink = format!("file:{}", mail.path().join("mail.jsonl").display());
+        let app = TestApp::spawn_with(
+            backend,
+            &[
+                ("SVC_TENANT__DEFAULT_TENANT_SLUG", "default"),
+                ("SVC_AUTH__ARGON2_MEMORY_KIB", "8192"),
+                ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
+                ("SVC_EMAIL__PROVIDER", "log"),
+                ("SVC_EMAIL__LOG__SINK", &sink),
+            ],
+        )
+        .await;
+        let issuer = app.url.clone();
+        let discovery = get_json(&app, "/.well-known/openid-configuration").await;
+        assert_eq!(
+            discovery["issuer"], issuer,
+            "{backend:?}: single-tenant issuer is the loopback origin"
+        );
+
+        let management = management_token(&app).await;
+        let public = create_application(
+            &app,
+            &management,
+            json!({
+                "name": "Interop public RP (openid-client)",
+                "redirect_uris": [REDIRECT_URI],
+                "post_logout_redirect_uris": [POST_LOGOUT_REDIRECT_URI],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "token_endpoint_auth_method": "none",
+                "allowed_scopes": ["openid", "profile", "email", "offline_access"],
+                "first_party": false,
+            }),
+        )
+        .await;
+        let mut confidential = Vec::new();
+        for method in ["client_secret_basic", "client_secret_post"] {
+            let created = create_application(
+                &app,
+                &management,
+                json!({
+                    "name": format!("Interop confidential RP ({method})"),
+                    "redirect_uris": [REDIRECT_URI],
+                    "post_logout_redirect_uris": [POST_LOGOUT_REDIRECT_URI],
+                    "grant_types": ["authorization_code", "refresh_token"],
+                    "token_endpoint_auth_method": method,
+                    "allowed_scopes": ["openid", "profile", "email", "offline_access"],
+                    "first_party": false,
+                }),
+            )
+            .await;
+            let secret = created["client_secret"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{method} client without a secret: {created}"))
+                .to_owned();
+            confidential.push((str_field(&created, "client_id"), secret));
+        }
+        create_user(&app, &management).await;
+        let post = confidential.pop().unwrap();
+        let basic = confidential.pop().unwrap();
+        Self {
+            issuer,
+            public_client_id: str_field(&public, "client_id"),
+            api_audience: public["api_audience"].as_str().map(str::to_owned),
+            basic,
+            post,
+            app,
+            _mail: mail,
+        }
+    }
+
+    fn common_env(&self) -> Vec<(String, String)> {
+        vec![
+            ("ISSUER".into(), self.issuer.clone()),
+            ("REDIRECT_URI".into(), REDIRECT_URI.into()),
+            (
+                "POST_LOGOUT_REDIRECT_URI".into(),
+                POST_LOGOUT_REDIRECT_URI.into(),
+            ),
+            ("USER_EMAIL".into(), USER_EMAIL.into()),
+            ("USER_PASSWORD".into(), USER_PASSWORD.into()),
+            (
+                "CHROMIUM_PATH".into(),
+                chromium_path().display().to_string(),
+            ),
+        ]
+    }
+}
+
+fn str_field(value: &Value, key: &str) -> String {
+    value[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no string {key} in {value}"))
+        .to_owned()
+}
+
+async fn get_json(app: &TestApp, path: &str) -> Value {
+    let response = app.get(path).await;
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    assert_eq!(status, 200, "GET {path}: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Operator token from the real CLI, fresh management credentials for the default tenant over
+/// the control plane, and a client_credentials token with them.
+async fn management_token(app: &TestApp) -> String {
+    let work = tempfile::tempdir().unwrap();
+    let db = match &app.database_url {
+        Some(url) => url.clone(),
+        None => format!("sqlite://{}", app.sqlite_path().display()),
+    };
+    let exit = Process::run(
+        binary(),
+        work.path(),
+        &["operator", "create-token", "--name", "interop"],
+        &[("DATABASE_URL", &db)],
+    )
+    .await;
+    assert_eq!(exit.code, Some(0), "{}\n{}", exit.stdout, exit.stderr);
+    let operator = exit
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("svcop_"))
+        .expect("operator token on stdout")
+        .trim()
+        .to_owned();
+
+    let tenants = app
+        .request(reqwest::Method::GET, "/api/v1/control-plane/tenants")
+        .bearer_auth(&operator)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tenants.status(), 200);
+    let tenants: Value = tenants.json().await.unwrap();
+    let default = tenants["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("tenant list: {tenants}"))
+        .iter()
+        .find(|t| t["slug"] == "default")
+        .unwrap_or_else(|| panic!("no default tenant in {tenants}"));
+    let id = str_field(default, "id");
+    let credentials = app
+        .request(
+            reqwest::Method::POST,
+            &format!("/api/v1/control-plane/tenants/{id}/management-credentials"),
+        )
+        .bearer_auth(&operator)
+        .send()
+        .await
+        .unwrap();
+    let status = credentials.status();
+    let credentials: Value = credentials.json().await.unwrap();
+    assert_eq!(status, 200, "management credentials: {credentials}");
+
+    let token = app
+        .request(reqwest::Method::POST, "/oauth/token")
+        .basic_auth(
+            str_field(&credentials, "client_id"),
+            Some(str_field(&credentials, "client_secret")),
+        )
+        .form(&[
+            ("grant_type", "client_credentials"),
+            (
+                "scope",
+                "applications:read applications:write users:read users:write",
+            ),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let status = token.status();
+    let token: Value = token.json().await.unwrap();
+    assert_eq!(status, 200, "management token: {token}");
+    str_field(&token, "access_token")
+}
+
+async fn create_application(app: &TestApp, token: &str, body: Value) -> Value {
+    let response = app
+        .request(reqwest::Method::POST, "/api/v1/applications")
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    assert_eq!(status, 201, "POST /api/v1/applications {body}: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn create_user(app: &TestApp, token: &str) {
+    let body = json!({
+        "email": USER_EMAIL,
+        "password": USER_PASSWORD,
+        "name": "Ada Lovelace",
+        "email_verified": true,
+    });
+    let response = app
+        .request(reqwest::Method::POST, "/api/v1/tenant-users")
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    assert_eq!(
+        status, 201,
+        "POST /api/v1/tenant-users (the interop user): {text}"
+    );
+}
+
+/// What a script printed and how it ended.
+struct ScriptRun {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+impl ScriptRun {
+    /// The last JSON line on stdout (the summary), asserting success.
+    fn summary(&self, what: &str) -> Value {
+        let summary = self
+            .stdout
+            .lines()
+            .rev()
+            .find_map(|line| serde_json::from_str::<Value>(line.trim()).ok());
+        assert!(
+            self.code == Some(0) && summary.as_ref().is_some_and(|s| s["ok"] == true),
+            "{what} failed (exit {:?} after {:?}).\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.code,
+            self.elapsed,
+            self.stdout,
+            self.stderr
+        );
+        let summary = summary.unwrap();
+        eprintln!("{what}: {summary} ({:?})", self.elapsed);
+        summary
+    }
+}
+
+async fn run_script(program: &Path, script: &Path, env: &[(String, String)]) -> ScriptRun {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let started = Instant::now();
+    let child = tokio::process::Command::new(program)
+        .arg(script)
+        .current_dir(repo_root().join("interop"))
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not start {}: {e}", program.display()));
+    match tokio::time::timeout(SCRIPT_TIMEOUT, child.wait_with_output()).await {
+        Ok(output) => {
+            let output = output.unwrap();
+            ScriptRun {
+                code: output.status.code(),
+                stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                elapsed: started.elapsed(),
+            }
+        }
+        Err(_) => panic!(
+            "{} {} did not finish within {SCRIPT_TIMEOUT:?} (killed)",
+            program.display(),
+            script.display()
+        ),
+    }
+}
+
+fn assert_checks(summary: &Value, names: &[&str]) {
+    for name in names {
+        assert_eq!(
+            summary["checks"][name], true,
+            "check {name} not reported passed in {summary}"
+        );
+    }
+}
+
+async fn openid_client(backend: Backend) {
+    require_prerequisites(&[
+        Prerequisite::Chromium,
+        Prerequisite::NodeModules,
+        Prerequisite::PlaywrightCore,
+    ]);
+    let fixture = Fixture::start(backend).await;
+    let mut env = fixture.common_env();
+    env.push(("CLIENT_ID".into(), fixture.public_client_id.clone()));
+    env.push(("CONFIDENTIAL_CLIENT_ID".into(), fixture.basic.0.clone()));
+    env.push(("CONFIDENTIAL_CLIENT_SECRET".into(), fixture.basic.1.clone()));
+    if let Some(audience) = &fixture.api_audience {
+        env.push(("API_AUDIENCE".into(), audience.clone()));
+    }
+    let run = run_script(
+        Path::new("node"),
+        &repo_root().join("interop/openid-client/rp.mjs"),
+        &env,
+    )
+    .await;
+    let summary = run.summary(&format!("openid-client on {backend:?}"));
+    assert_eq!(summary["issuer"], fixture.issuer);
+    assert_eq!(summary["id_token_alg"], "RS256");
+    assert_checks(
+        &summary,
+        &[
+            "discovery",
+            "authorize_pkce_s256",
+            "authorization_response_iss",
+            "code_exchange",
+            "jose_id_token",
+            "jose_access_token",
+            "userinfo",
+            "refresh_rotates",
+            "refresh_reuse_refused",
+            "refresh_family_revoked_on_reuse",
+            "sso_session_reused",
+            "introspection_active",
+            "revoked_access_token_inactive",
+            "revoked_refresh_token_refused",
+            "end_session",
+            "prompt_none_login_required_after_logout",
+        ],
+    );
+    fixture.app.shutdown().await;
+}
+
+async fn authlib(backend: Backend) {
+    require_prerequisites(&[Prerequisite::Venv]);
+    let fixture = Fixture::start(backend).await;
+    let mut env = fixture.common_env();
+    env.push(("CLIENT_ID".into(), fixture.basic.0.clone()));
+    env.push(("CLIENT_SECRET".into(), fixture.basic.1.clone()));
+    env.push(("POST_CLIENT_ID".into(), fixture.post.0.clone()));
+    env.push(("POST_CLIENT_SECRET".into(), fixture.post.1.clone()));
+    let run = run_script(
+        &repo_root().join("interop/authlib/.venv/bin/python"),
+        &repo_root().join("interop/authlib/rp.py"),
+        &env,
+    )
+    .await;
+    let summary = run.summary(&format!("authlib on {backend:?}"));
+    assert_eq!(summary["issuer"], fixture.issuer);
+    assert_eq!(
+        summary["auth_methods"],
+        json!(["client_secret_basic", "client_secret_post"])
+    );
+    for flow in summary["flows"].as_array().unwrap() {
+        assert_eq!(flow["id_token_alg"], "RS256", "{flow}");
+        assert_eq!(flow["refresh_rotated"], true, "{flow}");
+        assert_eq!(flow["userinfo_sub_matches"], true, "{flow}");
+        assert!(
+            flow["pages"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("sign-in")),
+            "{flow}"
+        );
+    }
+    fixture.app.shutdown().await;
+}
+
+async fn browser(backend: Backend) {
+    require_prerequisites(&[
+        Prerequisite::Chromium,
+        Prerequisite::NodeModules,
+        Prerequisite::PlaywrightCore,
+    ]);
+    let fixture = Fixture::start(backend).await;
+    let mut env = fixture.common_env();
+    env.push(("CLIENT_ID".into(), fixture.public_client_id.clone()));
+    let run = run_script(
+        Path::new("node"),
+        &repo_root().join("interop/browser/pages.mjs"),
+        &env,
+    )
+    .await;
+    let summary = run.summary(&format!("hosted pages in Chromium on {backend:?}"));
+    assert_checks(
+        &summary,
+        &[
+            "labels_for_every_input",
+            "email_focused",
+            "no_horizontal_scroll_375",
+            "consent_page_375",
+            "wrong_password_alert",
+            "password_not_echoed",
+            "session_cookie_httponly_samesite_lax",
+            "security_headers",
+            "flow_without_javascript",
+        ],
+    );
+    fixture.app.shutdown().await;
+}
+
+#[tokio::test]
+async fn interop_openid_client_sqlite() {
+    openid_client(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn interop_openid_client_postgres() {
+    openid_client(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn interop_authlib_sqlite() {
+    authlib(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn interop_authlib_postgres() {
+    authlib(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn interop_browser_sqlite() {
+    browser(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn interop_browser_postgres() {
+    browser(Backend::Postgres).await;
+}

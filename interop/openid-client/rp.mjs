@@ -1,0 +1,298 @@
+// openid-client (a certified OpenID Connect relying party) against svc: discovery, the
+// authorization code flow with PKCE (S256) through the hosted sign-in and consent pages in
+// Chromium, the token response checked by openid-client (state, nonce, iss per RFC 9207) and
+// independently by jose, UserInfo, refresh-token rotation and reuse, introspection, revocation
+// and RP-initiated logout.
+//
+// Environment: ISSUER, CLIENT_ID (public client, token_endpoint_auth_method none),
+// CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
+// REDIRECT_URI, POST_LOGOUT_REDIRECT_URI, USER_EMAIL, USER_PASSWORD, optional API_AUDIENCE
+// (the access tokens' expected `aud`), CHROMIUM_PATH (default /usr/bin/chromium).
+// Prints one JSON line on stdout; exits 1 with "interop check failed: …" on stderr otherwise.
+import { createHash } from 'node:crypto';
+import * as jose from 'jose';
+import * as client from 'openid-client';
+import { CheckFailed, check, checkEqual, env, launchChromium, runMain } from '../lib/common.mjs';
+import { routeClientOrigin, runInteraction } from '../lib/hosted.mjs';
+
+const insecure = { execute: [client.allowInsecureRequests] };
+let closeBrowser = async () => {};
+
+/** Expects `promise` to fail with the OAuth error `code` (a ResponseBodyError from the server). */
+async function expectOAuthError(promise, code, what) {
+  try {
+    await promise;
+  } catch (error) {
+    const got = error?.error ?? error?.code;
+    check(got === code, `${what}: expected OAuth error ${code}, got ${got} (${error?.message})`);
+    return;
+  }
+  throw new CheckFailed(`${what}: expected OAuth error ${code}, but the request succeeded`);
+}
+
+/** at_hash per OpenID Connect Core 1.0 §3.1.3.6 for an RS256/ES256 token (SHA-256). */
+function atHash(accessToken) {
+  const digest = createHash('sha256').update(accessToken, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+async function main(step) {
+  const issuer = env('ISSUER');
+  const clientId = env('CLIENT_ID');
+  const confidentialId = env('CONFIDENTIAL_CLIENT_ID');
+  const confidentialSecret = env('CONFIDENTIAL_CLIENT_SECRET');
+  const redirectUri = env('REDIRECT_URI');
+  const postLogoutUri = env('POST_LOGOUT_REDIRECT_URI');
+  const email = env('USER_EMAIL');
+  const password = env('USER_PASSWORD');
+  const apiAudience = process.env.API_AUDIENCE || null;
+  const scope = 'openid profile email offline_access';
+  const checks = {};
+  const passed = (name) => {
+    checks[name] = true;
+  };
+
+  // ---- Discovery (openid-client validates issuer equality itself) ----
+  step('discovery');
+  const pub = await client.discovery(new URL(issuer), clientId, undefined, client.None(), insecure);
+  const meta = pub.serverMetadata();
+  checkEqual(meta.issuer, issuer, 'discovery issuer');
+  for (const [key, path] of [
+    ['authorization_endpoint', '/oauth/authorize'],
+    ['token_endpoint', '/oauth/token'],
+    ['userinfo_endpoint', '/userinfo'],
+    ['revocation_endpoint', '/oauth/revoke'],
+    ['introspection_endpoint', '/oauth/introspect'],
+    ['end_session_endpoint', '/oauth/end-session'],
+  ]) {
+    checkEqual(meta[key], `${issuer}${path}`, `discovery ${key}`);
+  }
+  check(typeof meta.jwks_uri === 'string' && meta.jwks_uri.startsWith(issuer), `discovery jwks_uri: ${meta.jwks_uri}`);
+  checkEqual(meta.authorization_response_iss_parameter_supported, true, 'authorization_response_iss_parameter_supported');
+  check(meta.code_challenge_methods_supported?.includes('S256'), 'code_challenge_methods_supported has S256');
+  passed('discovery');
+  const conf = await client.discovery(
+    new URL(issuer),
+    confidentialId,
+    undefined,
+    client.ClientSecretBasic(confidentialSecret),
+    insecure,
+  );
+  const jwks = jose.createRemoteJWKSet(new URL(meta.jwks_uri));
+
+  // ---- Authorization code flow with PKCE in Chromium ----
+  step('launch chromium');
+  const { browser, close } = await launchChromium();
+  closeBrowser = close;
+  const context = await browser.newContext();
+  await routeClientOrigin(context, redirectUri);
+  await routeClientOrigin(context, postLogoutUri);
+  const page = await context.newPage();
+
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const authorizeUrl = client.buildAuthorizationUrl(pub, {
+    redirect_uri: redirectUri,
+    scope,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    prompt: 'consent',
+  });
+  step('authorize: sign-in and consent in Chromium');
+  const started = Math.floor(Date.now() / 1000);
+  const first = await runInteraction(context, page, authorizeUrl.href, redirectUri, { email, password });
+  check(first.pages.includes('sign-in'), `the sign-in page was not shown (pages: ${first.pages})`);
+  const callback = new URL(first.url);
+  check(!callback.searchParams.has('error'), `authorization error: ${callback.search}`);
+  checkEqual(callback.searchParams.get('iss'), issuer, 'RFC 9207 iss in the authorization response');
+  checkEqual(callback.searchParams.get('state'), state, 'state in the authorization response');
+  passed('authorize_pkce_s256');
+  passed('authorization_response_iss');
+
+  step('authorizationCodeGrant');
+  const tokens = await client.authorizationCodeGrant(pub, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
+  checkEqual(tokens.token_type?.toLowerCase(), 'bearer', 'token_type');
+  check(typeof tokens.access_token === 'string', 'access_token issued');
+  check(typeof tokens.refresh_token === 'string', 'refresh_token issued (offline_access)');
+  check(typeof tokens.id_token === 'string', 'id_token issued');
+  const claims = tokens.claims();
+  checkEqual(claims.nonce, nonce, 'openid-client: ID token nonce');
+  passed('code_exchange');
+
+  // ---- Independent JOSE checks with jose ----
+  step('jose: ID token');
+  const id = await jose.jwtVerify(tokens.id_token, jwks, {
+    issuer,
+    audience: clientId,
+    algorithms: ['RS256'],
+    requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'],
+  });
+  checkEqual(id.protectedHeader.alg, 'RS256', 'ID token alg (default RS256)');
+  check(typeof id.protectedHeader.kid === 'string', 'ID token header has a kid');
+  checkEqual(id.payload.nonce, nonce, 'jose: ID token nonce');
+  checkEqual(id.payload.at_hash, atHash(tokens.access_token), 'ID token at_hash');
+  check(typeof id.payload.sid === 'string' && id.payload.sid.length > 0, `ID token sid: ${id.payload.sid}`);
+  check(
+    Number.isInteger(id.payload.auth_time) &&
+      id.payload.auth_time >= started - 60 &&
+      id.payload.auth_time <= Math.floor(Date.now() / 1000) + 60,
+    `ID token auth_time ${id.payload.auth_time} not within this sign-in (started ${started})`,
+  );
+  check(id.payload.exp > id.payload.iat, 'ID token exp after iat');
+  passed('jose_id_token');
+
+  step('jose: access token');
+  const at = await jose.jwtVerify(tokens.access_token, jwks, {
+    issuer,
+    typ: 'at+jwt',
+    ...(apiAudience ? { audience: apiAudience } : {}),
+    requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id'],
+  });
+  checkEqual(at.protectedHeader.typ, 'at+jwt', 'access token typ');
+  checkEqual(at.payload.client_id, clientId, 'access token client_id');
+  check(String(at.payload.scope ?? '').split(' ').includes('openid'), `access token scope: ${at.payload.scope}`);
+  passed('jose_access_token');
+
+  // ---- UserInfo ----
+  step('fetchUserInfo');
+  const userinfo = await client.fetchUserInfo(pub, tokens.access_token, claims.sub);
+  checkEqual(userinfo.sub, id.payload.sub, 'UserInfo sub equals the ID token sub');
+  checkEqual(userinfo.email, email, 'UserInfo email (scope email)');
+  passed('userinfo');
+
+  // ---- Refresh: rotation, then reuse of the old token is refused ----
+  step('refreshTokenGrant');
+  const refreshed = await client.refreshTokenGrant(pub, tokens.refresh_token);
+  check(typeof refreshed.access_token === 'string', 'refresh: new access token');
+  check(typeof refreshed.refresh_token === 'string', 'refresh: a new refresh token (rotation)');
+  check(refreshed.refresh_token !== tokens.refresh_token, 'refresh: the refresh token rotated');
+  if (refreshed.id_token) {
+    checkEqual(refreshed.claims().sub, claims.sub, 'refreshed ID token sub');
+  }
+  await jose.jwtVerify(refreshed.access_token, jwks, { issuer, typ: 'at+jwt' });
+  passed('refresh_rotates');
+  step('reuse of the rotated refresh token');
+  await expectOAuthError(client.refreshTokenGrant(pub, tokens.refresh_token), 'invalid_grant', 'reusing the old refresh token');
+  passed('refresh_reuse_refused');
+  // The contract: presenting a rotated token revokes the whole family.
+  await expectOAuthError(
+    client.refreshTokenGrant(pub, refreshed.refresh_token),
+    'invalid_grant',
+    'the newest refresh token after reuse was detected (family revoked)',
+  );
+  passed('refresh_family_revoked_on_reuse');
+
+  // ---- A second authorization on the same browser session (SSO, no password) ----
+  step('second authorize on the existing session');
+  const verifier2 = client.randomPKCECodeVerifier();
+  const state2 = client.randomState();
+  const nonce2 = client.randomNonce();
+  const second = await runInteraction(
+    context,
+    page,
+    client.buildAuthorizationUrl(pub, {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier2),
+      code_challenge_method: 'S256',
+      state: state2,
+      nonce: nonce2,
+    }).href,
+    redirectUri,
+    {},
+  );
+  check(!second.pages.includes('sign-in'), 'the browser session was not reused: the sign-in page was shown again');
+  const tokens2 = await client.authorizationCodeGrant(pub, new URL(second.url), {
+    pkceCodeVerifier: verifier2,
+    expectedState: state2,
+    expectedNonce: nonce2,
+    idTokenExpected: true,
+  });
+  checkEqual(tokens2.claims().sub, claims.sub, 'same sub on the second sign-in');
+  check(typeof tokens2.refresh_token === 'string', 'second flow: refresh token issued');
+  passed('sso_session_reused');
+
+  // ---- Introspection (confidential client) and revocation ----
+  step('tokenIntrospection (active)');
+  const live = await client.tokenIntrospection(conf, tokens2.access_token);
+  checkEqual(live.active, true, 'introspection of a live access token');
+  if (live.client_id !== undefined) checkEqual(live.client_id, clientId, 'introspection client_id');
+  passed('introspection_active');
+
+  step('tokenRevocation (access token)');
+  await client.tokenRevocation(pub, tokens2.access_token, { token_type_hint: 'access_token' });
+  const dead = await client.tokenIntrospection(conf, tokens2.access_token);
+  checkEqual(dead.active, false, 'introspection after revoking the access token');
+  passed('revoked_access_token_inactive');
+
+  step('tokenRevocation (refresh token)');
+  await client.tokenRevocation(pub, tokens2.refresh_token, { token_type_hint: 'refresh_token' });
+  await expectOAuthError(client.refreshTokenGrant(pub, tokens2.refresh_token), 'invalid_grant', 'refresh after revocation');
+  passed('revoked_refresh_token_refused');
+
+  // ---- RP-initiated logout, then prompt=none finds no session ----
+  step('end session');
+  const logoutState = client.randomState();
+  const endSession = client.buildEndSessionUrl(pub, {
+    id_token_hint: tokens2.id_token,
+    post_logout_redirect_uri: postLogoutUri,
+    state: logoutState,
+  });
+  const logout = await runInteraction(context, page, endSession.href, postLogoutUri, {});
+  const landed = new URL(logout.url);
+  checkEqual(`${landed.origin}${landed.pathname}`, postLogoutUri, 'post-logout redirect target');
+  checkEqual(landed.searchParams.get('state'), logoutState, 'state on the post-logout redirect');
+  passed('end_session');
+
+  step('prompt=none after logout');
+  const verifier3 = client.randomPKCECodeVerifier();
+  const state3 = client.randomState();
+  const silent = await runInteraction(
+    context,
+    page,
+    client.buildAuthorizationUrl(pub, {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier3),
+      code_challenge_method: 'S256',
+      state: state3,
+      nonce: client.randomNonce(),
+      prompt: 'none',
+    }).href,
+    redirectUri,
+    {},
+  );
+  const silentUrl = new URL(silent.url);
+  checkEqual(silentUrl.searchParams.get('error'), 'login_required', 'prompt=none after logout');
+  checkEqual(silentUrl.searchParams.get('state'), state3, 'state on the error redirect');
+  checkEqual(silentUrl.searchParams.get('iss'), issuer, 'iss on the error redirect');
+  // openid-client's own processing of the error response (it validates iss and state first).
+  try {
+    await client.authorizationCodeGrant(pub, silentUrl, { pkceCodeVerifier: verifier3, expectedState: state3 });
+    throw new CheckFailed('openid-client accepted an error response');
+  } catch (error) {
+    if (error instanceof CheckFailed) throw error;
+    checkEqual(error?.error, 'login_required', `openid-client's reading of the error response (${error?.message})`);
+  }
+  passed('prompt_none_login_required_after_logout');
+
+  return {
+    issuer,
+    checks,
+    id_token_alg: id.protectedHeader.alg,
+    access_token_alg: at.protectedHeader.alg,
+    access_token_aud: at.payload.aud,
+    hosted_pages: first.pages,
+    end_session_pages: logout.pages,
+  };
+}
+
+await runMain('openid-client', main, () => closeBrowser());

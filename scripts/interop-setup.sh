@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs) needs: Debian's
+# Chromium, the Node packages of interop/package-lock.json (openid-client, jose, playwright-core)
+# and a Python venv with interop/authlib/requirements.txt (authlib, requests, PyJWT).
+# Idempotent and quick when everything is already in place; safe to run any number of times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# 1. Chromium (Debian package; Playwright's own browser downloads are not used).
+if [ ! -x /usr/bin/chromium ]; then
+  echo "interop-setup: installing chromium (Debian package)"
+  # Update the package lists only when chromium is not known yet (a fresh image has none).
+  if ! apt-cache show chromium >/dev/null 2>&1; then
+    as_root apt-get update -qq
+  fi
+  if ! DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+    chromium fonts-liberation >/dev/null; then
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+      chromium fonts-liberation >/dev/null
+  fi
+fi
+[ -x /usr/bin/chromium ] || { echo "interop-setup: /usr/bin/chromium is missing after install" >&2; exit 1; }
+
+# 2. Node packages, exactly as locked. The stamp holds the lock file's hash; `npm ci` runs only
+#    when the lock changed or node_modules is gone.
+command -v node >/dev/null || { echo "interop-setup: node (20+) is required" >&2; exit 1; }
+node_dir="$root/interop"
+stamp="$node_dir/node_modules/.interop-lock.sha256"
+want=$(sha256sum "$node_dir/package-lock.json" | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "interop-setup: npm ci in interop/"
+  (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" >"$stamp"
+fi
+
+# 3. Python venv for authlib. Python 3.11 preferred (any 3.10+ works).
+py_dir="$root/interop/authlib"
+venv="$py_dir/.venv"
+python=""
+for candidate in python3.11 python3; do
+  if command -v "$candidate" >/dev/null 2>&1 &&
+    "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' 2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
+[ -n "$python" ] || { echo "interop-setup: python 3.10+ is required" >&2; exit 1; }
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+  echo "interop-setup: creating $venv with $python"
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+fi
+pystamp="$venv/.interop-requirements.sha256"
+want=$(sha256sum "$py_dir/requirements.txt" | cut -d' ' -f1)
+if [ ! -f "$pystamp" ] || [ "$(cat "$pystamp")" != "$want" ]; then
+  echo "interop-setup: pip install -r interop/authlib/requirements.txt"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$py_dir/requirements.txt"
+  echo "$want" >"$pystamp"
+fi
+
+echo "interop-setup: ready (chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'), node $(node --version), $("$venv/bin/python" --version))"
