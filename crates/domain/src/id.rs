@@ -124,6 +124,25 @@ prefixed_id!(
     "int_"
 );
 
+prefixed_id!(
+    /// Identifies an event recorded in the outbox (`evt_…`); the `id` of a webhook envelope.
+    EventId,
+    "evt_"
+);
+
+prefixed_id!(
+    /// Identifies a webhook subscription of a tenant (`whk_…`).
+    WebhookId,
+    "whk_"
+);
+
+prefixed_id!(
+    /// Identifies one delivery of one event to one subscription (`dlv_…`); the
+    /// `X-SVC-Delivery` header, the same on every retry.
+    DeliveryId,
+    "dlv_"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 mod application;
 mod audit;
 mod clock;
+mod event;
 mod id;
 mod keys;
 mod redirect_uri;
@@ -16,13 +17,18 @@ mod secret;
 mod session;
 mod tenant;
 mod user;
+mod webhook;
 
 pub use application::{Application, GrantType, OperatorToken, TokenEndpointAuthMethod};
 pub use audit::{AuditEntry, AuditOutcome};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use event::{
+    BruteForceScope, Event, EventData, EventType, LoginFailureReason, LogoutReason,
+    RevocationReason, RevokedTokenKind,
+};
 pub use id::{
-    AuditEntryId, ClientId, IdError, InteractionId, OperatorTokenId, RefreshFamilyId, SessionId,
-    TenantId, UserId,
+    AuditEntryId, ClientId, DeliveryId, EventId, IdError, InteractionId, OperatorTokenId,
+    RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
 pub use redirect_uri::{RedirectUri, RedirectUriError};
@@ -35,3 +41,7 @@ pub use session::{
 };
 pub use tenant::{PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};
+pub use webhook::{
+    Delivery, DeliveryAttempt, DeliveryStatus, SecretError, Subscription, WebhookSecret,
+    WebhookUrl, WebhookUrlError,
+};

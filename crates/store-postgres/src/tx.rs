@@ -26,7 +26,7 @@ use time::OffsetDateTime;
 /// A transaction on a pooled connection. Dropping it without commit makes sqlx roll it back
 /// (the pool flushes the ROLLBACK before the connection is lent out again).
 pub(crate) struct PgTx {
-    tx: Transaction<'static, Postgres>,
+    pub(crate) tx: Transaction<'static, Postgres>,
 }
 
 impl PgTx {

@@ -22,6 +22,8 @@ mod tenants;
 mod timestamps;
 mod tx;
 mod users;
+mod webhooks;
+mod webhooks_tx;
 
 #[cfg(feature = "test-support")]
 pub mod testing;

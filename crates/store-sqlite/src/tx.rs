@@ -26,7 +26,7 @@ use time::OffsetDateTime;
 /// A transaction on a pooled connection. Dropping it without commit makes sqlx roll it back
 /// (the connection's worker runs the ROLLBACK before the connection is lent out again).
 pub(crate) struct SqliteTx {
-    tx: Transaction<'static, Sqlite>,
+    pub(crate) tx: Transaction<'static, Sqlite>,
 }
 
 impl SqliteTx {

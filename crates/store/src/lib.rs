@@ -3,7 +3,7 @@
 //! A backend (`svc-store-sqlite`, `svc-store-postgres`) implements [`Store`]; the runtime picks one
 //! at startup and hands `Arc<dyn Store>` to the engines, which never learn which it is. Work
 //! happens in explicit transactions ([`ReadTx`], [`WriteTx`]) so a state change and the records it
-//! implies (later: outbox events, audit entries) commit together or not at all. Every repository
+//! implies (outbox events, audit entries) commit together or not at all. Every repository
 //! call on tenant-owned data takes a [`svc_domain::TenantId`], so crossing tenants is a type error.
 //!
 //! This crate must not depend on sqlx or any HTTP framework.
@@ -16,6 +16,7 @@ pub mod rows;
 mod signing_keys;
 mod tenants;
 mod users;
+mod webhooks;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -31,6 +32,10 @@ pub use tenants::{TenantReads, TenantWrites};
 pub use users::{
     CounterState, CounterWrites, SessionReads, SessionWrites, UserFilter, UserReads,
     UserTokenWrites, UserWrites,
+};
+pub use webhooks::{
+    AttemptNext, ClaimedDelivery, DeliveryFilter, EventWrites, ExpiredLease, QueueStats,
+    UnrelayedEvent, WebhookReads, WebhookWrites,
 };
 
 use async_trait::async_trait;
@@ -120,6 +125,7 @@ pub trait ReadTx:
     + UserReads
     + SessionReads
     + GrantReads
+    + WebhookReads
     + Send
 {
     /// Ends the read.
@@ -148,6 +154,9 @@ pub trait WriteTx:
     + CounterWrites
     + GrantReads
     + GrantWrites
+    + WebhookReads
+    + WebhookWrites
+    + EventWrites
     + Send
 {
     /// Makes every change of this transaction durable and visible, atomically.

@@ -12,6 +12,7 @@ mod migrations;
 mod signing_keys;
 mod tenants;
 mod users;
+mod webhooks;
 
 pub use applications::*;
 pub use audit::*;
@@ -21,6 +22,7 @@ pub use migrations::*;
 pub use signing_keys::*;
 pub use tenants::*;
 pub use users::*;
+pub use webhooks::*;
 
 use svc_domain::{
     Clock, ManualClock, PairwiseSecret, SeededRandom, Tenant, TenantId, TenantSlug, TenantStatus,
@@ -103,6 +105,12 @@ macro_rules! conformance_suite {
             racing_code_redemptions_admit_exactly_one,
             racing_refresh_rotations_admit_exactly_one,
             writes_for_an_unknown_tenant_name_the_foreign_key,
+            webhooks_round_trip_and_are_isolated_per_tenant,
+            outbox_events_wait_for_the_relay_and_roll_back_with_their_change,
+            deliveries_are_leased_fenced_retried_and_recorded,
+            expired_leases_are_reported_and_inactive_subscriptions_wait,
+            queue_stats_and_history_purge,
+            racing_delivery_claims_lease_each_delivery_once,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {

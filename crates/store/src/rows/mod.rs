@@ -3,6 +3,10 @@
 //! this conversion must not, so both backends fetch a row form and call `decode`. A value that
 //! does not parse back is [`StoreError::Corrupt`] naming the table, column and record.
 
+mod webhooks;
+
+pub use webhooks::{AttemptRow, DeliveryRow, SubscriptionRow, encode_event_types};
+
 use crate::{CounterState, StoreError};
 use std::fmt::Display;
 use svc_domain::{

@@ -1,0 +1,569 @@
+//! Events: the catalog of event types (dotted strings, spec "Events"), a typed payload for every
+//! type this version emits, and the envelope every webhook body carries (CONTRACTS.md
+//! "Webhooks": `{"id", "type", "tenant_id", "occurred_at", "data"}`).
+//!
+//! An event is built where the state change happens and written to the outbox in the same
+//! transaction; its envelope is serialised once, then delivered byte for byte on every attempt,
+//! so signatures over retries cover the same body.
+
+use crate::{
+    ClientId, Clock, DeliveryId, EventId, RefreshFamilyId, Rng, SessionId, TenantId, UserId,
+    WebhookId,
+};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use time::OffsetDateTime;
+
+macro_rules! catalog {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, emitted: $emitted:literal; )*) => {
+        /// Every event type a subscription may name. Types that no feature of this version emits
+        /// yet are in the catalog so subscriptions stay valid when their feature lands.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum EventType {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        impl EventType {
+            /// The whole catalog, in declaration order.
+            pub const ALL: &'static [EventType] = &[ $( Self::$variant, )* ];
+
+            /// The dotted wire name (`auth.login.success`).
+            pub fn as_str(self) -> &'static str {
+                match self { $( Self::$variant => $name, )* }
+            }
+
+            /// Whether this version records events of this type.
+            pub fn is_emitted(self) -> bool {
+                match self { $( Self::$variant => $emitted, )* }
+            }
+
+            /// One line on when the event is recorded.
+            pub fn description(self) -> &'static str {
+                match self { $( Self::$variant => concat!($($doc),*).trim_ascii(), )* }
+            }
+
+            /// Parses a wire name; `None` for anything outside the catalog (exact match only).
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $( $name => Some(Self::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+catalog! {
+    /// A person signed in on the hosted pages.
+    LoginSuccess = "auth.login.success", emitted: true;
+    /// A sign-in attempt was refused (wrong credentials, locked account, rate limit).
+    LoginFailure = "auth.login.failure", emitted: true;
+    /// A browser session ended (sign-out, RP-initiated logout, revocation).
+    Logout = "auth.logout", emitted: true;
+    /// Tokens were issued for a person (authorization code or refresh grant).
+    TokenIssued = "auth.token.issued", emitted: true;
+    /// An access token or a refresh-token family was revoked.
+    TokenRevoked = "auth.token.revoked", emitted: true;
+    /// A person consented to an application's scopes.
+    ConsentGranted = "auth.consent.granted", emitted: true;
+    /// A second factor was requested.
+    MfaChallenge = "auth.mfa.challenge", emitted: false;
+    /// A second factor was verified.
+    MfaVerify = "auth.mfa.verify", emitted: false;
+    /// Risk-based step-up was triggered.
+    AdaptiveMfaTriggered = "auth.adaptive_mfa.triggered", emitted: false;
+    /// A person was invited (an invitation link was mailed).
+    TenantUserInvited = "tenant_user.invited", emitted: true;
+    /// A person became able to sign in (created with a password, signed up, accepted an
+    /// invitation, or claimed a pre-provisioned account).
+    TenantUserActivated = "tenant_user.activated", emitted: true;
+    /// A person was created without a password or invitation, to be claimed later.
+    TenantUserPreProvisioned = "tenant_user.pre_provisioned", emitted: true;
+    /// A person's address, names, verification flag or password changed.
+    TenantUserUpdated = "tenant_user.updated", emitted: true;
+    /// A person was suspended (sessions and refresh tokens revoked).
+    TenantUserSuspended = "tenant_user.suspended", emitted: true;
+    /// A suspended person was reactivated.
+    TenantUserReactivated = "tenant_user.reactivated", emitted: true;
+    /// A person was removed.
+    TenantUserRemoved = "tenant_user.removed", emitted: true;
+    /// An administrator created a person through the tenant API.
+    AdminUserCreated = "admin.user.created", emitted: true;
+    /// An application was registered.
+    AdminApplicationCreated = "admin.application.created", emitted: true;
+    /// An application's configuration changed.
+    AdminApplicationUpdated = "admin.application.updated", emitted: true;
+    /// An application was deleted.
+    AdminApplicationDeleted = "admin.application.deleted", emitted: true;
+    /// An application's client secret was replaced.
+    AdminApplicationSecretRotated = "admin.application.secret_rotated", emitted: true;
+    /// A webhook subscription was created.
+    AdminWebhookCreated = "admin.webhook.created", emitted: true;
+    /// A webhook subscription changed (URL, event types, description, active flag).
+    AdminWebhookUpdated = "admin.webhook.updated", emitted: true;
+    /// A webhook subscription was deleted.
+    AdminWebhookDeleted = "admin.webhook.deleted", emitted: true;
+    /// A webhook subscription's secret was rotated.
+    AdminWebhookSecretRotated = "admin.webhook.secret_rotated", emitted: true;
+    /// A webhook subscription was switched off because its receiver answered 410 Gone.
+    AdminWebhookDisabled = "admin.webhook.disabled", emitted: true;
+    /// An agent was registered.
+    AdminAgentRegistered = "admin.agent.registered", emitted: false;
+    /// A delegation was revoked.
+    AdminDelegationRevoked = "admin.delegation.revoked", emitted: false;
+    /// A vault credential was created.
+    VaultCredentialCreated = "vault.credential.created", emitted: false;
+    /// A vault grant was revoked.
+    VaultGrantRevoked = "vault.grant.revoked", emitted: false;
+    /// A vault credential was read.
+    VaultCredentialAccessed = "vault.credential.accessed", emitted: false;
+    /// A wallet transaction was signed.
+    WalletTxSigned = "wallet.tx.signed", emitted: false;
+    /// A wallet transaction was refused.
+    WalletTxRejected = "wallet.tx.rejected", emitted: false;
+    /// A wallet budget was exceeded.
+    WalletBudgetExceeded = "wallet.budget.exceeded", emitted: false;
+    /// On-chain ownership changed.
+    ChainOwnershipChanged = "chain.ownership.changed", emitted: false;
+    /// On-chain reputation changed.
+    ChainReputationUpdated = "chain.reputation.updated", emitted: false;
+    /// On-chain metadata changed.
+    ChainMetadataChanged = "chain.metadata.changed", emitted: false;
+    /// Enterprise SSO was configured for an organization.
+    SsoConfigured = "sso.configured", emitted: false;
+    /// A person signed in through enterprise SSO.
+    SsoLoginSuccess = "sso.login.success", emitted: false;
+    /// An enterprise SSO sign-in failed.
+    SsoLoginFailed = "sso.login.failed", emitted: false;
+    /// Enterprise SSO provisioned a person.
+    SsoUserProvisioned = "sso.user.provisioned", emitted: false;
+    /// An organization was created.
+    OrgCreated = "org.created", emitted: false;
+    /// A member joined an organization.
+    OrgMemberAdded = "org.member.added", emitted: false;
+    /// A member's role in an organization changed.
+    OrgMemberRoleChanged = "org.member.role_changed", emitted: false;
+    /// A payment is pending.
+    CommercePaymentPending = "commerce.payment.pending", emitted: false;
+    /// A payment succeeded.
+    CommercePaymentSucceeded = "commerce.payment.succeeded", emitted: false;
+    /// A payment failed.
+    CommercePaymentFailed = "commerce.payment.failed", emitted: false;
+    /// A payment was refunded.
+    CommercePaymentRefunded = "commerce.payment.refunded", emitted: false;
+    /// A settlement was created.
+    CommerceSettlementCreated = "commerce.settlement.created", emitted: false;
+    /// A settlement was held.
+    CommerceSettlementHeld = "commerce.settlement.held", emitted: false;
+    /// A settlement was released.
+    CommerceSettlementReleased = "commerce.settlement.released", emitted: false;
+    /// A dispute was opened.
+    CommerceDisputeOpened = "commerce.dispute.opened", emitted: false;
+    /// A dispute was closed.
+    CommerceDisputeClosed = "commerce.dispute.closed", emitted: false;
+    /// A payout was submitted.
+    CommercePayoutSubmitted = "commerce.payout.submitted", emitted: false;
+    /// A payout was paid.
+    CommercePayoutPaid = "commerce.payout.paid", emitted: false;
+    /// A payout failed.
+    CommercePayoutFailed = "commerce.payout.failed", emitted: false;
+    /// A statement was created.
+    CommerceStatementCreated = "commerce.statement.created", emitted: false;
+    /// An account was locked after repeated failed sign-ins.
+    SecurityBruteForceDetected = "security.brute_force.detected", emitted: true;
+    /// A rotated refresh token was presented again; its whole family was revoked.
+    SecurityRefreshTokenReuse = "security.refresh_token.reuse", emitted: true;
+    /// Activity judged suspicious by risk analysis.
+    SecuritySuspiciousActivity = "security.suspicious_activity", emitted: false;
+    /// A test delivery requested through `POST /api/v1/webhooks/{id}/test`.
+    WebhookTest = "webhook.test", emitted: true;
+}
+
+impl fmt::Display for EventType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown event type {s:?}")))
+    }
+}
+
+/// Why a sign-in was refused, as the tenant's receivers see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoginFailureReason {
+    /// Unknown address, wrong password, or an account that may not sign in.
+    InvalidCredentials,
+    /// The account is locked after repeated failures.
+    Locked,
+    /// The client address made too many attempts.
+    RateLimited,
+}
+
+/// Why a browser session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogoutReason {
+    /// The person signed out on the hosted pages.
+    SignOut,
+    /// An application sent the person to `/oauth/end-session`.
+    EndSession,
+    /// The person revoked the session from their session list.
+    RevokedByUser,
+    /// An administrator revoked the session.
+    RevokedByAdmin,
+}
+
+/// Which kind of token an `auth.token.revoked` event concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RevokedTokenKind {
+    /// One access token, by its `jti`.
+    AccessToken,
+    /// A refresh-token family (every token rotated from one grant).
+    RefreshToken,
+}
+
+/// Why tokens were revoked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RevocationReason {
+    /// The client asked at `/oauth/revoke` (RFC 7009).
+    ClientRequest,
+    /// An authorization code was presented twice; what its first redemption issued is revoked.
+    CodeReuse,
+    /// A rotated refresh token was presented again.
+    RefreshTokenReuse,
+}
+
+/// Which limit a brute-force detection concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BruteForceScope {
+    /// Failures against one account (known or not) locked it.
+    Account,
+}
+
+/// The typed payload (`data`) of each event this version emits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum EventData {
+    /// `auth.login.success`
+    LoginSucceeded {
+        /// Who signed in.
+        user_id: UserId,
+        /// The session created.
+        session_id: SessionId,
+        /// How (`password`).
+        method: String,
+        /// The client address, through trusted proxies only.
+        client_ip: Option<String>,
+    },
+    /// `auth.login.failure`
+    LoginFailed {
+        /// The account the address names, when one exists.
+        user_id: Option<UserId>,
+        /// Why it was refused.
+        reason: LoginFailureReason,
+        /// The client address, through trusted proxies only.
+        client_ip: Option<String>,
+    },
+    /// `auth.logout`
+    LoggedOut {
+        /// Whose session ended.
+        user_id: UserId,
+        /// The session.
+        session_id: SessionId,
+        /// How it ended.
+        reason: LogoutReason,
+    },
+    /// `auth.token.issued`
+    TokensIssued {
+        /// The application that received the tokens.
+        client_id: ClientId,
+        /// The person they act for.
+        user_id: UserId,
+        /// `authorization_code` or `refresh_token`.
+        grant_type: String,
+        /// The granted scopes, space-delimited.
+        scope: String,
+        /// The access token's `jti`.
+        access_token_id: String,
+        /// The refresh-token family, when a refresh token was issued.
+        refresh_family_id: Option<RefreshFamilyId>,
+        /// Whether an ID token was issued.
+        id_token: bool,
+    },
+    /// `auth.token.revoked`
+    TokensRevoked {
+        /// The application the tokens belong to.
+        client_id: ClientId,
+        /// What was revoked.
+        token_kind: RevokedTokenKind,
+        /// The access token's `jti` (access tokens).
+        access_token_id: Option<String>,
+        /// The family (refresh tokens).
+        refresh_family_id: Option<RefreshFamilyId>,
+        /// Why.
+        reason: RevocationReason,
+    },
+    /// `auth.consent.granted`
+    ConsentGranted {
+        /// Who consented.
+        user_id: UserId,
+        /// To which application.
+        client_id: ClientId,
+        /// The scopes consented to, space-delimited.
+        scope: String,
+    },
+    /// `security.refresh_token.reuse`
+    RefreshTokenReused {
+        /// The application the family belongs to.
+        client_id: ClientId,
+        /// The person the family acts for.
+        user_id: UserId,
+        /// The revoked family.
+        refresh_family_id: RefreshFamilyId,
+    },
+    /// `security.brute_force.detected`
+    BruteForceDetected {
+        /// The account, when the address names one.
+        user_id: Option<UserId>,
+        /// Which limit tripped.
+        scope: BruteForceScope,
+        /// How long the account stays locked, in seconds.
+        locked_for_secs: u64,
+        /// The client address of the attempt that tripped it.
+        client_ip: Option<String>,
+    },
+    /// `tenant_user.*` and `admin.user.created`
+    TenantUser {
+        /// The person.
+        user_id: UserId,
+        /// Their address at the time of the event.
+        email: String,
+        /// Their status after the change.
+        status: String,
+        /// Who made the change: `client:app_…`, `operator:opt_…`, `user:usr_…` or `system`.
+        actor: String,
+    },
+    /// `admin.application.*`
+    Application {
+        /// The application.
+        client_id: ClientId,
+        /// Its name.
+        name: String,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `admin.webhook.*`
+    Webhook {
+        /// The subscription.
+        webhook_id: WebhookId,
+        /// Its receiver URL.
+        url: String,
+        /// Who made the change (`system` when a 410 disabled it).
+        actor: String,
+    },
+    /// `webhook.test`
+    WebhookTest {
+        /// The subscription the test was sent to.
+        webhook_id: WebhookId,
+        /// The delivery carrying it.
+        delivery_id: DeliveryId,
+        /// A fixed human-readable note.
+        message: String,
+    },
+}
+
+/// One event, as recorded in the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Unique, time-ordered id (`evt_…`).
+    pub id: EventId,
+    /// The catalog type; always one this version emits.
+    pub event_type: EventType,
+    /// The tenant whose subscriptions may receive it.
+    pub tenant_id: TenantId,
+    /// When the change happened.
+    pub occurred_at: OffsetDateTime,
+    /// The payload.
+    pub data: EventData,
+}
+
+#[derive(Serialize)]
+struct Envelope<'a> {
+    id: &'a EventId,
+    #[serde(rename = "type")]
+    event_type: EventType,
+    tenant_id: &'a TenantId,
+    #[serde(with = "time::serde::rfc3339")]
+    occurred_at: OffsetDateTime,
+    data: &'a EventData,
+}
+
+impl Event {
+    /// An event of `event_type` for `tenant`, stamped now with a fresh id. The time is cut to
+    /// whole microseconds, the finest every backend stores.
+    pub fn new(
+        clock: &dyn Clock,
+        rng: &dyn Rng,
+        tenant: &TenantId,
+        event_type: EventType,
+        data: EventData,
+    ) -> Self {
+        let now = clock.now();
+        let occurred_at = now
+            .replace_nanosecond(now.nanosecond() / 1_000 * 1_000)
+            .unwrap_or(now);
+        Self {
+            id: EventId::generate(clock, rng),
+            event_type,
+            tenant_id: tenant.clone(),
+            occurred_at,
+            data,
+        }
+    }
+
+    /// The webhook body: the JSON envelope of CONTRACTS.md, serialised once.
+    pub fn envelope(&self) -> String {
+        let envelope = Envelope {
+            id: &self.id,
+            event_type: self.event_type,
+            tenant_id: &self.tenant_id,
+            occurred_at: self.occurred_at,
+            data: &self.data,
+        };
+        // Every field is a string, number, bool or null: serialisation cannot fail.
+        serde_json::to_string(&envelope).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ManualClock, SeededRandom};
+    use std::collections::HashSet;
+    use time::Duration;
+
+    #[test]
+    fn the_catalog_has_every_name_of_the_spec_once_and_parses_exactly() {
+        let names: HashSet<&str> = EventType::ALL.iter().map(|t| t.as_str()).collect();
+        assert_eq!(names.len(), EventType::ALL.len(), "duplicate wire names");
+        for spec_name in [
+            "auth.login.success",
+            "auth.login.failure",
+            "auth.logout",
+            "auth.token.issued",
+            "auth.token.revoked",
+            "auth.mfa.challenge",
+            "auth.mfa.verify",
+            "auth.adaptive_mfa.triggered",
+            "tenant_user.invited",
+            "tenant_user.activated",
+            "tenant_user.suspended",
+            "tenant_user.removed",
+            "admin.user.created",
+            "admin.agent.registered",
+            "admin.delegation.revoked",
+            "vault.credential.created",
+            "vault.grant.revoked",
+            "vault.credential.accessed",
+            "wallet.tx.signed",
+            "wallet.tx.rejected",
+            "wallet.budget.exceeded",
+            "chain.ownership.changed",
+            "chain.reputation.updated",
+            "chain.metadata.changed",
+            "sso.configured",
+            "sso.login.success",
+            "sso.login.failed",
+            "sso.user.provisioned",
+            "org.created",
+            "org.member.added",
+            "org.member.role_changed",
+            "commerce.payment.pending",
+            "commerce.payment.succeeded",
+            "commerce.payment.failed",
+            "commerce.payment.refunded",
+            "commerce.settlement.created",
+            "commerce.settlement.held",
+            "commerce.settlement.released",
+            "commerce.dispute.opened",
+            "commerce.dispute.closed",
+            "commerce.payout.submitted",
+            "commerce.payout.paid",
+            "commerce.payout.failed",
+            "commerce.statement.created",
+            "security.brute_force.detected",
+            "security.refresh_token.reuse",
+            "security.suspicious_activity",
+        ] {
+            assert!(names.contains(spec_name), "{spec_name} missing");
+        }
+        for t in EventType::ALL {
+            assert_eq!(EventType::parse(t.as_str()), Some(*t));
+            assert!(!t.description().is_empty(), "{t} has no description");
+        }
+        for hostile in [
+            "",
+            "AUTH.LOGIN.SUCCESS",
+            "auth.login.success ",
+            "auth.*",
+            "*",
+            "auth.login",
+            "auth.login.success\0",
+        ] {
+            assert_eq!(EventType::parse(hostile), None, "{hostile:?}");
+        }
+    }
+
+    #[test]
+    fn the_envelope_carries_id_type_tenant_time_and_typed_data() {
+        let clock = ManualClock::new(
+            OffsetDateTime::UNIX_EPOCH + Duration::days(20_000) + Duration::nanoseconds(1_234_567),
+        );
+        let rng = SeededRandom::new(9);
+        let tenant = TenantId::generate(&clock, &rng);
+        let user = UserId::generate(&clock, &rng);
+        let event = Event::new(
+            &clock,
+            &rng,
+            &tenant,
+            EventType::TenantUserSuspended,
+            EventData::TenantUser {
+                user_id: user.clone(),
+                email: "ada@example.com".into(),
+                status: "suspended".into(),
+                actor: "client:app_x".into(),
+            },
+        );
+        assert_eq!(event.occurred_at.nanosecond() % 1_000, 0);
+        let body: serde_json::Value = serde_json::from_str(&event.envelope()).unwrap();
+        assert_eq!(body["id"], event.id.as_str());
+        assert!(body["id"].as_str().unwrap().starts_with("evt_"));
+        assert_eq!(body["type"], "tenant_user.suspended");
+        assert_eq!(body["tenant_id"], tenant.as_str());
+        assert_eq!(body["occurred_at"], "2024-10-04T00:00:00.001234Z");
+        assert_eq!(body["data"]["user_id"], user.as_str());
+        assert_eq!(body["data"]["status"], "suspended");
+        assert_eq!(body.as_object().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn event_types_serialise_as_their_wire_names() {
+        let json =
+            serde_json::to_string(&[EventType::LoginSuccess, EventType::WebhookTest]).unwrap();
+        assert_eq!(json, r#"["auth.login.success","webhook.test"]"#);
+        let back: Vec<EventType> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, vec![EventType::LoginSuccess, EventType::WebhookTest]);
+        assert!(serde_json::from_str::<EventType>(r#""auth.nope""#).is_err());
+    }
+}
