@@ -16,7 +16,7 @@ use crate::model::{
     AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig, EmailConfig,
     EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, MemcachedConfig,
     OauthProxyConfig, OidcConfig, OpenApiConfig, PasskeyConfig, PhoneConfig, PoolOverride,
-    RedisConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig,
+    RedisConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -331,6 +331,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         OpenApiConfig,
         OauthProxyConfig,
         TenantConfig,
+        WebhooksConfig,
     ]
 }
 

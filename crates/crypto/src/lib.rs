@@ -1,6 +1,6 @@
 //! Cryptography for svc: JWS signing of our JWTs (ES256, EdDSA, RS256), public JWKs and the
 //! JWKS document with RFC 7638 thumbprints as `kid`s, envelope encryption of private signing
-//! keys at rest, and the pure key-rotation policy.
+//! keys at rest, the pure key-rotation policy, and the webhook signature suite.
 //!
 //! Everything here is synchronous and does no IO: no clock (the rotation planner takes `now`),
 //! no store, no KMS client, no HTTP. Keys are parsed once and signing never re-parses DER.
@@ -15,6 +15,7 @@ mod jwk;
 mod jws;
 mod key;
 pub mod rotation;
+mod webhook;
 
 pub use envelope::{SealedKey, open_private_key, seal_private_key, sealed_key_aad};
 pub use error::CryptoError;
@@ -26,3 +27,4 @@ pub use rotation::{
     KeyMeta, RotationPolicy, RotationStep, apply_plan, plan_forced_rotation, plan_rotation,
 };
 pub use svc_domain::{KeyState, SigningAlg};
+pub use webhook::{SIGNATURE_SUITE, webhook_signature, webhook_signature_header};

@@ -42,6 +42,6 @@ pub use session::{
 pub use tenant::{PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};
 pub use webhook::{
-    Delivery, DeliveryAttempt, DeliveryStatus, SecretError, Subscription, WebhookSecret,
-    WebhookUrl, WebhookUrlError,
+    Delivery, DeliveryAttempt, DeliveryStatus, SecretError, Subscription, TargetError,
+    TargetPolicy, WebhookSecret, WebhookUrl, WebhookUrlError, is_public_ip,
 };

@@ -234,6 +234,113 @@ impl fmt::Display for WebhookUrl {
     }
 }
 
+/// Why a receiver may not be reached under the current [`TargetPolicy`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// Plain http where only https is allowed.
+    #[error("url must use https")]
+    NotHttps,
+    /// A port other than 443 where only the standard port is allowed.
+    #[error(
+        "url must use the standard https port 443 (security.webhook_allow_non_standard_ports is off)"
+    )]
+    NonStandardPort,
+    /// An IP literal (or a name resolving to an address) that is loopback, private, link-local
+    /// or otherwise not public.
+    #[error(
+        "url points to an internal address ({0}); receivers must be reachable on the public internet"
+    )]
+    InternalAddress(std::net::IpAddr),
+}
+
+/// Where receivers may be, CONTRACTS.md "Webhooks": in production `https` on port 443 (unless
+/// non-standard ports are allowed) at public addresses only; outside production, anything
+/// unless internal targets are switched off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TargetPolicy {
+    /// Refuse plain `http`.
+    pub https_only: bool,
+    /// Refuse ports other than 443.
+    pub standard_port_only: bool,
+    /// Refuse addresses that are not public (checked again after DNS resolution).
+    pub public_only: bool,
+}
+
+impl TargetPolicy {
+    /// Checks what can be checked without DNS: scheme, port, and an IP-literal host.
+    pub fn check(&self, url: &WebhookUrl) -> Result<(), TargetError> {
+        let url = url.url();
+        if self.https_only && url.scheme() != "https" {
+            return Err(TargetError::NotHttps);
+        }
+        if self.standard_port_only && url.port_or_known_default() != Some(443) {
+            return Err(TargetError::NonStandardPort);
+        }
+        if self.public_only {
+            let literal = match url.host() {
+                Some(url::Host::Ipv4(v4)) => Some(std::net::IpAddr::V4(v4)),
+                Some(url::Host::Ipv6(v6)) => Some(std::net::IpAddr::V6(v6)),
+                _ => None,
+            };
+            if let Some(ip) = literal.filter(|ip| !is_public_ip(*ip)) {
+                return Err(TargetError::InternalAddress(ip));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `ip` is an address a tenant-supplied URL may reach: not loopback, private (RFC
+/// 1918, RFC 4193), link-local (169.254/16 holds cloud metadata), carrier-grade NAT, shared,
+/// documentation, benchmarking, multicast, broadcast, reserved or unspecified; IPv4-mapped,
+/// IPv4-compatible, NAT64 and 6to4 forms are judged by the IPv4 address they carry.
+pub fn is_public_ip(ip: std::net::IpAddr) -> bool {
+    use std::net::{IpAddr, Ipv4Addr};
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, c, _] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b)) // carrier-grade NAT, RFC 6598
+                || (a == 192 && b == 0 && c == 0) // IETF protocol assignments, RFC 6890
+                || (a == 198 && (18..20).contains(&b)) // benchmarking, RFC 2544
+                || a >= 240) // reserved, RFC 1112
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public_ip(IpAddr::V4(v4));
+            }
+            let s = v6.segments();
+            // NAT64 (64:ff9b::/96) and IPv4-compatible (::a.b.c.d) carry an IPv4 address.
+            if (s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0; 4]) || s[0..6] == [0; 6] {
+                let [.., hi, lo] = s;
+                let v4 = Ipv4Addr::new((hi >> 8) as u8, hi as u8, (lo >> 8) as u8, lo as u8);
+                return !v6.is_unspecified() && !v6.is_loopback() && is_public_ip(IpAddr::V4(v4));
+            }
+            // 6to4 (2002::/16) carries an IPv4 address in segments 1 and 2.
+            if s[0] == 0x2002 {
+                let v4 =
+                    Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8);
+                return is_public_ip(IpAddr::V4(v4));
+            }
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00 // unique local, RFC 4193
+                || (s[0] & 0xffc0) == 0xfe80 // link-local
+                || (s[0] & 0xffc0) == 0xfec0 // site-local (deprecated)
+                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+                || (s[0] == 0x0100 && s[1..4] == [0; 3])) // discard-only, RFC 6666
+        }
+    }
+}
+
 /// A tenant's webhook subscription.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Subscription {
@@ -495,6 +602,115 @@ mod tests {
         }
         let long = format!("https://example.com/{}", "a".repeat(2100));
         assert_eq!(WebhookUrl::parse(&long), Err(WebhookUrlError::TooLong));
+    }
+
+    #[test]
+    fn internal_addresses_are_not_public_in_any_spelling() {
+        for internal in [
+            "127.0.0.1",
+            "127.255.255.254",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "0.1.2.3",
+            "255.255.255.255",
+            "224.0.0.1",
+            "240.0.0.1",
+            "192.0.0.8",
+            "198.18.0.1",
+            "198.51.100.7",
+            "::1",
+            "::",
+            "fc00::1",
+            "fd12::1",
+            "fe80::1",
+            "fec0::1",
+            "ff02::1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "::ffff:10.0.0.1",
+            "::127.0.0.1",
+            "64:ff9b::7f00:1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::",
+            "2002:c0a8:0101::1",
+            "2001:db8::1",
+            "100::1",
+        ] {
+            let ip: std::net::IpAddr = internal.parse().unwrap();
+            assert!(!is_public_ip(ip), "{internal}");
+        }
+        for public in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "8.8.8.8",
+            "2606:4700:4700::1111",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:0808:0808::1",
+        ] {
+            let ip: std::net::IpAddr = public.parse().unwrap();
+            assert!(is_public_ip(ip), "{public}");
+        }
+    }
+
+    #[test]
+    fn the_production_policy_refuses_http_other_ports_and_internal_literals() {
+        let production = TargetPolicy {
+            https_only: true,
+            standard_port_only: true,
+            public_only: true,
+        };
+        let check = |raw: &str| production.check(&WebhookUrl::parse(raw).unwrap());
+        assert_eq!(check("https://hooks.example.com/x"), Ok(()));
+        assert_eq!(check("https://hooks.example.com:443/x"), Ok(()));
+        assert_eq!(
+            check("http://hooks.example.com/x"),
+            Err(TargetError::NotHttps)
+        );
+        assert_eq!(
+            check("https://hooks.example.com:8443/x"),
+            Err(TargetError::NonStandardPort)
+        );
+        for literal in [
+            "https://127.0.0.1/",
+            "https://2130706433/",
+            "https://0x7f000001/",
+            "https://0177.0.0.1/",
+            "https://127.1/",
+            "https://[::1]/",
+            "https://[::ffff:127.0.0.1]/",
+            "https://[::ffff:a9fe:a9fe]/",
+            "https://169.254.169.254/latest/meta-data/",
+            "https://10.0.0.1/",
+        ] {
+            assert!(
+                matches!(check(literal), Err(TargetError::InternalAddress(_))),
+                "{literal}: {:?}",
+                check(literal)
+            );
+        }
+        let ports_allowed = TargetPolicy {
+            standard_port_only: false,
+            ..production
+        };
+        assert_eq!(
+            ports_allowed.check(&WebhookUrl::parse("https://hooks.example.com:8443/").unwrap()),
+            Ok(())
+        );
+        let development = TargetPolicy {
+            https_only: false,
+            standard_port_only: false,
+            public_only: false,
+        };
+        assert_eq!(
+            development.check(&WebhookUrl::parse("http://127.0.0.1:9000/").unwrap()),
+            Ok(())
+        );
     }
 
     #[test]

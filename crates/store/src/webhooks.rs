@@ -56,7 +56,7 @@ pub struct ExpiredLease {
 }
 
 /// What a finished attempt leads to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AttemptNext {
     /// The receiver accepted it.
     Succeeded,

@@ -9,6 +9,7 @@ mod delivery;
 mod deployment;
 mod security;
 mod server;
+mod webhooks;
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,7 @@ pub use deployment::{
 };
 pub use security::{OauthProxyConfig, OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
+pub use webhooks::WebhooksConfig;
 
 use crate::values::FreeformTable;
 
@@ -72,6 +74,8 @@ pub struct Config {
     pub oauth_proxy: OauthProxyConfig,
     /// Tenant resolution and single-tenant mode.
     pub tenant: TenantConfig,
+    /// Webhook delivery: targets, timeouts, retries and workers.
+    pub webhooks: WebhooksConfig,
 
     /// Social login providers.
     pub social: Option<FreeformTable>,
@@ -128,8 +132,6 @@ pub struct Config {
     pub verified_domains: Option<FreeformTable>,
     /// Credential vault.
     pub vault: Option<FreeformTable>,
-    /// Webhook delivery.
-    pub webhooks: Option<FreeformTable>,
     /// SCIM provisioning.
     pub scim: Option<FreeformTable>,
     /// Traces and metrics export.

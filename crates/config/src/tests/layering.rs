@@ -433,12 +433,9 @@ fn missing_tls_files_name_key_and_path() {
 #[test]
 fn named_only_sections_survive_loading() {
     let toml = "[social.google]\nclient_id = \"abc\"\nscopes = [\"email\"]\n\n[[chains]]\nname = \"mainnet\"\nchain_id = 1\n\n[[chains]]\nname = \"testnet\"\n";
-    let config = load_with(
-        Some(toml),
-        &[("SVC_WEBHOOKS__ALLOW_INTERNAL_TARGETS", "false")],
-    )
-    .unwrap()
-    .config;
+    let config = load_with(Some(toml), &[("SVC_SCIM__BEARER_TOKEN_TTL", "false")])
+        .unwrap()
+        .config;
     let social = config.social.as_ref().unwrap().as_table();
     assert_eq!(
         social["google"]["client_id"].as_str(),
@@ -450,8 +447,8 @@ fn named_only_sections_survive_loading() {
         config.chains[0].as_table()["chain_id"].as_integer(),
         Some(1)
     );
-    let webhooks = config.webhooks.as_ref().unwrap().as_table();
-    assert_eq!(webhooks["allow_internal_targets"].as_str(), Some("false"));
+    let scim = config.scim.as_ref().unwrap().as_table();
+    assert_eq!(scim["bearer_token_ttl"].as_str(), Some("false"));
 }
 
 #[test]

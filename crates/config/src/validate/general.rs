@@ -433,3 +433,36 @@ pub(super) fn smtp_is_complete(config: &Config, report: &mut Report) {
 #[cfg(test)]
 #[path = "general_tests.rs"]
 mod tests;
+
+/// The retry schedule has 1 to 20 delays of 1 s to 2 days, and a lease outlives an attempt.
+pub(super) fn webhook_schedule_and_lease_consistent(config: &Config, report: &mut Report) {
+    let webhooks = &config.webhooks;
+    let schedule = &webhooks.retry_schedule_secs;
+    if schedule.is_empty() || schedule.len() > 20 {
+        report.error(
+            "webhooks.retry_schedule_secs",
+            format!(
+                "webhooks.retry_schedule_secs has {} entries: give 1 to 20 delays in seconds",
+                schedule.len()
+            ),
+        );
+    }
+    if let Some(bad) = schedule.iter().find(|d| !(1..=172_800).contains(*d)) {
+        report.error(
+            "webhooks.retry_schedule_secs",
+            format!(
+                "webhooks.retry_schedule_secs contains {bad}: every delay must be in 1..=172800 seconds"
+            ),
+        );
+    }
+    if webhooks.lease_secs <= webhooks.request_timeout_secs {
+        report.error(
+            "webhooks.lease_secs",
+            format!(
+                "webhooks.lease_secs = {} must exceed webhooks.request_timeout_secs = {}: a \
+                 lease shorter than an attempt lets a second worker resend it",
+                webhooks.lease_secs, webhooks.request_timeout_secs
+            ),
+        );
+    }
+}

@@ -304,3 +304,35 @@ fn smtp_needs_host_and_sender() {
     config.email.from = Some("no-reply@example.com".into());
     assert!(run(smtp_is_complete, &config).errors.is_empty());
 }
+
+#[test]
+fn webhook_schedule_and_lease_are_consistent() {
+    assert!(
+        run(webhook_schedule_and_lease_consistent, &Config::default())
+            .errors
+            .is_empty()
+    );
+    let mut config = Config::default();
+    config.webhooks.retry_schedule_secs = vec![];
+    config.webhooks.lease_secs = 15;
+    let text: Vec<String> = run(webhook_schedule_and_lease_consistent, &config)
+        .errors
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert!(text[0].contains("has 0 entries"), "{text:?}");
+    assert!(
+        text[1].contains("webhooks.lease_secs = 15 must exceed"),
+        "{text:?}"
+    );
+    config.webhooks.retry_schedule_secs = vec![5, 0];
+    config.webhooks.lease_secs = 60;
+    let text: Vec<String> = run(webhook_schedule_and_lease_consistent, &config)
+        .errors
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(text.len(), 1, "{text:?}");
+    assert!(text[0].contains("contains 0"), "{text:?}");
+}

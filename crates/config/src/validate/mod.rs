@@ -50,6 +50,7 @@ const RULES: &[Rule] = &[
     production::production_openapi_disabled,
     production::production_oauth_proxy_disabled,
     production::production_webhook_ports_standard,
+    production::production_webhook_targets_public,
     production::production_captcha_enforced,
     production::production_hibp_enforced,
     production::production_delivery_providers_real,
@@ -69,6 +70,7 @@ const RULES: &[Rule] = &[
     general::urls_are_valid,
     general::host_names_are_valid,
     general::smtp_is_complete,
+    general::webhook_schedule_and_lease_consistent,
 ];
 
 impl Config {

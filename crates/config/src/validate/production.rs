@@ -376,3 +376,16 @@ pub(super) fn production_escape_hatch_off(config: &Config, report: &mut Report) 
 #[cfg(test)]
 #[path = "production_tests.rs"]
 mod tests;
+
+/// Webhooks: no internal targets or plain http in production (CONTRACTS.md "Webhooks").
+pub(super) fn production_webhook_targets_public(config: &Config, report: &mut Report) {
+    if config.is_production() && config.webhooks.allow_internal_targets == Some(true) {
+        report.error(
+            "webhooks.allow_internal_targets",
+            format!(
+                "webhooks.allow_internal_targets must be false {IN_PRODUCTION}: receivers are \
+                 reached over https at public addresses only; remove the key"
+            ),
+        );
+    }
+}

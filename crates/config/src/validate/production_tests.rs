@@ -355,6 +355,23 @@ fn argon2_must_meet_the_production_floor() {
 }
 
 #[test]
+fn internal_webhook_targets_are_refused_in_production() {
+    let mut broken = production();
+    broken.webhooks.allow_internal_targets = Some(true);
+    check(
+        production_webhook_targets_public,
+        &broken,
+        &production(),
+        "webhooks.allow_internal_targets must be false",
+    );
+    assert!(!broken.webhooks.internal_targets_allowed(true));
+    assert!(Config::default().webhooks.internal_targets_allowed(false));
+    let mut closed = Config::default();
+    closed.webhooks.allow_internal_targets = Some(false);
+    assert!(!closed.webhooks.internal_targets_allowed(false));
+}
+
+#[test]
 fn escape_hatch_is_refused_in_production() {
     let mut broken = production();
     broken.security.allow_public_without_production = true;
@@ -388,6 +405,7 @@ fn a_complete_production_configuration_passes_every_production_rule() {
         production_delivery_providers_real,
         production_argon2_strength,
         production_escape_hatch_off,
+        production_webhook_targets_public,
     ] {
         let report = run(rule, &config);
         assert!(report.errors.is_empty(), "{:?}", report.errors);

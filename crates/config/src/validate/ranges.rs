@@ -287,6 +287,48 @@ pub(crate) const BOUNDS: &[Bound] = &[
         1,
         65_535,
     ),
+    bound(
+        "webhooks.request_timeout_secs",
+        |c| Some(c.webhooks.request_timeout_secs.into()),
+        1,
+        120,
+    ),
+    bound(
+        "webhooks.signature_max_age_secs",
+        |c| Some(c.webhooks.signature_max_age_secs.into()),
+        30,
+        3_600,
+    ),
+    bound(
+        "webhooks.max_concurrent_deliveries",
+        |c| Some(c.webhooks.max_concurrent_deliveries.into()),
+        1,
+        256,
+    ),
+    bound(
+        "webhooks.poll_interval_ms",
+        |c| Some(c.webhooks.poll_interval_ms.into()),
+        20,
+        60_000,
+    ),
+    bound(
+        "webhooks.lease_secs",
+        |c| Some(c.webhooks.lease_secs.into()),
+        5,
+        3_600,
+    ),
+    bound(
+        "webhooks.max_subscriptions_per_tenant",
+        |c| Some(c.webhooks.max_subscriptions_per_tenant.into()),
+        1,
+        1_000,
+    ),
+    bound(
+        "webhooks.history_retention_days",
+        |c| Some(c.webhooks.history_retention_days.into()),
+        1,
+        365,
+    ),
 ];
 
 /// Every bounded key is within its range.
