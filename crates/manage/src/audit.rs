@@ -43,6 +43,18 @@ pub mod action {
     pub const TENANT_USER_REMOVED: &str = "tenant_user.removed";
     /// One session of a tenant user was revoked by an administrator.
     pub const TENANT_USER_SESSION_REVOKED: &str = "tenant_user.session_revoked";
+    /// A webhook subscription was created.
+    pub const WEBHOOK_CREATED: &str = "webhook.created";
+    /// A webhook subscription's URL, event types, description or active flag changed.
+    pub const WEBHOOK_UPDATED: &str = "webhook.updated";
+    /// A webhook subscription was deleted (with its delivery history).
+    pub const WEBHOOK_DELETED: &str = "webhook.deleted";
+    /// A webhook subscription's signing secret was replaced.
+    pub const WEBHOOK_SECRET_ROTATED: &str = "webhook.secret_rotated";
+    /// A test delivery was queued.
+    pub const WEBHOOK_TEST_SENT: &str = "webhook.test_sent";
+    /// A delivery was queued again by hand.
+    pub const WEBHOOK_REDELIVERED: &str = "webhook.redelivered";
 }
 
 /// A successful action's entry, stamped with a fresh time-ordered id and the current time.

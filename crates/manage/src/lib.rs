@@ -7,7 +7,9 @@
 //!   operator tokens;
 //! - [`applications`]: a tenant's OAuth clients and their registration rules;
 //! - [`users`]: a tenant's users (people who sign in), their lifecycle and sessions;
-//! - [`audit`]: the audit log, written in the same transaction as the change it records;
+//! - [`webhooks`]: a tenant's webhook subscriptions, test deliveries and delivery history;
+//! - [`audit`]: the audit log, written in the same transaction as the change it records (as
+//!   are the outbox events of every change);
 //! - [`idempotency`]: `idempotency-key` handling for retryable writes.
 //!
 //! Every use case takes a [`ManageContext`] (store, clock, randomness) and returns
@@ -20,9 +22,11 @@ pub mod audit;
 mod context;
 pub mod control_plane;
 mod error;
+mod events;
 pub mod idempotency;
 mod page;
 pub mod users;
+pub mod webhooks;
 
 pub use applications::{ApplicationView, CreatedApplicationView};
 pub use context::{Actor, ManageContext, RequestMeta};

@@ -6,8 +6,10 @@
 mod applications;
 mod audit;
 mod faulty_identity;
+mod faulty_webhooks;
 mod idempotency;
 mod operator_tokens;
 mod support;
 mod tenants;
 mod users;
+mod webhooks;
