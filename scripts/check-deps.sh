@@ -36,6 +36,7 @@ forbid svc-kms svc-store svc-config svc-http svc-oauth svc-crypto axum sqlx
 forbid svc-oauth axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-manage
 forbid svc-manage axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-oauth
 forbid svc-authn axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-oauth
+forbid svc-webhooks axum sqlx svc-config svc-store-sqlite svc-store-postgres svc-kms svc-http svc-oauth svc-manage svc-authn
 # The backend SDK is what resource servers embed: it knows no server crate at all.
 forbid svc-sdk svc-domain svc-store svc-config svc-http svc-oauth svc-manage svc-crypto svc-kms sqlx axum
 

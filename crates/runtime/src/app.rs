@@ -21,7 +21,7 @@ use svc_http::api::{ApiState, MetricsReadAuthorizer};
 use svc_http::hosted::{self, HostedState};
 use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
-use svc_http::routes::{applications, control_plane, users};
+use svc_http::routes::{applications, control_plane, users, webhooks};
 use svc_http::throttle::{Throttle, ThrottleSettings};
 use svc_http::{
     Health, HttpSettings, HttpState, Metrics, ReadinessCheck, TenantResolver, TenantRouting,
@@ -148,6 +148,7 @@ impl App {
         .await?;
         let routing = tenant_routing(&config)?;
 
+        let metrics = Metrics::new(env!("CARGO_PKG_VERSION"), env!("SVC_BUILD_COMMIT"));
         let cancel = CancellationToken::new();
         let mut workers = Workers::new(cancel.clone());
         if plane.runs(Plane::Async) && config.deployment.background_tasks_enabled {
@@ -156,7 +157,18 @@ impl App {
                 crate::keys::rotation_worker(keys, interval, cancel)
             });
             let (store, clock) = (key_store.clone(), options.clock.clone());
-            workers.spawn("janitor", move |cancel| janitor(store, clock, cancel));
+            let retention = time::Duration::days(i64::from(config.webhooks.history_retention_days));
+            workers.spawn("janitor", move |cancel| {
+                janitor(store, clock, retention, cancel)
+            });
+            crate::webhooks::spawn(
+                &mut workers,
+                &config,
+                key_store.clone(),
+                options.clock.clone(),
+                options.rng.clone(),
+                &metrics,
+            )?;
         }
         for opened in &stores {
             let opened = opened.clone();
@@ -175,7 +187,6 @@ impl App {
             checks.push(Arc::new(crate::keys::KmsReadiness(keys.clone())));
         }
         let health = Health::new(checks);
-        let metrics = Metrics::new(env!("CARGO_PKG_VERSION"), env!("SVC_BUILD_COMMIT"));
         for opened in &stores {
             metrics.register_pool(opened.label, Arc::new(StorePoolStats(opened.store.clone())));
         }
@@ -221,6 +232,7 @@ impl App {
             manage,
             clock: options.clock.clone(),
             authn: authn.clone(),
+            webhook_rules: crate::webhooks::rules(&config),
         };
         let mut plane_routes = Router::new();
         if plane.runs(Plane::Auth) {
@@ -305,7 +317,8 @@ impl App {
             plane_routes = plane_routes
                 .merge(control_plane::router(api.clone()))
                 .merge(applications::router(api.clone()))
-                .merge(users::router(api.clone()));
+                .merge(users::router(api.clone()))
+                .merge(webhooks::router(api.clone()));
         }
         if config.server.metrics_bearer_token.is_none() {
             metrics.set_authorizer(Arc::new(MetricsReadAuthorizer(api.clone())));
@@ -492,11 +505,13 @@ pub(crate) fn keys_alg(config: &Config) -> SigningAlg {
     }
 }
 
-/// The async plane's housekeeping: forgets expired idempotency keys and client-assertion ids
-/// every ten minutes (they are only kept to refuse replays within their lifetime).
+/// The async plane's housekeeping, every ten minutes: forgets expired idempotency keys and
+/// client-assertion ids (kept only to refuse replays within their lifetime), dead codes,
+/// sessions and tokens, and webhook history older than `retention`.
 async fn janitor(
     store: Arc<dyn svc_store::Store>,
     clock: Arc<dyn Clock>,
+    retention: time::Duration,
     cancel: CancellationToken,
 ) {
     let mut ticker = tokio::time::interval(Duration::from_secs(600));
@@ -509,7 +524,9 @@ async fn janitor(
         let purge = async {
             let mut tx = store.write().await?;
             let now = clock.now();
-            let purged = tx.purge_expired(now).await? + tx.purge_expired_grants(now).await?;
+            let purged = tx.purge_expired(now).await?
+                + tx.purge_expired_grants(now).await?
+                + tx.purge_webhook_history(now - retention).await?;
             tx.commit().await.map(|()| purged)
         };
         match purge.await {
@@ -517,7 +534,7 @@ async fn janitor(
             Ok(purged) => {
                 tracing::info!(
                     purged,
-                    "expired idempotency keys, assertion ids, codes, sessions and tokens removed"
+                    "expired idempotency keys, assertion ids, codes, sessions, tokens and webhook history removed"
                 )
             }
             Err(e) => tracing::warn!(error = %e, "housekeeping failed; retrying on the next tick"),

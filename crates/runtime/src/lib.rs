@@ -19,6 +19,7 @@ mod plane;
 mod serve;
 mod stores;
 mod tls;
+mod webhooks;
 mod workers;
 
 pub use app::{App, BuildOptions, RunningApp};

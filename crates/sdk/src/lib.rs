@@ -17,6 +17,9 @@
 //! - [`Validator`] runs all ten, finding the issuer's JWKS through OpenID Connect Discovery and
 //!   caching it.
 //!
+//! Webhook receivers verify deliveries with [`verify_webhook`] or, with replay protection,
+//! [`WebhookVerifier`] (the spec's seven receiver rules).
+//!
 //! Every failure is a [`ValidationError`], which knows its HTTP status, its `error` code and its
 //! RFC 6750 §3 `WWW-Authenticate` challenge. No message ever contains the token.
 //!
@@ -30,6 +33,7 @@ mod provider;
 mod requirements;
 pub mod rules;
 mod validator;
+mod webhook;
 
 pub use claims::{AccessTokenClaims, Actor, Confirmation, SubjectType};
 pub use error::{KeySourceError, ValidationError};
@@ -37,6 +41,10 @@ pub use requirements::{DEFAULT_LEEWAY_SECS, Requirements};
 pub use rules::bearer::{AuthScheme, MAX_TOKEN_BYTES, authorization_token, bearer_token};
 pub use rules::{check_claims, validate_with_jwks};
 pub use validator::{DEFAULT_CACHE_TTL, DEFAULT_REFRESH_INTERVAL, Validator};
+pub use webhook::{
+    MAX_WEBHOOK_BODY_BYTES, VerifiedWebhook, WEBHOOK_CLOCK_SKEW, WEBHOOK_SIGNATURE_SUITE,
+    WebhookError, WebhookHeaders, WebhookVerifier, verify_webhook, verify_webhook_at,
+};
 
 /// Re-exported so callers can build a [`jsonwebtoken::jwk::JwkSet`] for [`validate_with_jwks`]
 /// and [`Validator::with_jwks`] with the exact version this crate uses.

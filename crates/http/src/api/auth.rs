@@ -54,6 +54,16 @@ permission!(
     UsersWrite,
     "users:write"
 );
+permission!(
+    /// `webhooks:read`
+    WebhooksRead,
+    "webhooks:read"
+);
+permission!(
+    /// `webhooks:write`
+    WebhooksWrite,
+    "webhooks:write"
+);
 
 /// A caller whose access token passed the whole validation contract for permission `P`.
 pub struct Authorized<P: Permission> {

@@ -11,7 +11,7 @@ mod idempotency;
 
 pub use auth::{
     ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, MetricsReadAuthorizer,
-    OperatorCaller, Permission, UsersRead, UsersWrite,
+    OperatorCaller, Permission, UsersRead, UsersWrite, WebhooksRead, WebhooksWrite,
 };
 pub use idempotency::idempotent;
 
@@ -35,6 +35,8 @@ pub struct ApiState {
     pub clock: Arc<dyn Clock>,
     /// The sign-in engine (password policy and hashing, invitation mail) for tenant users.
     pub authn: Arc<svc_authn::Authn>,
+    /// Where webhook receivers may be and how many a tenant may have.
+    pub webhook_rules: svc_manage::webhooks::WebhookRules,
 }
 
 impl FromRef<ApiState> for TenantResolver {

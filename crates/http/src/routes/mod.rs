@@ -5,4 +5,5 @@ pub mod applications;
 pub mod control_plane;
 pub mod token;
 pub mod users;
+pub mod webhooks;
 pub mod well_known;
