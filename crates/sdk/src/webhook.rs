@@ -8,7 +8,8 @@
 //!    (two values arrive while the sender rotates its secret);
 //! 5. a timestamp older than the smaller of `X-SVC-Signature-Max-Age` and the receiver's own
 //!    ceiling is refused, as is one from the future beyond a small clock skew;
-//! 6. a delivery id seen within the window is refused ([`WebhookVerifier`] remembers them);
+//! 6. a delivery id already accepted within the window is refused ([`WebhookVerifier`]
+//!    remembers the ids its caller accepted);
 //! 7. nothing here parses the body: verify first, then parse [`VerifiedWebhook::body`].
 
 use aws_lc_rs::hmac;
@@ -206,9 +207,13 @@ fn unix_now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-/// All seven rules: verification plus an in-memory record of delivery ids seen within the
-/// window (for a single receiver process; several processes share a store of their own, e.g.
-/// a unique key in their database, keyed by [`VerifiedWebhook::delivery_id`]).
+/// All seven rules: verification, plus an in-memory record of the delivery ids this receiver
+/// accepted within the window, for a single receiver process (several processes share a store
+/// of their own instead, e.g. a unique key in their database on [`VerifiedWebhook::delivery_id`]).
+///
+/// [`WebhookVerifier::verify`] refuses an id already accepted; call
+/// [`WebhookVerifier::accepted`] once the delivery is durably recorded, before answering 2xx.
+/// A delivery answered with 5xx is not accepted, so its retry (same id) is not a replay.
 #[derive(Debug)]
 pub struct WebhookVerifier {
     secrets: Vec<String>,
@@ -217,7 +222,7 @@ pub struct WebhookVerifier {
 }
 
 impl WebhookVerifier {
-    /// Seen ids kept at most; beyond it the oldest expire first.
+    /// Accepted ids kept at most; beyond it the oldest are forgotten first.
     const MAX_REMEMBERED: usize = 100_000;
 
     /// A verifier for `secret` with the receiver's replay-window `ceiling` (5 minutes is usual).
@@ -236,8 +241,14 @@ impl WebhookVerifier {
         self
     }
 
-    /// Verifies at `now_unix` and remembers the delivery id; a second delivery with the same id
-    /// within the window is [`WebhookError::Replayed`].
+    fn remembered(&self) -> std::sync::MutexGuard<'_, HashMap<String, i64>> {
+        self.seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Rules 1 to 6 at `now_unix`: a delivery id accepted within the window is
+    /// [`WebhookError::Replayed`].
     pub fn verify_at<'a>(
         &self,
         headers: &(impl WebhookHeaders + ?Sized),
@@ -246,17 +257,21 @@ impl WebhookVerifier {
     ) -> Result<VerifiedWebhook<'a>, WebhookError> {
         let secrets: Vec<&str> = self.secrets.iter().map(String::as_str).collect();
         let verified = verify_webhook_at(headers, raw_body, &secrets, self.ceiling, now_unix)?;
-        let expires = now_unix
-            .saturating_add(i64::try_from(self.ceiling.as_secs()).unwrap_or(i64::MAX))
-            .saturating_add(i64::try_from(WEBHOOK_CLOCK_SKEW.as_secs()).unwrap_or(0));
-        let mut seen = self
-            .seen
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut seen = self.remembered();
         seen.retain(|_, until| *until > now_unix);
         if seen.contains_key(&verified.delivery_id) {
             return Err(WebhookError::Replayed(verified.delivery_id));
         }
+        Ok(verified)
+    }
+
+    /// Records that the delivery `delivery_id` was accepted at `now_unix`: the same id is
+    /// refused until the window (plus clock skew) has passed, when its signature is stale anyway.
+    pub fn accepted_at(&self, delivery_id: &str, now_unix: i64) {
+        let expires = now_unix
+            .saturating_add(i64::try_from(self.ceiling.as_secs()).unwrap_or(i64::MAX))
+            .saturating_add(i64::try_from(WEBHOOK_CLOCK_SKEW.as_secs()).unwrap_or(0));
+        let mut seen = self.remembered();
         if seen.len() >= Self::MAX_REMEMBERED
             && let Some(oldest) = seen
                 .iter()
@@ -265,8 +280,12 @@ impl WebhookVerifier {
         {
             seen.remove(&oldest);
         }
-        seen.insert(verified.delivery_id.clone(), expires);
-        Ok(verified)
+        seen.insert(delivery_id.to_owned(), expires);
+    }
+
+    /// [`WebhookVerifier::accepted_at`] now.
+    pub fn accepted(&self, delivery_id: &str) {
+        self.accepted_at(delivery_id, unix_now());
     }
 
     /// [`WebhookVerifier::verify_at`] now.

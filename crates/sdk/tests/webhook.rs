@@ -205,22 +205,25 @@ fn during_rotation_either_secret_verifies() {
 }
 
 #[test]
-fn the_verifier_refuses_a_replay_within_the_window() {
+fn the_verifier_refuses_a_replay_of_an_accepted_delivery_within_the_window() {
     let verifier =
         WebhookVerifier::new(SECRET, Duration::from_secs(300)).with_previous_secret("whsec_old");
     let h = headers(&[SECRET], "dlv_7", NOW, BODY);
     let b = borrowed(&h);
-    assert_eq!(
-        verifier
-            .verify_at(b.as_slice(), BODY, NOW)
-            .unwrap()
-            .delivery_id,
-        "dlv_7"
-    );
+    let first = verifier.verify_at(b.as_slice(), BODY, NOW).unwrap();
+    assert_eq!(first.delivery_id, "dlv_7");
+    // Not accepted yet (the receiver answered 5xx): the retry is welcome.
+    assert!(verifier.verify_at(b.as_slice(), BODY, NOW + 1).is_ok());
+    verifier.accepted_at("dlv_7", NOW + 1);
     assert_eq!(
         verifier.verify_at(b.as_slice(), BODY, NOW + 10),
         Err(WebhookError::Replayed("dlv_7".into()))
     );
+    // Once the window is over the signature is stale anyway.
+    assert!(matches!(
+        verifier.verify_at(b.as_slice(), BODY, NOW + 400),
+        Err(WebhookError::Stale { .. })
+    ));
     let other = headers(&[SECRET], "dlv_8", NOW, BODY);
     let o = borrowed(&other);
     assert!(verifier.verify_at(o.as_slice(), BODY, NOW + 10).is_ok());

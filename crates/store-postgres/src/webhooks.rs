@@ -128,7 +128,7 @@ pub(crate) async fn active_webhooks(
     tenant: &TenantId,
 ) -> Result<Vec<Subscription>, StoreError> {
     let rows = sqlx::query(select_subscriptions!(
-        "WHERE s.tenant_id = $1 AND s.active = 1 ORDER BY s.id"
+        "WHERE s.tenant_id = $1 AND s.active ORDER BY s.id"
     ))
     .bind(tenant.as_str())
     .fetch_all(conn)

@@ -109,6 +109,11 @@ impl Process {
         assert!(status.success());
     }
 
+    /// Sends SIGKILL: the process dies at once, mid-work, with no chance to clean up.
+    pub fn kill_now(&mut self) {
+        self.child.start_kill().expect("SIGKILL");
+    }
+
     /// Waits for the process to end (killing it after `within`).
     pub async fn wait(mut self, within: Duration) -> Exit {
         let code = match tokio::time::timeout(within, self.child.wait()).await {

@@ -46,7 +46,11 @@ impl Relay {
 
     /// One pass: relays up to `batch` events; returns how many events and deliveries.
     pub async fn relay_once(&self) -> Result<(usize, usize), StoreError> {
+        // Whole microseconds: what PostgreSQL stores, so the history reads back what was written.
         let now = self.clock.now();
+        let now = now
+            .replace_nanosecond(now.nanosecond() / 1_000 * 1_000)
+            .unwrap_or(now);
         let mut tx = self.store.write().await?;
         let events = tx.unrelayed_events(self.batch).await?;
         if events.is_empty() {

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod cli;
+mod common;
 mod discovery;
 mod health;
 mod hosted;
@@ -13,6 +14,7 @@ mod planes;
 mod postgres_outage;
 mod tenant_users;
 mod tls;
+mod webhooks;
 
 /// Path of the binary under test.
 pub(crate) fn binary() -> &'static std::path::Path {

@@ -1,0 +1,86 @@
+//! Helpers every surface's tests share: an operator token from the real CLI, a tenant created
+//! over the control plane with its management credentials, and a management access token.
+
+use crate::binary;
+use serde_json::{Value, json};
+use svc_testkit::{Process, TestApp};
+
+/// A tenant created over the control plane.
+pub(crate) struct CreatedTenant {
+    /// `ten_…`
+    pub(crate) id: String,
+    /// `{slug}.localhost:{port}`: the tenant's host (apps run with base domain `localhost`).
+    pub(crate) host: String,
+    /// The management application's client id.
+    pub(crate) client_id: String,
+    /// Its secret.
+    pub(crate) client_secret: String,
+}
+
+/// Creates an operator token with the real CLI against the app's database.
+pub(crate) async fn operator_token(app: &TestApp) -> String {
+    let work = tempfile::tempdir().unwrap();
+    let db = match &app.database_url {
+        Some(url) => url.clone(),
+        None => format!("sqlite://{}", app.sqlite_path().display()),
+    };
+    let exit = Process::run(
+        binary(),
+        work.path(),
+        &["operator", "create-token", "--name", "e2e"],
+        &[("DATABASE_URL", db.as_str())],
+    )
+    .await;
+    assert_eq!(exit.code, Some(0), "{}\n{}", exit.stdout, exit.stderr);
+    exit.stdout
+        .lines()
+        .find(|l| l.starts_with("svcop_"))
+        .expect("token printed")
+        .trim()
+        .to_owned()
+}
+
+/// Creates tenant `slug` as `operator`.
+pub(crate) async fn create_tenant(app: &TestApp, operator: &str, slug: &str) -> CreatedTenant {
+    let response = app
+        .request(reqwest::Method::POST, "/api/v1/control-plane/tenants")
+        .bearer_auth(operator)
+        .json(&json!({"slug": slug, "display_name": slug.to_uppercase()}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.unwrap();
+    let port = app.url.rsplit(':').next().unwrap();
+    let text = |v: &Value| v.as_str().unwrap().to_owned();
+    CreatedTenant {
+        id: text(&body["tenant"]["id"]),
+        host: format!("{slug}.localhost:{port}"),
+        client_id: text(&body["management_application"]["client_id"]),
+        client_secret: text(&body["management_application"]["client_secret"]),
+    }
+}
+
+/// A client_credentials token of the tenant's management application, for `scope` (all of
+/// its scopes when `None`).
+pub(crate) async fn management_token(
+    app: &TestApp,
+    tenant: &CreatedTenant,
+    scope: Option<&str>,
+) -> String {
+    let mut form = vec![("grant_type", "client_credentials")];
+    if let Some(scope) = scope {
+        form.push(("scope", scope));
+    }
+    let response = app
+        .request(reqwest::Method::POST, "/oauth/token")
+        .header("host", &tenant.host)
+        .basic_auth(&tenant.client_id, Some(&tenant.client_secret))
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    body["access_token"].as_str().unwrap().to_owned()
+}
