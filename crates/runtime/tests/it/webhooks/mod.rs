@@ -5,4 +5,5 @@
 
 mod api;
 mod delivery;
+mod reliability;
 mod support;
