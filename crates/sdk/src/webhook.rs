@@ -24,7 +24,8 @@ pub const WEBHOOK_CLOCK_SKEW: Duration = Duration::from_secs(60);
 /// The largest body accepted before anything is computed (a guard, not a limit of the sender).
 pub const MAX_WEBHOOK_BODY_BYTES: usize = 1024 * 1024;
 
-/// Why a delivery was refused. Every case is a permanent validation failure: answer 4xx.
+/// Why a delivery was refused. Every case but [`WebhookError::Replayed`] is a permanent
+/// validation failure: answer 4xx.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WebhookError {
     /// A required header is absent or not text.
@@ -56,7 +57,8 @@ pub enum WebhookError {
     /// The body is larger than [`MAX_WEBHOOK_BODY_BYTES`].
     #[error("body too large")]
     TooLarge,
-    /// This delivery id was already accepted within the window.
+    /// This delivery id was already accepted within the window: a duplicate of at-least-once
+    /// delivery (or a replay). Do not act again; answer 2xx so the sender stops retrying.
     #[error("delivery {0} was already received")]
     Replayed(String),
 }

@@ -5,5 +5,6 @@
 
 mod api;
 mod delivery;
+mod python;
 mod reliability;
 mod support;

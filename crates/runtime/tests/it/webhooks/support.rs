@@ -83,7 +83,10 @@ impl Receiver {
                 .unwrap()
                 .pop_front()
                 .unwrap_or((200, vec![], Duration::ZERO));
-        let rejected = matches!(verdict, Some(Err(_)));
+        // A replay of an accepted delivery is acknowledged without acting again (rule 6);
+        // anything else that fails verification is a permanent 400.
+        let replayed = matches!(verdict, Some(Err(WebhookError::Replayed(_))));
+        let rejected = matches!(verdict, Some(Err(_))) && !replayed;
         self.seen.lock().unwrap().push(Received {
             headers,
             body,
@@ -93,6 +96,9 @@ impl Receiver {
         tokio::time::sleep(pause).await;
         if rejected {
             return StatusCode::BAD_REQUEST.into_response();
+        }
+        if replayed {
+            return StatusCode::OK.into_response();
         }
         // Accepted only when answered 2xx: a retry after a failure is not a replay.
         if let (Some(verifier), true) = (verifier, (200..300).contains(&status)) {
