@@ -230,7 +230,7 @@ pub(crate) async fn unrelayed_events(
     limit: u32,
 ) -> Result<Vec<UnrelayedEvent>, StoreError> {
     let rows = sqlx::query(
-        "SELECT id, tenant_id, event_type FROM events WHERE relayed_at_ns IS NULL \
+        "SELECT id, tenant_id, event_type, occurred_at FROM events WHERE relayed_at_ns IS NULL \
          ORDER BY id LIMIT $1",
     )
     .bind(i64::from(limit))
@@ -253,6 +253,7 @@ fn decode_unrelayed(row: &SqliteRow) -> Result<UnrelayedEvent, StoreError> {
         tenant_id: TenantId::parse(&tenant).map_err(|_| corrupt("tenant_id", &tenant))?,
         event_type: EventType::parse(&event_type)
             .ok_or_else(|| corrupt("event_type", &event_type))?,
+        occurred_at: c.get("occurred_at")?,
     })
 }
 

@@ -31,6 +31,8 @@ pub struct UnrelayedEvent {
     pub tenant_id: TenantId,
     /// Its type.
     pub event_type: EventType,
+    /// When it happened.
+    pub occurred_at: OffsetDateTime,
 }
 
 /// A delivery a worker now holds the lease of, with what it needs to send it.

@@ -1,5 +1,6 @@
 //! The outbox relay: turns recorded events into deliveries, one per active subscription that
-//! wants the event's type, and marks the events relayed, all in one transaction. Several relays
+//! wants the event's type and existed when it happened, and marks the events relayed, all in
+//! one transaction. Several relays
 //! may run against one PostgreSQL: the events a relay reads stay locked until it commits and the
 //! others skip them.
 
@@ -67,7 +68,9 @@ impl Relay {
                 .get(&event.tenant_id)
                 .into_iter()
                 .flatten()
-                .filter(|s| s.wants(event.event_type));
+                // A subscription hears of what happened after it was created, however late
+                // the relay runs.
+                .filter(|s| s.wants(event.event_type) && s.created_at <= event.occurred_at);
             for subscription in wanting {
                 tx.insert_delivery(&Delivery {
                     id: DeliveryId::generate(self.clock.as_ref(), self.rng.as_ref()),

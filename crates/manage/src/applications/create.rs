@@ -3,7 +3,8 @@
 
 use super::{ApplicationInput, Identity, assemble, new_secret};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use svc_domain::EventType;
 use svc_domain::{Application, ClientId, TenantId};
 
 /// Validates `input` against the registration rules and stores the application in `tenant`,
@@ -48,6 +49,14 @@ pub async fn create(
         Some(application.id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::application_changed(
+        tx.as_mut(),
+        ctx,
+        actor,
+        &application,
+        EventType::AdminApplicationCreated,
+    )
+    .await?;
     tx.commit().await?;
     Ok((application, secret.map(|s| s.plaintext)))
 }

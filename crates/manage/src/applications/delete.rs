@@ -2,7 +2,8 @@
 //! it the tenant could lose every way to manage itself.
 
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use svc_domain::EventType;
 use svc_domain::{ClientId, TenantId};
 
 /// Deletes the application `id` of `tenant`, audited as `application.deleted`.
@@ -36,6 +37,14 @@ pub async fn delete(
         Some(id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::application_changed(
+        tx.as_mut(),
+        ctx,
+        actor,
+        &app,
+        EventType::AdminApplicationDeleted,
+    )
+    .await?;
     tx.commit().await?;
     Ok(())
 }

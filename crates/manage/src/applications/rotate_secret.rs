@@ -3,7 +3,8 @@
 
 use super::new_secret;
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use svc_domain::EventType;
 use svc_domain::{ClientId, TenantId};
 
 /// Generates a new secret for the application `id` of `tenant`, audited as
@@ -45,6 +46,14 @@ pub async fn rotate_secret(
         Some(id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::application_changed(
+        tx.as_mut(),
+        ctx,
+        actor,
+        &app,
+        EventType::AdminApplicationSecretRotated,
+    )
+    .await?;
     tx.commit().await?;
     Ok(secret.plaintext)
 }

@@ -9,8 +9,9 @@
 use super::input::ValidApplication;
 use super::{ApplicationInput, Identity, assemble, new_secret};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
 use std::collections::BTreeSet;
+use svc_domain::EventType;
 use svc_domain::{Application, ClientId, TenantId};
 
 /// Replaces the configuration of the application `id` of `tenant` with `input`, audited as
@@ -63,6 +64,14 @@ pub async fn update(
         Some(id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::application_changed(
+        tx.as_mut(),
+        ctx,
+        actor,
+        &application,
+        EventType::AdminApplicationUpdated,
+    )
+    .await?;
     tx.commit().await?;
     Ok((application, new_plaintext))
 }

@@ -3,9 +3,9 @@
 
 use super::input::{NewUser, check_email, check_name};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
 use svc_authn::Authn;
-use svc_domain::{Tenant, User, UserId, UserStatus, UserTokenPurpose};
+use svc_domain::{EventType, Tenant, User, UserId, UserStatus, UserTokenPurpose};
 use svc_store::StoreError;
 
 /// The text of a taken address, shared with updates.
@@ -105,6 +105,13 @@ pub async fn create(
         Some(user.id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::user_changed(tx.as_mut(), ctx, actor, &user, EventType::AdminUserCreated).await?;
+    let lifecycle = match user.status {
+        UserStatus::Invited => EventType::TenantUserInvited,
+        UserStatus::PreProvisioned => EventType::TenantUserPreProvisioned,
+        _ => EventType::TenantUserActivated,
+    };
+    events::user_changed(tx.as_mut(), ctx, actor, &user, lifecycle).await?;
     tx.commit().await?;
     if let Some(mail) = invitation {
         authn.deliver(&mail).await;

@@ -4,8 +4,8 @@
 
 use super::{ALL_LINKS, check_transition, end_access, invalidate_links, load};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
-use svc_domain::{TenantId, User, UserId, UserStatus};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use svc_domain::{EventType, TenantId, User, UserId, UserStatus};
 
 /// Removes the user `id` of `tenant`, audited as `tenant_user.removed`: sessions, refresh-token
 /// families and outstanding mailed links end in the same transaction.
@@ -36,6 +36,7 @@ pub async fn remove(
         Some(id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::user_changed(tx.as_mut(), ctx, actor, &user, EventType::TenantUserRemoved).await?;
     tx.commit().await?;
     Ok(user)
 }

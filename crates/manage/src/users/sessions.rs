@@ -1,8 +1,8 @@
 //! A tenant user's live browser sessions, and revoking one of them (e.g. a lost device).
 
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
-use svc_domain::{Session, SessionId, TenantId, UserId};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use svc_domain::{EventData, EventType, LogoutReason, Session, SessionId, TenantId, UserId};
 
 /// The live sessions of the user `id` of `tenant`, newest first.
 ///
@@ -55,6 +55,18 @@ pub async fn revoke_session(
         Some(id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::record(
+        tx.as_mut(),
+        ctx,
+        tenant,
+        EventType::Logout,
+        EventData::LoggedOut {
+            user_id: id.clone(),
+            session_id: session.clone(),
+            reason: LogoutReason::RevokedByAdmin,
+        },
+    )
+    .await?;
     tx.commit().await?;
     Ok(())
 }

@@ -4,8 +4,8 @@
 
 use super::{check_transition, end_access, load};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
-use svc_domain::{TenantId, User, UserId, UserStatus};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use svc_domain::{EventType, TenantId, User, UserId, UserStatus};
 
 /// Suspends the user `id` of `tenant`, audited as `tenant_user.suspended`.
 ///
@@ -35,6 +35,14 @@ pub async fn suspend(
         Some(id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::user_changed(
+        tx.as_mut(),
+        ctx,
+        actor,
+        &user,
+        EventType::TenantUserSuspended,
+    )
+    .await?;
     tx.commit().await?;
     Ok(user)
 }
@@ -71,6 +79,14 @@ pub async fn reactivate(
         Some(id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::user_changed(
+        tx.as_mut(),
+        ctx,
+        actor,
+        &user,
+        EventType::TenantUserReactivated,
+    )
+    .await?;
     tx.commit().await?;
     Ok(user)
 }

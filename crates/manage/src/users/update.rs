@@ -12,9 +12,9 @@ use super::create::EMAIL_TAKEN;
 use super::input::{UserPatch, check_email, check_name};
 use super::{ALL_LINKS, end_access, invalidate_links, load};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
 use svc_authn::Authn;
-use svc_domain::{Tenant, User, UserId, UserStatus, UserTokenPurpose};
+use svc_domain::{EventType, Tenant, User, UserId, UserStatus, UserTokenPurpose};
 use svc_store::StoreError;
 
 /// Applies `patch` to the user `id` of `tenant`, audited as `tenant_user.updated`. A patch that
@@ -131,6 +131,17 @@ pub async fn update(
         Some(id.as_str()),
     );
     audit::record(tx.as_mut(), &entry).await?;
+    events::user_changed(tx.as_mut(), ctx, actor, &user, EventType::TenantUserUpdated).await?;
+    if before.status != UserStatus::Active && user.status == UserStatus::Active {
+        events::user_changed(
+            tx.as_mut(),
+            ctx,
+            actor,
+            &user,
+            EventType::TenantUserActivated,
+        )
+        .await?;
+    }
     tx.commit().await?;
     if let Some(mail) = invitation {
         authn.deliver(&mail).await;

@@ -662,3 +662,109 @@ fn the_catalog_lists_every_type_with_whether_it_is_emitted() {
         .unwrap();
     assert!(!wallet.emitted);
 }
+
+#[tokio::test]
+async fn application_changes_are_recorded_as_admin_events_with_their_actor() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let tenant = &acme.tenant.id;
+    let actor = client_actor(&acme);
+    let (app, _) = svc_manage::applications::create(
+        &h.ctx,
+        tenant,
+        &actor,
+        &meta(),
+        crate::support::web_app(),
+    )
+    .await
+    .unwrap();
+    svc_manage::applications::update(
+        &h.ctx,
+        tenant,
+        &actor,
+        &meta(),
+        &app.id,
+        crate::support::web_app(),
+    )
+    .await
+    .unwrap();
+    svc_manage::applications::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id)
+        .await
+        .unwrap();
+    svc_manage::applications::delete(&h.ctx, tenant, &actor, &meta(), &app.id)
+        .await
+        .unwrap();
+    let mut tx = h.store.write().await.unwrap();
+    let events: Vec<EventType> = tx
+        .unrelayed_events(100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.event_type)
+        .filter(|t| t.as_str().starts_with("admin.application."))
+        .collect();
+    tx.commit().await.unwrap();
+    assert_eq!(
+        events,
+        vec![
+            EventType::AdminApplicationCreated,
+            EventType::AdminApplicationUpdated,
+            EventType::AdminApplicationSecretRotated,
+            EventType::AdminApplicationDeleted,
+        ]
+    );
+    // The payload names the application and who acted.
+    let webhook = webhooks::create(
+        &h.ctx,
+        &RULES,
+        tenant,
+        &actor,
+        &meta(),
+        new("https://h.example/h", &["admin.application.created"]),
+    )
+    .await
+    .unwrap();
+    let id = WebhookId::parse(&webhook.webhook.id).unwrap();
+    let relayed_before = svc_manage::applications::create(
+        &h.ctx,
+        tenant,
+        &actor,
+        &meta(),
+        crate::support::web_app(),
+    )
+    .await
+    .unwrap()
+    .0;
+    let relay = svc_webhooks::Relay::new(
+        h.store.clone(),
+        h.clock.clone(),
+        std::sync::Arc::new(svc_domain::OsRandom),
+        1000,
+        std::time::Duration::from_secs(1),
+        std::sync::Arc::new(tokio::sync::Notify::new()),
+    );
+    let (_, deliveries) = relay.relay_once().await.unwrap();
+    assert_eq!(
+        deliveries, 1,
+        "only the creation after the subscription existed"
+    );
+    let (list, _) =
+        webhooks::list_deliveries(&h.ctx, tenant, &id, &DeliveryFilter::default(), None, None)
+            .await
+            .unwrap();
+    assert_eq!(list.len(), 1);
+    let now = crate::support::start_time() + Duration::days(1);
+    let mut tx = h.store.write().await.unwrap();
+    let claimed = tx
+        .claim_deliveries("w", now, now + Duration::minutes(1), 10)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let body: serde_json::Value = serde_json::from_str(&claimed[0].body).unwrap();
+    assert_eq!(body["type"], "admin.application.created");
+    assert_eq!(body["data"]["client_id"], relayed_before.id.as_str());
+    assert_eq!(
+        body["data"]["actor"],
+        format!("client:{}", acme.management_application.id)
+    );
+}

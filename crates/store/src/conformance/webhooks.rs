@@ -218,6 +218,7 @@ pub async fn outbox_events_wait_for_the_relay_and_roll_back_with_their_change(
     );
     assert_eq!(pending[0].tenant_id, acme.id);
     assert_eq!(pending[0].event_type, EventType::TenantUserSuspended);
+    assert_eq!(pending[0].occurred_at, first.occurred_at);
     assert_eq!(tx.unrelayed_events(1).await.expect("limit").len(), 1);
     tx.mark_events_relayed(std::slice::from_ref(&first.id), t0)
         .await
