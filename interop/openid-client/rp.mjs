@@ -6,8 +6,9 @@
 //
 // Environment: ISSUER, CLIENT_ID (public client, token_endpoint_auth_method none),
 // CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
-// REDIRECT_URI, POST_LOGOUT_REDIRECT_URI, USER_EMAIL, USER_PASSWORD, optional API_AUDIENCE
-// (the access tokens' expected `aud`), CHROMIUM_PATH (default /usr/bin/chromium).
+// REDIRECT_URI, POST_LOGOUT_REDIRECT_URI, USER_EMAIL, USER_PASSWORD, API_AUDIENCE (the access
+// tokens' `aud`, registered on both clients: the confidential one is the resource server that
+// may introspect them), CHROMIUM_PATH (default /usr/bin/chromium).
 // Prints one JSON line on stdout; exits 1 with "interop check failed: …" on stderr otherwise.
 import { createHash } from 'node:crypto';
 import * as jose from 'jose';
@@ -45,7 +46,7 @@ async function main(step) {
   const postLogoutUri = env('POST_LOGOUT_REDIRECT_URI');
   const email = env('USER_EMAIL');
   const password = env('USER_PASSWORD');
-  const apiAudience = process.env.API_AUDIENCE || null;
+  const apiAudience = env('API_AUDIENCE');
   const scope = 'openid profile email offline_access';
   const checks = {};
   const passed = (name) => {
@@ -153,7 +154,7 @@ async function main(step) {
   const at = await jose.jwtVerify(tokens.access_token, jwks, {
     issuer,
     typ: 'at+jwt',
-    ...(apiAudience ? { audience: apiAudience } : {}),
+    audience: apiAudience,
     requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id'],
   });
   checkEqual(at.protectedHeader.typ, 'at+jwt', 'access token typ');

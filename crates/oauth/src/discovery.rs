@@ -233,6 +233,13 @@ pub fn management_api_resource(issuer: &str) -> String {
     format!("{issuer}/api/v1")
 }
 
+/// The audience of a person's access token when its application registered no `api_audience`:
+/// the tenant's UserInfo endpoint, the one resource such a token is good for. Never the
+/// management API, which a person's token must not reach by default.
+pub fn userinfo_audience(issuer: &str) -> String {
+    format!("{issuer}/userinfo")
+}
+
 /// RFC 9728 protected-resource metadata for the tenant's management API.
 pub fn protected_resource_metadata(issuer: &str, settings: &DiscoverySettings) -> Value {
     let mut algs = vec![settings.access_token_alg.as_str()];

@@ -15,9 +15,10 @@
 use crate::access_token::active_claims;
 use crate::error::OAuthError;
 use crate::keys::KeyService;
+use crate::subject::person_behind;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
-use svc_domain::{ClientId, Clock, Tenant, User, UserId};
+use svc_domain::{ClientId, Clock, Tenant, User};
 use svc_store::Store;
 
 /// The UserInfo engine.
@@ -74,21 +75,7 @@ impl UserInfo {
         subject: &str,
     ) -> Result<Option<User>, OAuthError> {
         let mut tx = self.store.read().await?;
-        let user_id = match UserId::parse(subject) {
-            // First-party subjects are the person's id (pairwise ones never parse as one).
-            Ok(id) => {
-                let app = tx.application(&tenant.id, client).await?;
-                app.filter(|a| a.first_party).map(|_| id)
-            }
-            Err(_) => tx
-                .consent_by_subject(&tenant.id, client, subject)
-                .await?
-                .map(|c| c.user_id),
-        };
-        let user = match user_id {
-            Some(id) => tx.user(&tenant.id, &id).await?,
-            None => None,
-        };
+        let user = person_behind(tx.as_mut(), tenant, client, subject).await?;
         tx.finish().await?;
         Ok(user)
     }

@@ -19,7 +19,7 @@ use super::issue::{
 };
 use super::{TokenEndpoint, TokenRequest};
 use crate::client_auth::AuthenticatedClient;
-use crate::discovery::management_api_resource;
+use crate::discovery::userinfo_audience;
 use crate::error::OAuthError;
 use crate::grants::authorization_code::{Presented, check_code};
 use crate::grants::refresh_token::{check_alive, check_client, narrow_scope};
@@ -259,10 +259,11 @@ impl TokenEndpoint {
         grant: &Grant<'_>,
         now: OffsetDateTime,
     ) -> Result<(TokenResponse, IssuedAccessToken), OAuthError> {
+        // RFC 9700 §2.3: audience-restricted; without a registered API, UserInfo only.
         let audience = app
             .api_audience
             .clone()
-            .unwrap_or_else(|| management_api_resource(issuer));
+            .unwrap_or_else(|| userinfo_audience(issuer));
         let access = self.issuer().issue_with(
             &signers.access,
             &tenant.id,
