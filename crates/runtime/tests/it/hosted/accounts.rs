@@ -476,3 +476,28 @@ async fn rp_initiated_logout_with_and_without_id_token_hint() {
         world.shutdown().await;
     }
 }
+
+#[tokio::test]
+async fn logout_to_a_registered_non_ascii_uri_without_state_is_a_percent_encoded_redirect() {
+    for backend in BACKENDS {
+        let world = World::new(backend, Setup::default()).await;
+        let bye = "https://app.example.com/au-revoir-\u{e9}t\u{e9}";
+        let (client, _) = world
+            .register_with(json!({"post_logout_redirect_uris": [bye]}))
+            .await;
+        let browser = world.browser();
+        browser.sign_in(None, &world.user, PASSWORD).await;
+        let path = format!(
+            "/oauth/end-session?client_id={client}&post_logout_redirect_uri={}",
+            url::form_urlencoded::byte_serialize(bye.as_bytes()).collect::<String>()
+        );
+        let out = browser.submit(&path, "/oauth/end-session", &[]).await;
+        assert_eq!(out.status, 303, "{backend:?}: {}", out.body);
+        assert_eq!(
+            out.location().as_deref(),
+            Some("https://app.example.com/au-revoir-%C3%A9t%C3%A9")
+        );
+        assert_eq!(browser.get("/auth/account").await.status, 303, "signed out");
+        world.shutdown().await;
+    }
+}
