@@ -532,6 +532,61 @@ async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
 }
 
 #[tokio::test]
+async fn reactivating_a_user_who_never_had_a_password_returns_them_to_pre_provisioned() {
+    let h = harness().await;
+    let e = Engine::new(&h);
+    let acme = h.tenant("acme").await;
+    let actor = client_actor(&acme);
+    let tenant = &acme.tenant.id;
+    let grace = create(&h, &e, &acme, new_user("grace@example.com")).await;
+    assert_eq!(grace.status, UserStatus::PreProvisioned);
+    users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id)
+        .await
+        .unwrap();
+
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &grace.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        back.status,
+        UserStatus::PreProvisioned,
+        "never active without a password"
+    );
+    assert_eq!(
+        users::get(&h.ctx, tenant, &grace.id).await.unwrap().status,
+        UserStatus::PreProvisioned
+    );
+    // Like any pre-provisioned account, the person claims it through a password reset.
+    e.authn
+        .request_password_reset(&acme.tenant, ISSUER, "grace@example.com", &browser())
+        .await
+        .unwrap();
+    let link = e
+        .mails()
+        .into_iter()
+        .rev()
+        .find(|m| m["to"] == "grace@example.com")
+        .and_then(|m| m["link"].as_str().map(str::to_owned))
+        .expect("a reset link");
+    let token = link.split("token=").nth(1).unwrap();
+    let claimed = e
+        .authn
+        .reset_password(&acme.tenant, token, PW)
+        .await
+        .unwrap();
+    assert_eq!(claimed.status, UserStatus::Active);
+
+    // With a password, reactivation is straight back to active.
+    users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id)
+        .await
+        .unwrap();
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &grace.id)
+        .await
+        .unwrap();
+    assert_eq!(back.status, UserStatus::Active);
+}
+
+#[tokio::test]
 async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
     let h = harness().await;
     let e = Engine::new(&h);
