@@ -5,10 +5,13 @@
 //!
 //! Decisions, in order, once the request passed [`request`]'s checks:
 //! 1. Authentication: a live session of the tenant, recent enough for `max_age` (OIDC Core
-//!    §3.1.2.1), and for `prompt=login` established after the request arrived. Otherwise
-//!    `login_required` under `prompt=none`, else the sign-in page.
-//! 2. Consent (third-party applications only; first-party ones skip it): remembered per user,
-//!    application and scope set, and for `prompt=consent` given after the request arrived.
+//!    §3.1.2.1), and for `prompt=login` established after the request arrived. A session
+//!    established after the request arrived satisfies `max_age` whatever its value (even 0):
+//!    the person has just authenticated for this very request, and asking again would loop.
+//!    Otherwise `login_required` under `prompt=none`, else the sign-in page.
+//! 2. Consent: remembered per user, application and scope set, and for `prompt=consent` given
+//!    after the request arrived. First-party applications skip it unless the request says
+//!    `prompt=consent` (OIDC Core §3.1.2.1: the OP "SHOULD prompt the End-User for consent").
 //!    Otherwise `consent_required` under `prompt=none`, else the consent page.
 //! 3. A single-use authorization code (256 random bits, stored hashed, bound to client, redirect
 //!    URI, PKCE challenge, session and subject) is sent to the redirect URI with `state` and
@@ -263,11 +266,14 @@ impl AuthorizeEndpoint {
         let since = pending.map(|p| p.created_at);
         // 1. Authentication.
         let authenticated = session.filter(|s| {
+            let for_this_request = since.is_some_and(|t| s.auth_time >= t);
             self.is_live(tenant, Some(s))
-                && req.max_age.is_none_or(|max| {
-                    (now - s.auth_time).whole_seconds() <= i64::try_from(max).unwrap_or(i64::MAX)
-                })
-                && (!req.prompt.login || since.is_some_and(|t| s.auth_time >= t))
+                && (for_this_request
+                    || req.max_age.is_none_or(|max| {
+                        (now - s.auth_time).whole_seconds()
+                            <= i64::try_from(max).unwrap_or(i64::MAX)
+                    }))
+                && (!req.prompt.login || for_this_request)
         });
         let Some(session) = authenticated else {
             if req.prompt.none {
@@ -278,7 +284,7 @@ impl AuthorizeEndpoint {
             return self.ask(tenant, app, req, pending, true).await;
         };
         // 2. Consent.
-        if !app.first_party {
+        if !app.first_party || req.prompt.consent {
             let consent = match self.consent(tenant, session, app).await {
                 Ok(c) => c,
                 Err(e) => return unavailable(e),

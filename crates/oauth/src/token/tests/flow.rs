@@ -290,6 +290,24 @@ impl Flow {
         tx.commit().await.unwrap();
     }
 
+    /// Stores a new session of the person that authenticated at `auth_time` (what the hosted
+    /// sign-in page creates).
+    pub(super) async fn sign_in_again(&self, auth_time: time::OffsetDateTime) -> Session {
+        let session = Session {
+            id: SessionId::generate(self.fx.clock.as_ref(), &OsRandom),
+            secret_hash: SecretHash::of(&format!("cookie-{auth_time}")),
+            created_at: auth_time,
+            auth_time,
+            last_seen_at: auth_time,
+            expires_at: auth_time + time::Duration::days(1),
+            ..self.session.clone()
+        };
+        let mut tx = self.fx.store.write().await.unwrap();
+        tx.insert_session(&session).await.unwrap();
+        tx.commit().await.unwrap();
+        session
+    }
+
     /// The tenant's audit entries with `action`.
     pub(super) async fn audit(&self, action: &str) -> Vec<svc_domain::AuditEntry> {
         let mut tx = self.fx.store.read().await.unwrap();

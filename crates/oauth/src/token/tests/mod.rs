@@ -8,5 +8,6 @@ mod code_flow;
 mod flow;
 mod issuance;
 mod private_key_jwt;
+mod prompts;
 mod request;
 mod support;
