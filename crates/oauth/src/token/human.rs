@@ -9,7 +9,9 @@
 //! - A second redemption of a code fails with `invalid_grant` and revokes what the first issued
 //!   (its refresh family and its access token), recorded as `security.authorization_code.reuse`.
 //! - Presenting a rotated refresh token revokes its whole family, recorded as
-//!   `security.refresh_token.reuse`.
+//!   `security.refresh_token.reuse`. Expiry (idle and absolute) is checked before anything is
+//!   committed, so an expired token is only `invalid_grant`: it is not rotated by the failed
+//!   attempt, and a retry is not mistaken for reuse.
 //!
 //! Both are written to the audit log in the same transaction as the revocation; the event
 //! outbox arrives with webhooks.
@@ -192,6 +194,11 @@ impl TokenEndpoint {
                 // Another client's token is simply not valid here; only its owner's reuse
                 // revokes the family.
                 check_client(&family, &app.id)?;
+                // A family past its absolute end has nothing left to protect: a stale token
+                // of it is just expired, not an alarm.
+                if now >= family.expires_at {
+                    return Err(OAuthError::invalid_grant("the refresh token has expired"));
+                }
                 if tx
                     .revoke_refresh_family(&tenant.id, &family.id, now, "reuse")
                     .await?
@@ -214,12 +221,11 @@ impl TokenEndpoint {
             }
             RefreshRotation::Rotated(token, family) => (token, family),
         };
-        // On a wrong client the transaction is dropped: the rotation rolls back.
+        // On a wrong client, an expired or revoked token, or a scope beyond the grant, the
+        // transaction is dropped and the rotation rolls back: the token stays as it was, so
+        // presenting it again is never mistaken for reuse (and another client cannot burn it).
         check_client(&family, &app.id)?;
-        if let Err(e) = check_alive(&token, &family, now) {
-            tx.commit().await?;
-            return Err(e);
-        }
+        check_alive(&token, &family, now)?;
         let scope = narrow_scope(&token.scope, request.scope())?;
         if !active_user(tx.as_mut(), tenant, &family.user_id).await? {
             tx.commit().await?;
@@ -227,8 +233,17 @@ impl TokenEndpoint {
                 "the person can no longer sign in",
             ));
         }
-        let next = self.next_token(&family, &scope, now);
-        tx.insert_refresh_token(&next.0).await?;
+        // RFC 6749 §6 / OIDC Core §11: refresh tokens are for offline access; a refresh that
+        // drops `offline_access` gets none, and the family it ends cannot be refreshed again.
+        let next = if scope.contains("offline_access") {
+            let (token, plaintext) = self.next_token(&family, &scope, now);
+            tx.insert_refresh_token(&token).await?;
+            Some(plaintext)
+        } else {
+            tx.revoke_refresh_family(&tenant.id, &family.id, now, "offline_access_dropped")
+                .await?;
+            None
+        };
         let grant = Grant {
             user: &family.user_id,
             subject: &family.subject,
@@ -244,7 +259,7 @@ impl TokenEndpoint {
         tracing::info!(tenant = %tenant.id, client_id = %app.id, grant_type = "refresh_token",
             jti = %access.jti, family = %family.id, "tokens issued");
         Ok(TokenResponse {
-            refresh_token: Some(next.1),
+            refresh_token: next,
             ..response
         })
     }

@@ -197,6 +197,28 @@ impl Flow {
             .await
     }
 
+    /// Refreshes asking for `scope`.
+    pub(super) async fn refresh_with(
+        &self,
+        token: &str,
+        scope: &str,
+    ) -> Result<TokenResponse, crate::OAuthError> {
+        self.fx
+            .endpoint
+            .handle(
+                &self.fx.tenant,
+                &self.fx.issuer,
+                &form(&[
+                    ("grant_type", "refresh_token"),
+                    ("client_id", self.app.id.as_str()),
+                    ("refresh_token", token),
+                    ("scope", scope),
+                ]),
+                None,
+            )
+            .await
+    }
+
     pub(super) async fn refresh(&self, token: &str) -> Result<TokenResponse, crate::OAuthError> {
         self.fx
             .endpoint

@@ -9,5 +9,6 @@ mod flow;
 mod issuance;
 mod private_key_jwt;
 mod prompts;
+mod refresh;
 mod request;
 mod support;
