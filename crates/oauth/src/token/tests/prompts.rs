@@ -3,7 +3,6 @@
 //! `prompt=none` answering `login_required` / `consent_required` instead of showing a page.
 
 use super::flow::*;
-use super::support::*;
 use crate::authorize::AuthorizeOutcome;
 use svc_domain::Clock;
 
