@@ -214,7 +214,8 @@ impl App {
             key_store.clone(),
             options.clock.clone(),
             options.rng.clone(),
-        )?;
+        )
+        .await?;
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),

@@ -69,7 +69,11 @@ pub(crate) async fn harness_with(
         LogSink::File(mail_path.clone()),
         clock.clone(),
     ));
-    let hasher = Arc::new(PasswordHasher::new(&settings.argon2, rng.clone()).unwrap());
+    let hasher = Arc::new(
+        PasswordHasher::new(&settings.argon2, rng.clone())
+            .await
+            .unwrap(),
+    );
     let now = clock.now();
     let tenant = Tenant {
         id: TenantId::generate(clock.as_ref(), rng.as_ref()),
