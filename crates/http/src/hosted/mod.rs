@@ -209,9 +209,8 @@ pub(crate) fn see_other(location: &str) -> Response {
 }
 
 fn location_value(location: &str) -> HeaderValue {
-    if let Ok(value) = HeaderValue::from_str(location) {
-        return value;
-    }
+    // `HeaderValue` would take raw UTF-8 (obs-text) and refuse control characters; a Location
+    // must be an ASCII URI-reference (RFC 9110 §10.2.2), which clients can read back.
     let mut encoded = String::with_capacity(location.len() * 3);
     for byte in location.bytes() {
         if (0x21..=0x7e).contains(&byte) {
