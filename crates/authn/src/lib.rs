@@ -51,7 +51,7 @@ pub use breached::{
 pub use engine::{AMR_PASSWORD, Authn, MAX_USER_AGENT_CHARS, SESSION_COOKIE_PREFIX, SignedIn};
 pub use error::AuthnError;
 pub use hasher::{Argon2Settings, HasherError, HasherStats, PasswordHasher};
-pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer};
+pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer, Outbox};
 pub use password::{MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, Password, PasswordError};
 pub use settings::{AuthnSettings, ClientInfo};
 pub use sign_up::{MAX_NAME_CHARS, clean_name};

@@ -61,6 +61,23 @@ pub(crate) fn link_mail(
     }
 }
 
+/// The notice to the owner of an address someone tried to sign up with. It carries no
+/// one-time link: the person already has an account.
+pub(crate) fn sign_up_notice(to: &Email, tenant_name: &str, issuer: &str) -> Mail {
+    let issuer = issuer.trim_end_matches('/');
+    Mail {
+        to: to.clone(),
+        subject: format!("Someone tried to sign up to {tenant_name} with your address"),
+        text: format!(
+            "Someone tried to create an account on {tenant_name} with {to}, which already has \
+             an account.\n\nIf it was you, sign in at {issuer}/auth/sign-in, or reset your \
+             password at {issuer}/auth/forgot-password.\n\nIf it was not you, you can ignore \
+             this message: nothing changed on your account."
+        ),
+        link: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -391,6 +391,7 @@ impl App {
             workers,
             stores,
             keys,
+            authn,
             ..
         } = self;
 
@@ -411,6 +412,13 @@ impl App {
                     }
                 };
                 workers.join().await;
+                // Mail leaves from background tasks; let those in flight finish (bounded).
+                if tokio::time::timeout(deadline, authn.mail_settled())
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!("mail still being sent at shutdown was abandoned");
+                }
                 for opened in &stores {
                     opened.store.close().await;
                 }

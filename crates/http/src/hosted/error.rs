@@ -62,7 +62,6 @@ pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response>
             None,
             Some(retry_after),
         ),
-        AuthnError::EmailTaken => (StatusCode::CONFLICT, s.email_taken, Some("email"), None),
         AuthnError::InvalidEmail => (
             StatusCode::BAD_REQUEST,
             s.invalid_email,
@@ -307,13 +306,11 @@ mod tests {
         let weak = refusal(&ctx, AuthnError::WeakPassword("too short".into())).unwrap();
         assert_eq!(weak.on("password"), Some(EN.weak_password));
         assert_eq!(weak.alert(), None);
-        let taken = refusal(&ctx, AuthnError::EmailTaken).unwrap();
-        assert_eq!(
-            (taken.status, taken.on("email")),
-            (StatusCode::CONFLICT, Some(EN.email_taken))
-        );
         let invalid = refusal(&ctx, AuthnError::InvalidEmail).unwrap();
-        assert_eq!(invalid.status, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            (invalid.status, invalid.on("email")),
+            (StatusCode::BAD_REQUEST, Some(EN.invalid_email))
+        );
     }
 
     #[tokio::test]

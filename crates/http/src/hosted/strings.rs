@@ -51,8 +51,6 @@ pub struct Strings {
     pub sign_up_submit: &'static str,
     /// Sign-up is not offered by this tenant.
     pub sign_up_closed: &'static str,
-    /// The email is already registered.
-    pub email_taken: &'static str,
     /// The email is malformed.
     pub invalid_email: &'static str,
     /// Too short or too easy a password.
@@ -61,9 +59,10 @@ pub struct Strings {
     pub breached_password: &'static str,
     /// A field that must be filled in.
     pub required_field: &'static str,
-    /// Title of the page shown after sign-up.
+    /// Title of the page shown after sign-up (and after a reset request).
     pub check_inbox_title: &'static str,
-    /// Body of the page shown after sign-up.
+    /// Body of the page shown after sign-up: the same whether the address was new or already
+    /// had an account (it received a notice then), so it must not promise a verification link.
     pub verification_sent: &'static str,
     /// Link to continue after sign-up.
     pub continue_link: &'static str,
@@ -229,13 +228,12 @@ pub static EN: Strings = Strings {
     sign_up_title: "Create an account",
     sign_up_submit: "Create account",
     sign_up_closed: "This organisation does not offer sign-up. Ask an administrator for an invitation.",
-    email_taken: "An account with this email address already exists. Sign in or reset your password.",
     invalid_email: "Enter a valid email address, like name@example.com.",
     weak_password: "This password is too short or too easy to guess.",
     breached_password: "This password has appeared in a data breach. Choose a different one.",
     required_field: "This field is required.",
     check_inbox_title: "Check your inbox",
-    verification_sent: "We sent you a link to confirm your email address.",
+    verification_sent: "We sent a message to the address you entered. Follow it to confirm your address, then sign in.",
     continue_link: "Continue",
 
     verify_email_title: "Confirm your email address",

@@ -133,7 +133,7 @@ pub async fn update(
     audit::record(tx.as_mut(), &entry).await?;
     tx.commit().await?;
     if let Some(mail) = invitation {
-        authn.deliver(&mail).await;
+        authn.deliver(mail);
     }
     Ok(user)
 }

@@ -61,7 +61,8 @@ impl Engine {
         }
     }
 
-    fn mails(&self) -> Vec<Value> {
+    async fn mails(&self) -> Vec<Value> {
+        self.authn.mail_settled().await;
         std::fs::read_to_string(&self.mail)
             .map(|t| {
                 t.lines()
@@ -180,7 +181,7 @@ async fn an_invited_user_is_mailed_a_link_that_activates_the_account() {
         h.audit(&acme.tenant.id).await[0].action,
         action::TENANT_USER_INVITED
     );
-    let mails = e.mails();
+    let mails = e.mails().await;
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0]["to"], "ivy@example.com");
     let link = mails[0]["link"].as_str().unwrap();
@@ -204,7 +205,7 @@ async fn without_password_or_invitation_a_user_is_pre_provisioned() {
     let pat = create(&h, &e, &acme, new_user("pat@example.com")).await;
     assert_eq!(pat.status, UserStatus::PreProvisioned);
     assert!(!pat.email_verified && pat.password_hash.is_none());
-    assert!(e.mails().is_empty());
+    assert!(e.mails().await.is_empty());
 }
 
 #[tokio::test]
@@ -567,6 +568,7 @@ async fn reactivating_a_user_who_never_had_a_password_returns_them_to_pre_provis
         .unwrap();
     let link = e
         .mails()
+        .await
         .into_iter()
         .rev()
         .find(|m| m["to"] == "grace@example.com")

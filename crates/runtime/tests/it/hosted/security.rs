@@ -74,7 +74,7 @@ async fn csrf_missing_wrong_or_cookieless_is_403_and_signs_nobody_in() {
                 .await;
             assert_eq!(refused.status, 403, "{action}: {}", refused.body);
         }
-        assert_eq!(world.mail_count(&world.user), 0, "nothing was sent");
+        assert_eq!(world.mail_count(&world.user).await, 0, "nothing was sent");
         world.shutdown().await;
     }
 }

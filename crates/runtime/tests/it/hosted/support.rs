@@ -182,16 +182,46 @@ impl World {
         format!("/oauth/authorize?{}", query.finish())
     }
 
-    /// The one-time link most recently mailed to `to` whose path is `path`.
-    pub(super) fn mailed_link(&self, to: &str, path: &str) -> String {
-        let text = std::fs::read_to_string(&self.mail).unwrap_or_default();
-        let link = text
+    /// Every mail sent so far, as JSON lines of the log sink.
+    fn mails(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.mail)
+            .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|m| m["to"] == to)
-            .filter_map(|m| m["link"].as_str().map(str::to_owned))
-            .rfind(|l| l.contains(path))
-            .unwrap_or_else(|| panic!("no {path} link mailed to {to}: {text}"));
+            .collect()
+    }
+
+    /// The mails sent to `to`, waiting up to ten seconds until there are at least `at_least`
+    /// (mail leaves from a background task, after the answer).
+    pub(super) async fn mails_to(&self, to: &str, at_least: usize) -> Vec<Value> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let mails: Vec<Value> = self.mails().into_iter().filter(|m| m["to"] == to).collect();
+            if mails.len() >= at_least || std::time::Instant::now() > deadline {
+                return mails;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+    }
+
+    /// The one-time link most recently mailed to `to` whose path is `path` (waiting for it).
+    pub(super) async fn mailed_link(&self, to: &str, path: &str) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let link = loop {
+            let found = self
+                .mails()
+                .into_iter()
+                .filter(|m| m["to"] == to)
+                .filter_map(|m| m["link"].as_str().map(str::to_owned))
+                .rfind(|l| l.contains(path));
+            match found {
+                Some(link) => break link,
+                None if std::time::Instant::now() > deadline => {
+                    panic!("no {path} link mailed to {to}: {:?}", self.mails())
+                }
+                None => tokio::time::sleep(std::time::Duration::from_millis(25)).await,
+            }
+        };
         assert!(
             link.starts_with(&self.issuer()),
             "links use the issuer: {link}"
@@ -199,14 +229,11 @@ impl World {
         link.replacen(&self.issuer(), "", 1)
     }
 
-    /// Whether any message went to `to`.
-    pub(super) fn mail_count(&self, to: &str) -> usize {
-        std::fs::read_to_string(&self.mail)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|m| m["to"] == to)
-            .count()
+    /// How many messages went to `to`, after giving background sends a moment (for asserting
+    /// that nothing was sent).
+    pub(super) async fn mail_count(&self, to: &str) -> usize {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        self.mails().into_iter().filter(|m| m["to"] == to).count()
     }
 
     /// Runs the authorization request of `client_id` for `scope` in `browser` through the
