@@ -11,8 +11,8 @@ use crate::settings::{AuthnSettings, ClientInfo, span, std_span};
 use std::fmt;
 use std::sync::Arc;
 use svc_domain::{
-    Clock, Email, GeneratedSecret, PasswordHash, Rng, SecretHash, Session, SessionId, TenantId,
-    User, UserToken, UserTokenPurpose,
+    ACR_PASSWORD, Clock, Email, GeneratedSecret, PasswordHash, Rng, SecretHash, Session, SessionId,
+    TenantId, User, UserToken, UserTokenPurpose,
 };
 use svc_store::{Store, WriteTx};
 use time::OffsetDateTime;
@@ -206,7 +206,8 @@ impl Authn {
             created_at: now,
             auth_time: now,
             amr: vec![AMR_PASSWORD.to_owned()],
-            acr: None,
+            // A password alone is assurance level 1 (the `acr` of the ID tokens it leads to).
+            acr: Some(ACR_PASSWORD.to_owned()),
             expires_at: now + span(self.settings.session_lifetime),
             last_seen_at: now,
             revoked_at: None,

@@ -20,17 +20,19 @@ use super::issue::{
     IssuedAccessToken, NewAccessToken, SubjectType, TOKEN_TYPE_BEARER, TokenResponse,
 };
 use super::{TokenEndpoint, TokenRequest};
+use crate::claims::{ClaimsRequest, person_claims};
 use crate::client_auth::AuthenticatedClient;
 use crate::discovery::userinfo_audience;
 use crate::error::OAuthError;
 use crate::grants::authorization_code::{Presented, check_code};
 use crate::grants::refresh_token::{check_alive, check_client, narrow_scope};
 use crate::id_token::{IdTokenFacts, sign_id_token};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 use svc_crypto::SigningKey;
 use svc_domain::{
     Application, AuditEntry, AuditEntryId, AuditOutcome, GeneratedSecret, GrantType, RefreshFamily,
-    RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SessionId, Tenant, UserId,
+    RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SessionId, Tenant, User, UserId,
 };
 use svc_store::{CodeRedemption, RefreshRotation, WriteTx};
 use time::OffsetDateTime;
@@ -48,6 +50,9 @@ struct Grant<'a> {
     amr: &'a [String],
     session: Option<&'a SessionId>,
     nonce: Option<&'a str>,
+    /// Person claims the `claims` request asked for in the ID token (first issuance only: a
+    /// refresh family does not keep the request).
+    person: Map<String, Value>,
 }
 
 struct Signers {
@@ -123,12 +128,13 @@ impl TokenEndpoint {
             tx.commit().await?;
             return Err(e);
         }
-        if !active_user(tx.as_mut(), tenant, &code.user_id).await? {
+        let Some(person) = active_person(tx.as_mut(), tenant, &code.user_id).await? else {
             tx.commit().await?;
             return Err(OAuthError::invalid_grant(
                 "the person can no longer sign in",
             ));
-        }
+        };
+        let requested = ClaimsRequest::parse(code.claims.as_deref());
         let grant = Grant {
             user: &code.user_id,
             subject: &code.subject,
@@ -138,6 +144,7 @@ impl TokenEndpoint {
             amr: &code.amr,
             session: Some(&code.session_id),
             nonce: code.nonce.as_deref(),
+            person: person_claims(&person, &code.scope, requested.id_token_names()),
         };
         let offline =
             code.scope.contains("offline_access") && app.allows_grant(GrantType::RefreshToken);
@@ -227,7 +234,10 @@ impl TokenEndpoint {
         check_client(&family, &app.id)?;
         check_alive(&token, &family, now)?;
         let scope = narrow_scope(&token.scope, request.scope())?;
-        if !active_user(tx.as_mut(), tenant, &family.user_id).await? {
+        if active_person(tx.as_mut(), tenant, &family.user_id)
+            .await?
+            .is_none()
+        {
             tx.commit().await?;
             return Err(OAuthError::invalid_grant(
                 "the person can no longer sign in",
@@ -253,6 +263,7 @@ impl TokenEndpoint {
             amr: &family.amr,
             session: family.session_id.as_ref(),
             nonce: None,
+            person: Map::new(),
         };
         let (response, access) = self.respond(tenant, issuer, app, &signers, &grant, now)?;
         tx.commit().await?;
@@ -304,6 +315,7 @@ impl TokenEndpoint {
                     amr: grant.amr,
                     session: grant.session,
                     access_token: &access.token,
+                    person: &grant.person,
                 },
                 now,
                 self.settings.id_token_lifetime,
@@ -375,16 +387,13 @@ impl TokenEndpoint {
     }
 }
 
-/// Whether the person may still receive tokens (suspended and removed people may not).
-async fn active_user(
+/// The person, if they may still receive tokens (suspended and removed people may not).
+async fn active_person(
     tx: &mut dyn WriteTx,
     tenant: &Tenant,
     user: &UserId,
-) -> Result<bool, OAuthError> {
-    Ok(tx
-        .user(&tenant.id, user)
-        .await?
-        .is_some_and(|u| u.can_sign_in()))
+) -> Result<Option<User>, OAuthError> {
+    Ok(tx.user(&tenant.id, user).await?.filter(User::can_sign_in))
 }
 
 fn unix(secs: i64) -> OffsetDateTime {

@@ -95,7 +95,7 @@ impl Flow {
             created_at: now,
             auth_time: now,
             amr: vec!["pwd".into()],
-            acr: None,
+            acr: Some(svc_domain::ACR_PASSWORD.into()),
             expires_at: now + time::Duration::days(1),
             last_seen_at: now,
             revoked_at: None,
@@ -135,7 +135,13 @@ impl Flow {
             ("state", "st-1"),
             ("nonce", "n-1"),
         ];
-        list.extend_from_slice(extra);
+        // An extra parameter of a default's name replaces it (a repeat would be refused).
+        for (name, value) in extra {
+            match list.iter_mut().find(|(n, _)| n == name) {
+                Some(slot) => slot.1 = value,
+                None => list.push((name, value)),
+            }
+        }
         form(&list)
     }
 

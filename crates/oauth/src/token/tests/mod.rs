@@ -2,6 +2,7 @@
 //! signing keys and a manual clock. Named after the rule (and RFC section) they cover.
 
 mod audience;
+mod claims;
 mod client_auth;
 mod client_credentials;
 mod code_flow;
