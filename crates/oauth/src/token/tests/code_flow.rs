@@ -392,7 +392,7 @@ async fn foreign_truncated_and_forged_tokens_are_refused_without_harming_the_own
             .unwrap_err();
         assert_eq!(err.code().as_str(), "invalid_token");
     }
-    // A machine's token has no UserInfo.
+    // The person's own token, untouched by all of the above, still works.
     assert_eq!(
         userinfo
             .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
@@ -400,4 +400,31 @@ async fn foreign_truncated_and_forged_tokens_are_refused_without_harming_the_own
             .unwrap()["sub"],
         flow.user.id.as_str()
     );
+}
+
+/// RFC 6750 §3.1: a valid token that lacks what the resource needs is `insufficient_scope`
+/// (403), not `invalid_token` (401). A machine's client_credentials token is valid but names no
+/// person, so UserInfo (OIDC Core §5.3) has nothing to say to it, even with `openid` in scope.
+#[tokio::test]
+async fn a_machines_client_credentials_token_gets_insufficient_scope_at_userinfo() {
+    let flow = Flow::new(true).await;
+    let machine = flow
+        .other_client(|app| app.grant_types = vec![svc_domain::GrantType::ClientCredentials])
+        .await;
+    let issued = flow
+        .fx
+        .token(
+            &[CC, ("scope", "openid email")],
+            Some(&basic(machine.0.id.as_str(), &machine.1)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(issued.scope, "email openid");
+    let refused = flow
+        .userinfo()
+        .claims(&flow.fx.tenant, &flow.fx.issuer, &issued.access_token)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code().as_str(), "insufficient_scope");
+    assert_eq!(refused.status(), 403);
 }

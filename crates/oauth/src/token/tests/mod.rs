@@ -12,4 +12,5 @@ mod private_key_jwt;
 mod prompts;
 mod refresh;
 mod request;
+mod subjects;
 mod support;

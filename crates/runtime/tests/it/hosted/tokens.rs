@@ -56,6 +56,20 @@ async fn a_persons_token_is_refused_by_the_management_api_even_with_its_audience
             .await
             .unwrap();
         assert_eq!(allowed.status(), 200);
+        // Conversely, a machine's token has no UserInfo: valid, but no person behind it
+        // (RFC 6750 §3.1 insufficient_scope, 403).
+        let machine = world
+            .api(reqwest::Method::GET, "/userinfo")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(machine.status(), 403);
+        assert!(
+            machine.headers()["www-authenticate"]
+                .to_str()
+                .unwrap()
+                .contains("error=\"insufficient_scope\"")
+        );
         world.shutdown().await;
     }
 }
@@ -90,6 +104,32 @@ async fn verify_id_token(world: &World, token: &str, client_id: &str) -> (String
     )
     .unwrap_or_else(|e| panic!("{:?} ID token does not verify: {e}", header.alg));
     (format!("{:?}", header.alg), decoded.claims)
+}
+
+#[tokio::test]
+async fn id_tokens_use_each_applications_signing_algorithm_and_verify_against_the_jwks() {
+    for backend in BACKENDS {
+        let world = World::new(backend, Setup::default()).await;
+        let browser = world.browser();
+        for (alg, expected) in [
+            (None, "RS256"),
+            (Some("ES256"), "ES256"),
+            (Some("EdDSA"), "EdDSA"),
+        ] {
+            let mut registration = json!({"name": format!("App {expected}")});
+            if let Some(alg) = alg {
+                registration["id_token_signed_response_alg"] = json!(alg);
+            }
+            let app = world.register_with(registration).await;
+            let code = world.code_for(&browser, &app.0, "openid", &[]).await;
+            let issued = tokens(&world, &code, &app).await;
+            let (jose_alg, claims) =
+                verify_id_token(&world, issued["id_token"].as_str().unwrap(), &app.0).await;
+            assert_eq!(jose_alg, expected, "{backend:?}");
+            assert_eq!(claims["aud"], app.0);
+        }
+        world.shutdown().await;
+    }
 }
 
 #[tokio::test]
@@ -133,6 +173,86 @@ async fn claims_and_acr_reach_the_id_token_and_an_unmet_essential_acr_is_refused
             Some("unmet_authentication_requirements")
         );
         assert_eq!(param(&location, "state").as_deref(), Some("aal2"));
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn a_suspended_persons_tokens_stop_working_at_refresh_userinfo_and_introspection() {
+    for backend in BACKENDS {
+        let world = World::new(backend, Setup::default()).await;
+        let client = (world.client_id.clone(), world.client_secret.clone());
+        let browser = world.browser();
+        let code = world
+            .code_for(&browser, &client.0, "openid email offline_access", &[])
+            .await;
+        let issued = tokens(&world, &code, &client).await;
+        let access = issued["access_token"].as_str().unwrap();
+        let refresh = issued["refresh_token"].as_str().unwrap();
+        let userinfo = || {
+            world
+                .app
+                .request(reqwest::Method::GET, "/userinfo")
+                .header("host", &world.host)
+                .bearer_auth(access)
+                .send()
+        };
+        let introspect = || {
+            world
+                .app
+                .request(reqwest::Method::POST, "/oauth/introspect")
+                .header("host", &world.host)
+                .basic_auth(&client.0, Some(&client.1))
+                .form(&[("token", access)])
+                .send()
+        };
+        assert_eq!(userinfo().await.unwrap().status(), 200);
+        let live: Value = introspect().await.unwrap().json().await.unwrap();
+        assert_eq!(live["active"], true, "{live}");
+
+        let users: Value = world
+            .api(reqwest::Method::GET, "/api/v1/tenant-users")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let ada = users["items"][0]["id"].as_str().unwrap().to_owned();
+        let suspended = world
+            .api(
+                reqwest::Method::POST,
+                &format!("/api/v1/tenant-users/{ada}/suspend"),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(suspended.status(), 200);
+
+        let refused = world
+            .app
+            .request(reqwest::Method::POST, "/oauth/token")
+            .header("host", &world.host)
+            .basic_auth(&client.0, Some(&client.1))
+            .form(&[("grant_type", "refresh_token"), ("refresh_token", refresh)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 400, "{backend:?}");
+        assert_eq!(
+            refused.json::<Value>().await.unwrap()["error"],
+            "invalid_grant"
+        );
+        let info = userinfo().await.unwrap();
+        assert_eq!(info.status(), 401);
+        assert!(
+            info.headers()["www-authenticate"]
+                .to_str()
+                .unwrap()
+                .contains("invalid_token")
+        );
+        let dead: Value = introspect().await.unwrap().json().await.unwrap();
+        assert_eq!(dead, json!({"active": false}));
         world.shutdown().await;
     }
 }
