@@ -542,7 +542,7 @@ pub(super) fn hidden_fields(body: &str) -> Vec<(String, String)> {
             let (name, rest) = name.split_once('"')?;
             let value = rest.strip_prefix(" value=\"")?;
             let (value, _) = value.split_once('"')?;
-            Some((name.to_owned(), unescape(value)))
+            Some((unescape(name), unescape(value)))
         })
         .collect()
 }
