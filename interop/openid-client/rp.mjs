@@ -175,9 +175,8 @@ async function main(step) {
   check(typeof refreshed.access_token === 'string', 'refresh: new access token');
   check(typeof refreshed.refresh_token === 'string', 'refresh: a new refresh token (rotation)');
   check(refreshed.refresh_token !== tokens.refresh_token, 'refresh: the refresh token rotated');
-  if (refreshed.id_token) {
-    checkEqual(refreshed.claims().sub, claims.sub, 'refreshed ID token sub');
-  }
+  check(typeof refreshed.id_token === 'string', 'refresh: a new ID token (openid granted)');
+  checkEqual(refreshed.claims().sub, claims.sub, 'refreshed ID token sub');
   await jose.jwtVerify(refreshed.access_token, jwks, { issuer, typ: 'at+jwt' });
   passed('refresh_rotates');
   step('reuse of the rotated refresh token');
@@ -225,7 +224,9 @@ async function main(step) {
   step('tokenIntrospection (active)');
   const live = await client.tokenIntrospection(conf, tokens2.access_token);
   checkEqual(live.active, true, 'introspection of a live access token');
-  if (live.client_id !== undefined) checkEqual(live.client_id, clientId, 'introspection client_id');
+  checkEqual(live.client_id, clientId, 'introspection client_id');
+  checkEqual(live.aud, apiAudience, 'introspection aud');
+  checkEqual(live.sub, claims.sub, 'introspection sub');
   passed('introspection_active');
 
   step('tokenRevocation (access token)');

@@ -415,6 +415,7 @@ async fn openid_client(backend: Backend) {
     let summary = run.summary(&format!("openid-client on {backend:?}"));
     assert_eq!(summary["issuer"], fixture.issuer);
     assert_eq!(summary["id_token_alg"], "RS256");
+    assert_eq!(summary["access_token_aud"], API_AUDIENCE);
     assert_checks(
         &summary,
         &[
@@ -447,6 +448,7 @@ async fn authlib(backend: Backend) {
     env.push(("CLIENT_SECRET".into(), fixture.basic.1.clone()));
     env.push(("POST_CLIENT_ID".into(), fixture.post.0.clone()));
     env.push(("POST_CLIENT_SECRET".into(), fixture.post.1.clone()));
+    env.push(("API_AUDIENCE".into(), API_AUDIENCE.into()));
     let run = run_script(
         &repo_root().join("interop/authlib/.venv/bin/python"),
         &repo_root().join("interop/authlib/rp.py"),
@@ -459,9 +461,18 @@ async fn authlib(backend: Backend) {
         summary["auth_methods"],
         json!(["client_secret_basic", "client_secret_post"])
     );
-    for flow in summary["flows"].as_array().unwrap() {
+    let flows = summary["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 2, "{summary}");
+    for flow in flows {
         assert_eq!(flow["id_token_alg"], "RS256", "{flow}");
+        // The access token, verified by PyJWT against the JWKS (RFC 9068).
+        assert_eq!(flow["access_token_alg"], "ES256", "{flow}");
+        assert_eq!(flow["access_token_typ"], "at+jwt", "{flow}");
+        assert_eq!(flow["access_token_aud"], API_AUDIENCE, "{flow}");
+        assert_eq!(flow["access_token_sub_matches_id_token"], true, "{flow}");
+        // Observed by the script, not reported as constants.
         assert_eq!(flow["refresh_rotated"], true, "{flow}");
+        assert_eq!(flow["refreshed_id_token_sub_matches"], true, "{flow}");
         assert_eq!(flow["userinfo_sub_matches"], true, "{flow}");
         assert!(
             flow["pages"]
