@@ -170,13 +170,10 @@ impl Authn {
             issuer.trim_end_matches('/'),
             secret.plaintext
         );
-        Ok(crate::texts::link_mail(
-            purpose,
-            &user.email,
-            tenant_name,
-            link,
-            lifetime,
-        ))
+        Ok(self
+            .settings
+            .mail_texts
+            .link_mail(purpose, &user.email, tenant_name, link, lifetime))
     }
 
     /// Sends `mail` from a background task and returns at once (see [`Outbox::send`]): no

@@ -105,7 +105,9 @@ impl Authn {
             )
             .await?
         } else {
-            crate::texts::sign_up_notice(&user.email, &tenant.display_name, issuer)
+            self.settings
+                .mail_texts
+                .sign_up_notice(&user.email, &tenant.display_name, issuer)
         };
         tx.commit().await?;
         self.deliver(mail);

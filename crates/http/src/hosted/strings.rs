@@ -195,6 +195,15 @@ pub struct Strings {
     pub server_error: &'static str,
     /// Title of an authorization error page.
     pub authorize_error_title: &'static str,
+    /// Authorization error page, `invalid_client`: the application is not registered here.
+    pub authorize_unknown_client: &'static str,
+    /// Authorization error page, `invalid_request` (missing, repeated or unregistered
+    /// `redirect_uri` or logout parameters, an expired sign-in request).
+    pub authorize_invalid_request: &'static str,
+    /// Authorization error page, `temporarily_unavailable`.
+    pub authorize_unavailable: &'static str,
+    /// Authorization error page, any other error code.
+    pub authorize_other: &'static str,
     /// Label before the error code on the authorization error page.
     pub error_code_label: &'static str,
     /// A sign-in request that expired or is unknown.
@@ -304,6 +313,10 @@ pub static EN: Strings = Strings {
     server_error_title: "Something went wrong",
     server_error: "The service could not complete your request. Try again in a moment.",
     authorize_error_title: "The sign-in request cannot be completed",
+    authorize_unknown_client: "The application that sent you here is not registered with this service. Go back to the application and let its developer know.",
+    authorize_invalid_request: "The application sent a request that is incomplete, not allowed, or expired. Go back to the application and start again.",
+    authorize_unavailable: "The service is temporarily unavailable. Try again in a moment.",
+    authorize_other: "The request cannot be completed. Go back to the application and start again.",
     error_code_label: "Error",
     interaction_expired: "This sign-in request has expired or is unknown. Go back to the application and start again.",
     sign_in_required: "Sign in to see this page.",
@@ -315,6 +328,17 @@ impl Strings {
     pub fn for_accept_language(_accept_language: Option<&str>) -> &'static Strings {
         // One catalogue so far; a second language adds a branch on the parsed preference list.
         &EN
+    }
+
+    /// What the authorization error page tells the person for the error `code` (the code
+    /// itself is shown beside it for the application's developer).
+    pub fn authorize_error(&self, code: &str) -> &'static str {
+        match code {
+            "invalid_client" => self.authorize_unknown_client,
+            "invalid_request" => self.authorize_invalid_request,
+            "temporarily_unavailable" => self.authorize_unavailable,
+            _ => self.authorize_other,
+        }
     }
 
     /// The human description of a scope; `None` for scopes without one (the page then shows
@@ -360,6 +384,20 @@ mod tests {
             assert!(EN.scope(scope).is_some_and(|d| !d.is_empty()), "{scope}");
         }
         assert_eq!(EN.scope("orders:read"), None);
+    }
+
+    #[test]
+    fn every_authorization_error_code_has_a_text_and_unknown_codes_a_generic_one() {
+        let codes = [
+            "invalid_client",
+            "invalid_request",
+            "temporarily_unavailable",
+        ];
+        let texts: Vec<&str> = codes.iter().map(|c| EN.authorize_error(c)).collect();
+        for (code, text) in codes.iter().zip(&texts) {
+            assert!(!text.is_empty() && *text != EN.authorize_other, "{code}");
+        }
+        assert_eq!(EN.authorize_error("server_error"), EN.authorize_other);
     }
 
     #[test]
