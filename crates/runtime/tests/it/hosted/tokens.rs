@@ -178,7 +178,7 @@ async fn claims_and_acr_reach_the_id_token_and_an_unmet_essential_acr_is_refused
 }
 
 #[tokio::test]
-async fn a_suspended_persons_tokens_stop_working_at_refresh_userinfo_and_introspection() {
+async fn userinfo_takes_header_tokens_only_and_a_suspended_persons_tokens_stop_working() {
     for backend in BACKENDS {
         let world = World::new(backend, Setup::default()).await;
         let client = (world.client_id.clone(), world.client_secret.clone());
@@ -207,6 +207,33 @@ async fn a_suspended_persons_tokens_stop_working_at_refresh_userinfo_and_introsp
                 .send()
         };
         assert_eq!(userinfo().await.unwrap().status(), 200);
+        // RFC 9700 §4.9 (RFC 6750 §2.2, §2.3): the token is never taken from the URL or the
+        // form body, only from the Authorization header.
+        let in_query = world
+            .app
+            .request(
+                reqwest::Method::GET,
+                &format!("/userinfo?access_token={access}"),
+            )
+            .header("host", &world.host)
+            .send()
+            .await
+            .unwrap();
+        let in_body = world
+            .app
+            .request(reqwest::Method::POST, "/userinfo")
+            .header("host", &world.host)
+            .form(&[("access_token", access)])
+            .send()
+            .await
+            .unwrap();
+        for refused in [in_query, in_body] {
+            assert_eq!(refused.status(), 401);
+            assert_eq!(
+                refused.headers()["www-authenticate"],
+                "Bearer realm=\"svc\""
+            );
+        }
         let live: Value = introspect().await.unwrap().json().await.unwrap();
         assert_eq!(live["active"], true, "{live}");
 
