@@ -3,10 +3,14 @@ once with client_secret_basic and once with client_secret_post, through the host
 consent forms driven by a plain `requests` session (the forms parsed with html.parser, every
 input posted, hidden ones included; the final redirect to the client is read from `Location`,
 never followed), then the code exchange, a refresh and UserInfo with authlib's OAuth2Session. The
-ID tokens are verified independently with PyJWT (PyJWKClient on jwks_uri, RS256, aud, iss).
+ID tokens and the access tokens are verified independently with PyJWT (PyJWKClient on jwks_uri):
+ID tokens RS256 with aud = the client; access tokens ES256/EdDSA with typ at+jwt, iss, exp and
+aud = API_AUDIENCE (RFC 9068). The summary reports what was observed, computed from the
+responses, never constants.
 
 Environment: ISSUER, CLIENT_ID + CLIENT_SECRET (client_secret_basic), POST_CLIENT_ID +
-POST_CLIENT_SECRET (client_secret_post), REDIRECT_URI, USER_EMAIL, USER_PASSWORD.
+POST_CLIENT_SECRET (client_secret_post), REDIRECT_URI, USER_EMAIL, USER_PASSWORD, API_AUDIENCE
+(the audience both clients registered).
 Prints one JSON line on stdout; exits 1 with "interop check failed: ..." on stderr otherwise.
 """
 
@@ -208,8 +212,27 @@ def verify_id_token(jwks: jwt.PyJWKClient, token: str, issuer: str, client_id: s
     return header, claims
 
 
+def verify_access_token(jwks: jwt.PyJWKClient, token: str, issuer: str, audience: str,
+                        client_id: str) -> tuple[dict, dict]:
+    """The independent JOSE check of an RFC 9068 access token: PyJWT with the published keys."""
+    header = jwt.get_unverified_header(token)
+    check_equal(header.get("typ"), "at+jwt", "access token typ (RFC 9068 §2.1)")
+    check(header.get("alg") in ("ES256", "EdDSA"), f"access token alg: {header.get('alg')!r}")
+    key = jwks.get_signing_key_from_jwt(token)
+    claims = jwt.decode(
+        token,
+        key.key,
+        algorithms=[header["alg"]],
+        audience=audience,
+        issuer=issuer,
+        options={"require": ["iss", "sub", "aud", "exp", "iat", "jti"], "verify_exp": True},
+    )
+    check_equal(claims.get("client_id"), client_id, "access token client_id")
+    return header, claims
+
+
 def run_flow(meta: dict, jwks: jwt.PyJWKClient, *, issuer: str, client_id: str, client_secret: str,
-             method: str, redirect_uri: str, email: str, password: str) -> dict:
+             method: str, redirect_uri: str, email: str, password: str, audience: str) -> dict:
     """One complete code flow with PKCE for a confidential client using `method`."""
     scope = "openid profile email offline_access"
     session = OAuth2Session(
@@ -245,6 +268,7 @@ def run_flow(meta: dict, jwks: jwt.PyJWKClient, *, issuer: str, client_id: str, 
         check(isinstance(token.get(field), str), f"{field} issued ({method})")
 
     header, claims = verify_id_token(jwks, token["id_token"], issuer, client_id)
+    at_header, at_claims = verify_access_token(jwks, token["access_token"], issuer, audience, client_id)
     check_equal(claims.get("nonce"), nonce, "ID token nonce")
     check_equal(claims.get("at_hash"), at_hash(token["access_token"]), "ID token at_hash")
     check(isinstance(claims.get("sid"), str), f"ID token sid: {claims.get('sid')!r}")
@@ -256,28 +280,33 @@ def run_flow(meta: dict, jwks: jwt.PyJWKClient, *, issuer: str, client_id: str, 
     info = session.get(meta["userinfo_endpoint"], timeout=TIMEOUT)
     check(info.status_code == 200, f"UserInfo: {snippet(info)}")
     userinfo = info.json()
-    check_equal(userinfo.get("sub"), claims["sub"], "UserInfo sub equals the ID token sub")
     check_equal(userinfo.get("email"), email, "UserInfo email")
 
-    # Refresh (rotation); the new access token works at UserInfo too.
+    # Refresh (rotation): a new refresh token and a new ID token for the same person; the new
+    # access token verifies and works at UserInfo too.
     old_refresh = token["refresh_token"]
     refreshed = session.refresh_token(meta["token_endpoint"], refresh_token=old_refresh)
     check(isinstance(refreshed.get("access_token"), str), "refresh: new access token")
     check(isinstance(refreshed.get("refresh_token"), str), "refresh: new refresh token")
-    check(refreshed["refresh_token"] != old_refresh, "refresh: the refresh token rotated")
-    if refreshed.get("id_token"):
-        _, again = verify_id_token(jwks, refreshed["id_token"], issuer, client_id)
-        check_equal(again["sub"], claims["sub"], "refreshed ID token sub")
-    info = session.get(meta["userinfo_endpoint"], timeout=TIMEOUT)
-    check(info.status_code == 200, f"UserInfo after refresh: {snippet(info)}")
-    check_equal(info.json().get("sub"), claims["sub"], "UserInfo sub after refresh")
+    check(isinstance(refreshed.get("id_token"), str), "refresh: new ID token (openid granted)")
+    _, again = verify_id_token(jwks, refreshed["id_token"], issuer, client_id)
+    verify_access_token(jwks, refreshed["access_token"], issuer, audience, client_id)
+    info_after = session.get(meta["userinfo_endpoint"], timeout=TIMEOUT)
+    check(info_after.status_code == 200, f"UserInfo after refresh: {snippet(info_after)}")
 
+    # Observations, reported as found; the Rust side asserts them.
     return {
         "method": method,
         "pages": browser.pages,
         "id_token_alg": header["alg"],
-        "refresh_rotated": True,
-        "userinfo_sub_matches": True,
+        "access_token_alg": at_header["alg"],
+        "access_token_typ": at_header["typ"],
+        "access_token_aud": at_claims["aud"],
+        "access_token_sub_matches_id_token": at_claims["sub"] == claims["sub"],
+        "refresh_rotated": refreshed["refresh_token"] != old_refresh,
+        "refreshed_id_token_sub_matches": again["sub"] == claims["sub"],
+        "userinfo_sub_matches": userinfo.get("sub") == claims["sub"]
+        and info_after.json().get("sub") == claims["sub"],
     }
 
 
@@ -286,6 +315,7 @@ def main(step) -> dict:
     redirect_uri = env("REDIRECT_URI")
     email = env("USER_EMAIL")
     password = env("USER_PASSWORD")
+    audience = env("API_AUDIENCE")
     clients = [
         ("client_secret_basic", env("CLIENT_ID"), env("CLIENT_SECRET")),
         ("client_secret_post", env("POST_CLIENT_ID"), env("POST_CLIENT_SECRET")),
@@ -307,7 +337,8 @@ def main(step) -> dict:
     for method, client_id, client_secret in clients:
         step(f"code flow with {method}")
         flows.append(run_flow(meta, jwks, issuer=issuer, client_id=client_id, client_secret=client_secret,
-                              method=method, redirect_uri=redirect_uri, email=email, password=password))
+                              method=method, redirect_uri=redirect_uri, email=email, password=password,
+                              audience=audience))
     return {"issuer": issuer, "flows": flows, "auth_methods": [f["method"] for f in flows]}
 
 

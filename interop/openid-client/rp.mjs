@@ -6,8 +6,9 @@
 //
 // Environment: ISSUER, CLIENT_ID (public client, token_endpoint_auth_method none),
 // CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
-// REDIRECT_URI, POST_LOGOUT_REDIRECT_URI, USER_EMAIL, USER_PASSWORD, optional API_AUDIENCE
-// (the access tokens' expected `aud`), CHROMIUM_PATH (default /usr/bin/chromium).
+// REDIRECT_URI, POST_LOGOUT_REDIRECT_URI, USER_EMAIL, USER_PASSWORD, API_AUDIENCE (the access
+// tokens' `aud`, registered on both clients: the confidential one is the resource server that
+// may introspect them), CHROMIUM_PATH (default /usr/bin/chromium).
 // Prints one JSON line on stdout; exits 1 with "interop check failed: …" on stderr otherwise.
 import { createHash } from 'node:crypto';
 import * as jose from 'jose';
@@ -45,7 +46,7 @@ async function main(step) {
   const postLogoutUri = env('POST_LOGOUT_REDIRECT_URI');
   const email = env('USER_EMAIL');
   const password = env('USER_PASSWORD');
-  const apiAudience = process.env.API_AUDIENCE || null;
+  const apiAudience = env('API_AUDIENCE');
   const scope = 'openid profile email offline_access';
   const checks = {};
   const passed = (name) => {
@@ -153,7 +154,7 @@ async function main(step) {
   const at = await jose.jwtVerify(tokens.access_token, jwks, {
     issuer,
     typ: 'at+jwt',
-    ...(apiAudience ? { audience: apiAudience } : {}),
+    audience: apiAudience,
     requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id'],
   });
   checkEqual(at.protectedHeader.typ, 'at+jwt', 'access token typ');
@@ -174,9 +175,8 @@ async function main(step) {
   check(typeof refreshed.access_token === 'string', 'refresh: new access token');
   check(typeof refreshed.refresh_token === 'string', 'refresh: a new refresh token (rotation)');
   check(refreshed.refresh_token !== tokens.refresh_token, 'refresh: the refresh token rotated');
-  if (refreshed.id_token) {
-    checkEqual(refreshed.claims().sub, claims.sub, 'refreshed ID token sub');
-  }
+  check(typeof refreshed.id_token === 'string', 'refresh: a new ID token (openid granted)');
+  checkEqual(refreshed.claims().sub, claims.sub, 'refreshed ID token sub');
   await jose.jwtVerify(refreshed.access_token, jwks, { issuer, typ: 'at+jwt' });
   passed('refresh_rotates');
   step('reuse of the rotated refresh token');
@@ -224,7 +224,9 @@ async function main(step) {
   step('tokenIntrospection (active)');
   const live = await client.tokenIntrospection(conf, tokens2.access_token);
   checkEqual(live.active, true, 'introspection of a live access token');
-  if (live.client_id !== undefined) checkEqual(live.client_id, clientId, 'introspection client_id');
+  checkEqual(live.client_id, clientId, 'introspection client_id');
+  checkEqual(live.aud, apiAudience, 'introspection aud');
+  checkEqual(live.sub, claims.sub, 'introspection sub');
   passed('introspection_active');
 
   step('tokenRevocation (access token)');

@@ -5,14 +5,14 @@
 use crate::breached::BreachedPasswords;
 use crate::error::AuthnError;
 use crate::hasher::PasswordHasher;
-use crate::mail::{Mail, Mailer};
+use crate::mail::{Mail, Mailer, Outbox};
 use crate::password::Password;
 use crate::settings::{AuthnSettings, ClientInfo, span, std_span};
 use std::fmt;
 use std::sync::Arc;
 use svc_domain::{
-    Clock, Email, GeneratedSecret, PasswordHash, Rng, SecretHash, Session, SessionId, TenantId,
-    User, UserToken, UserTokenPurpose,
+    ACR_PASSWORD, Clock, Email, GeneratedSecret, PasswordHash, Rng, SecretHash, Session, SessionId,
+    TenantId, User, UserToken, UserTokenPurpose,
 };
 use svc_store::{Store, WriteTx};
 use time::OffsetDateTime;
@@ -51,7 +51,7 @@ pub struct Authn {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) rng: Arc<dyn Rng>,
     pub(crate) hasher: Arc<PasswordHasher>,
-    pub(crate) mailer: Arc<dyn Mailer>,
+    pub(crate) outbox: Outbox,
     pub(crate) breached: Option<Arc<dyn BreachedPasswords>>,
     pub(crate) settings: AuthnSettings,
 }
@@ -84,7 +84,7 @@ impl Authn {
             clock,
             rng,
             hasher,
-            mailer,
+            outbox: Outbox::new(mailer),
             breached,
             settings,
         }
@@ -170,25 +170,21 @@ impl Authn {
             issuer.trim_end_matches('/'),
             secret.plaintext
         );
-        Ok(crate::texts::link_mail(
-            purpose,
-            &user.email,
-            tenant_name,
-            link,
-            lifetime,
-        ))
+        Ok(self
+            .settings
+            .mail_texts
+            .link_mail(purpose, &user.email, tenant_name, link, lifetime))
     }
 
-    /// Sends `mail`. A failure is logged (never the body or link) and reported as `false`: the
-    /// change that caused the mail has committed, and its answer must not depend on the relay.
-    pub async fn deliver(&self, mail: &Mail) -> bool {
-        match self.mailer.send(mail).await {
-            Ok(()) => true,
-            Err(e) => {
-                tracing::warn!(error = %e, subject = %mail.subject, "mail could not be sent");
-                false
-            }
-        }
+    /// Sends `mail` from a background task and returns at once (see [`Outbox::send`]): no
+    /// answer waits for the relay, so its timing never tells whether a mail went out.
+    pub fn deliver(&self, mail: Mail) {
+        self.outbox.send(mail);
+    }
+
+    /// Waits until every mail handed to [`Authn::deliver`] so far was sent or failed.
+    pub async fn mail_settled(&self) {
+        self.outbox.settled().await;
     }
 
     /// A new session for `user`, and its cookie value.
@@ -207,7 +203,8 @@ impl Authn {
             created_at: now,
             auth_time: now,
             amr: vec![AMR_PASSWORD.to_owned()],
-            acr: None,
+            // A password alone is assurance level 1 (the `acr` of the ID tokens it leads to).
+            acr: Some(ACR_PASSWORD.to_owned()),
             expires_at: now + span(self.settings.session_lifetime),
             last_seen_at: now,
             revoked_at: None,

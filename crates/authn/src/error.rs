@@ -27,9 +27,6 @@ pub enum AuthnError {
     /// The tenant does not allow self-service sign-up.
     #[error("sign-up is not open for this tenant")]
     SignupClosed,
-    /// Another account of the tenant holds the address.
-    #[error("an account with this email address already exists")]
-    EmailTaken,
     /// The address is not `local@domain`.
     #[error("an email address is local@domain, at most 254 characters")]
     InvalidEmail,

@@ -9,13 +9,18 @@
 //!
 //! Hashes are PHC strings (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`), so a hash made under older
 //! parameters still verifies after the configuration changes.
+//!
+//! The dummy hash that unknown accounts are checked against is made when the hasher is built
+//! ([`PasswordHasher::new`], itself off the runtime), never on a request: the first sign-in of
+//! an unknown address would otherwise cost two hashes and stand out by its timing.
 
 use crate::password::Password;
 use argon2::{Algorithm, Argon2, Params, PasswordHasher as _, PasswordVerifier as _, Version};
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use svc_domain::{PasswordHash, Rng};
-use tokio::sync::{OnceCell, Semaphore};
+use tokio::sync::Semaphore;
 
 /// Bytes of random salt per hash (RFC 9106 §3.1 recommends 16).
 const SALT_LEN: usize = 16;
@@ -56,14 +61,52 @@ pub enum HasherError {
     Failed(String),
 }
 
+/// What the hasher has done so far (for tests and metrics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HasherStats {
+    /// Hashes computed (the dummy hash included).
+    pub hashes: u64,
+    /// Verifications run.
+    pub verifications: u64,
+    /// Most Argon2 computations, of either kind, that ran at the same moment.
+    pub peak_concurrent: usize,
+}
+
+/// Counters updated inside the blocking tasks, where the work really runs.
+#[derive(Debug, Default)]
+struct Counters {
+    hashes: AtomicU64,
+    verifications: AtomicU64,
+    running: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+/// One Argon2 computation in progress; counted out when dropped.
+struct Running<'a>(&'a Counters);
+
+impl<'a> Running<'a> {
+    fn start(counters: &'a Counters) -> Self {
+        let now = counters.running.fetch_add(1, Ordering::SeqCst) + 1;
+        counters.peak.fetch_max(now, Ordering::SeqCst);
+        Self(counters)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Hashes and verifies passwords with Argon2id. Build one per process and share it.
 pub struct PasswordHasher {
     params: Params,
     permits: Arc<Semaphore>,
     rng: Arc<dyn Rng>,
-    /// Hash of a random password under the current parameters, made on first need: verifying
-    /// against it makes an unknown account cost what a known one costs.
-    dummy: OnceCell<String>,
+    /// Hash of a random password under the current parameters, made at construction:
+    /// verifying against it makes an unknown account cost what a known one costs.
+    dummy: String,
+    counters: Arc<Counters>,
 }
 
 impl fmt::Debug for PasswordHasher {
@@ -77,8 +120,9 @@ impl fmt::Debug for PasswordHasher {
 }
 
 impl PasswordHasher {
-    /// A hasher with `settings`, drawing salts from `rng`.
-    pub fn new(settings: &Argon2Settings, rng: Arc<dyn Rng>) -> Result<Self, HasherError> {
+    /// A hasher with `settings`, drawing salts from `rng`. Computes the dummy hash on the
+    /// blocking pool before returning, so no request ever pays for it.
+    pub async fn new(settings: &Argon2Settings, rng: Arc<dyn Rng>) -> Result<Self, HasherError> {
         let params = Params::new(
             settings.memory_kib,
             settings.iterations,
@@ -87,12 +131,27 @@ impl PasswordHasher {
         )
         .map_err(|e| HasherError::InvalidParams(e.to_string()))?;
         let permits = usize::try_from(settings.max_concurrent.max(1)).unwrap_or(1);
-        Ok(Self {
+        let mut hasher = Self {
             params,
             permits: Arc::new(Semaphore::new(permits)),
             rng,
-            dummy: OnceCell::new(),
-        })
+            dummy: String::new(),
+            counters: Arc::new(Counters::default()),
+        };
+        let mut random = [0u8; 32];
+        hasher.rng.fill(&mut random);
+        let text: String = random.iter().map(|b| format!("{b:02x}")).collect();
+        hasher.dummy = hasher.hash_text(text).await?;
+        Ok(hasher)
+    }
+
+    /// Counters of the work done so far.
+    pub fn stats(&self) -> HasherStats {
+        HasherStats {
+            hashes: self.counters.hashes.load(Ordering::SeqCst),
+            verifications: self.counters.verifications.load(Ordering::SeqCst),
+            peak_concurrent: self.counters.peak.load(Ordering::SeqCst),
+        }
     }
 
     /// The PHC hash of `password` under the current parameters, with a fresh salt.
@@ -108,20 +167,17 @@ impl PasswordHasher {
     pub async fn verify(&self, password: &Password, hash: Option<&PasswordHash>) -> bool {
         let (phc, real) = match hash {
             Some(hash) => (hash.as_str().to_owned(), true),
-            None => match self.dummy_hash().await {
-                Ok(dummy) => (dummy.to_owned(), false),
-                Err(e) => {
-                    tracing::error!(error = %e, "could not prepare the dummy password hash");
-                    return false;
-                }
-            },
+            None => (self.dummy.clone(), false),
         };
         let Ok(permit) = self.permits.clone().acquire_owned().await else {
             return false;
         };
         let candidate = password.expose().to_owned();
+        let counters = self.counters.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            let _running = Running::start(&counters);
+            counters.verifications.fetch_add(1, Ordering::SeqCst);
             Argon2::default().verify_password(candidate.as_bytes(), phc.as_str())
         })
         .await;
@@ -139,19 +195,6 @@ impl PasswordHasher {
         }
     }
 
-    async fn dummy_hash(&self) -> Result<&str, HasherError> {
-        let dummy = self
-            .dummy
-            .get_or_try_init(|| async {
-                let mut random = [0u8; 32];
-                self.rng.fill(&mut random);
-                let text: String = random.iter().map(|b| format!("{b:02x}")).collect();
-                self.hash_text(text).await
-            })
-            .await?;
-        Ok(dummy.as_str())
-    }
-
     async fn hash_text(&self, text: String) -> Result<String, HasherError> {
         let mut salt = [0u8; SALT_LEN];
         self.rng.fill(&mut salt);
@@ -162,8 +205,11 @@ impl PasswordHasher {
             .acquire_owned()
             .await
             .map_err(|e| HasherError::Failed(e.to_string()))?;
+        let counters = self.counters.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            let _running = Running::start(&counters);
+            counters.hashes.fetch_add(1, Ordering::SeqCst);
             Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
                 .hash_password_with_salt(text.as_bytes(), &salt)
                 .map(|h| h.to_string())
@@ -180,19 +226,25 @@ mod tests {
     use super::*;
     use svc_domain::SeededRandom;
 
-    fn hasher() -> PasswordHasher {
+    async fn hasher_with(max_concurrent: u32) -> PasswordHasher {
         let settings = Argon2Settings {
             memory_kib: 8192,
             iterations: 1,
             parallelism: 1,
-            max_concurrent: 2,
+            max_concurrent,
         };
-        PasswordHasher::new(&settings, Arc::new(SeededRandom::new(5))).unwrap()
+        PasswordHasher::new(&settings, Arc::new(SeededRandom::new(5)))
+            .await
+            .unwrap()
+    }
+
+    async fn hasher() -> PasswordHasher {
+        hasher_with(2).await
     }
 
     #[tokio::test]
     async fn hashes_are_argon2id_phc_and_verify_only_their_password() {
-        let h = hasher();
+        let h = hasher().await;
         let pw = Password::parse("correct horse battery").unwrap();
         let hash = h.hash(&pw).await.unwrap();
         assert!(
@@ -211,10 +263,9 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_accounts_and_garbage_hashes_never_verify() {
-        let h = hasher();
+        let h = hasher().await;
         let pw = Password::parse("correct horse battery").unwrap();
         assert!(!h.verify(&pw, None).await);
-        assert!(h.dummy.get().is_some(), "the dummy hash is made once");
         assert!(!h.verify(&pw, None).await);
         let garbage = PasswordHash::new("$argon2id$nonsense".to_owned());
         assert!(!h.verify(&pw, Some(&garbage)).await);
@@ -231,20 +282,78 @@ mod tests {
             },
             Arc::new(SeededRandom::new(6)),
         )
+        .await
         .unwrap();
         let pw = Password::parse("correct horse battery").unwrap();
         let hash = older.hash(&pw).await.unwrap();
-        assert!(hasher().verify(&pw, Some(&hash)).await);
+        assert!(hasher().await.verify(&pw, Some(&hash)).await);
     }
 
-    #[test]
-    fn impossible_parameters_are_refused() {
+    #[tokio::test]
+    async fn the_dummy_hash_exists_once_built_so_unknown_accounts_cost_one_verification() {
+        let h = hasher().await;
+        assert!(h.dummy.starts_with("$argon2id$v=19$m=8192,t=1,p=1$"));
+        let built = h.stats();
+        assert_eq!(
+            (built.hashes, built.verifications),
+            (1, 0),
+            "made at construction"
+        );
+        let pw = Password::parse("correct horse battery").unwrap();
+        assert!(!h.verify(&pw, None).await);
+        assert!(!h.verify(&pw, None).await);
+        let after = h.stats();
+        assert_eq!(
+            after.hashes, 1,
+            "verifying an unknown account builds nothing"
+        );
+        assert_eq!(after.verifications, 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn argon2_max_concurrent_bounds_the_hashes_running_at_once() {
+        for max in [1_u32, 2, 3] {
+            let h = Arc::new(hasher_with(max).await);
+            let pw = Password::parse("correct horse battery").unwrap();
+            let hash = h.hash(&pw).await.unwrap();
+            let tasks: Vec<_> = (0..8)
+                .map(|i| {
+                    let (h, pw, hash) = (h.clone(), pw.clone(), hash.clone());
+                    tokio::spawn(async move {
+                        if i % 2 == 0 {
+                            h.verify(&pw, Some(&hash)).await
+                        } else {
+                            h.hash(&pw).await.is_ok()
+                        }
+                    })
+                })
+                .collect();
+            for task in tasks {
+                assert!(task.await.unwrap());
+            }
+            let stats = h.stats();
+            assert_eq!(stats.hashes, 1 + 1 + 4);
+            assert_eq!(stats.verifications, 4);
+            assert!(
+                stats.peak_concurrent <= max as usize,
+                "max {max}: {} ran at once",
+                stats.peak_concurrent
+            );
+            // The gauge does see overlap when it is allowed (so the bound above means something).
+            if max > 1 {
+                assert!(stats.peak_concurrent > 1, "max {max}: {stats:?}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn impossible_parameters_are_refused() {
         let bad = Argon2Settings {
             memory_kib: 1,
             ..Argon2Settings::default()
         };
         assert!(matches!(
-            PasswordHasher::new(&bad, Arc::new(SeededRandom::new(1))),
+            PasswordHasher::new(&bad, Arc::new(SeededRandom::new(1))).await,
             Err(HasherError::InvalidParams(_))
         ));
     }

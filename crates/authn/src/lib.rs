@@ -7,7 +7,8 @@
 //!   hash so unknown accounts cost what known ones cost;
 //! - [`BreachedPasswords`] / [`HibpClient`]: the breached-password check (k-anonymity range
 //!   API, fail open or closed);
-//! - [`Mailer`] / [`LogMailer`] / [`SmtpMailer`]: outgoing mail;
+//! - [`Mailer`] / [`LogMailer`] / [`SmtpMailer`]: outgoing mail, sent in the background by an
+//!   [`Outbox`], worded by a [`MailTexts`] catalogue;
 //! - [`Authn`]: the use cases — sign-in with brute-force limits, sessions, sign-up, email
 //!   verification, password reset, invitations.
 //!
@@ -50,9 +51,10 @@ pub use breached::{
 };
 pub use engine::{AMR_PASSWORD, Authn, MAX_USER_AGENT_CHARS, SESSION_COOKIE_PREFIX, SignedIn};
 pub use error::AuthnError;
-pub use hasher::{Argon2Settings, HasherError, PasswordHasher};
-pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer};
+pub use hasher::{Argon2Settings, HasherError, HasherStats, PasswordHasher};
+pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer, Outbox};
 pub use password::{MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, Password, PasswordError};
 pub use settings::{AuthnSettings, ClientInfo};
 pub use sign_up::{MAX_NAME_CHARS, clean_name};
 pub use smtp::{SmtpMailer, SmtpSettings};
+pub use texts::MailTexts;

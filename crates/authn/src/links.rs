@@ -73,13 +73,15 @@ impl Authn {
             )
             .await?;
         tx.commit().await?;
-        self.deliver(&mail).await;
+        self.deliver(mail);
         Ok(())
     }
 
     /// Mails a password-reset link to `{issuer}/auth/reset-password?token=…` when `email`
     /// belongs to a user who may use one (not removed, not suspended). The answer is the same
-    /// `Ok` whether or not it does.
+    /// `Ok` whether or not it does, and costs the same: an unknown address does the same store
+    /// work (a link invalidation, matching nothing) and the mail of a known one is sent in the
+    /// background, never awaited.
     ///
     /// Errors: [`AuthnError::RateLimited`] (per client address, with the registration limits
     /// on a counter of its own); [`AuthnError::InvalidEmail`] for a malformed address, whose
@@ -123,11 +125,22 @@ impl Authn {
                 )
                 .await?,
             ),
-            None => None,
+            None => {
+                // The same round trip a known address makes, for nobody.
+                let nobody = UserId::generate(self.clock.as_ref(), self.rng.as_ref());
+                tx.invalidate_user_tokens(
+                    &tenant.id,
+                    &nobody,
+                    UserTokenPurpose::ResetPassword,
+                    now,
+                )
+                .await?;
+                None
+            }
         };
         tx.commit().await?;
         if let Some(mail) = mail {
-            self.deliver(&mail).await;
+            self.deliver(mail);
         }
         Ok(())
     }

@@ -13,16 +13,21 @@
 //! requirements": `email.provider` not `log`).
 //!
 //! SMTP delivery lives in [`crate::smtp`].
+//!
+//! Mail leaves through an [`Outbox`]: each message is sent by a background task, so no answer
+//! waits for the relay, and whether a mail was sent (an account exists) never shows in how
+//! long an answer takes.
 
 use async_trait::async_trait;
 use serde::Serialize;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use svc_domain::{Clock, Email};
 use time::format_description::well_known::Rfc3339;
 use tokio::io::AsyncWriteExt;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Notify};
 
 /// One message to one person.
 #[derive(Clone, PartialEq, Eq)]
@@ -68,6 +73,71 @@ pub enum MailError {
 pub trait Mailer: Send + Sync + 'static {
     /// Hands `mail` over for delivery.
     async fn send(&self, mail: &Mail) -> Result<(), MailError>;
+}
+
+/// Sends mail in the background through a [`Mailer`] and keeps count of what is in flight.
+pub struct Outbox {
+    mailer: Arc<dyn Mailer>,
+    in_flight: Arc<InFlight>,
+}
+
+#[derive(Default)]
+struct InFlight {
+    count: AtomicUsize,
+    idle: Notify,
+}
+
+impl fmt::Debug for Outbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Outbox")
+            .field("in_flight", &self.in_flight.count.load(Ordering::SeqCst))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Outbox {
+    /// An outbox sending through `mailer`.
+    pub fn new(mailer: Arc<dyn Mailer>) -> Self {
+        Self {
+            mailer,
+            in_flight: Arc::new(InFlight::default()),
+        }
+    }
+
+    /// Hands `mail` to a background task and returns at once. A failure is logged (subject
+    /// only, never the body or link): the change that caused the mail has committed, and its
+    /// answer must depend neither on the relay nor on whether there was anything to send.
+    pub fn send(&self, mail: Mail) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::error!(subject = %mail.subject, "mail dropped: no async runtime to send it");
+            return;
+        };
+        self.in_flight.count.fetch_add(1, Ordering::SeqCst);
+        let (mailer, in_flight) = (self.mailer.clone(), self.in_flight.clone());
+        runtime.spawn(async move {
+            if let Err(e) = mailer.send(&mail).await {
+                tracing::warn!(error = %e, subject = %mail.subject, "mail could not be sent");
+            }
+            if in_flight.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+                in_flight.idle.notify_waiters();
+            }
+        });
+    }
+
+    /// Waits until every mail handed to [`Outbox::send`] so far was sent or failed (tests;
+    /// a graceful shutdown).
+    pub async fn settled(&self) {
+        loop {
+            let idle = self.in_flight.idle.notified();
+            tokio::pin!(idle);
+            // Registered before the check, so a notification in between is not missed.
+            idle.as_mut().enable();
+            if self.in_flight.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            idle.await;
+        }
+    }
 }
 
 /// Where [`LogMailer`] writes.
@@ -245,6 +315,36 @@ mod tests {
         );
         assert_eq!(first["sent_at"], "2026-11-23T00:00:00Z");
         assert!(lines[1]["link"].is_null());
+    }
+
+    /// A relay that takes its time, to show that the outbox does not wait for it.
+    struct Slow(LogMailer);
+
+    #[async_trait]
+    impl Mailer for Slow {
+        async fn send(&self, mail: &Mail) -> Result<(), MailError> {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            self.0.send(mail).await
+        }
+    }
+
+    #[tokio::test]
+    async fn the_outbox_returns_at_once_and_settles_once_everything_is_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mail.jsonl");
+        let clock = Arc::new(ManualClock::new(OffsetDateTime::UNIX_EPOCH));
+        let outbox = Outbox::new(Arc::new(Slow(LogMailer::new(
+            LogSink::File(path.clone()),
+            clock,
+        ))));
+        let started = std::time::Instant::now();
+        outbox.send(mail(1));
+        outbox.send(mail(2));
+        assert!(started.elapsed() < std::time::Duration::from_millis(100));
+        assert!(!path.exists(), "nothing sent yet");
+        outbox.settled().await;
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        outbox.settled().await; // nothing in flight: returns at once
     }
 
     #[test]

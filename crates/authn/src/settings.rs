@@ -2,6 +2,7 @@
 //! never reads configuration itself.
 
 use crate::hasher::Argon2Settings;
+use crate::texts::MailTexts;
 use std::time::Duration;
 
 /// Limits and lifetimes of hosted sign-in.
@@ -30,11 +31,13 @@ pub struct AuthnSettings {
     pub reset_link_lifetime: Duration,
     /// Lifetime of an invitation link.
     pub invitation_link_lifetime: Duration,
+    /// The wording of every mail ([`crate::MailTexts::for_language`]).
+    pub mail_texts: &'static MailTexts,
 }
 
 impl Default for AuthnSettings {
-    /// The `[auth]` defaults, 14-day sessions, and links valid 24 h (verification), 1 h (reset)
-    /// and 7 days (invitation).
+    /// The `[auth]` defaults, 14-day sessions, links valid 24 h (verification), 1 h (reset)
+    /// and 7 days (invitation), English mail.
     fn default() -> Self {
         Self {
             argon2: Argon2Settings::default(),
@@ -48,6 +51,7 @@ impl Default for AuthnSettings {
             verify_email_link_lifetime: Duration::from_secs(24 * 3600),
             reset_link_lifetime: Duration::from_secs(3600),
             invitation_link_lifetime: Duration::from_secs(7 * 24 * 3600),
+            mail_texts: MailTexts::for_language(None),
         }
     }
 }

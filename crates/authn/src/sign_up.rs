@@ -1,11 +1,14 @@
 //! Self-service sign-up on a tenant's hosted pages, when the tenant allows it.
 //!
-//! Every attempt counts against the per-IP registration limit before anything else is checked,
-//! so the "address taken" answer cannot be used to enumerate accounts at speed. The new account
-//! is `active` with an unverified address; a verification link is mailed and the person is
-//! signed in at once.
+//! Every attempt counts against the per-IP registration limit before anything else is checked.
+//! The answer never tells whether the address already has an account (no account enumeration,
+//! OWASP ASVS V2.2): a taken address goes through the same password policy and Argon2 hashing
+//! as a fresh one, its owner is mailed a short notice instead of a verification link, and the
+//! caller gets the same `Ok(())`. A new account is `active` with an unverified address and a
+//! verification link is mailed; nobody is signed in by sign-up (that would tell the two cases
+//! apart), the person signs in once the mail arrived.
 
-use crate::engine::{Authn, SignedIn, keys};
+use crate::engine::{Authn, keys};
 use crate::error::AuthnError;
 use crate::settings::ClientInfo;
 use svc_domain::{Email, Tenant, User, UserId, UserStatus, UserTokenPurpose};
@@ -27,13 +30,15 @@ pub fn clean_name(raw: Option<&str>) -> Option<String> {
 }
 
 impl Authn {
-    /// Creates an account for `email` with `password`, mails a verification link to
-    /// `{issuer}/auth/verify-email?token=…`, and signs the person in.
+    /// Registers `email` with `password`: a new account gets a verification link to
+    /// `{issuer}/auth/verify-email?token=…`; an address that already has an account gets a
+    /// notice that someone tried to sign up with it. Both answer `Ok(())` after the same
+    /// checks and hashing, and neither signs anybody in.
     ///
-    /// Errors: [`AuthnError::SignupClosed`] unless the tenant allows sign-up;
-    /// [`AuthnError::RateLimited`]; [`AuthnError::InvalidEmail`];
-    /// [`AuthnError::WeakPassword`], [`AuthnError::BreachedPassword`],
-    /// [`AuthnError::BreachCheckUnavailable`]; [`AuthnError::EmailTaken`].
+    /// Errors (none depends on whether the address is taken): [`AuthnError::SignupClosed`]
+    /// unless the tenant allows sign-up; [`AuthnError::RateLimited`];
+    /// [`AuthnError::InvalidEmail`]; [`AuthnError::WeakPassword`],
+    /// [`AuthnError::BreachedPassword`], [`AuthnError::BreachCheckUnavailable`].
     pub async fn sign_up(
         &self,
         tenant: &Tenant,
@@ -42,7 +47,7 @@ impl Authn {
         password: &str,
         name: Option<&str>,
         client: &ClientInfo,
-    ) -> Result<SignedIn, AuthnError> {
+    ) -> Result<(), AuthnError> {
         if !tenant.signup_enabled {
             return Err(AuthnError::SignupClosed);
         }
@@ -60,14 +65,7 @@ impl Authn {
 
         let email = Email::parse(email).map_err(|_| AuthnError::InvalidEmail)?;
         let password = self.check_new_password(password).await?;
-        {
-            let mut read = self.store.read().await?;
-            let taken = read.user_by_email(&tenant.id, &email).await?.is_some();
-            read.finish().await?;
-            if taken {
-                return Err(AuthnError::EmailTaken);
-            }
-        }
+        // Hashed before the address is looked up, so both outcomes cost one hash.
         let hash = self.hash_password(&password).await?;
 
         let now = self.now();
@@ -83,33 +81,37 @@ impl Authn {
             password_hash: Some(hash),
             created_at: now,
             updated_at: now,
-            last_sign_in_at: Some(now),
+            last_sign_in_at: None,
         };
         let mut tx = self.store.write().await?;
-        match tx.insert_user(&user).await {
-            Ok(()) => {}
-            // Another sign-up for the address won the race.
-            Err(StoreError::Conflict { .. }) => return Err(AuthnError::EmailTaken),
-            Err(e) => return Err(e.into()),
-        }
-        let mail = self
-            .prepare_link(
+        let taken = tx.user_by_email(&tenant.id, &user.email).await?.is_some();
+        let inserted = if taken {
+            false
+        } else {
+            match tx.insert_user(&user).await {
+                Ok(()) => true,
+                // Another sign-up for the address won the race: the address is taken.
+                Err(StoreError::Conflict { .. }) => false,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let mail = if inserted {
+            self.prepare_link(
                 tx.as_mut(),
                 issuer,
                 &user,
                 UserTokenPurpose::VerifyEmail,
                 &tenant.display_name,
             )
-            .await?;
-        let (session, cookie_value) = self.new_session(&user, client, now);
-        tx.insert_session(&session).await?;
+            .await?
+        } else {
+            self.settings
+                .mail_texts
+                .sign_up_notice(&user.email, &tenant.display_name, issuer)
+        };
         tx.commit().await?;
-        self.deliver(&mail).await;
-        Ok(SignedIn {
-            session,
-            user,
-            cookie_value,
-        })
+        self.deliver(mail);
+        Ok(())
     }
 }
 

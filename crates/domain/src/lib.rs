@@ -36,8 +36,8 @@ pub use rng::{OsRandom, Rng, SeededRandom};
 pub use scope::{Scope, ScopeError, ScopeSet};
 pub use secret::{GeneratedSecret, SecretHash};
 pub use session::{
-    AuthorizationCode, Consent, Interaction, RefreshFamily, RefreshToken, Session, UserToken,
-    UserTokenPurpose,
+    ACR_PASSWORD, AuthorizationCode, Consent, Interaction, RefreshFamily, RefreshToken, Session,
+    UserToken, UserTokenPurpose,
 };
 pub use tenant::{PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};

@@ -11,6 +11,11 @@ use crate::{
 };
 use time::OffsetDateTime;
 
+/// The `acr` (authentication context class, OIDC Core §2) of a sign-in with a password alone:
+/// NIST SP 800-63B Authenticator Assurance Level 1, in the service's own URN namespace. It is
+/// the only level the service reaches until multi-factor sign-in exists.
+pub const ACR_PASSWORD: &str = "urn:svc:aal1";
+
 /// A browser sign-in session on a tenant's hosted pages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Session {

@@ -107,13 +107,14 @@ impl UserStatus {
     }
 
     /// Whether an administrator may move a user from `self` to `to`. Removal is final; a
-    /// suspended user comes back only through reactivation (to `Active`).
+    /// suspended user comes back only through reactivation: to `Active`, or to
+    /// `PreProvisioned` when they never chose a password (they claim the account again).
     pub fn can_become(self, to: UserStatus) -> bool {
         use UserStatus::*;
         match (self, to) {
             (Removed, _) => false,
             (_, Removed) => true,
-            (Active, Suspended) | (Suspended, Active) => true,
+            (Active, Suspended) | (Suspended, Active) | (Suspended, PreProvisioned) => true,
             (Invited | PreProvisioned, Active) => true,
             (Invited | PreProvisioned, Suspended) => true,
             (PreProvisioned, Invited) => true,
@@ -211,11 +212,12 @@ mod tests {
     }
 
     #[test]
-    fn removal_is_final_and_suspension_returns_only_to_active() {
+    fn removal_is_final_and_suspension_returns_to_active_or_pre_provisioned() {
         use UserStatus::*;
         assert!(!Removed.can_become(Active));
         assert!(Active.can_become(Removed));
         assert!(Suspended.can_become(Active));
+        assert!(Suspended.can_become(PreProvisioned));
         assert!(!Suspended.can_become(Invited));
         assert!(Invited.can_become(Active));
         assert!(!Active.can_become(Invited));

@@ -397,7 +397,6 @@ impl From<svc_authn::AuthnError> for Problem {
             }
             A::InvalidCredentials => Self::unauthorized(error.to_string()),
             A::SignupClosed => Self::forbidden(error.to_string()),
-            A::EmailTaken => Self::conflict(error.to_string()),
             A::WeakPassword(message) => Self::bad_request(format!("password: {message}")),
             A::BreachedPassword | A::InvalidEmail | A::InvalidLink => {
                 Self::bad_request(error.to_string())

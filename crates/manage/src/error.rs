@@ -75,7 +75,6 @@ impl From<svc_authn::AuthnError> for ManageError {
                 "this password appears in a known data breach; choose another",
             ),
             A::InvalidEmail => Self::invalid("email", A::InvalidEmail.to_string()),
-            A::EmailTaken => Self::Conflict(A::EmailTaken.to_string()),
             A::UnknownUser => Self::NotFound,
             A::Store(e) => e.into(),
             other => Self::Authn(other),

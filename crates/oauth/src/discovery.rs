@@ -11,7 +11,7 @@
 //! - Optional features appear only when enabled, so the document stays authoritative.
 
 use serde_json::{Map, Value, json};
-use svc_domain::SigningAlg;
+use svc_domain::{ACR_PASSWORD, SigningAlg};
 
 /// Features whose metadata appears only when the deployment enables them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,7 +54,7 @@ const TOKEN_AUTH_METHODS: [&str; 4] = [
 ];
 
 /// Claims an ID token or UserInfo response may carry.
-const CLAIMS: [&str; 17] = [
+const CLAIMS: [&str; 18] = [
     "sub",
     "iss",
     "aud",
@@ -71,6 +71,7 @@ const CLAIMS: [&str; 17] = [
     "family_name",
     "email",
     "email_verified",
+    "updated_at",
     "tenant_id",
 ];
 
@@ -212,6 +213,7 @@ pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value
         );
         map.insert("claims_supported".into(), json!(CLAIMS));
         map.insert("claims_parameter_supported".into(), json!(true));
+        map.insert("acr_values_supported".into(), json!([ACR_PASSWORD]));
         map.insert(
             "prompt_values_supported".into(),
             json!(["none", "login", "consent", "select_account"]),
@@ -231,6 +233,13 @@ pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value
 /// The audience and resource identifier of the tenant management API (CONTRACTS.md).
 pub fn management_api_resource(issuer: &str) -> String {
     format!("{issuer}/api/v1")
+}
+
+/// The audience of a person's access token when its application registered no `api_audience`:
+/// the tenant's UserInfo endpoint, the one resource such a token is good for. Never the
+/// management API, which a person's token must not reach by default.
+pub fn userinfo_audience(issuer: &str) -> String {
+    format!("{issuer}/userinfo")
 }
 
 /// RFC 9728 protected-resource metadata for the tenant's management API.
@@ -315,12 +324,17 @@ mod tests {
                 .unwrap()
                 .contains(&json!("openid"))
         );
-        assert!(
-            doc["claims_supported"]
-                .as_array()
-                .unwrap()
-                .contains(&json!("sub"))
-        );
+        for claim in ["sub", "acr", "auth_time", "updated_at", "email_verified"] {
+            assert!(
+                doc["claims_supported"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!(claim)),
+                "{claim}"
+            );
+        }
+        assert_eq!(doc["claims_parameter_supported"], true);
+        assert_eq!(doc["acr_values_supported"], json!(["urn:svc:aal1"]));
     }
 
     #[test]

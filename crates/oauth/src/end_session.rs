@@ -206,12 +206,42 @@ fn page(status: u16, error: &str, description: &str) -> EndSessionOutcome {
     }
 }
 
+/// The post-logout redirect: the registered URI with `state`, always serialised by
+/// `url::Url`, so a URI registered with non-ASCII characters comes out percent-encoded and is
+/// a valid `Location` whether or not a `state` was sent.
 fn with_state(uri: &str, state: Option<&str>) -> String {
-    match (url::Url::parse(uri), state) {
-        (Ok(mut url), Some(state)) => {
-            url.query_pairs_mut().append_pair("state", state);
+    match url::Url::parse(uri) {
+        Ok(mut url) => {
+            if let Some(state) = state {
+                url.query_pairs_mut().append_pair("state", state);
+            }
             url.to_string()
         }
-        _ => uri.to_owned(),
+        // Registered URIs always parse (RedirectUri::parse); keep it rather than panic.
+        Err(_) => uri.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn post_logout_redirects_are_percent_encoded_with_or_without_state() {
+        let registered = "https://app.example/au-revoir-\u{e9}?lang=fran\u{e7}ais";
+        let bare = with_state(registered, None);
+        assert_eq!(
+            bare,
+            "https://app.example/au-revoir-%C3%A9?lang=fran%C3%A7ais"
+        );
+        assert!(bare.is_ascii());
+        assert_eq!(
+            with_state(registered, Some("s &1")),
+            "https://app.example/au-revoir-%C3%A9?lang=fran%C3%A7ais&state=s+%261"
+        );
+        assert_eq!(
+            with_state("https://app.example/bye", None),
+            "https://app.example/bye"
+        );
     }
 }

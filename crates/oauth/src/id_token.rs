@@ -8,8 +8,12 @@
 //!   `iat`, `auth_time`, `nonce` (only when the authorization request carried one; never on
 //!   refresh, OIDC Core §12.2), `acr` when known, `amr`, `sid` (the session), `at_hash` (the
 //!   left half of the access token's hash for the signing algorithm, §3.1.3.6).
-//! - Profile and email claims are served by UserInfo, not copied here (§5.4: with an access token
-//!   issued, claims are returned from UserInfo).
+//! - Profile and email claims are served by UserInfo (§5.4: with an access token issued,
+//!   claims are returned from UserInfo); they appear here only when the `claims` request asked
+//!   for them under `id_token` and consent permits them ([`crate::claims`]), never overriding
+//!   the claims above.
+//! - `acr` is present whenever the session has one (every password sign-in does:
+//!   `urn:svc:aal1`), whether or not it was requested.
 
 use crate::error::OAuthError;
 use base64::Engine;
@@ -42,6 +46,8 @@ pub struct IdTokenFacts<'a> {
     pub session: Option<&'a SessionId>,
     /// The access token issued alongside (for `at_hash`).
     pub access_token: &'a str,
+    /// Person claims requested for the ID token and permitted by consent.
+    pub person: &'a Map<String, Value>,
 }
 
 /// Signs the ID token for `facts` with `signer` at `now`, living `lifetime`.
@@ -74,6 +80,9 @@ pub fn sign_id_token(
     }
     let at_hash = URL_SAFE_NO_PAD.encode(left_half_hash(signer.alg(), facts.access_token));
     claims.insert("at_hash".into(), json!(at_hash));
+    for (name, value) in facts.person {
+        claims.entry(name.clone()).or_insert_with(|| value.clone());
+    }
     Ok(signer.sign_jwt("JWT", &Value::Object(claims))?)
 }
 
@@ -103,6 +112,10 @@ mod tests {
                 amr: &amr,
                 session: Some(&sid),
                 access_token: "header.payload.sig",
+                person: &Map::from_iter([
+                    ("email".to_owned(), json!("ada@example.com")),
+                    ("sub".to_owned(), json!("not-the-subject")),
+                ]),
             },
             now,
             Duration::from_secs(300),
@@ -118,6 +131,11 @@ mod tests {
         assert_eq!(c["sid"], sid.as_str());
         assert_eq!(c["amr"][0], "pwd");
         assert!(c.get("acr").is_none());
+        assert_eq!(c["email"], "ada@example.com");
+        assert_eq!(
+            c["sub"], "sub-1",
+            "person claims never override the standard ones"
+        );
         let expected =
             URL_SAFE_NO_PAD.encode(&svc_crypto::digest::sha256(b"header.payload.sig")[..16]);
         assert_eq!(c["at_hash"], expected);

@@ -6,7 +6,12 @@
 //!   authorization"; §4: public clients would turn it into a token-scanning oracle).
 //! - An active answer for an access token needs [`crate::access_token::active_claims`]
 //!   (signature, type, issuer, tenant, lifetime, not revoked) and a caller entitled to it: the
-//!   token's audience is the caller's own, or the caller is the client it was issued to.
+//!   token's `aud` equals the caller's explicitly registered `api_audience`, or the caller is
+//!   the client it was issued to (RFC 9700 §2.3; RFC 7662 §4: a resource server learns nothing
+//!   about tokens meant for other APIs). A caller without a registered `api_audience` is no
+//!   resource server and describes its own tokens only.
+//! - A person's access token (`subject_type` `human`) is active only while the person may
+//!   still sign in: suspension and removal end it at once, not at its `exp`.
 //! - Refresh tokens (`rt_…`) are described to the client they were issued to only, while
 //!   unrotated, unrevoked and unexpired.
 //! - Anything else — malformed, expired, another tenant's, unknown — is `{"active": false}` and
@@ -15,12 +20,12 @@
 use crate::OAuthError;
 use crate::access_token::active_claims;
 use crate::client_auth::{self, ClientAuthContext, JwksFetcher};
-use crate::discovery::management_api_resource;
 use crate::keys::KeyService;
+use crate::subject::person_behind;
 use crate::token::request::ClientRequest;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
-use svc_domain::{Application, Clock, SecretHash, Tenant};
+use svc_domain::{Application, ClientId, Clock, SecretHash, Tenant, User};
 use svc_store::Store;
 
 /// The introspection endpoint's engine.
@@ -115,13 +120,12 @@ impl Introspector {
         else {
             return Ok(None);
         };
-        let caller_audience = caller
-            .api_audience
-            .clone()
-            .unwrap_or_else(|| management_api_resource(issuer));
-        let may_inspect = claims["aud"].as_str() == Some(caller_audience.as_str())
-            || claims["client_id"].as_str() == Some(caller.id.as_str());
-        if !may_inspect {
+        if !may_inspect(caller, &claims) {
+            return Ok(None);
+        }
+        if claims["subject_type"].as_str() == Some("human")
+            && !self.person_may_sign_in(tenant, &claims).await?
+        {
             return Ok(None);
         }
         let mut out = Map::new();
@@ -133,6 +137,26 @@ impl Introspector {
             }
         }
         Ok(Some(Value::Object(out)))
+    }
+
+    /// Whether the person behind a human access token is still allowed in.
+    async fn person_may_sign_in(
+        &self,
+        tenant: &Tenant,
+        claims: &Value,
+    ) -> Result<bool, OAuthError> {
+        let (Some(client), Some(subject)) = (
+            claims["client_id"]
+                .as_str()
+                .and_then(|c| ClientId::parse(c).ok()),
+            claims["sub"].as_str(),
+        ) else {
+            return Ok(false);
+        };
+        let mut tx = self.store.read().await?;
+        let person = person_behind(tx.as_mut(), tenant, &client, subject).await?;
+        tx.finish().await?;
+        Ok(person.as_ref().is_some_and(User::can_sign_in))
     }
 
     /// The active response for a refresh token of the caller itself (RFC 7662 §2.1 allows
@@ -172,4 +196,14 @@ impl Introspector {
             "tenant_id": tenant.id.as_str(),
         })))
     }
+}
+
+/// Whether `caller` may learn about the access token with `claims`: it is the token's own
+/// client, or the resource server whose registered `api_audience` is the token's `aud`.
+fn may_inspect(caller: &Application, claims: &Value) -> bool {
+    let audience_matches = caller
+        .api_audience
+        .as_deref()
+        .is_some_and(|own| claims["aud"].as_str() == Some(own));
+    audience_matches || claims["client_id"].as_str() == Some(caller.id.as_str())
 }

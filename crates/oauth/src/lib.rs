@@ -6,6 +6,7 @@
 
 pub mod access_token;
 pub mod authorize;
+pub mod claims;
 pub mod client_auth;
 pub mod discovery;
 pub mod end_session;

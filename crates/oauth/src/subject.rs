@@ -5,11 +5,15 @@
 //! the sector is the host of the application's first registered redirect URI (OIDC Core §8.1,
 //! without `sector_identifier_uri`). Two applications on different hosts cannot correlate a
 //! person by `sub`, and a tenant's subjects say nothing about another tenant's.
+//!
+//! [`person_behind`] maps a subject back to the person (UserInfo, introspection): a first-party
+//! subject is the user id, a pairwise one is found through the consent that recorded it.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use svc_crypto::digest::hmac_sha256;
-use svc_domain::{Application, Tenant, UserId};
+use svc_domain::{Application, ClientId, Tenant, User, UserId};
+use svc_store::{ReadTx, StoreError};
 
 /// The subject `app` of `tenant` sees for `user`.
 pub fn subject_for(tenant: &Tenant, app: &Application, user: &UserId) -> String {
@@ -32,4 +36,28 @@ fn sector_of(app: &Application) -> String {
         .and_then(|uri| url::Url::parse(uri.as_str()).ok())
         .and_then(|u| u.host_str().map(str::to_owned))
         .unwrap_or_else(|| app.id.as_str().to_owned())
+}
+
+/// The person whose subject `client` of `tenant` sees as `subject`, whatever their status.
+pub async fn person_behind(
+    tx: &mut dyn ReadTx,
+    tenant: &Tenant,
+    client: &ClientId,
+    subject: &str,
+) -> Result<Option<User>, StoreError> {
+    let user_id = match UserId::parse(subject) {
+        // First-party subjects are the person's id (pairwise ones never parse as one).
+        Ok(id) => {
+            let app = tx.application(&tenant.id, client).await?;
+            app.filter(|a| a.first_party).map(|_| id)
+        }
+        Err(_) => tx
+            .consent_by_subject(&tenant.id, client, subject)
+            .await?
+            .map(|c| c.user_id),
+    };
+    match user_id {
+        Some(id) => tx.user(&tenant.id, &id).await,
+        None => Ok(None),
+    }
 }

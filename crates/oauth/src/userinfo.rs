@@ -10,14 +10,18 @@
 //!   first-party applications, the pairwise subject of their consent otherwise) and must still
 //!   be active; a withdrawn consent or a suspended person is `invalid_token`.
 //! - Claims follow the granted scopes (OIDC Core §5.4): `profile` → `name`, `given_name`,
-//!   `family_name`, `updated_at`; `email` → `email`, `email_verified`. `sub` always.
+//!   `family_name`, `updated_at`; `email` → `email`, `email_verified`. `sub` always. Claims a
+//!   `claims` request names under `userinfo` are therefore here exactly when consent permits
+//!   them ([`crate::claims`]).
 
 use crate::access_token::active_claims;
+use crate::claims::all_person_claims;
 use crate::error::OAuthError;
 use crate::keys::KeyService;
+use crate::subject::person_behind;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
-use svc_domain::{ClientId, Clock, Tenant, User, UserId};
+use svc_domain::{ClientId, Clock, ScopeSet, Tenant, User};
 use svc_store::Store;
 
 /// The UserInfo engine.
@@ -44,12 +48,9 @@ impl UserInfo {
         let claims = active_claims(self.store.as_ref(), &self.keys, tenant, issuer, token, now)
             .await?
             .ok_or_else(|| OAuthError::invalid_token("the access token is invalid or expired"))?;
-        let scope: Vec<&str> = claims["scope"]
-            .as_str()
-            .unwrap_or_default()
-            .split(' ')
-            .collect();
-        if claims["subject_type"].as_str() != Some("human") || !scope.contains(&"openid") {
+        let scope =
+            ScopeSet::parse(claims["scope"].as_str().unwrap_or_default()).unwrap_or_default();
+        if claims["subject_type"].as_str() != Some("human") || !scope.contains("openid") {
             return Err(OAuthError::insufficient_scope(
                 "UserInfo needs a person's access token with the openid scope",
             ));
@@ -74,44 +75,15 @@ impl UserInfo {
         subject: &str,
     ) -> Result<Option<User>, OAuthError> {
         let mut tx = self.store.read().await?;
-        let user_id = match UserId::parse(subject) {
-            // First-party subjects are the person's id (pairwise ones never parse as one).
-            Ok(id) => {
-                let app = tx.application(&tenant.id, client).await?;
-                app.filter(|a| a.first_party).map(|_| id)
-            }
-            Err(_) => tx
-                .consent_by_subject(&tenant.id, client, subject)
-                .await?
-                .map(|c| c.user_id),
-        };
-        let user = match user_id {
-            Some(id) => tx.user(&tenant.id, &id).await?,
-            None => None,
-        };
+        let user = person_behind(tx.as_mut(), tenant, client, subject).await?;
         tx.finish().await?;
         Ok(user)
     }
 }
 
-fn render(user: &User, subject: &str, scope: &[&str]) -> Value {
+fn render(user: &User, subject: &str, scope: &ScopeSet) -> Value {
     let mut out = Map::new();
     out.insert("sub".into(), json!(subject));
-    if scope.contains(&"profile") {
-        if let Some(name) = &user.name {
-            out.insert("name".into(), json!(name));
-        }
-        if let Some(given) = &user.given_name {
-            out.insert("given_name".into(), json!(given));
-        }
-        if let Some(family) = &user.family_name {
-            out.insert("family_name".into(), json!(family));
-        }
-        out.insert("updated_at".into(), json!(user.updated_at.unix_timestamp()));
-    }
-    if scope.contains(&"email") {
-        out.insert("email".into(), json!(user.email.as_str()));
-        out.insert("email_verified".into(), json!(user.email_verified));
-    }
+    out.extend(all_person_claims(user, scope));
     Value::Object(out)
 }

@@ -225,7 +225,8 @@ impl App {
             key_store.clone(),
             options.clock.clone(),
             options.rng.clone(),
-        )?;
+        )
+        .await?;
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),
@@ -403,6 +404,7 @@ impl App {
             workers,
             stores,
             keys,
+            authn,
             ..
         } = self;
 
@@ -423,6 +425,13 @@ impl App {
                     }
                 };
                 workers.join().await;
+                // Mail leaves from background tasks; let those in flight finish (bounded).
+                if tokio::time::timeout(deadline, authn.mail_settled())
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!("mail still being sent at shutdown was abandoned");
+                }
                 for opened in &stores {
                     opened.store.close().await;
                 }

@@ -15,7 +15,8 @@ use svc_domain::{Clock, Rng};
 use svc_store::Store;
 
 /// The engine for `config` over `store`, shared by the management API and the hosted pages.
-pub(crate) fn build(
+/// Builds the Argon2 hasher, dummy hash included, before the service accepts requests.
+pub(crate) async fn build(
     config: &Config,
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
@@ -23,6 +24,7 @@ pub(crate) fn build(
 ) -> Result<Arc<Authn>, RuntimeError> {
     let settings = settings(config);
     let hasher = PasswordHasher::new(&settings.argon2, rng.clone())
+        .await
         .map_err(|e| RuntimeError::Authn(format!("auth.argon2_*: {e}")))?;
     let mailer = mailer(config, clock.clone())?;
     let breached = breach_check(config)?;

@@ -7,4 +7,5 @@ mod breached;
 mod links;
 mod sign_in;
 mod sign_up;
+mod smtp;
 mod support;

@@ -29,6 +29,11 @@ async fn the_right_password_signs_in_and_creates_a_session() {
     assert!(!format!("{signed:?}").contains(&signed.cookie_value));
     let s = &signed.session;
     assert_eq!(s.amr, vec!["pwd".to_owned()]);
+    assert_eq!(
+        s.acr.as_deref(),
+        Some(svc_domain::ACR_PASSWORD),
+        "password sign-in is AAL1"
+    );
     assert_eq!(s.auth_time, s.created_at);
     assert_eq!(s.expires_at - s.created_at, Duration::days(14));
     assert_eq!(s.user_agent.as_ref().unwrap().chars().count(), 256);

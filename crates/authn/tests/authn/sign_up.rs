@@ -24,14 +24,13 @@ async fn sign_up_is_refused_unless_the_tenant_opens_it() {
         .await
         .unwrap_err();
     assert!(matches!(err, AuthnError::SignupClosed), "{err:?}");
-    assert!(h.mails().is_empty());
+    assert!(h.mails().await.is_empty());
 }
 
 #[tokio::test]
-async fn an_open_tenant_creates_an_active_unverified_account_and_signs_it_in() {
+async fn an_open_tenant_creates_an_active_unverified_account_and_mails_a_link() {
     let h = harness_with(test_settings(), None, true).await;
-    let signed = h
-        .authn
+    h.authn
         .sign_up(
             &h.tenant,
             ISSUER,
@@ -42,39 +41,77 @@ async fn an_open_tenant_creates_an_active_unverified_account_and_signs_it_in() {
         )
         .await
         .unwrap();
-    let user = &signed.user;
-    assert_eq!(user.email.as_str(), "ada@example.com");
+    let user = h.by_email("ada@example.com").await.expect("created");
     assert_eq!(user.status, UserStatus::Active);
     assert!(!user.email_verified);
     assert_eq!(user.name.as_deref(), Some("Ada Lovelace"));
-    assert_eq!(h.stored(&user.id).await, *user);
-    assert!(
-        h.authn
-            .session(&h.tenant, &signed.cookie_value)
-            .await
-            .unwrap()
-            .is_some()
-    );
-    let mails = h.mails();
+    assert!(user.password_hash.is_some());
+    assert!(user.last_sign_in_at.is_none(), "sign-up signs nobody in");
+    let mails = h.mails().await;
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0]["to"], "ada@example.com");
-    let token = h.last_token("verify-email");
+    let token = h.last_token("verify-email").await;
     assert!(token.starts_with("vfy_"));
+    // The person signs in with the password they chose.
+    h.authn
+        .sign_in(&h.tenant, "ada@example.com", PW, &client("198.51.100.1"))
+        .await
+        .unwrap();
+}
 
-    // The same address (any case) is taken now.
-    let err = h
-        .authn
+#[tokio::test]
+async fn a_taken_address_gets_the_same_answer_and_cost_and_its_owner_a_notice() {
+    let h = harness_with(test_settings(), None, true).await;
+    let c = client("198.51.100.1");
+    h.authn
+        .sign_up(&h.tenant, ISSUER, "ada@example.com", PW, None, &c)
+        .await
+        .unwrap();
+    let original = h.by_email("ada@example.com").await.unwrap();
+    let before = h.hasher.stats();
+    // The same address, in any case, with another password: the same Ok.
+    h.authn
         .sign_up(
             &h.tenant,
             ISSUER,
             "ADA@example.com",
-            PW,
-            None,
+            "another passphrase",
+            Some("Mallory"),
             &client("198.51.100.2"),
         )
         .await
+        .unwrap();
+    assert_eq!(
+        h.hasher.stats().hashes,
+        before.hashes + 1,
+        "the password is hashed as for a new account"
+    );
+    assert_eq!(
+        h.stored(&original.id).await,
+        original,
+        "the account is untouched"
+    );
+    let mails = h.mails().await;
+    assert_eq!(mails.len(), 2, "{mails:?}");
+    let notice = &mails[1];
+    assert_eq!(notice["to"], "ada@example.com");
+    assert!(notice["link"].is_null(), "no one-time link in a notice");
+    let text = notice["text"].as_str().unwrap();
+    assert!(
+        text.contains("Someone tried to create an account"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{ISSUER}/auth/forgot-password")),
+        "{text}"
+    );
+    // Policy failures still come first, whether or not the address is taken.
+    let weak = h
+        .authn
+        .sign_up(&h.tenant, ISSUER, "ada@example.com", "short", None, &c)
+        .await
         .unwrap_err();
-    assert!(matches!(err, AuthnError::EmailTaken), "{err:?}");
+    assert!(matches!(weak, AuthnError::WeakPassword(_)), "{weak:?}");
 }
 
 #[tokio::test]

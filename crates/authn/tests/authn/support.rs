@@ -69,7 +69,11 @@ pub(crate) async fn harness_with(
         LogSink::File(mail_path.clone()),
         clock.clone(),
     ));
-    let hasher = Arc::new(PasswordHasher::new(&settings.argon2, rng.clone()).unwrap());
+    let hasher = Arc::new(
+        PasswordHasher::new(&settings.argon2, rng.clone())
+            .await
+            .unwrap(),
+    );
     let now = clock.now();
     let tenant = Tenant {
         id: TenantId::generate(clock.as_ref(), rng.as_ref()),
@@ -168,6 +172,17 @@ impl Harness {
         user
     }
 
+    /// The user holding `email`, if any.
+    pub(crate) async fn by_email(&self, email: &str) -> Option<User> {
+        let mut tx = self.store.read().await.unwrap();
+        let user = tx
+            .user_by_email(&self.tenant.id, &Email::parse(email).unwrap())
+            .await
+            .unwrap();
+        tx.finish().await.unwrap();
+        user
+    }
+
     /// Changes a user's status directly (as an administrator would).
     pub(crate) async fn set_status(&self, id: &UserId, status: UserStatus) {
         let mut user = self.stored(id).await;
@@ -177,8 +192,9 @@ impl Harness {
         tx.commit().await.unwrap();
     }
 
-    /// Every mail written so far.
-    pub(crate) fn mails(&self) -> Vec<Value> {
+    /// Every mail sent so far (once the background sends have settled).
+    pub(crate) async fn mails(&self) -> Vec<Value> {
+        self.authn.mail_settled().await;
         match std::fs::read_to_string(&self.mail_path) {
             Ok(text) => text
                 .lines()
@@ -189,8 +205,8 @@ impl Harness {
     }
 
     /// The token of the last mailed link, checking the link's path.
-    pub(crate) fn last_token(&self, path: &str) -> String {
-        let mails = self.mails();
+    pub(crate) async fn last_token(&self, path: &str) -> String {
+        let mails = self.mails().await;
         let link = mails.last().expect("a mail")["link"]
             .as_str()
             .expect("a link")

@@ -1,4 +1,9 @@
 //! The extractors behind every management route.
+//!
+//! Who may call `/api/v1/*`: machines only (`system` and `agent` tokens). A person's access
+//! token is refused with 403 even when its audience and scopes would match, because the scopes
+//! of a human token say what an application may do for that person, not what the person may
+//! administer: human administrators need roles, which the service does not have yet.
 
 use super::ApiState;
 use crate::tenancy::CurrentTenant;
@@ -98,6 +103,19 @@ fn refusal(error: &ValidationError) -> Problem {
     }
 }
 
+/// What a person's token is told on the management API.
+const HUMANS_REFUSED: &str = "the management API does not accept tokens issued to \
+     people: human administrators need roles, which are not available yet; use client_credentials \
+     on a management application instead";
+
+/// Rule: the management API serves machines only (see the module documentation).
+fn refuse_humans(claims: &AccessTokenClaims) -> Result<(), Problem> {
+    if claims.subject_type == SubjectType::Human {
+        return Err(Problem::forbidden(HUMANS_REFUSED));
+    }
+    Ok(())
+}
+
 fn meta(parts: &Parts) -> RequestMeta {
     let request_id = parts.extensions.get::<RequestId>().map(ToString::to_string);
     let client_ip = parts
@@ -139,6 +157,7 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
             audience: management_api_resource(&tenant.issuer),
             tenant_id: tenant.tenant.id.to_string(),
             required_scope: Some(P::SCOPE.to_owned()),
+            // Humans pass validation so that the refusal below can say why they are refused.
             subject_types: vec![SubjectType::System, SubjectType::Human, SubjectType::Agent],
             allow_delegation: false,
             dpop_jkt: None,
@@ -148,6 +167,7 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
         let now = state.clock.now().unix_timestamp();
         let claims = svc_sdk::validate_with_jwks(&token, jwks, &requirements, now)
             .map_err(|e| refusal(&e))?;
+        refuse_humans(&claims)?;
         let actor = match svc_domain::ClientId::parse(&claims.client_id) {
             Ok(client) => Actor::Client(client),
             Err(_) => return Err(Problem::unauthorized("the token names no valid client")),

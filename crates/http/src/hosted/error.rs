@@ -62,7 +62,6 @@ pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response>
             None,
             Some(retry_after),
         ),
-        AuthnError::EmailTaken => (StatusCode::CONFLICT, s.email_taken, Some("email"), None),
         AuthnError::InvalidEmail => (
             StatusCode::BAD_REQUEST,
             s.invalid_email,
@@ -209,7 +208,9 @@ pub(crate) fn interaction_expired(ctx: &Ctx) -> Response {
 }
 
 /// The authorization error page (unknown client, unregistered redirect URI, …): never a
-/// redirect. The engine's code and description are shown escaped.
+/// redirect. The person reads the catalogue's text for the error code, in their language; the
+/// code is shown (escaped) for the application's developer. The engine's English description is
+/// for developers too, so it goes to the log with the request id, not onto the page.
 pub(crate) fn authorize_page(
     ctx: &Ctx,
     status: u16,
@@ -221,9 +222,11 @@ pub(crate) fn authorize_page(
         .ok()
         .filter(|s| s.is_client_error() || s.is_server_error())
         .unwrap_or(StatusCode::BAD_REQUEST);
+    tracing::info!(error = %error, description = %description, status = status.as_u16(),
+        "authorization error page shown");
     Page::new(s.authorize_error_title)
         .status(status)
-        .alert(description)
+        .alert(s.authorize_error(&error))
         .detail(s.error_code_label, error)
         .render(&ctx.chrome)
 }
@@ -307,13 +310,11 @@ mod tests {
         let weak = refusal(&ctx, AuthnError::WeakPassword("too short".into())).unwrap();
         assert_eq!(weak.on("password"), Some(EN.weak_password));
         assert_eq!(weak.alert(), None);
-        let taken = refusal(&ctx, AuthnError::EmailTaken).unwrap();
-        assert_eq!(
-            (taken.status, taken.on("email")),
-            (StatusCode::CONFLICT, Some(EN.email_taken))
-        );
         let invalid = refusal(&ctx, AuthnError::InvalidEmail).unwrap();
-        assert_eq!(invalid.status, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            (invalid.status, invalid.on("email")),
+            (StatusCode::BAD_REQUEST, Some(EN.invalid_email))
+        );
     }
 
     #[tokio::test]
@@ -336,16 +337,23 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_authorize_error_page_shows_the_escaped_description_and_code() {
+    async fn the_authorize_error_page_shows_the_catalogue_text_and_the_escaped_code() {
         let page = authorize_page(
             &ctx(),
             400,
             "invalid_client".into(),
-            "<b>unknown</b>".into(),
+            "this application is not known here".into(),
         );
         assert_eq!(page.status(), StatusCode::BAD_REQUEST);
         let html = text(page).await;
-        assert!(html.contains("invalid_client") && html.contains("&#60;b&#62;unknown"));
+        assert!(html.contains("invalid_client"), "{html}");
+        assert!(html.contains(EN.authorize_unknown_client), "{html}");
+        assert!(
+            !html.contains("not known here"),
+            "the engine's English description is not the page's text"
+        );
+        let hostile = text(authorize_page(&ctx(), 400, "<b>x</b>".into(), "d".into())).await;
+        assert!(hostile.contains("&#60;b&#62;x") && hostile.contains(EN.authorize_other));
         let odd = authorize_page(&ctx(), 302, "x".into(), "y".into());
         assert_eq!(
             odd.status(),

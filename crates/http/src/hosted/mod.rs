@@ -198,18 +198,29 @@ impl Ctx {
 }
 
 /// `303 See Other` to `location` (RFC 9700 §4.12: never 307 after a POST with credentials).
+/// Every location becomes a valid header: bytes outside visible ASCII are percent-encoded
+/// (RFC 3986 §2.1), so no URI, however it was registered, turns a redirect into a 500.
 pub(crate) fn see_other(location: &str) -> Response {
-    match HeaderValue::from_str(location) {
-        Ok(value) => {
-            let mut response = StatusCode::SEE_OTHER.into_response();
-            response.headers_mut().insert(LOCATION, value);
-            response
-        }
-        Err(_) => {
-            tracing::error!("a redirect location is not a valid header value");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    response
+        .headers_mut()
+        .insert(LOCATION, location_value(location));
+    response
+}
+
+fn location_value(location: &str) -> HeaderValue {
+    // `HeaderValue` would take raw UTF-8 (obs-text) and refuse control characters; a Location
+    // must be an ASCII URI-reference (RFC 9110 §10.2.2), which clients can read back.
+    let mut encoded = String::with_capacity(location.len() * 3);
+    for byte in location.bytes() {
+        if (0x21..=0x7e).contains(&byte) {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
         }
     }
+    // Visible ASCII only now, which every header value accepts.
+    HeaderValue::from_str(&encoded).unwrap_or_else(|_| HeaderValue::from_static("/"))
 }
 
 /// `path` with the query `pairs` (absent values skipped), URL-encoded.
@@ -266,5 +277,20 @@ mod tests {
         let response = see_other("/auth/account");
         assert_eq!(response.status(), StatusCode::SEE_OTHER);
         assert_eq!(response.headers()[LOCATION], "/auth/account");
+    }
+
+    #[test]
+    fn see_other_encodes_what_a_header_cannot_carry_instead_of_failing() {
+        for (raw, expected) in [
+            (
+                "https://app.example/au-revoir-\u{e9}",
+                "https://app.example/au-revoir-%C3%A9",
+            ),
+            ("/x y\r\nSet-Cookie: a=b", "/x%20y%0D%0ASet-Cookie:%20a=b"),
+        ] {
+            let response = see_other(raw);
+            assert_eq!(response.status(), StatusCode::SEE_OTHER, "{raw:?}");
+            assert_eq!(response.headers()[LOCATION], expected);
+        }
     }
 }

@@ -6,6 +6,10 @@
 //! Success replaces any previous session of the browser (a fresh session id at every sign-in),
 //! sets the session cookie and answers 303: to the authorization request's resume URL, or to
 //! the account page.
+//!
+//! A sign-up that passes the checks answers the same 303 to `/auth/sign-up?sent=1` whether the
+//! address was new or already had an account (the engine mails a verification link or a
+//! notice), and signs nobody in: the answer says nothing about existing accounts.
 
 use super::csrf::{self, CsrfToken};
 use super::error::{self, Refusal};
@@ -253,11 +257,30 @@ pub(crate) async fn sign_up_page_get(
         Ok(pending) => pending,
         Err(page) => return page,
     };
+    if query.get("sent") == Some("1") {
+        return check_inbox(&ctx, &pending);
+    }
     let hint = pending.login_hint.clone().unwrap_or_default();
     sign_up_page(&state, &ctx, &pending, ("", &hint), None)
 }
 
-/// `POST /auth/sign-up`: creates the account, mails the verification link, signs in.
+/// The one answer to every accepted sign-up: check your inbox, then sign in (continuing the
+/// pending authorization request, if any).
+fn check_inbox(ctx: &Ctx, pending: &Pending) -> Response {
+    let s = ctx.s();
+    let interaction = pending.interaction.as_ref().map(InteractionId::as_str);
+    Page::new(s.check_inbox_title)
+        .text(s.verification_sent)
+        .link(
+            None,
+            s.sign_in_link,
+            path_with("/auth/sign-in", &[("interaction", interaction)]),
+        )
+        .render(&ctx.chrome)
+}
+
+/// `POST /auth/sign-up`: registers the address (see the module documentation) and answers
+/// 303 to the check-your-inbox page.
 pub(crate) async fn sign_up_submit(
     State(state): State<HostedState>,
     ctx: Ctx,
@@ -292,8 +315,12 @@ pub(crate) async fn sign_up_submit(
         )
         .await
     {
-        Ok(signed_in) => {
-            signed_in_response(&state, &ctx, signed_in, pending.interaction.as_ref()).await
+        Ok(()) => {
+            let interaction = pending.interaction.as_ref().map(InteractionId::as_str);
+            see_other(&path_with(
+                "/auth/sign-up",
+                &[("sent", Some("1")), ("interaction", interaction)],
+            ))
         }
         Err(e) => match error::refusal(&ctx, e) {
             Ok(refusal) => sign_up_page(&state, &ctx, &pending, (name, email), Some(&refusal)),

@@ -51,8 +51,6 @@ pub struct Strings {
     pub sign_up_submit: &'static str,
     /// Sign-up is not offered by this tenant.
     pub sign_up_closed: &'static str,
-    /// The email is already registered.
-    pub email_taken: &'static str,
     /// The email is malformed.
     pub invalid_email: &'static str,
     /// Too short or too easy a password.
@@ -61,9 +59,10 @@ pub struct Strings {
     pub breached_password: &'static str,
     /// A field that must be filled in.
     pub required_field: &'static str,
-    /// Title of the page shown after sign-up.
+    /// Title of the page shown after sign-up (and after a reset request).
     pub check_inbox_title: &'static str,
-    /// Body of the page shown after sign-up.
+    /// Body of the page shown after sign-up: the same whether the address was new or already
+    /// had an account (it received a notice then), so it must not promise a verification link.
     pub verification_sent: &'static str,
     /// Link to continue after sign-up.
     pub continue_link: &'static str,
@@ -196,6 +195,15 @@ pub struct Strings {
     pub server_error: &'static str,
     /// Title of an authorization error page.
     pub authorize_error_title: &'static str,
+    /// Authorization error page, `invalid_client`: the application is not registered here.
+    pub authorize_unknown_client: &'static str,
+    /// Authorization error page, `invalid_request` (missing, repeated or unregistered
+    /// `redirect_uri` or logout parameters, an expired sign-in request).
+    pub authorize_invalid_request: &'static str,
+    /// Authorization error page, `temporarily_unavailable`.
+    pub authorize_unavailable: &'static str,
+    /// Authorization error page, any other error code.
+    pub authorize_other: &'static str,
     /// Label before the error code on the authorization error page.
     pub error_code_label: &'static str,
     /// A sign-in request that expired or is unknown.
@@ -229,13 +237,12 @@ pub static EN: Strings = Strings {
     sign_up_title: "Create an account",
     sign_up_submit: "Create account",
     sign_up_closed: "This organisation does not offer sign-up. Ask an administrator for an invitation.",
-    email_taken: "An account with this email address already exists. Sign in or reset your password.",
     invalid_email: "Enter a valid email address, like name@example.com.",
     weak_password: "This password is too short or too easy to guess.",
     breached_password: "This password has appeared in a data breach. Choose a different one.",
     required_field: "This field is required.",
     check_inbox_title: "Check your inbox",
-    verification_sent: "We sent you a link to confirm your email address.",
+    verification_sent: "We sent a message to the address you entered. Follow it to confirm your address, then sign in.",
     continue_link: "Continue",
 
     verify_email_title: "Confirm your email address",
@@ -306,6 +313,10 @@ pub static EN: Strings = Strings {
     server_error_title: "Something went wrong",
     server_error: "The service could not complete your request. Try again in a moment.",
     authorize_error_title: "The sign-in request cannot be completed",
+    authorize_unknown_client: "The application that sent you here is not registered with this service. Go back to the application and let its developer know.",
+    authorize_invalid_request: "The application sent a request that is incomplete, not allowed, or expired. Go back to the application and start again.",
+    authorize_unavailable: "The service is temporarily unavailable. Try again in a moment.",
+    authorize_other: "The request cannot be completed. Go back to the application and start again.",
     error_code_label: "Error",
     interaction_expired: "This sign-in request has expired or is unknown. Go back to the application and start again.",
     sign_in_required: "Sign in to see this page.",
@@ -317,6 +328,17 @@ impl Strings {
     pub fn for_accept_language(_accept_language: Option<&str>) -> &'static Strings {
         // One catalogue so far; a second language adds a branch on the parsed preference list.
         &EN
+    }
+
+    /// What the authorization error page tells the person for the error `code` (the code
+    /// itself is shown beside it for the application's developer).
+    pub fn authorize_error(&self, code: &str) -> &'static str {
+        match code {
+            "invalid_client" => self.authorize_unknown_client,
+            "invalid_request" => self.authorize_invalid_request,
+            "temporarily_unavailable" => self.authorize_unavailable,
+            _ => self.authorize_other,
+        }
     }
 
     /// The human description of a scope; `None` for scopes without one (the page then shows
@@ -362,6 +384,20 @@ mod tests {
             assert!(EN.scope(scope).is_some_and(|d| !d.is_empty()), "{scope}");
         }
         assert_eq!(EN.scope("orders:read"), None);
+    }
+
+    #[test]
+    fn every_authorization_error_code_has_a_text_and_unknown_codes_a_generic_one() {
+        let codes = [
+            "invalid_client",
+            "invalid_request",
+            "temporarily_unavailable",
+        ];
+        let texts: Vec<&str> = codes.iter().map(|c| EN.authorize_error(c)).collect();
+        for (code, text) in codes.iter().zip(&texts) {
+            assert!(!text.is_empty() && *text != EN.authorize_other, "{code}");
+        }
+        assert_eq!(EN.authorize_error("server_error"), EN.authorize_other);
     }
 
     #[test]

@@ -13,8 +13,8 @@ pub(super) const EMAIL_TAKEN: &str = "a user with this email address already exi
 
 /// Creates the user described by `input` in `tenant`, audited as `tenant_user.created` or
 /// (with `invite`) `tenant_user.invited`. An invitation links to
-/// `{issuer}/auth/accept-invitation?token=…` and is mailed after the commit; a delivery failure
-/// is logged, not returned (the user exists either way).
+/// `{issuer}/auth/accept-invitation?token=…` and is mailed in the background after the commit;
+/// a delivery failure is logged, not returned (the user exists either way).
 ///
 /// Errors: [`ManageError::Invalid`] naming the field (address, names, password policy or
 /// breach, both `password` and `invite`); [`ManageError::Conflict`] when the address is taken;
@@ -114,7 +114,7 @@ pub async fn create(
     events::user_changed(tx.as_mut(), ctx, actor, &user, lifecycle).await?;
     tx.commit().await?;
     if let Some(mail) = invitation {
-        authn.deliver(&mail).await;
+        authn.deliver(mail);
     }
     Ok(user)
 }

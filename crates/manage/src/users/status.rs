@@ -1,6 +1,10 @@
 //! Suspends and reactivates a tenant user. Suspension ends the user's sessions and
 //! refresh-token families in the same transaction, so nothing they were granted outlives it;
 //! reactivation grants nothing back (the person signs in again).
+//!
+//! Reactivation never makes an account `active` that nobody can sign in to: a user with a
+//! password becomes `active`, one without (suspended before they ever chose one) goes back to
+//! `pre_provisioned`, claimable through a password reset like any provisioned account.
 
 use super::{check_transition, end_access, load};
 use crate::audit::{self, action};
@@ -47,7 +51,8 @@ pub async fn suspend(
     Ok(user)
 }
 
-/// Reactivates the suspended user `id` of `tenant`, audited as `tenant_user.reactivated`.
+/// Reactivates the suspended user `id` of `tenant`, audited as `tenant_user.reactivated`:
+/// `active` with a password, `pre_provisioned` without one (see the module documentation).
 ///
 /// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] unless the user is suspended
 /// (a removed user never comes back).
@@ -66,8 +71,9 @@ pub async fn reactivate(
             user.status.as_str()
         )));
     }
-    check_transition(&user, UserStatus::Active)?;
-    user.status = UserStatus::Active;
+    let back_to = reactivated_status(&user);
+    check_transition(&user, back_to)?;
+    user.status = back_to;
     user.updated_at = ctx.now();
     tx.update_user(&user).await?;
     let entry = audit::entry(
@@ -89,4 +95,13 @@ pub async fn reactivate(
     .await?;
     tx.commit().await?;
     Ok(user)
+}
+
+/// Rule: where a suspended user returns to; `active` needs a password to sign in with.
+fn reactivated_status(user: &User) -> UserStatus {
+    if user.password_hash.is_some() {
+        UserStatus::Active
+    } else {
+        UserStatus::PreProvisioned
+    }
 }

@@ -144,7 +144,7 @@ pub async fn update(
     }
     tx.commit().await?;
     if let Some(mail) = invitation {
-        authn.deliver(&mail).await;
+        authn.deliver(mail);
     }
     Ok(user)
 }

@@ -26,7 +26,7 @@ struct Engine {
 }
 
 impl Engine {
-    fn new(h: &Harness) -> Self {
+    async fn new(h: &Harness) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mail = dir.path().join("mail.jsonl");
         let settings = AuthnSettings {
@@ -39,7 +39,11 @@ impl Engine {
             ..AuthnSettings::default()
         };
         let rng = Arc::new(SeededRandom::new(9));
-        let hasher = Arc::new(PasswordHasher::new(&settings.argon2, rng.clone()).unwrap());
+        let hasher = Arc::new(
+            PasswordHasher::new(&settings.argon2, rng.clone())
+                .await
+                .unwrap(),
+        );
         let mailer = Arc::new(LogMailer::new(LogSink::File(mail.clone()), h.clock.clone()));
         let authn = Arc::new(Authn::new(
             h.store.clone(),
@@ -57,7 +61,8 @@ impl Engine {
         }
     }
 
-    fn mails(&self) -> Vec<Value> {
+    async fn mails(&self) -> Vec<Value> {
+        self.authn.mail_settled().await;
         std::fs::read_to_string(&self.mail)
             .map(|t| {
                 t.lines()
@@ -99,7 +104,7 @@ fn browser() -> ClientInfo {
 #[tokio::test]
 async fn a_user_with_a_password_is_active_and_can_sign_in() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let input = NewUser {
         email: " Ada@Example.com".to_owned(),
@@ -159,7 +164,7 @@ async fn a_user_with_a_password_is_active_and_can_sign_in() {
 #[tokio::test]
 async fn an_invited_user_is_mailed_a_link_that_activates_the_account() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let ivy = create(
         &h,
@@ -176,7 +181,7 @@ async fn an_invited_user_is_mailed_a_link_that_activates_the_account() {
         h.audit(&acme.tenant.id).await[0].action,
         action::TENANT_USER_INVITED
     );
-    let mails = e.mails();
+    let mails = e.mails().await;
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0]["to"], "ivy@example.com");
     let link = mails[0]["link"].as_str().unwrap();
@@ -195,18 +200,18 @@ async fn an_invited_user_is_mailed_a_link_that_activates_the_account() {
 #[tokio::test]
 async fn without_password_or_invitation_a_user_is_pre_provisioned() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let pat = create(&h, &e, &acme, new_user("pat@example.com")).await;
     assert_eq!(pat.status, UserStatus::PreProvisioned);
     assert!(!pat.email_verified && pat.password_hash.is_none());
-    assert!(e.mails().is_empty());
+    assert!(e.mails().await.is_empty());
 }
 
 #[tokio::test]
 async fn bad_input_is_refused_naming_the_field_and_writes_nothing() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     create(&h, &e, &acme, new_user("ada@example.com")).await;
     let audit_before = h.audit(&acme.tenant.id).await.len();
@@ -273,7 +278,7 @@ async fn bad_input_is_refused_naming_the_field_and_writes_nothing() {
 #[tokio::test]
 async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let mut ids = Vec::new();
     for n in 0..5 {
@@ -339,7 +344,7 @@ async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
 #[tokio::test]
 async fn a_patch_changes_only_what_it_names() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let actor = client_actor(&acme);
     let input = NewUser {
@@ -436,7 +441,7 @@ async fn a_patch_changes_only_what_it_names() {
 #[tokio::test]
 async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let actor = client_actor(&acme);
     let tenant = &acme.tenant.id;
@@ -532,9 +537,65 @@ async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
 }
 
 #[tokio::test]
+async fn reactivating_a_user_who_never_had_a_password_returns_them_to_pre_provisioned() {
+    let h = harness().await;
+    let e = Engine::new(&h).await;
+    let acme = h.tenant("acme").await;
+    let actor = client_actor(&acme);
+    let tenant = &acme.tenant.id;
+    let grace = create(&h, &e, &acme, new_user("grace@example.com")).await;
+    assert_eq!(grace.status, UserStatus::PreProvisioned);
+    users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id)
+        .await
+        .unwrap();
+
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &grace.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        back.status,
+        UserStatus::PreProvisioned,
+        "never active without a password"
+    );
+    assert_eq!(
+        users::get(&h.ctx, tenant, &grace.id).await.unwrap().status,
+        UserStatus::PreProvisioned
+    );
+    // Like any pre-provisioned account, the person claims it through a password reset.
+    e.authn
+        .request_password_reset(&acme.tenant, ISSUER, "grace@example.com", &browser())
+        .await
+        .unwrap();
+    let link = e
+        .mails()
+        .await
+        .into_iter()
+        .rev()
+        .find(|m| m["to"] == "grace@example.com")
+        .and_then(|m| m["link"].as_str().map(str::to_owned))
+        .expect("a reset link");
+    let token = link.split("token=").nth(1).unwrap();
+    let claimed = e
+        .authn
+        .reset_password(&acme.tenant, token, PW)
+        .await
+        .unwrap();
+    assert_eq!(claimed.status, UserStatus::Active);
+
+    // With a password, reactivation is straight back to active.
+    users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id)
+        .await
+        .unwrap();
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &grace.id)
+        .await
+        .unwrap();
+    assert_eq!(back.status, UserStatus::Active);
+}
+
+#[tokio::test]
 async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let globex = h.tenant("globex").await;
     let actor = client_actor(&acme);
@@ -608,7 +669,7 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
 #[tokio::test]
 async fn a_suspension_whose_revocation_fails_changes_nothing() {
     let h = harness().await;
-    let e = Engine::new(&h);
+    let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let tenant = &acme.tenant.id;
     let ada = create(

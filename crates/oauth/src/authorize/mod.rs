@@ -5,17 +5,24 @@
 //!
 //! Decisions, in order, once the request passed [`request`]'s checks:
 //! 1. Authentication: a live session of the tenant, recent enough for `max_age` (OIDC Core
-//!    §3.1.2.1), and for `prompt=login` established after the request arrived. Otherwise
-//!    `login_required` under `prompt=none`, else the sign-in page.
-//! 2. Consent (third-party applications only; first-party ones skip it): remembered per user,
-//!    application and scope set, and for `prompt=consent` given after the request arrived.
+//!    §3.1.2.1), and for `prompt=login` established after the request arrived. A session
+//!    established after the request arrived satisfies `max_age` whatever its value (even 0):
+//!    the person has just authenticated for this very request, and asking again would loop.
+//!    Otherwise `login_required` under `prompt=none`, else the sign-in page.
+//! 2. Assurance: an essential `acr` request (`claims`, OIDC Core §5.5.1.1) whose values the
+//!    session's `acr` is not among is `unmet_authentication_requirements` ([`crate::claims`]);
+//!    there is no step-up to offer yet. Voluntary requests (`acr_values`) are recorded only.
+//! 3. Consent: remembered per user, application and scope set, and for `prompt=consent` given
+//!    after the request arrived. First-party applications skip it unless the request says
+//!    `prompt=consent` (OIDC Core §3.1.2.1: the OP "SHOULD prompt the End-User for consent").
 //!    Otherwise `consent_required` under `prompt=none`, else the consent page.
-//! 3. A single-use authorization code (256 random bits, stored hashed, bound to client, redirect
-//!    URI, PKCE challenge, session and subject) is sent to the redirect URI with `state` and
-//!    `iss` (RFC 9207 §2).
+//! 4. A single-use authorization code (256 random bits, stored hashed, bound to client, redirect
+//!    URI, PKCE challenge, session and subject, carrying the `claims` request with `acr_values`
+//!    folded in) is sent to the redirect URI with `state` and `iss` (RFC 9207 §2).
 
 pub mod request;
 
+use crate::claims::ClaimsRequest;
 use crate::subject::subject_for;
 use request::{AuthorizationRequest, PageError, Params, RedirectError};
 use std::sync::Arc;
@@ -29,6 +36,22 @@ use svc_store::{Store, StoreError};
 /// Prefix of authorization codes, so a leaked string says what it is and a code is never taken
 /// for another kind of token.
 pub const CODE_PREFIX: &str = "ac_";
+
+/// `prompt=none` without a usable session (OIDC Core §3.1.2.6).
+const LOGIN_REQUIRED: (&str, &str) = (
+    "login_required",
+    "the person is not signed in (prompt=none)",
+);
+/// `prompt=none` without the consent the request needs (OIDC Core §3.1.2.6).
+const CONSENT_REQUIRED: (&str, &str) = (
+    "consent_required",
+    "the person has not consented to this request (prompt=none)",
+);
+/// An essential `acr` the session does not reach (OIDC Core errata set 2, §3.1.2.6).
+const UNMET_ACR: (&str, &str) = (
+    "unmet_authentication_requirements",
+    "the essential acr requested is not available: password sign-in reaches urn:svc:aal1 only",
+);
 
 /// Lifetimes of the authorization flow.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,22 +286,37 @@ impl AuthorizeEndpoint {
         let since = pending.map(|p| p.created_at);
         // 1. Authentication.
         let authenticated = session.filter(|s| {
+            let for_this_request = since.is_some_and(|t| s.auth_time >= t);
             self.is_live(tenant, Some(s))
-                && req.max_age.is_none_or(|max| {
-                    (now - s.auth_time).whole_seconds() <= i64::try_from(max).unwrap_or(i64::MAX)
-                })
-                && (!req.prompt.login || since.is_some_and(|t| s.auth_time >= t))
+                && (for_this_request
+                    || req.max_age.is_none_or(|max| {
+                        (now - s.auth_time).whole_seconds()
+                            <= i64::try_from(max).unwrap_or(i64::MAX)
+                    }))
+                && (!req.prompt.login || for_this_request)
         });
         let Some(session) = authenticated else {
             if req.prompt.none {
                 return self
-                    .finish_with_error(tenant, issuer, req, pending, "login_required")
+                    .finish_with_error(tenant, issuer, req, pending, LOGIN_REQUIRED)
                     .await;
             }
             return self.ask(tenant, app, req, pending, true).await;
         };
-        // 2. Consent.
-        if !app.first_party {
+        // 2. Assurance.
+        let claims = ClaimsRequest::parse(req.claims.as_deref());
+        if let Some(acceptable) = claims.essential_acr()
+            && !session
+                .acr
+                .as_ref()
+                .is_some_and(|acr| acceptable.contains(acr))
+        {
+            return self
+                .finish_with_error(tenant, issuer, req, pending, UNMET_ACR)
+                .await;
+        }
+        // 3. Consent.
+        if !app.first_party || req.prompt.consent {
             let consent = match self.consent(tenant, session, app).await {
                 Ok(c) => c,
                 Err(e) => return unavailable(e),
@@ -291,13 +329,13 @@ impl AuthorizeEndpoint {
             if !satisfied {
                 if req.prompt.none {
                     return self
-                        .finish_with_error(tenant, issuer, req, pending, "consent_required")
+                        .finish_with_error(tenant, issuer, req, pending, CONSENT_REQUIRED)
                         .await;
                 }
                 return self.ask(tenant, app, req, pending, false).await;
             }
         }
-        // 3. The code.
+        // 4. The code.
         match self.issue_code(tenant, app, req, session, pending).await {
             Ok(code) => AuthorizeOutcome::RedirectToClient(code_redirect(
                 &req.redirect_uri,
@@ -342,17 +380,13 @@ impl AuthorizeEndpoint {
         issuer: &str,
         req: &AuthorizationRequest,
         pending: Option<&Interaction>,
-        error: &'static str,
+        (error, description): (&'static str, &'static str),
     ) -> AuthorizeOutcome {
         if let Some(p) = pending
             && let Err(e) = self.forget(tenant, &p.id).await
         {
             return unavailable(e);
         }
-        let description = match error {
-            "login_required" => "the person is not signed in (prompt=none)",
-            _ => "the person has not consented to this request (prompt=none)",
-        };
         AuthorizeOutcome::RedirectToClient(error_redirect(
             &req.redirect_uri,
             &RedirectError::new(error, description),
@@ -498,7 +532,9 @@ impl AuthorizeEndpoint {
             auth_time: session.auth_time,
             acr: session.acr.clone(),
             amr: session.amr.clone(),
-            claims: req.claims.clone(),
+            claims: ClaimsRequest::parse(req.claims.as_deref())
+                .with_acr_values(req.acr_values.as_deref())
+                .to_json(),
             subject: subject_for(tenant, app, &session.user_id),
             created_at: now,
             expires_at: now + self.settings.code_lifetime,
@@ -513,10 +549,6 @@ impl AuthorizeEndpoint {
             tx.delete_interaction(&tenant.id, &p.id).await?;
         }
         tx.commit().await?;
-        if let Some(acr) = &req.acr_values {
-            tracing::info!(tenant = %tenant.id, client_id = %app.id, acr_values = %acr,
-                "acr_values recorded; step-up is not available yet");
-        }
         tracing::info!(tenant = %tenant.id, client_id = %app.id, session = %session.id,
             "authorization code issued");
         Ok(secret.plaintext)

@@ -13,7 +13,9 @@
 //! 1. `client_id`: exactly once, a known application of the tenant ([`check_client`]).
 //! 2. `redirect_uri`: exactly once, equal character for character to a registered one
 //!    ([`check_redirect_uri`]; RFC 9700 §2.1 exact matching, OIDC Core §3.1.2.1 "REQUIRED").
-//! 3. No other parameter repeated (RFC 6749 §3.1: "MUST NOT be included more than once").
+//! 3. No other known parameter repeated (RFC 6749 §3.1: "Request and response parameters
+//!    MUST NOT be included more than once"), an empty occurrence counting as one; repeats of
+//!    parameters we do not know are ignored with the rest of them.
 //! 4. `request` / `request_uri` are not supported (OIDC Core §6; PAR is not enabled).
 //! 5. `response_type` is `code` (RFC 6749 §4.1.1; `unsupported_response_type`), and the
 //!    application may use the authorization-code grant (`unauthorized_client`).
@@ -134,34 +136,62 @@ impl AuthorizationRequest {
     }
 }
 
-/// Parameters by name, every occurrence kept; empty values count as absent (RFC 6749 §3.1).
+/// The authorization-request parameters this endpoint knows (RFC 6749 §4.1.1, RFC 7636 §4.3,
+/// OIDC Core §3.1.2.1, RFC 9101, RFC 9396, OAuth 2.0 Multiple Response Types). Only these are
+/// refused when repeated; `resource` (RFC 8707 §2) may legitimately appear more than once.
+const KNOWN: [&str; 22] = [
+    "client_id",
+    "redirect_uri",
+    "response_type",
+    "response_mode",
+    "scope",
+    "state",
+    "nonce",
+    "code_challenge",
+    "code_challenge_method",
+    "prompt",
+    "max_age",
+    "login_hint",
+    "id_token_hint",
+    "acr_values",
+    "claims",
+    "display",
+    "ui_locales",
+    "claims_locales",
+    "registration",
+    "request",
+    "request_uri",
+    "authorization_details",
+];
+
+/// Parameters by name, every occurrence kept (empty ones too, so that a repeat is seen even
+/// when one occurrence is empty). An empty value reads as absent (RFC 6749 §3.1).
 pub(crate) struct Params<'a>(BTreeMap<&'a str, Vec<&'a str>>);
 
 impl<'a> Params<'a> {
     pub(crate) fn new(pairs: &'a [(String, String)]) -> Self {
         let mut map: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (name, value) in pairs {
-            if !value.is_empty() {
-                map.entry(name.as_str()).or_default().push(value.as_str());
-            }
+            map.entry(name.as_str()).or_default().push(value.as_str());
         }
         Self(map)
     }
 
-    /// The single value of `name`; `Err(())` when repeated.
+    /// The single value of `name` (`None` when absent or empty); `Err(())` when it was sent
+    /// more than once, empty or not.
     pub(crate) fn single(&self, name: &str) -> Result<Option<&'a str>, ()> {
         match self.0.get(name).map(Vec::as_slice) {
             None | Some([]) => Ok(None),
-            Some([one]) => Ok(Some(one)),
+            Some([one]) => Ok(Some(*one).filter(|v| !v.is_empty())),
             Some(_) => Err(()),
         }
     }
 
-    fn repeated(&self) -> Option<&'a str> {
-        self.0
-            .iter()
-            .find(|(_, values)| values.len() > 1)
-            .map(|(name, _)| *name)
+    /// The first known parameter sent more than once.
+    fn repeated(&self) -> Option<&'static str> {
+        KNOWN
+            .into_iter()
+            .find(|name| self.0.get(name).is_some_and(|values| values.len() > 1))
     }
 }
 
@@ -219,7 +249,7 @@ pub(crate) fn check_rest(
     if let Some(name) = params.repeated() {
         return Err(RedirectError::new(
             "invalid_request",
-            format!("{} was sent more than once", truncate(name)),
+            format!("{name} was sent more than once"),
         ));
     }
     let get = |name: &str| params.single(name).ok().flatten();
@@ -435,10 +465,6 @@ fn bounded(
     }
 }
 
-fn truncate(name: &str) -> String {
-    name.chars().take(64).collect()
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -544,6 +570,54 @@ mod tests {
             parse(TokenEndpointAuthMethod::None, &list)
                 .unwrap_err()
                 .starts_with("invalid_request:state")
+        );
+    }
+
+    #[test]
+    fn repeats_of_unknown_parameters_are_ignored_repeats_of_known_ones_refused() {
+        let mut list = base();
+        list.extend([("utm_source", "mail"), ("utm_source", "again"), ("x", "")]);
+        list.extend([
+            ("x", "1"),
+            ("resource", "https://a.example"),
+            ("resource", "https://b.example"),
+        ]);
+        assert!(parse(TokenEndpointAuthMethod::None, &list).is_ok());
+        for name in ["nonce", "prompt", "login_hint", "claims", "scope"] {
+            let mut list = base();
+            list.extend([(name, "a"), (name, "b")]);
+            let err = parse(TokenEndpointAuthMethod::None, &list).unwrap_err();
+            assert_eq!(
+                err,
+                format!("invalid_request:{name} was sent more than once")
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_occurrence_still_makes_a_known_parameter_repeated() {
+        let mut list = base();
+        list.push(("state", ""));
+        assert_eq!(
+            parse(TokenEndpointAuthMethod::None, &list).unwrap_err(),
+            "invalid_request:state was sent more than once"
+        );
+        let mut list = base();
+        list.extend([("nonce", ""), ("nonce", "")]);
+        assert!(parse(TokenEndpointAuthMethod::None, &list).is_err());
+        let mut list = base();
+        list.push(("client_id", ""));
+        assert!(
+            parse(TokenEndpointAuthMethod::None, &list)
+                .unwrap_err()
+                .starts_with("page:client_id was sent more than once")
+        );
+        // A single empty value is simply absent.
+        let mut list = base();
+        list.push(("nonce", ""));
+        assert_eq!(
+            parse(TokenEndpointAuthMethod::None, &list).unwrap().nonce,
+            None
         );
     }
 

@@ -2,14 +2,17 @@
 //! freshly rotated token.
 //!
 //! The store marks the presented token rotated first (one atomic update); a token presented a
-//! second time is reuse and its whole family is revoked by the caller. Checks, in order:
+//! second time is reuse and its whole family is revoked by the caller. When a check below
+//! fails, the caller rolls the rotation back, so a refused token is left as it was. Checks,
+//! in order:
 //! 1. The family belongs to the authenticated client (RFC 6749 §6: "the refresh token was issued
 //!    to the authenticated client"). A mismatch is `invalid_grant` and the caller rolls the
 //!    rotation back, so another client cannot burn a token it merely saw.
 //! 2. The family is not revoked and its absolute lifetime has not passed; the token's idle
 //!    lifetime has not passed (`[jwt]` refresh lifetimes).
 //! 3. `scope`, when present, is a subset of the token's scopes (RFC 6749 §6: "MUST NOT include
-//!    any scope not originally granted"); absent means the same scopes.
+//!    any scope not originally granted"); absent means the same scopes. Without
+//!    `offline_access` among them, no successor is issued (the caller ends the family).
 
 use crate::error::OAuthError;
 use svc_domain::{ClientId, RefreshFamily, RefreshToken, ScopeError, ScopeSet};

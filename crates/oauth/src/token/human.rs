@@ -9,7 +9,9 @@
 //! - A second redemption of a code fails with `invalid_grant` and revokes what the first issued
 //!   (its refresh family and its access token), recorded as `security.authorization_code.reuse`.
 //! - Presenting a rotated refresh token revokes its whole family, recorded as
-//!   `security.refresh_token.reuse`.
+//!   `security.refresh_token.reuse`. Expiry (idle and absolute) is checked before anything is
+//!   committed, so an expired token is only `invalid_grant`: it is not rotated by the failed
+//!   attempt, and a retry is not mistaken for reuse.
 //!
 //! Both are written to the audit log in the same transaction as the revocation; the event
 //! outbox arrives with webhooks.
@@ -18,17 +20,19 @@ use super::issue::{
     IssuedAccessToken, NewAccessToken, SubjectType, TOKEN_TYPE_BEARER, TokenResponse,
 };
 use super::{TokenEndpoint, TokenRequest};
+use crate::claims::{ClaimsRequest, person_claims};
 use crate::client_auth::AuthenticatedClient;
-use crate::discovery::management_api_resource;
+use crate::discovery::userinfo_audience;
 use crate::error::OAuthError;
 use crate::grants::authorization_code::{Presented, check_code};
 use crate::grants::refresh_token::{check_alive, check_client, narrow_scope};
 use crate::id_token::{IdTokenFacts, sign_id_token};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 use svc_crypto::SigningKey;
 use svc_domain::{
     Application, AuditEntry, AuditEntryId, AuditOutcome, GeneratedSecret, GrantType, RefreshFamily,
-    RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SessionId, Tenant, UserId,
+    RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SessionId, Tenant, User, UserId,
 };
 use svc_store::{CodeRedemption, RefreshRotation, WriteTx};
 use time::OffsetDateTime;
@@ -46,6 +50,9 @@ struct Grant<'a> {
     amr: &'a [String],
     session: Option<&'a SessionId>,
     nonce: Option<&'a str>,
+    /// Person claims the `claims` request asked for in the ID token (first issuance only: a
+    /// refresh family does not keep the request).
+    person: Map<String, Value>,
 }
 
 struct Signers {
@@ -121,12 +128,13 @@ impl TokenEndpoint {
             tx.commit().await?;
             return Err(e);
         }
-        if !active_user(tx.as_mut(), tenant, &code.user_id).await? {
+        let Some(person) = active_person(tx.as_mut(), tenant, &code.user_id).await? else {
             tx.commit().await?;
             return Err(OAuthError::invalid_grant(
                 "the person can no longer sign in",
             ));
-        }
+        };
+        let requested = ClaimsRequest::parse(code.claims.as_deref());
         let grant = Grant {
             user: &code.user_id,
             subject: &code.subject,
@@ -136,6 +144,7 @@ impl TokenEndpoint {
             amr: &code.amr,
             session: Some(&code.session_id),
             nonce: code.nonce.as_deref(),
+            person: person_claims(&person, &code.scope, requested.id_token_names()),
         };
         let offline =
             code.scope.contains("offline_access") && app.allows_grant(GrantType::RefreshToken);
@@ -192,6 +201,11 @@ impl TokenEndpoint {
                 // Another client's token is simply not valid here; only its owner's reuse
                 // revokes the family.
                 check_client(&family, &app.id)?;
+                // A family past its absolute end has nothing left to protect: a stale token
+                // of it is just expired, not an alarm.
+                if now >= family.expires_at {
+                    return Err(OAuthError::invalid_grant("the refresh token has expired"));
+                }
                 if tx
                     .revoke_refresh_family(&tenant.id, &family.id, now, "reuse")
                     .await?
@@ -214,21 +228,32 @@ impl TokenEndpoint {
             }
             RefreshRotation::Rotated(token, family) => (token, family),
         };
-        // On a wrong client the transaction is dropped: the rotation rolls back.
+        // On a wrong client, an expired or revoked token, or a scope beyond the grant, the
+        // transaction is dropped and the rotation rolls back: the token stays as it was, so
+        // presenting it again is never mistaken for reuse (and another client cannot burn it).
         check_client(&family, &app.id)?;
-        if let Err(e) = check_alive(&token, &family, now) {
-            tx.commit().await?;
-            return Err(e);
-        }
+        check_alive(&token, &family, now)?;
         let scope = narrow_scope(&token.scope, request.scope())?;
-        if !active_user(tx.as_mut(), tenant, &family.user_id).await? {
+        if active_person(tx.as_mut(), tenant, &family.user_id)
+            .await?
+            .is_none()
+        {
             tx.commit().await?;
             return Err(OAuthError::invalid_grant(
                 "the person can no longer sign in",
             ));
         }
-        let next = self.next_token(&family, &scope, now);
-        tx.insert_refresh_token(&next.0).await?;
+        // RFC 6749 §6 / OIDC Core §11: refresh tokens are for offline access; a refresh that
+        // drops `offline_access` gets none, and the family it ends cannot be refreshed again.
+        let next = if scope.contains("offline_access") {
+            let (token, plaintext) = self.next_token(&family, &scope, now);
+            tx.insert_refresh_token(&token).await?;
+            Some(plaintext)
+        } else {
+            tx.revoke_refresh_family(&tenant.id, &family.id, now, "offline_access_dropped")
+                .await?;
+            None
+        };
         let grant = Grant {
             user: &family.user_id,
             subject: &family.subject,
@@ -238,13 +263,14 @@ impl TokenEndpoint {
             amr: &family.amr,
             session: family.session_id.as_ref(),
             nonce: None,
+            person: Map::new(),
         };
         let (response, access) = self.respond(tenant, issuer, app, &signers, &grant, now)?;
         tx.commit().await?;
         tracing::info!(tenant = %tenant.id, client_id = %app.id, grant_type = "refresh_token",
             jti = %access.jti, family = %family.id, "tokens issued");
         Ok(TokenResponse {
-            refresh_token: Some(next.1),
+            refresh_token: next,
             ..response
         })
     }
@@ -259,10 +285,11 @@ impl TokenEndpoint {
         grant: &Grant<'_>,
         now: OffsetDateTime,
     ) -> Result<(TokenResponse, IssuedAccessToken), OAuthError> {
+        // RFC 9700 §2.3: audience-restricted; without a registered API, UserInfo only.
         let audience = app
             .api_audience
             .clone()
-            .unwrap_or_else(|| management_api_resource(issuer));
+            .unwrap_or_else(|| userinfo_audience(issuer));
         let access = self.issuer().issue_with(
             &signers.access,
             &tenant.id,
@@ -288,6 +315,7 @@ impl TokenEndpoint {
                     amr: grant.amr,
                     session: grant.session,
                     access_token: &access.token,
+                    person: &grant.person,
                 },
                 now,
                 self.settings.id_token_lifetime,
@@ -359,16 +387,13 @@ impl TokenEndpoint {
     }
 }
 
-/// Whether the person may still receive tokens (suspended and removed people may not).
-async fn active_user(
+/// The person, if they may still receive tokens (suspended and removed people may not).
+async fn active_person(
     tx: &mut dyn WriteTx,
     tenant: &Tenant,
     user: &UserId,
-) -> Result<bool, OAuthError> {
-    Ok(tx
-        .user(&tenant.id, user)
-        .await?
-        .is_some_and(|u| u.can_sign_in()))
+) -> Result<Option<User>, OAuthError> {
+    Ok(tx.user(&tenant.id, user).await?.filter(User::can_sign_in))
 }
 
 fn unix(secs: i64) -> OffsetDateTime {

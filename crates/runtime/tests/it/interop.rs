@@ -22,6 +22,10 @@ use svc_testkit::{Backend, Process, TestApp};
 
 /// Where the third-party clients are sent back to; never served (the scripts intercept it).
 const REDIRECT_URI: &str = "http://127.0.0.1:65500/callback";
+/// The API the relying parties' access tokens are for: the public client's tokens carry it as
+/// `aud`, and the confidential client registered with it is the resource server that may
+/// introspect them (RFC 7662 §4: a caller describes only its own audience's tokens).
+const API_AUDIENCE: &str = "https://api.interop.example";
 /// Where RP-initiated logout returns; never served either.
 const POST_LOGOUT_REDIRECT_URI: &str = "http://127.0.0.1:65500/logged-out";
 const USER_EMAIL: &str = "ada.lovelace@example.com";
@@ -97,7 +101,6 @@ struct Fixture {
     app: TestApp,
     issuer: String,
     public_client_id: String,
-    api_audience: Option<String>,
     basic: (String, String),
     post: (String, String),
     _mail: tempfile::TempDir,
@@ -137,6 +140,7 @@ impl Fixture {
                 "token_endpoint_auth_method": "none",
                 "allowed_scopes": ["openid", "profile", "email", "offline_access"],
                 "first_party": false,
+                "api_audience": API_AUDIENCE,
             }),
         )
         .await;
@@ -153,6 +157,7 @@ impl Fixture {
                     "token_endpoint_auth_method": method,
                     "allowed_scopes": ["openid", "profile", "email", "offline_access"],
                     "first_party": false,
+                    "api_audience": API_AUDIENCE,
                 }),
             )
             .await;
@@ -162,13 +167,13 @@ impl Fixture {
                 .to_owned();
             confidential.push((str_field(&created, "client_id"), secret));
         }
+        assert_eq!(public["api_audience"], API_AUDIENCE, "{public}");
         create_user(&app, &management).await;
         let post = confidential.pop().unwrap();
         let basic = confidential.pop().unwrap();
         Self {
             issuer,
             public_client_id: str_field(&public, "client_id"),
-            api_audience: public["api_audience"].as_str().map(str::to_owned),
             basic,
             post,
             app,
@@ -400,9 +405,7 @@ async fn openid_client(backend: Backend) {
     env.push(("CLIENT_ID".into(), fixture.public_client_id.clone()));
     env.push(("CONFIDENTIAL_CLIENT_ID".into(), fixture.basic.0.clone()));
     env.push(("CONFIDENTIAL_CLIENT_SECRET".into(), fixture.basic.1.clone()));
-    if let Some(audience) = &fixture.api_audience {
-        env.push(("API_AUDIENCE".into(), audience.clone()));
-    }
+    env.push(("API_AUDIENCE".into(), API_AUDIENCE.into()));
     let run = run_script(
         Path::new("node"),
         &repo_root().join("interop/openid-client/rp.mjs"),
@@ -412,6 +415,7 @@ async fn openid_client(backend: Backend) {
     let summary = run.summary(&format!("openid-client on {backend:?}"));
     assert_eq!(summary["issuer"], fixture.issuer);
     assert_eq!(summary["id_token_alg"], "RS256");
+    assert_eq!(summary["access_token_aud"], API_AUDIENCE);
     assert_checks(
         &summary,
         &[
@@ -444,6 +448,7 @@ async fn authlib(backend: Backend) {
     env.push(("CLIENT_SECRET".into(), fixture.basic.1.clone()));
     env.push(("POST_CLIENT_ID".into(), fixture.post.0.clone()));
     env.push(("POST_CLIENT_SECRET".into(), fixture.post.1.clone()));
+    env.push(("API_AUDIENCE".into(), API_AUDIENCE.into()));
     let run = run_script(
         &repo_root().join("interop/authlib/.venv/bin/python"),
         &repo_root().join("interop/authlib/rp.py"),
@@ -456,9 +461,18 @@ async fn authlib(backend: Backend) {
         summary["auth_methods"],
         json!(["client_secret_basic", "client_secret_post"])
     );
-    for flow in summary["flows"].as_array().unwrap() {
+    let flows = summary["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 2, "{summary}");
+    for flow in flows {
         assert_eq!(flow["id_token_alg"], "RS256", "{flow}");
+        // The access token, verified by PyJWT against the JWKS (RFC 9068).
+        assert_eq!(flow["access_token_alg"], "ES256", "{flow}");
+        assert_eq!(flow["access_token_typ"], "at+jwt", "{flow}");
+        assert_eq!(flow["access_token_aud"], API_AUDIENCE, "{flow}");
+        assert_eq!(flow["access_token_sub_matches_id_token"], true, "{flow}");
+        // Observed by the script, not reported as constants.
         assert_eq!(flow["refresh_rotated"], true, "{flow}");
+        assert_eq!(flow["refreshed_id_token_sub_matches"], true, "{flow}");
         assert_eq!(flow["userinfo_sub_matches"], true, "{flow}");
         assert!(
             flow["pages"]

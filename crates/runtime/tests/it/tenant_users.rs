@@ -130,14 +130,23 @@ impl Api<'_> {
     }
 }
 
-fn mails(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .map(|t| {
-            t.lines()
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect()
-        })
-        .unwrap_or_default()
+/// The mails written so far, waiting up to ten seconds for the first one (mail is sent by a
+/// background task, after the answer).
+async fn mails(path: &std::path::Path) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let mails: Vec<Value> = std::fs::read_to_string(path)
+            .map(|t| {
+                t.lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !mails.is_empty() || std::time::Instant::now() > deadline {
+            return mails;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
 }
 
 #[tokio::test]
@@ -181,7 +190,7 @@ async fn tenant_users_are_created_listed_changed_and_retired() {
             .await;
         assert_eq!(status, 201, "{ivy}");
         assert_eq!(ivy["status"], "invited");
-        let sent = mails(&mail);
+        let sent = mails(&mail).await;
         assert_eq!(sent.len(), 1, "{sent:?}");
         assert_eq!(sent[0]["to"], "ivy@example.com");
         let link = sent[0]["link"].as_str().unwrap();

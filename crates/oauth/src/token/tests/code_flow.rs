@@ -2,222 +2,13 @@
 //! session → code → token endpoint (PKCE, redirect binding, single use and reuse revocation) →
 //! refresh rotation and reuse detection → UserInfo → revocation → introspection.
 
+use super::flow::*;
 use super::support::*;
-use crate::authorize::{AuthorizeEndpoint, AuthorizeOutcome, AuthorizeSettings};
-use crate::introspect::Introspector;
+use crate::authorize::AuthorizeOutcome;
 use crate::revoke::Revoker;
-use crate::token::TokenResponse;
 use crate::userinfo::UserInfo;
-use serde_json::Value;
 use std::sync::Arc;
-use svc_domain::Clock;
-use svc_domain::{
-    Application, ClientId, Email, GeneratedSecret, GrantType, OsRandom, RedirectUri, ScopeSet,
-    SecretHash, Session, SessionId, SigningAlg, TokenEndpointAuthMethod, User, UserId, UserStatus,
-};
-
-const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
-const REDIRECT: &str = "https://shop.example/cb";
-
-struct Flow {
-    fx: Fixture,
-    authorize: AuthorizeEndpoint,
-    app: Application,
-    confidential: (Application, String),
-    user: User,
-    session: Session,
-}
-
-impl Flow {
-    async fn new(first_party: bool) -> Self {
-        Self::with(Fixture::new().await, first_party).await
-    }
-
-    async fn with(fx: Fixture, first_party: bool) -> Self {
-        let now = fx.clock.now();
-        let rng = OsRandom;
-        let mut app = Application {
-            id: ClientId::generate(fx.clock.as_ref(), &rng),
-            tenant_id: fx.tenant.id.clone(),
-            name: "Shop".into(),
-            redirect_uris: vec![RedirectUri::parse(REDIRECT).unwrap()],
-            post_logout_redirect_uris: vec![],
-            grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
-            token_endpoint_auth_method: TokenEndpointAuthMethod::None,
-            allowed_scopes: ScopeSet::parse("openid profile email offline_access").unwrap(),
-            secret_hash: None,
-            api_audience: Some("https://api.shop.example".into()),
-            first_party,
-            id_token_signed_response_alg: SigningAlg::Rs256,
-            jwks: None,
-            jwks_uri: None,
-            is_management: false,
-            created_at: now,
-            updated_at: now,
-        };
-        let secret = GeneratedSecret::generate("cs_", &rng);
-        let mut backend = app.clone();
-        backend.id = ClientId::generate(fx.clock.as_ref(), &rng);
-        backend.name = "Shop backend".into();
-        backend.token_endpoint_auth_method = TokenEndpointAuthMethod::ClientSecretBasic;
-        backend.secret_hash = Some(secret.hash.clone());
-        app.id = ClientId::generate(fx.clock.as_ref(), &rng);
-        let user = User {
-            id: UserId::generate(fx.clock.as_ref(), &rng),
-            tenant_id: fx.tenant.id.clone(),
-            email: Email::parse("ada@example.com").unwrap(),
-            email_verified: true,
-            name: Some("Ada Lovelace".into()),
-            given_name: Some("Ada".into()),
-            family_name: None,
-            status: UserStatus::Active,
-            password_hash: None,
-            created_at: now,
-            updated_at: now,
-            last_sign_in_at: None,
-        };
-        let session = Session {
-            id: SessionId::generate(fx.clock.as_ref(), &rng),
-            tenant_id: fx.tenant.id.clone(),
-            user_id: user.id.clone(),
-            secret_hash: SecretHash::of("cookie"),
-            created_at: now,
-            auth_time: now,
-            amr: vec!["pwd".into()],
-            acr: None,
-            expires_at: now + time::Duration::days(1),
-            last_seen_at: now,
-            revoked_at: None,
-            user_agent: None,
-            ip: None,
-        };
-        let mut tx = fx.store.write().await.unwrap();
-        tx.insert_application(&app).await.unwrap();
-        tx.insert_application(&backend).await.unwrap();
-        tx.insert_user(&user).await.unwrap();
-        tx.insert_session(&session).await.unwrap();
-        tx.commit().await.unwrap();
-        let authorize = AuthorizeEndpoint::new(
-            fx.store.clone(),
-            fx.clock.clone(),
-            Arc::new(OsRandom),
-            AuthorizeSettings::default(),
-        );
-        Self {
-            fx,
-            authorize,
-            app,
-            confidential: (backend, secret.plaintext),
-            user,
-            session,
-        }
-    }
-
-    fn params(&self, extra: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut list = vec![
-            ("client_id", self.app.id.as_str()),
-            ("redirect_uri", REDIRECT),
-            ("response_type", "code"),
-            ("scope", "openid profile email offline_access"),
-            ("code_challenge", CHALLENGE),
-            ("code_challenge_method", "S256"),
-            ("state", "st-1"),
-            ("nonce", "n-1"),
-        ];
-        list.extend_from_slice(extra);
-        form(&list)
-    }
-
-    async fn authorize(&self, extra: &[(&str, &str)]) -> AuthorizeOutcome {
-        self.authorize
-            .authorize(
-                &self.fx.tenant,
-                &self.fx.issuer,
-                &self.params(extra),
-                Some(&self.session),
-            )
-            .await
-    }
-
-    /// Authorizes (consenting when asked) and returns the code.
-    async fn code(&self) -> String {
-        let mut outcome = self.authorize(&[]).await;
-        if let AuthorizeOutcome::Consent { interaction } = &outcome {
-            outcome = self
-                .authorize
-                .decide_consent(
-                    &self.fx.tenant,
-                    &self.fx.issuer,
-                    interaction,
-                    Some(&self.session),
-                    true,
-                )
-                .await;
-        }
-        let AuthorizeOutcome::RedirectToClient(url) = outcome else {
-            panic!("expected a redirect, got {outcome:?}");
-        };
-        let url = url::Url::parse(&url).unwrap();
-        let q: std::collections::HashMap<_, _> = url.query_pairs().into_owned().collect();
-        assert_eq!(q["state"], "st-1");
-        assert_eq!(q["iss"], self.fx.issuer);
-        q["code"].clone()
-    }
-
-    async fn redeem(&self, code: &str, verifier: &str) -> Result<TokenResponse, crate::OAuthError> {
-        self.fx
-            .endpoint
-            .handle(
-                &self.fx.tenant,
-                &self.fx.issuer,
-                &form(&[
-                    ("grant_type", "authorization_code"),
-                    ("client_id", self.app.id.as_str()),
-                    ("code", code),
-                    ("redirect_uri", REDIRECT),
-                    ("code_verifier", verifier),
-                ]),
-                None,
-            )
-            .await
-    }
-
-    async fn refresh(&self, token: &str) -> Result<TokenResponse, crate::OAuthError> {
-        self.fx
-            .endpoint
-            .handle(
-                &self.fx.tenant,
-                &self.fx.issuer,
-                &form(&[
-                    ("grant_type", "refresh_token"),
-                    ("client_id", self.app.id.as_str()),
-                    ("refresh_token", token),
-                ]),
-                None,
-            )
-            .await
-    }
-
-    async fn introspect(&self, token: &str) -> Value {
-        Introspector::new(
-            self.fx.store.clone(),
-            self.fx.keys.clone(),
-            self.fx.clock.clone(),
-        )
-        .handle(
-            &self.fx.tenant,
-            &self.fx.issuer,
-            &form(&[("token", token)]),
-            Some(&basic(
-                self.confidential.0.id.as_str(),
-                &self.confidential.1,
-            )),
-        )
-        .await
-        .unwrap()
-    }
-}
+use svc_domain::SigningAlg;
 
 #[tokio::test]
 async fn third_party_flow_consents_then_issues_id_access_and_refresh_tokens() {
@@ -601,7 +392,7 @@ async fn foreign_truncated_and_forged_tokens_are_refused_without_harming_the_own
             .unwrap_err();
         assert_eq!(err.code().as_str(), "invalid_token");
     }
-    // A machine's token has no UserInfo.
+    // The person's own token, untouched by all of the above, still works.
     assert_eq!(
         userinfo
             .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
@@ -609,4 +400,31 @@ async fn foreign_truncated_and_forged_tokens_are_refused_without_harming_the_own
             .unwrap()["sub"],
         flow.user.id.as_str()
     );
+}
+
+/// RFC 6750 §3.1: a valid token that lacks what the resource needs is `insufficient_scope`
+/// (403), not `invalid_token` (401). A machine's client_credentials token is valid but names no
+/// person, so UserInfo (OIDC Core §5.3) has nothing to say to it, even with `openid` in scope.
+#[tokio::test]
+async fn a_machines_client_credentials_token_gets_insufficient_scope_at_userinfo() {
+    let flow = Flow::new(true).await;
+    let machine = flow
+        .other_client(|app| app.grant_types = vec![svc_domain::GrantType::ClientCredentials])
+        .await;
+    let issued = flow
+        .fx
+        .token(
+            &[CC, ("scope", "openid email")],
+            Some(&basic(machine.0.id.as_str(), &machine.1)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(issued.scope, "email openid");
+    let refused = flow
+        .userinfo()
+        .claims(&flow.fx.tenant, &flow.fx.issuer, &issued.access_token)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code().as_str(), "insufficient_scope");
+    assert_eq!(refused.status(), 403);
 }

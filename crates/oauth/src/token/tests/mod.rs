@@ -1,10 +1,16 @@
 //! Store-backed tests of the token endpoint: a migrated SQLite store on a temp file, ephemeral
 //! signing keys and a manual clock. Named after the rule (and RFC section) they cover.
 
+mod audience;
+mod claims;
 mod client_auth;
 mod client_credentials;
 mod code_flow;
+mod flow;
 mod issuance;
 mod private_key_jwt;
+mod prompts;
+mod refresh;
 mod request;
+mod subjects;
 mod support;

@@ -76,8 +76,23 @@ impl Fixture {
         Self::on_store(store, access_token_alg).await
     }
 
+    /// A fixture on SQLite whose token endpoint runs with `settings`.
+    pub(super) async fn with_settings(settings: TokenSettings) -> Self {
+        let store: Arc<dyn Store> =
+            Arc::new(svc_store_sqlite::testing::temp_store().await.unwrap());
+        Self::build(store, SigningAlg::Es256, settings).await
+    }
+
     /// A fixture over a given (migrated, empty) store.
     pub(super) async fn on_store(store: Arc<dyn Store>, access_token_alg: SigningAlg) -> Self {
+        Self::build(store, access_token_alg, TokenSettings::default()).await
+    }
+
+    async fn build(
+        store: Arc<dyn Store>,
+        access_token_alg: SigningAlg,
+        settings: TokenSettings,
+    ) -> Self {
         let clock = Arc::new(ManualClock::new(start()));
         let keys = Arc::new(KeyService::new(
             store.clone(),
@@ -99,7 +114,7 @@ impl Fixture {
             keys.clone(),
             clock.clone(),
             Arc::new(OsRandom),
-            TokenSettings::default(),
+            settings,
         );
         Self {
             endpoint,

@@ -104,15 +104,6 @@ async fn closed_sign_up_is_404_and_open_sign_up_creates_a_verifiable_account() {
             weak.body
                 .contains("aria-describedby=\"password-error password-hint\"")
         );
-        let taken = browser
-            .submit(
-                "/auth/sign-up",
-                "/auth/sign-up",
-                &[("email", world.user.as_str()), ("password", PASSWORD)],
-            )
-            .await;
-        assert_eq!(taken.status, 409, "{}", taken.body);
-
         let created = browser
             .submit(
                 "/auth/sign-up",
@@ -125,14 +116,26 @@ async fn closed_sign_up_is_404_and_open_sign_up_creates_a_verifiable_account() {
             )
             .await;
         assert_eq!(created.status, 303, "{}", created.body);
-        assert_eq!(created.location().as_deref(), Some("/auth/account"));
+        assert_eq!(created.location().as_deref(), Some("/auth/sign-up?sent=1"));
+        let inbox = browser.get("/auth/sign-up?sent=1").await;
+        assert!(inbox.body.contains("Check your inbox"), "{}", inbox.body);
+        assert_eq!(browser.cookie("svc_session"), None, "nobody is signed in");
+        assert_eq!(
+            browser
+                .sign_in(None, "grace@example.com", PASSWORD)
+                .await
+                .status,
+            303
+        );
         let account = browser.get("/auth/account").await;
         assert_eq!(account.status, 200);
         assert!(account.body.contains("grace@example.com"));
         assert!(account.body.contains("not confirmed yet"));
 
         // The mailed link shows a button; only its POST spends the token.
-        let link = world.mailed_link("grace@example.com", "/auth/verify-email");
+        let link = world
+            .mailed_link("grace@example.com", "/auth/verify-email")
+            .await;
         let scanner = world.browser();
         assert_eq!(scanner.get(&link).await.status, 200);
         assert_eq!(
@@ -168,6 +171,80 @@ async fn closed_sign_up_is_404_and_open_sign_up_creates_a_verifiable_account() {
 }
 
 #[tokio::test]
+async fn sign_up_with_a_taken_address_answers_exactly_like_a_new_one_and_mails_the_owner() {
+    for backend in BACKENDS {
+        let world = World::new(
+            backend,
+            Setup {
+                signup: true,
+                ..Setup::default()
+            },
+        )
+        .await;
+        let sign_up = |email: &'static str| {
+            let browser = world.browser();
+            async move {
+                let answer = browser
+                    .submit(
+                        "/auth/sign-up",
+                        "/auth/sign-up",
+                        &[
+                            ("name", "Someone"),
+                            ("email", email),
+                            ("password", PASSWORD),
+                        ],
+                    )
+                    .await;
+                let next = browser.get(&answer.location().unwrap()).await;
+                (answer, next, browser.cookie("svc_session"))
+            }
+        };
+        let (fresh, fresh_page, fresh_session) = sign_up("grace@example.com").await;
+        let (taken, taken_page, taken_session) = sign_up("ada@example.com").await;
+        assert_eq!(fresh.status, 303, "{}", fresh.body);
+        assert_eq!(taken.status, fresh.status, "{backend:?}");
+        assert_eq!(taken.location(), fresh.location());
+        assert_eq!(taken.body, fresh.body);
+        assert_eq!(taken.set_cookies(), fresh.set_cookies());
+        assert_eq!(
+            (taken_session, fresh_session),
+            (None, None),
+            "nobody signed in"
+        );
+        assert_eq!(taken_page.status, 200);
+        assert_eq!(
+            taken_page.body, fresh_page.body,
+            "the same page, word for word"
+        );
+
+        // The owner hears about it; the new address gets its verification link.
+        let owner = world.mails_to(&world.user, 1).await;
+        assert_eq!(owner.len(), 1, "{owner:?}");
+        assert!(
+            owner[0]["subject"]
+                .as_str()
+                .unwrap()
+                .contains("Someone tried to sign up"),
+            "{owner:?}"
+        );
+        assert!(owner[0]["link"].is_null());
+        world
+            .mailed_link("grace@example.com", "/auth/verify-email")
+            .await;
+        // The owner's password is unchanged.
+        assert_eq!(
+            world
+                .browser()
+                .sign_in(None, &world.user, PASSWORD)
+                .await
+                .status,
+            303
+        );
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
 async fn forgot_and_reset_password_ends_old_sessions() {
     for backend in BACKENDS {
         let world = World::new(backend, Setup::default()).await;
@@ -196,9 +273,9 @@ async fn forgot_and_reset_password_ends_old_sessions() {
         assert_eq!(known.location(), unknown.location(), "the same answer");
         let sent = browser.get(&known.location().unwrap()).await;
         assert!(sent.body.contains("If an account exists"));
-        assert_eq!(world.mail_count("nobody@example.com"), 0);
+        assert_eq!(world.mail_count("nobody@example.com").await, 0);
 
-        let link = world.mailed_link(&world.user, "/auth/reset-password");
+        let link = world.mailed_link(&world.user, "/auth/reset-password").await;
         let new_password = "an entirely new passphrase";
         let reset = browser
             .submit(&link, "/auth/reset-password", &[("password", new_password)])
@@ -240,7 +317,9 @@ async fn an_invited_person_accepts_and_is_signed_in() {
             .await
             .unwrap();
         assert_eq!(invited.status(), 201);
-        let link = world.mailed_link("linus@example.com", "/auth/accept-invitation");
+        let link = world
+            .mailed_link("linus@example.com", "/auth/accept-invitation")
+            .await;
         let browser = world.browser();
         let form = browser.get(&link).await;
         assert_eq!(form.status, 200);
@@ -473,6 +552,31 @@ async fn rp_initiated_logout_with_and_without_id_token_hint() {
             .await;
         assert_eq!(evil.status, 400);
         assert!(evil.location().is_none());
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn logout_to_a_registered_non_ascii_uri_without_state_is_a_percent_encoded_redirect() {
+    for backend in BACKENDS {
+        let world = World::new(backend, Setup::default()).await;
+        let bye = "https://app.example.com/au-revoir-\u{e9}t\u{e9}";
+        let (client, _) = world
+            .register_with(json!({"post_logout_redirect_uris": [bye]}))
+            .await;
+        let browser = world.browser();
+        browser.sign_in(None, &world.user, PASSWORD).await;
+        let path = format!(
+            "/oauth/end-session?client_id={client}&post_logout_redirect_uri={}",
+            url::form_urlencoded::byte_serialize(bye.as_bytes()).collect::<String>()
+        );
+        let out = browser.submit(&path, "/oauth/end-session", &[]).await;
+        assert_eq!(out.status, 303, "{backend:?}: {}", out.body);
+        assert_eq!(
+            out.location().as_deref(),
+            Some("https://app.example.com/au-revoir-%C3%A9t%C3%A9")
+        );
+        assert_eq!(browser.get("/auth/account").await.status, 303, "signed out");
         world.shutdown().await;
     }
 }

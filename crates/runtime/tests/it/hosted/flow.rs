@@ -215,3 +215,52 @@ async fn oidcc_prompt_login_forces_sign_in_and_prompt_none_without_session_is_lo
         world.shutdown().await;
     }
 }
+
+#[tokio::test]
+async fn oidcc_max_age_0_prompt_consent_for_first_party_and_prompt_none_is_consent_required() {
+    for backend in BACKENDS {
+        let world = World::new(
+            backend,
+            Setup {
+                first_party: true,
+                ..Setup::default()
+            },
+        )
+        .await;
+        let browser = world.browser();
+        // Signed in for a max_age=0 request: the resume accepts that very sign-in (it used to
+        // send the browser back to the sign-in page forever). A first-party application gets
+        // its code without a question.
+        world
+            .code_for(&browser, &world.client_id, "openid", &[("max_age", "0")])
+            .await;
+        let asked = browser
+            .get(&world.authorize_path("openid", "pc", &[("prompt", "consent")]))
+            .await;
+        let interaction = interaction_of(&asked, "/auth/consent?");
+        let consent_path = asked.location().unwrap();
+        let consent = browser.get(&consent_path).await;
+        assert_eq!(consent.status, 200, "{backend:?}: {}", consent.body);
+        assert!(consent.body.contains("name=\"decision\" value=\"allow\""));
+        assert_eq!(
+            consent.field("interaction").as_deref(),
+            Some(interaction.as_str())
+        );
+        let allowed = browser
+            .submit(&consent_path, "/auth/consent", &[("decision", "allow")])
+            .await;
+        assert!(at_client(&allowed, "code").starts_with("ac_"));
+        assert_eq!(at_client(&allowed, "state"), "pc");
+
+        // A third-party application the person never consented to, asked silently.
+        let (third, _) = world.register("Third party", false).await;
+        let path = world
+            .authorize_path("openid profile", "pn", &[("prompt", "none")])
+            .replace(&world.client_id, &third);
+        let silent = browser.get(&path).await;
+        assert_eq!(at_client(&silent, "error"), "consent_required");
+        assert_eq!(at_client(&silent, "state"), "pn");
+        assert_eq!(at_client(&silent, "iss"), world.issuer());
+        world.shutdown().await;
+    }
+}

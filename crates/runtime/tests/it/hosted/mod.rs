@@ -7,3 +7,4 @@ mod accounts;
 mod flow;
 mod security;
 mod support;
+mod tokens;

@@ -8,7 +8,15 @@ use svc_testkit::{BACKENDS, Backend};
 #[tokio::test]
 async fn csrf_missing_wrong_or_cookieless_is_403_and_signs_nobody_in() {
     for backend in BACKENDS {
-        let world = World::new(backend, Setup::default()).await;
+        // Sign-up open, so its form is reachable and must be guarded too.
+        let world = World::new(
+            backend,
+            Setup {
+                signup: true,
+                ..Setup::default()
+            },
+        )
+        .await;
         let victim = world.browser();
         let page = victim.get("/auth/sign-in").await;
         let token = page.field("csrf").unwrap();
@@ -61,6 +69,7 @@ async fn csrf_missing_wrong_or_cookieless_is_403_and_signs_nobody_in() {
 
         // Every other form is guarded the same way.
         for action in [
+            "/auth/sign-up",
             "/auth/consent",
             "/auth/sign-out",
             "/auth/sessions/revoke",
@@ -74,7 +83,7 @@ async fn csrf_missing_wrong_or_cookieless_is_403_and_signs_nobody_in() {
                 .await;
             assert_eq!(refused.status, 403, "{action}: {}", refused.body);
         }
-        assert_eq!(world.mail_count(&world.user), 0, "nothing was sent");
+        assert_eq!(world.mail_count(&world.user).await, 0, "nothing was sent");
         world.shutdown().await;
     }
 }
@@ -86,6 +95,7 @@ async fn reflected_values_come_back_escaped_everywhere() {
             backend,
             Setup {
                 client_name: Some(format!("Shop {XSS}")),
+                signup: true,
                 ..Setup::default()
             },
         )
@@ -145,8 +155,77 @@ async fn reflected_values_come_back_escaped_everywhere() {
             Some(XSS)
         );
 
-        // The interaction parameter itself, the authorize error page and link pages.
         let encoded: String = url::form_urlencoded::byte_serialize(XSS.as_bytes()).collect();
+
+        // Sign-up re-shows the name and address it refused (a hostile address is invalid).
+        let refused = browser
+            .submit(
+                "/auth/sign-up",
+                "/auth/sign-up",
+                &[("name", XSS), ("email", XSS), ("password", PASSWORD)],
+            )
+            .await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert_clean("sign-up refused", &refused);
+        assert_eq!(refused.field("name").as_deref(), Some(XSS), "re-shown");
+        assert_eq!(refused.field("email").as_deref(), Some(XSS), "re-shown");
+
+        // Forgot-password re-shows the address it refused.
+        let refused = browser
+            .submit(
+                "/auth/forgot-password",
+                "/auth/forgot-password",
+                &[("email", XSS)],
+            )
+            .await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert_clean("forgot-password refused", &refused);
+        assert_eq!(refused.field("email").as_deref(), Some(XSS));
+
+        // The invitation form re-shows the name when the password is refused.
+        let invited = world
+            .api(reqwest::Method::POST, "/api/v1/tenant-users")
+            .json(&serde_json::json!({"email": "ivy@example.com", "invite": true}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(invited.status(), 201);
+        let link = world
+            .mailed_link("ivy@example.com", "/auth/accept-invitation")
+            .await;
+        let refused = browser
+            .submit(
+                &link,
+                "/auth/accept-invitation",
+                &[("name", XSS), ("password", "short")],
+            )
+            .await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert_clean("invitation refused", &refused);
+        assert_eq!(refused.field("name").as_deref(), Some(XSS));
+
+        // The end-session confirmation (a registered client, so it renders) carries every
+        // parameter back as hidden fields: hostile values and hostile names alike.
+        let confirm = world.browser();
+        let path = format!(
+            "/oauth/end-session?client_id={}&state={encoded}&{encoded}={encoded}",
+            world.client_id
+        );
+        let page = confirm.get(&path).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        assert!(page.body.contains("name=\"confirm\" value=\"yes\""));
+        assert_clean("end-session confirmation", &page);
+        let hidden = hidden_fields(&page.body);
+        assert!(
+            hidden.contains(&("state".to_owned(), XSS.to_owned())),
+            "{hidden:?}"
+        );
+        assert!(
+            hidden.contains(&(XSS.to_owned(), XSS.to_owned())),
+            "a hostile parameter name round-trips escaped: {hidden:?}"
+        );
+
+        // The interaction parameter itself, the authorize error page and link pages.
         for path in [
             format!("/auth/sign-in?interaction={encoded}"),
             format!("/auth/consent?interaction={encoded}"),

@@ -95,21 +95,32 @@ impl World {
 
     /// Registers a code-flow application: `(client_id, client_secret)`.
     pub(super) async fn register(&self, name: &str, first_party: bool) -> (String, String) {
+        self.register_with(json!({"name": name, "first_party": first_party}))
+            .await
+    }
+
+    /// Registers a code-flow application whose registration is the defaults of
+    /// [`World::register`] with the members of `overrides`: `(client_id, client_secret)`.
+    pub(super) async fn register_with(&self, overrides: Value) -> (String, String) {
+        let mut body = json!({
+            "name": "Shop",
+            "redirect_uris": [REDIRECT],
+            "post_logout_redirect_uris": ["https://app.example.com/bye"],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_method": "client_secret_basic",
+            "allowed_scopes": ["openid", "profile", "email", "offline_access"],
+            "first_party": false,
+        });
+        for (key, value) in overrides.as_object().unwrap() {
+            body[key] = value.clone();
+        }
         let response = self
             .api(reqwest::Method::POST, "/api/v1/applications")
-            .json(&json!({
-                "name": name,
-                "redirect_uris": [REDIRECT],
-                "post_logout_redirect_uris": ["https://app.example.com/bye"],
-                "grant_types": ["authorization_code", "refresh_token"],
-                "token_endpoint_auth_method": "client_secret_basic",
-                "allowed_scopes": ["openid", "profile", "email", "offline_access"],
-                "first_party": first_party,
-            }))
+            .json(&body)
             .send()
             .await
             .unwrap();
-        assert_eq!(response.status(), 201);
+        assert_eq!(response.status(), 201, "{body}");
         let body: Value = response.json().await.unwrap();
         (
             body["client_id"].as_str().unwrap().to_owned(),
@@ -171,16 +182,46 @@ impl World {
         format!("/oauth/authorize?{}", query.finish())
     }
 
-    /// The one-time link most recently mailed to `to` whose path is `path`.
-    pub(super) fn mailed_link(&self, to: &str, path: &str) -> String {
-        let text = std::fs::read_to_string(&self.mail).unwrap_or_default();
-        let link = text
+    /// Every mail sent so far, as JSON lines of the log sink.
+    fn mails(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.mail)
+            .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|m| m["to"] == to)
-            .filter_map(|m| m["link"].as_str().map(str::to_owned))
-            .rfind(|l| l.contains(path))
-            .unwrap_or_else(|| panic!("no {path} link mailed to {to}: {text}"));
+            .collect()
+    }
+
+    /// The mails sent to `to`, waiting up to ten seconds until there are at least `at_least`
+    /// (mail leaves from a background task, after the answer).
+    pub(super) async fn mails_to(&self, to: &str, at_least: usize) -> Vec<Value> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let mails: Vec<Value> = self.mails().into_iter().filter(|m| m["to"] == to).collect();
+            if mails.len() >= at_least || std::time::Instant::now() > deadline {
+                return mails;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+    }
+
+    /// The one-time link most recently mailed to `to` whose path is `path` (waiting for it).
+    pub(super) async fn mailed_link(&self, to: &str, path: &str) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let link = loop {
+            let found = self
+                .mails()
+                .into_iter()
+                .filter(|m| m["to"] == to)
+                .filter_map(|m| m["link"].as_str().map(str::to_owned))
+                .rfind(|l| l.contains(path));
+            match found {
+                Some(link) => break link,
+                None if std::time::Instant::now() > deadline => {
+                    panic!("no {path} link mailed to {to}: {:?}", self.mails())
+                }
+                None => tokio::time::sleep(std::time::Duration::from_millis(25)).await,
+            }
+        };
         assert!(
             link.starts_with(&self.issuer()),
             "links use the issuer: {link}"
@@ -188,22 +229,67 @@ impl World {
         link.replacen(&self.issuer(), "", 1)
     }
 
-    /// Whether any message went to `to`.
-    pub(super) fn mail_count(&self, to: &str) -> usize {
-        std::fs::read_to_string(&self.mail)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|m| m["to"] == to)
-            .count()
+    /// How many messages went to `to`, after giving background sends a moment (for asserting
+    /// that nothing was sent).
+    pub(super) async fn mail_count(&self, to: &str) -> usize {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        self.mails().into_iter().filter(|m| m["to"] == to).count()
+    }
+
+    /// Runs the authorization request of `client_id` for `scope` in `browser` through the
+    /// hosted pages (signing in as [`World::user`] and allowing consent when asked) and returns
+    /// the code sent to the application.
+    pub(super) async fn code_for(
+        &self,
+        browser: &Browser,
+        client_id: &str,
+        scope: &str,
+        extra: &[(&str, &str)],
+    ) -> String {
+        let path = self
+            .authorize_path(scope, "st", extra)
+            .replace(&self.client_id, client_id);
+        let mut page = browser.get(&path).await;
+        for _ in 0..6 {
+            assert_eq!(page.status, 303, "{}", page.body);
+            let location = page.location().unwrap();
+            if location.starts_with(REDIRECT) {
+                assert_eq!(param(&location, "error"), None, "{location}");
+                return param(&location, "code").unwrap();
+            }
+            page = if location.starts_with("/auth/sign-in?") {
+                let interaction = param(&location, "interaction").unwrap();
+                browser
+                    .sign_in(Some(&interaction), &self.user, PASSWORD)
+                    .await
+            } else if location.starts_with("/auth/consent?") {
+                browser
+                    .submit(&location, "/auth/consent", &[("decision", "allow")])
+                    .await
+            } else {
+                browser.get(&location).await
+            };
+        }
+        panic!("the authorization request did not reach the application");
     }
 
     /// Redeems a code at the token endpoint.
     pub(super) async fn redeem(&self, code: &str) -> reqwest::Response {
+        self.redeem_as(code, &self.client_id, &self.client_secret)
+            .await
+    }
+
+    /// Redeems a code at the token endpoint as the application `client_id`.
+    pub(super) async fn redeem_as(
+        &self,
+        code: &str,
+        client_id: &str,
+        client_secret: &str,
+    ) -> reqwest::Response {
         self.app
             .request(reqwest::Method::POST, "/oauth/token")
             .header("host", &self.host)
-            .basic_auth(&self.client_id, Some(&self.client_secret))
+            .basic_auth(client_id, Some(client_secret))
             .form(&[
                 ("grant_type", "authorization_code"),
                 ("code", code),
@@ -456,7 +542,7 @@ pub(super) fn hidden_fields(body: &str) -> Vec<(String, String)> {
             let (name, rest) = name.split_once('"')?;
             let value = rest.strip_prefix(" value=\"")?;
             let (value, _) = value.split_once('"')?;
-            Some((name.to_owned(), unescape(value)))
+            Some((unescape(name), unescape(value)))
         })
         .collect()
 }
