@@ -97,6 +97,25 @@ impl Authn {
 
     /// The current time at whole microseconds, the finest precision every backend stores, so
     /// what a use case returns equals what a later read returns.
+    /// Records an event for `tenant` in `tx`, so it commits (or rolls back) with the change.
+    pub(crate) async fn record_event(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &svc_domain::TenantId,
+        event_type: svc_domain::EventType,
+        data: svc_domain::EventData,
+    ) -> Result<(), AuthnError> {
+        let event = svc_domain::Event::new(
+            self.clock.as_ref(),
+            self.rng.as_ref(),
+            tenant,
+            event_type,
+            data,
+        );
+        tx.insert_event(&event).await?;
+        Ok(())
+    }
+
     pub(crate) fn now(&self) -> OffsetDateTime {
         let now = self.clock.now();
         now.replace_nanosecond(now.nanosecond() / 1_000 * 1_000)

@@ -11,7 +11,8 @@ use crate::error::AuthnError;
 use crate::settings::ClientInfo;
 use crate::sign_up::clean_name;
 use svc_domain::{
-    Email, PasswordHash, SecretHash, Tenant, User, UserId, UserStatus, UserTokenPurpose,
+    Email, EventData, EventType, PasswordHash, SecretHash, Tenant, User, UserId, UserStatus,
+    UserTokenPurpose,
 };
 
 impl Authn {
@@ -39,6 +40,8 @@ impl Authn {
             user.email_verified = true;
             user.updated_at = now;
             tx.update_user(&user).await?;
+            self.user_event(tx.as_mut(), &user, EventType::TenantUserUpdated)
+                .await?;
         }
         tx.commit().await?;
         Ok(user)
@@ -177,8 +180,15 @@ impl Authn {
             .await?
             .filter(|u| !matches!(u.status, UserStatus::Removed | UserStatus::Suspended))
             .ok_or(AuthnError::InvalidLink)?;
+        let claimed = user.status != UserStatus::Active;
         set_password(&mut user, hash, now);
         tx.update_user(&user).await?;
+        self.user_event(tx.as_mut(), &user, EventType::TenantUserUpdated)
+            .await?;
+        if claimed {
+            self.user_event(tx.as_mut(), &user, EventType::TenantUserActivated)
+                .await?;
+        }
         tx.invalidate_user_tokens(&tenant.id, &user.id, UserTokenPurpose::ResetPassword, now)
             .await?;
         tx.revoke_user_sessions(&tenant.id, &user.id, now).await?;
@@ -229,6 +239,8 @@ impl Authn {
         }
         user.last_sign_in_at = Some(now);
         tx.update_user(&user).await?;
+        self.user_event(tx.as_mut(), &user, EventType::TenantUserActivated)
+            .await?;
         tx.invalidate_user_tokens(&tenant.id, &user.id, UserTokenPurpose::Invitation, now)
             .await?;
         let (session, cookie_value) = self.new_session(&user, client, now);
@@ -239,6 +251,25 @@ impl Authn {
             user,
             cookie_value,
         })
+    }
+}
+
+impl Authn {
+    /// A `tenant_user.*` event about `user`, acting on their own account.
+    pub(crate) async fn user_event(
+        &self,
+        tx: &mut dyn svc_store::WriteTx,
+        user: &User,
+        event_type: EventType,
+    ) -> Result<(), AuthnError> {
+        let data = EventData::TenantUser {
+            user_id: user.id.clone(),
+            email: user.email.as_str().to_owned(),
+            status: user.status.as_str().to_owned(),
+            actor: format!("user:{}", user.id),
+        };
+        self.record_event(tx, &user.tenant_id, event_type, data)
+            .await
     }
 }
 

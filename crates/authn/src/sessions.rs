@@ -7,7 +7,9 @@
 
 use crate::engine::{Authn, SESSION_COOKIE_PREFIX};
 use crate::error::AuthnError;
-use svc_domain::{SecretHash, Session, SessionId, Tenant, User, UserId};
+use svc_domain::{
+    EventData, EventType, LogoutReason, SecretHash, Session, SessionId, Tenant, User, UserId,
+};
 use time::Duration;
 
 /// `last_seen_at` is refreshed at most this often, so resolving a cookie is a read, not a
@@ -51,12 +53,41 @@ impl Authn {
         Ok(Some((session, user)))
     }
 
-    /// Ends the session `id` (idempotent: an unknown or ended session is fine).
-    pub async fn sign_out(&self, tenant: &Tenant, id: &SessionId) -> Result<(), AuthnError> {
+    /// Ends `session` for `reason`, recording `auth.logout` when it was still live
+    /// (idempotent: an ended session is fine).
+    pub async fn sign_out(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+        reason: LogoutReason,
+    ) -> Result<(), AuthnError> {
         let mut tx = self.store.write().await?;
-        tx.revoke_session(&tenant.id, id, self.now()).await?;
+        if tx
+            .revoke_session(&tenant.id, &session.id, self.now())
+            .await?
+        {
+            self.logged_out(tx.as_mut(), tenant, &session.user_id, &session.id, reason)
+                .await?;
+        }
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn logged_out(
+        &self,
+        tx: &mut dyn svc_store::WriteTx,
+        tenant: &Tenant,
+        user: &UserId,
+        session: &SessionId,
+        reason: LogoutReason,
+    ) -> Result<(), AuthnError> {
+        let data = EventData::LoggedOut {
+            user_id: user.clone(),
+            session_id: session.clone(),
+            reason,
+        };
+        self.record_event(tx, &tenant.id, EventType::Logout, data)
+            .await
     }
 
     /// The user's live sessions, newest first.
@@ -89,6 +120,10 @@ impl Authn {
             return Ok(false);
         }
         let revoked = tx.revoke_session(&tenant.id, id, now).await?;
+        if revoked {
+            self.logged_out(tx.as_mut(), tenant, user, id, LogoutReason::RevokedByUser)
+                .await?;
+        }
         tx.commit().await?;
         Ok(revoked)
     }

@@ -15,7 +15,9 @@ use crate::engine::{Authn, SignedIn, keys};
 use crate::error::AuthnError;
 use crate::password::Password;
 use crate::settings::{ClientInfo, span, std_span};
-use svc_domain::{Email, Tenant, User};
+use svc_domain::{
+    BruteForceScope, Email, EventData, EventType, LoginFailureReason, Tenant, User, UserId,
+};
 use time::OffsetDateTime;
 
 impl Authn {
@@ -37,14 +39,31 @@ impl Authn {
         // Step 1: limits, then the account, in one short transaction (committed so the hits
         // count even when the attempt fails).
         let mut tx = self.store.write().await?;
-        self.ip_limit(
-            tx.as_mut(),
-            keys::signin_ip(&tenant.id, client),
-            self.settings.password_verify_ip_max_attempts,
-            self.settings.password_verify_ip_window,
-            now,
-        )
-        .await?;
+        let limited = self
+            .ip_limit(
+                tx.as_mut(),
+                keys::signin_ip(&tenant.id, client),
+                self.settings.password_verify_ip_max_attempts,
+                self.settings.password_verify_ip_window,
+                now,
+            )
+            .await;
+        if let Err(refusal @ AuthnError::RateLimited { .. }) = limited {
+            // The refusal is recorded once, when the address first crosses the limit: every
+            // further refused attempt of the window would only repeat it.
+            if self.crossed_limit(tx.as_mut(), tenant, client, now).await? {
+                let data = EventData::LoginFailed {
+                    user_id: None,
+                    reason: LoginFailureReason::RateLimited,
+                    client_ip: client.ip.map(|ip| ip.to_string()),
+                };
+                self.record_event(tx.as_mut(), &tenant.id, EventType::LoginFailure, data)
+                    .await?;
+                tx.commit().await?;
+            }
+            return Err(refusal);
+        }
+        limited?;
         let Ok(email) = email else {
             // A malformed address names no account; its shape is no secret.
             tx.commit().await?;
@@ -82,28 +101,70 @@ impl Authn {
         match (verified, usable) {
             (true, Some(user)) => self.complete_sign_in(tenant, &email, user, client).await,
             _ => {
-                self.record_failure(tenant, &email, now).await?;
+                let known = user.as_ref().map(|u| u.id.clone());
+                self.record_failure(tenant, &email, known, client, now)
+                    .await?;
                 Err(AuthnError::InvalidCredentials)
             }
         }
     }
 
-    /// Counts a failure; the `max`-th within the window locks the account for the lockout.
+    /// Whether this refused attempt is the first over the per-IP limit of its window; if so
+    /// the counter keeps the hit, so the next refused attempt is not the first.
+    async fn crossed_limit(
+        &self,
+        tx: &mut dyn svc_store::WriteTx,
+        tenant: &Tenant,
+        client: &ClientInfo,
+        now: OffsetDateTime,
+    ) -> Result<bool, AuthnError> {
+        let Some(key) = keys::signin_ip(&tenant.id, client) else {
+            return Ok(false);
+        };
+        let state = tx.counter(&key, now).await?;
+        Ok(state.is_some_and(|s| s.count == self.settings.password_verify_ip_max_attempts + 1))
+    }
+
+    /// Counts a failure (`auth.login.failure`); the `max`-th within the window locks the
+    /// account for the lockout (`security.brute_force.detected`).
     async fn record_failure(
         &self,
         tenant: &Tenant,
         email: &Email,
+        user: Option<UserId>,
+        client: &ClientInfo,
         now: OffsetDateTime,
     ) -> Result<(), AuthnError> {
         let lockout = span(self.settings.brute_force_lockout);
         let failures_key = keys::account_failures(&tenant.id, email);
+        let client_ip = client.ip.map(|ip| ip.to_string());
         let mut tx = self.store.write().await?;
         let failures = tx.hit_counter(&failures_key, now, lockout).await?;
+        let data = EventData::LoginFailed {
+            user_id: user.clone(),
+            reason: LoginFailureReason::InvalidCredentials,
+            client_ip: client_ip.clone(),
+        };
+        self.record_event(tx.as_mut(), &tenant.id, EventType::LoginFailure, data)
+            .await?;
         if failures.count >= self.settings.brute_force_max_attempts {
             tx.hit_counter(&keys::account_lock(&tenant.id, email), now, lockout)
                 .await?;
             tx.clear_counter(&failures_key).await?;
-            // The `security.brute_force.detected` signal; the address stays out of logs.
+            let data = EventData::BruteForceDetected {
+                user_id: user,
+                scope: BruteForceScope::Account,
+                locked_for_secs: self.settings.brute_force_lockout.as_secs(),
+                client_ip,
+            };
+            self.record_event(
+                tx.as_mut(),
+                &tenant.id,
+                EventType::SecurityBruteForceDetected,
+                data,
+            )
+            .await?;
+            // The address stays out of logs.
             tracing::warn!(
                 tenant_id = %tenant.id,
                 event = "security.brute_force.detected",
@@ -138,6 +199,14 @@ impl Authn {
         tx.update_user(&current).await?;
         let (session, cookie_value) = self.new_session(&current, client, now);
         tx.insert_session(&session).await?;
+        let data = EventData::LoginSucceeded {
+            user_id: current.id.clone(),
+            session_id: session.id.clone(),
+            method: "password".into(),
+            client_ip: client.ip.map(|ip| ip.to_string()),
+        };
+        self.record_event(tx.as_mut(), &tenant.id, EventType::LoginSuccess, data)
+            .await?;
         tx.commit().await?;
         Ok(SignedIn {
             session,

@@ -11,7 +11,7 @@
 use crate::engine::{Authn, keys};
 use crate::error::AuthnError;
 use crate::settings::ClientInfo;
-use svc_domain::{Email, Tenant, User, UserId, UserStatus, UserTokenPurpose};
+use svc_domain::{Email, EventType, Tenant, User, UserId, UserStatus, UserTokenPurpose};
 use svc_store::StoreError;
 
 /// Longest name kept, in characters.
@@ -95,6 +95,10 @@ impl Authn {
                 Err(e) => return Err(e.into()),
             }
         };
+        if inserted {
+            self.user_event(tx.as_mut(), &user, EventType::TenantUserActivated)
+                .await?;
+        }
         let mail = if inserted {
             self.prepare_link(
                 tx.as_mut(),

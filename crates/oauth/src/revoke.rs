@@ -17,7 +17,7 @@ use crate::error::OAuthError;
 use crate::keys::KeyService;
 use crate::token::request::ClientRequest;
 use std::sync::Arc;
-use svc_domain::{Clock, SecretHash, Tenant};
+use svc_domain::{Clock, EventData, RevocationReason, RevokedTokenKind, SecretHash, Tenant};
 use svc_store::Store;
 use time::OffsetDateTime;
 
@@ -26,13 +26,20 @@ pub struct Revoker {
     store: Arc<dyn Store>,
     keys: Arc<KeyService>,
     clock: Arc<dyn Clock>,
+    rng: Arc<dyn svc_domain::Rng>,
     jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
 }
 
 impl Revoker {
     /// A revocation engine.
-    pub fn new(store: Arc<dyn Store>, keys: Arc<KeyService>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(
+        store: Arc<dyn Store>,
+        keys: Arc<KeyService>,
+        clock: Arc<dyn Clock>,
+        rng: Arc<dyn svc_domain::Rng>,
+    ) -> Self {
         Self {
+            rng,
             store,
             keys,
             clock,
@@ -77,6 +84,14 @@ impl Revoker {
                     .revoke_refresh_family(&tenant.id, &family.id, now, "revoked")
                     .await?
             {
+                let data = EventData::TokensRevoked {
+                    client_id: app.id.clone(),
+                    token_kind: RevokedTokenKind::RefreshToken,
+                    access_token_id: None,
+                    refresh_family_id: Some(family.id.clone()),
+                    reason: RevocationReason::ClientRequest,
+                };
+                self.record_event(tx.as_mut(), tenant, data).await?;
                 tracing::info!(tenant = %tenant.id, client_id = %app.id, family = %family.id,
                     "refresh token family revoked");
             }
@@ -97,9 +112,39 @@ impl Revoker {
         }
         let expires_at = OffsetDateTime::from_unix_timestamp(exp).unwrap_or(now);
         let mut tx = self.store.write().await?;
-        tx.revoke_access_token(&tenant.id, jti, expires_at).await?;
+        if !tx.access_token_revoked(&tenant.id, jti).await? {
+            tx.revoke_access_token(&tenant.id, jti, expires_at).await?;
+            let data = EventData::TokensRevoked {
+                client_id: app.id.clone(),
+                token_kind: RevokedTokenKind::AccessToken,
+                access_token_id: Some(jti.to_owned()),
+                refresh_family_id: None,
+                reason: RevocationReason::ClientRequest,
+            };
+            self.record_event(tx.as_mut(), tenant, data).await?;
+        }
         tx.commit().await?;
         tracing::info!(tenant = %tenant.id, client_id = %app.id, jti, "access token revoked");
+        Ok(())
+    }
+}
+
+impl Revoker {
+    /// Records `auth.token.revoked` in `tx`, committed with the revocation.
+    async fn record_event(
+        &self,
+        tx: &mut dyn svc_store::WriteTx,
+        tenant: &Tenant,
+        data: EventData,
+    ) -> Result<(), OAuthError> {
+        let event = svc_domain::Event::new(
+            self.clock.as_ref(),
+            self.rng.as_ref(),
+            &tenant.id,
+            svc_domain::EventType::TokenRevoked,
+            data,
+        );
+        tx.insert_event(&event).await?;
         Ok(())
     }
 }

@@ -279,8 +279,13 @@ impl App {
             let introspector =
                 Introspector::new(key_store.clone(), keys.clone(), options.clock.clone())
                     .with_jwks_fetcher(fetcher.clone());
-            let revoker = Revoker::new(key_store.clone(), keys.clone(), options.clock.clone())
-                .with_jwks_fetcher(fetcher);
+            let revoker = Revoker::new(
+                key_store.clone(),
+                keys.clone(),
+                options.clock.clone(),
+                options.rng.clone(),
+            )
+            .with_jwks_fetcher(fetcher);
             let userinfo = UserInfo::new(key_store.clone(), keys.clone(), options.clock.clone());
             let authorize = AuthorizeEndpoint::new(
                 key_store.clone(),

@@ -9,7 +9,7 @@ use svc_domain::{
 };
 use svc_store::{
     AttemptNext, ClaimedDelivery, DeliveryFilter, EventWrites, ExpiredLease, QueueStats,
-    StoreError, UnrelayedEvent, WebhookReads, WebhookWrites,
+    StoreError, StoredEvent, UnrelayedEvent, WebhookReads, WebhookWrites,
 };
 use time::OffsetDateTime;
 
@@ -73,6 +73,15 @@ impl WebhookReads for PgTx {
 
     async fn webhook_queue_stats(&mut self) -> Result<QueueStats, StoreError> {
         webhooks::queue_stats(&mut self.tx).await
+    }
+
+    async fn events(
+        &mut self,
+        tenant: &TenantId,
+        after: Option<&EventId>,
+        limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        webhooks::events(&mut self.tx, tenant, after, limit).await
     }
 }
 

@@ -19,7 +19,7 @@ use svc_store::rows::{
 };
 use svc_store::{
     AttemptNext, ClaimedDelivery, DeliveryFilter, ExpiredLease, QueueStats, StoreError,
-    UnrelayedEvent,
+    StoredEvent, UnrelayedEvent,
 };
 use time::OffsetDateTime;
 
@@ -255,6 +255,35 @@ fn decode_unrelayed(row: &SqliteRow) -> Result<UnrelayedEvent, StoreError> {
             .ok_or_else(|| corrupt("event_type", &event_type))?,
         occurred_at: c.get("occurred_at")?,
     })
+}
+
+pub(crate) async fn events(
+    conn: &mut SqliteConnection,
+    tenant: &TenantId,
+    after: Option<&EventId>,
+    limit: u32,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT id, tenant_id, event_type, occurred_at, body FROM events \
+         WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+    )
+    .bind(tenant.as_str())
+    .bind(after.map_or("", EventId::as_str))
+    .bind(i64::from(limit))
+    .fetch_all(conn)
+    .await
+    .map_err(map_err)?;
+    rows.iter()
+        .map(|row| {
+            let event = decode_unrelayed(row)?;
+            Ok(StoredEvent {
+                id: event.id,
+                event_type: event.event_type,
+                occurred_at: event.occurred_at,
+                body: Columns::new(row, "events").get("body")?,
+            })
+        })
+        .collect()
 }
 
 pub(crate) async fn mark_events_relayed(

@@ -35,7 +35,7 @@ pub use users::{
 };
 pub use webhooks::{
     AttemptNext, ClaimedDelivery, DeliveryFilter, EventWrites, ExpiredLease, QueueStats,
-    UnrelayedEvent, WebhookReads, WebhookWrites,
+    StoredEvent, UnrelayedEvent, WebhookReads, WebhookWrites,
 };
 
 use async_trait::async_trait;

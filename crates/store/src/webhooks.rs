@@ -35,6 +35,19 @@ pub struct UnrelayedEvent {
     pub occurred_at: OffsetDateTime,
 }
 
+/// A recorded event with its envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The event.
+    pub id: EventId,
+    /// Its type.
+    pub event_type: EventType,
+    /// When it happened.
+    pub occurred_at: OffsetDateTime,
+    /// The envelope, as delivered.
+    pub body: String,
+}
+
 /// A delivery a worker now holds the lease of, with what it needs to send it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimedDelivery {
@@ -134,6 +147,15 @@ pub trait WebhookReads {
 
     /// Queue figures across every tenant.
     async fn webhook_queue_stats(&mut self) -> Result<QueueStats, StoreError>;
+
+    /// Up to `limit` recorded events of `tenant` in id (time) order after the cursor `after`,
+    /// relayed or not, while they are kept.
+    async fn events(
+        &mut self,
+        tenant: &TenantId,
+        after: Option<&EventId>,
+        limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError>;
 }
 
 /// Writes of subscriptions, the fan-out and the delivery queue.

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
 mod breached;
+mod events;
 mod links;
 mod sign_in;
 mod sign_up;

@@ -270,7 +270,11 @@ async fn sessions_end_on_sign_out_and_only_their_owner_revokes_them() {
         "already revoked"
     );
     h.authn
-        .sign_out(&h.tenant, &second.session.id)
+        .sign_out(
+            &h.tenant,
+            &second.session,
+            svc_domain::LogoutReason::SignOut,
+        )
         .await
         .unwrap();
     for cookie in [&first.cookie_value, &second.cookie_value] {

@@ -14,7 +14,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
 use http::StatusCode;
-use svc_domain::{Session, SessionId};
+use svc_domain::{LogoutReason, Session, SessionId};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -165,7 +165,7 @@ pub(crate) async fn sign_out(State(state): State<HostedState>, ctx: Ctx, body: B
     if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
         return error::csrf(&ctx);
     }
-    if let Err(page) = end_browser_session(&state, &ctx).await {
+    if let Err(page) = end_browser_session(&state, &ctx, LogoutReason::SignOut).await {
         return page;
     }
     let mut response = see_other("/auth/sign-out");
@@ -174,11 +174,15 @@ pub(crate) async fn sign_out(State(state): State<HostedState>, ctx: Ctx, body: B
 }
 
 /// Ends this browser's session, if it has one.
-pub(crate) async fn end_browser_session(state: &HostedState, ctx: &Ctx) -> Result<(), Response> {
+pub(crate) async fn end_browser_session(
+    state: &HostedState,
+    ctx: &Ctx,
+    reason: LogoutReason,
+) -> Result<(), Response> {
     if let Some((session, _)) = ctx.signed_in(&state.authn).await? {
         state
             .authn
-            .sign_out(&ctx.current.tenant, &session.id)
+            .sign_out(&ctx.current.tenant, &session, reason)
             .await
             .map_err(|e| error::fatal(ctx, e))?;
     }

@@ -13,6 +13,7 @@ use super::{Ctx, HostedState, cookies, error, see_other};
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
+use svc_domain::LogoutReason;
 use svc_oauth::end_session::EndSessionOutcome;
 
 /// `GET /oauth/end-session` (OpenID RP-Initiated Logout 1.0 §2).
@@ -98,7 +99,7 @@ async fn end_session(state: &HostedState, ctx: &Ctx, params: &Fields, confirmed:
             response
         }
         EndSessionOutcome::SignOut { redirect } => {
-            if let Err(page) = end_browser_session(state, ctx).await {
+            if let Err(page) = end_browser_session(state, ctx, LogoutReason::EndSession).await {
                 return page;
             }
             let mut response = match redirect {

@@ -20,7 +20,7 @@ use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use svc_authn::SignedIn;
-use svc_domain::InteractionId;
+use svc_domain::{InteractionId, LogoutReason};
 
 /// What a sign-in or sign-up page shows besides its fields.
 struct Pending {
@@ -171,7 +171,7 @@ pub(crate) async fn signed_in_response(
         && previous.id != signed_in.session.id
         && let Err(e) = state
             .authn
-            .sign_out(&ctx.current.tenant, &previous.id)
+            .sign_out(&ctx.current.tenant, &previous, LogoutReason::SignOut)
             .await
     {
         // The new session stands either way; the old one still expires on its own.

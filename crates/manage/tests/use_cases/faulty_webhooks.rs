@@ -8,7 +8,7 @@ use svc_domain::{
 };
 use svc_store::{
     AttemptNext, ClaimedDelivery, DeliveryFilter, EventWrites, ExpiredLease, QueueStats,
-    StoreError, UnrelayedEvent, WebhookReads, WebhookWrites,
+    StoreError, StoredEvent, UnrelayedEvent, WebhookReads, WebhookWrites,
 };
 use time::OffsetDateTime;
 
@@ -75,6 +75,15 @@ impl WebhookReads for FaultyTx {
 
     async fn webhook_queue_stats(&mut self) -> Result<QueueStats, StoreError> {
         self.inner.webhook_queue_stats().await
+    }
+
+    async fn events(
+        &mut self,
+        tenant: &TenantId,
+        after: Option<&EventId>,
+        limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.inner.events(tenant, after, limit).await
     }
 }
 

@@ -503,6 +503,18 @@ impl AuthorizeEndpoint {
             granted_at: truncate_micros(self.clock.now()),
         };
         tx.upsert_consent(&consent).await?;
+        let event = svc_domain::Event::new(
+            self.clock.as_ref(),
+            self.rng.as_ref(),
+            &tenant.id,
+            svc_domain::EventType::ConsentGranted,
+            svc_domain::EventData::ConsentGranted {
+                user_id: consent.user_id.clone(),
+                client_id: consent.client_id.clone(),
+                scope: consent.scope.to_string(),
+            },
+        );
+        tx.insert_event(&event).await?;
         tx.commit().await
     }
 

@@ -13,8 +13,8 @@
 //!   committed, so an expired token is only `invalid_grant`: it is not rotated by the failed
 //!   attempt, and a retry is not mistaken for reuse.
 //!
-//! Both are written to the audit log in the same transaction as the revocation; the event
-//! outbox arrives with webhooks.
+//! Both are written to the audit log and the event outbox in the same transaction as the
+//! revocation; every issuance records `auth.token.issued` the same way.
 
 use super::issue::{
     IssuedAccessToken, NewAccessToken, SubjectType, TOKEN_TYPE_BEARER, TokenResponse,
@@ -31,8 +31,9 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 use svc_crypto::SigningKey;
 use svc_domain::{
-    Application, AuditEntry, AuditEntryId, AuditOutcome, GeneratedSecret, GrantType, RefreshFamily,
-    RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SessionId, Tenant, User, UserId,
+    Application, AuditEntry, AuditEntryId, AuditOutcome, Event, EventData, EventType,
+    GeneratedSecret, GrantType, RefreshFamily, RefreshFamilyId, RefreshToken, RevocationReason,
+    RevokedTokenKind, ScopeSet, SecretHash, SessionId, Tenant, User, UserId,
 };
 use svc_store::{CodeRedemption, RefreshRotation, WriteTx};
 use time::OffsetDateTime;
@@ -92,14 +93,28 @@ impl TokenEndpoint {
                 return Err(OAuthError::invalid_grant("the code is invalid"));
             }
             CodeRedemption::Again(code) => {
-                if let Some(family) = &code.issued_family {
-                    tx.revoke_refresh_family(&tenant.id, family, now, "code_reuse")
+                if let Some(family) = &code.issued_family
+                    && tx
+                        .revoke_refresh_family(&tenant.id, family, now, "code_reuse")
+                        .await?
+                {
+                    let data = revoked_family(&app.id, family, RevocationReason::CodeReuse);
+                    self.record_event(tx.as_mut(), tenant, EventType::TokenRevoked, data)
                         .await?;
                 }
                 if let (Some(jti), Some(exp)) =
                     (&code.issued_access_jti, code.issued_access_expires_at)
                 {
                     tx.revoke_access_token(&tenant.id, jti, exp).await?;
+                    let data = EventData::TokensRevoked {
+                        client_id: app.id.clone(),
+                        token_kind: RevokedTokenKind::AccessToken,
+                        access_token_id: Some(jti.clone()),
+                        refresh_family_id: None,
+                        reason: RevocationReason::CodeReuse,
+                    };
+                    self.record_event(tx.as_mut(), tenant, EventType::TokenRevoked, data)
+                        .await?;
                 }
                 let entry = security_entry(
                     self,
@@ -169,6 +184,17 @@ impl TokenEndpoint {
             unix(access.exp),
         )
         .await?;
+        let data = EventData::TokensIssued {
+            client_id: app.id.clone(),
+            user_id: code.user_id.clone(),
+            grant_type: "authorization_code".into(),
+            scope: code.scope.to_string(),
+            access_token_id: access.jti.clone(),
+            refresh_family_id: family.as_ref().map(|(id, _)| id.clone()),
+            id_token: response.id_token.is_some(),
+        };
+        self.record_event(tx.as_mut(), tenant, EventType::TokenIssued, data)
+            .await?;
         tx.commit().await?;
         tracing::info!(tenant = %tenant.id, client_id = %app.id, grant_type = "authorization_code",
             jti = %access.jti, refresh = offline, "tokens issued");
@@ -218,6 +244,22 @@ impl TokenEndpoint {
                         family.id.as_str(),
                     );
                     tx.insert_audit(&entry).await?;
+                    let data = EventData::RefreshTokenReused {
+                        client_id: app.id.clone(),
+                        user_id: family.user_id.clone(),
+                        refresh_family_id: family.id.clone(),
+                    };
+                    self.record_event(
+                        tx.as_mut(),
+                        tenant,
+                        EventType::SecurityRefreshTokenReuse,
+                        data,
+                    )
+                    .await?;
+                    let data =
+                        revoked_family(&app.id, &family.id, RevocationReason::RefreshTokenReuse);
+                    self.record_event(tx.as_mut(), tenant, EventType::TokenRevoked, data)
+                        .await?;
                     tracing::warn!(tenant = %tenant.id, client_id = %app.id,
                             family = %family.id, "refresh token reuse: family revoked");
                 }
@@ -266,6 +308,17 @@ impl TokenEndpoint {
             person: Map::new(),
         };
         let (response, access) = self.respond(tenant, issuer, app, &signers, &grant, now)?;
+        let data = EventData::TokensIssued {
+            client_id: app.id.clone(),
+            user_id: family.user_id.clone(),
+            grant_type: "refresh_token".into(),
+            scope: scope.to_string(),
+            access_token_id: access.jti.clone(),
+            refresh_family_id: next.is_some().then(|| family.id.clone()),
+            id_token: response.id_token.is_some(),
+        };
+        self.record_event(tx.as_mut(), tenant, EventType::TokenIssued, data)
+            .await?;
         tx.commit().await?;
         tracing::info!(tenant = %tenant.id, client_id = %app.id, grant_type = "refresh_token",
             jti = %access.jti, family = %family.id, "tokens issued");
@@ -398,6 +451,42 @@ async fn active_person(
 
 fn unix(secs: i64) -> OffsetDateTime {
     OffsetDateTime::from_unix_timestamp(secs).unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
+
+/// `auth.token.revoked` for a refresh family.
+fn revoked_family(
+    client: &svc_domain::ClientId,
+    family: &RefreshFamilyId,
+    reason: RevocationReason,
+) -> EventData {
+    EventData::TokensRevoked {
+        client_id: client.clone(),
+        token_kind: RevokedTokenKind::RefreshToken,
+        access_token_id: None,
+        refresh_family_id: Some(family.clone()),
+        reason,
+    }
+}
+
+impl TokenEndpoint {
+    /// Records an event of `tenant` in `tx`, committed (or rolled back) with the grant.
+    async fn record_event(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &Tenant,
+        event_type: EventType,
+        data: EventData,
+    ) -> Result<(), OAuthError> {
+        let event = Event::new(
+            self.clock.as_ref(),
+            self.rng.as_ref(),
+            &tenant.id,
+            event_type,
+            data,
+        );
+        tx.insert_event(&event).await?;
+        Ok(())
+    }
 }
 
 fn security_entry(

@@ -220,6 +220,19 @@ pub async fn outbox_events_wait_for_the_relay_and_roll_back_with_their_change(
     assert_eq!(pending[0].event_type, EventType::TenantUserSuspended);
     assert_eq!(pending[0].occurred_at, first.occurred_at);
     assert_eq!(tx.unrelayed_events(1).await.expect("limit").len(), 1);
+    let all = tx.events(&acme.id, None, 10).await.expect("events");
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0].id, first.id);
+    assert_eq!(all[0].body, first.envelope(), "the envelope byte for byte");
+    assert_eq!(all[1].occurred_at, second.occurred_at);
+    let page = tx
+        .events(&acme.id, Some(&first.id), 10)
+        .await
+        .expect("page");
+    assert_eq!(
+        page.iter().map(|e| e.id.clone()).collect::<Vec<_>>(),
+        vec![second.id.clone()]
+    );
     tx.mark_events_relayed(std::slice::from_ref(&first.id), t0)
         .await
         .expect("mark");

@@ -221,6 +221,7 @@ async fn prompt_none_and_max_age_and_revocation() {
         flow.fx.store.clone(),
         flow.fx.keys.clone(),
         flow.fx.clock.clone(),
+        std::sync::Arc::new(svc_domain::OsRandom),
     );
     revoker
         .handle(

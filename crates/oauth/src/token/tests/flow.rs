@@ -351,6 +351,18 @@ impl Flow {
         entries
     }
 
+    /// The tenant's recorded events of `event_type`: their `data`, oldest first.
+    pub(super) async fn events(&self, event_type: &str) -> Vec<Value> {
+        let mut tx = self.fx.store.read().await.unwrap();
+        let events = tx.events(&self.fx.tenant.id, None, 1000).await.unwrap();
+        tx.finish().await.unwrap();
+        events
+            .into_iter()
+            .filter(|e| e.event_type.as_str() == event_type)
+            .map(|e| serde_json::from_str::<Value>(&e.body).unwrap()["data"].clone())
+            .collect()
+    }
+
     /// The claims of an ID token, verified against the tenant's published keys with `alg`.
     pub(super) async fn id_claims(&self, id_token: &str, alg: SigningAlg) -> Value {
         let published = self.fx.keys.published_jwks(&self.fx.tenant).await.unwrap();

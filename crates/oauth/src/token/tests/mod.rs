@@ -6,6 +6,7 @@ mod claims;
 mod client_auth;
 mod client_credentials;
 mod code_flow;
+mod events;
 mod flow;
 mod issuance;
 mod private_key_jwt;
