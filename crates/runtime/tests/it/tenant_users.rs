@@ -3,10 +3,10 @@
 //! lists, reads, patches, suspends, reactivates and removes them, manages their sessions, and
 //! every refusal comes back as the right problem.
 
-use crate::binary;
+use crate::common::operator_token;
 use serde_json::{Value, json};
 use svc_domain::{Clock, SecretHash, Session, SessionId, SystemClock, UserId};
-use svc_testkit::{BACKENDS, Process, TestApp};
+use svc_testkit::{BACKENDS, TestApp};
 
 const PW: &str = "correct horse battery";
 
@@ -34,29 +34,6 @@ async fn spawn(backend: svc_testkit::Backend, mail: &std::path::Path) -> TestApp
         ],
     )
     .await
-}
-
-/// An operator token from the real CLI against the app's database.
-async fn operator_token(app: &TestApp) -> String {
-    let work = tempfile::tempdir().unwrap();
-    let db = match &app.database_url {
-        Some(url) => url.clone(),
-        None => format!("sqlite://{}", app.sqlite_path().display()),
-    };
-    let exit = Process::run(
-        binary(),
-        work.path(),
-        &["operator", "create-token", "--name", "e2e"],
-        &[("DATABASE_URL", &db)],
-    )
-    .await;
-    assert_eq!(exit.code, Some(0), "{}\n{}", exit.stdout, exit.stderr);
-    exit.stdout
-        .lines()
-        .find(|l| l.starts_with("svcop_"))
-        .expect("token printed")
-        .trim()
-        .to_owned()
 }
 
 async fn create_tenant(app: &TestApp, operator: &str, slug: &str) -> Tenant {

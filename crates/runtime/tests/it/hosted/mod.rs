@@ -6,5 +6,5 @@
 mod accounts;
 mod flow;
 mod security;
-mod support;
+pub(crate) mod support;
 mod tokens;

@@ -2,47 +2,49 @@
 //! Argon2 and mail written to a file, a tenant with an application and a person, and a
 //! [`Browser`] (cookie jar, no redirects followed) that reads forms the way a person fills them.
 
-use crate::binary;
+use crate::common::operator_token;
 use reqwest::cookie::{CookieStore, Jar};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
-use svc_testkit::{Backend, Process, TestApp};
+use svc_testkit::{Backend, TestApp};
 
 /// A PKCE verifier and its S256 challenge (base64url of its SHA-256, RFC 7636 §4.2).
-pub(super) const VERIFIER: &str = "dBjftJeZ4CVP-mJ92ZAzg4pdM0LMXh6x5rQOQnDJfWM";
-pub(super) const CHALLENGE: &str = "2XHK-GJmT4fXkaU7betaGOmS_rNgq58J-MKNvwiC4cQ";
+pub(crate) const VERIFIER: &str = "dBjftJeZ4CVP-mJ92ZAzg4pdM0LMXh6x5rQOQnDJfWM";
+pub(crate) const CHALLENGE: &str = "2XHK-GJmT4fXkaU7betaGOmS_rNgq58J-MKNvwiC4cQ";
 /// The application's registered redirect URI.
-pub(super) const REDIRECT: &str = "https://app.example.com/callback";
+pub(crate) const REDIRECT: &str = "https://app.example.com/callback";
 /// The password of [`World::user`].
-pub(super) const PASSWORD: &str = "correct horse battery staple";
+pub(crate) const PASSWORD: &str = "correct horse battery staple";
 /// What a hostile value looks like in every reflected parameter.
-pub(super) const XSS: &str = "\"><img src=x onerror=alert(1)><script>alert(2)</script>";
+pub(crate) const XSS: &str = "\"><img src=x onerror=alert(1)><script>alert(2)</script>";
 
 /// A running app, a tenant with an application and a person, and where mail goes.
-pub(super) struct World {
-    pub(super) app: TestApp,
-    pub(super) host: String,
-    pub(super) token: String,
-    pub(super) client_id: String,
-    pub(super) client_secret: String,
-    pub(super) user: String,
+pub(crate) struct World {
+    pub(crate) app: TestApp,
+    pub(crate) host: String,
+    pub(crate) token: String,
+    pub(crate) client_id: String,
+    pub(crate) client_secret: String,
+    pub(crate) user: String,
     mail: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 /// Options of [`World::new`].
 #[derive(Default)]
-pub(super) struct Setup {
-    pub(super) signup: bool,
-    pub(super) first_party: bool,
-    pub(super) client_name: Option<String>,
+pub(crate) struct Setup {
+    pub(crate) signup: bool,
+    pub(crate) first_party: bool,
+    pub(crate) client_name: Option<String>,
+    /// More environment for the app (e.g. webhook delivery settings).
+    pub(crate) env: Vec<(&'static str, &'static str)>,
 }
 
 impl World {
     /// The app on `backend` with tenant `acme` (sign-up as asked), a third-party (or
     /// first-party) code-flow application and a person `ada@example.com`.
-    pub(super) async fn new(backend: Backend, setup: Setup) -> Self {
+    pub(crate) async fn new(backend: Backend, setup: Setup) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mail = dir.path().join("mail.jsonl");
         let sink = format!("file:{}", mail.display());
@@ -53,6 +55,7 @@ impl World {
             ("SVC_EMAIL__PROVIDER", "log"),
         ]);
         env.push(("SVC_EMAIL__LOG__SINK", sink.as_str()));
+        env.extend(setup.env.iter().copied());
         let app = TestApp::spawn_with(backend, &env).await;
         let operator = operator_token(&app).await;
         let created = app
@@ -94,14 +97,14 @@ impl World {
     }
 
     /// Registers a code-flow application: `(client_id, client_secret)`.
-    pub(super) async fn register(&self, name: &str, first_party: bool) -> (String, String) {
+    pub(crate) async fn register(&self, name: &str, first_party: bool) -> (String, String) {
         self.register_with(json!({"name": name, "first_party": first_party}))
             .await
     }
 
     /// Registers a code-flow application whose registration is the defaults of
     /// [`World::register`] with the members of `overrides`: `(client_id, client_secret)`.
-    pub(super) async fn register_with(&self, overrides: Value) -> (String, String) {
+    pub(crate) async fn register_with(&self, overrides: Value) -> (String, String) {
         let mut body = json!({
             "name": "Shop",
             "redirect_uris": [REDIRECT],
@@ -129,7 +132,7 @@ impl World {
     }
 
     /// Creates an active person with a password through the management API.
-    pub(super) async fn create_user(&self, email: &str, password: &str) -> Value {
+    pub(crate) async fn create_user(&self, email: &str, password: &str) -> Value {
         let response = self
             .api(reqwest::Method::POST, "/api/v1/tenant-users")
             .json(&json!({"email": email, "password": password, "name": "Ada Lovelace"}))
@@ -143,7 +146,7 @@ impl World {
     }
 
     /// A management API request on the tenant's host.
-    pub(super) fn api(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn api(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.app
             .request(method, path)
             .header("host", &self.host)
@@ -151,17 +154,17 @@ impl World {
     }
 
     /// The tenant's issuer.
-    pub(super) fn issuer(&self) -> String {
+    pub(crate) fn issuer(&self) -> String {
         format!("http://{}", self.host)
     }
 
     /// A fresh browser (empty cookie jar).
-    pub(super) fn browser(&self) -> Browser {
+    pub(crate) fn browser(&self) -> Browser {
         Browser::new(&self.app, &self.host)
     }
 
     /// `/oauth/authorize?…` for the world's application, with PKCE and `state`.
-    pub(super) fn authorize_path(
+    pub(crate) fn authorize_path(
         &self,
         scope: &str,
         state: &str,
@@ -193,7 +196,7 @@ impl World {
 
     /// The mails sent to `to`, waiting up to ten seconds until there are at least `at_least`
     /// (mail leaves from a background task, after the answer).
-    pub(super) async fn mails_to(&self, to: &str, at_least: usize) -> Vec<Value> {
+    pub(crate) async fn mails_to(&self, to: &str, at_least: usize) -> Vec<Value> {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
             let mails: Vec<Value> = self.mails().into_iter().filter(|m| m["to"] == to).collect();
@@ -205,7 +208,7 @@ impl World {
     }
 
     /// The one-time link most recently mailed to `to` whose path is `path` (waiting for it).
-    pub(super) async fn mailed_link(&self, to: &str, path: &str) -> String {
+    pub(crate) async fn mailed_link(&self, to: &str, path: &str) -> String {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         let link = loop {
             let found = self
@@ -231,7 +234,7 @@ impl World {
 
     /// How many messages went to `to`, after giving background sends a moment (for asserting
     /// that nothing was sent).
-    pub(super) async fn mail_count(&self, to: &str) -> usize {
+    pub(crate) async fn mail_count(&self, to: &str) -> usize {
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         self.mails().into_iter().filter(|m| m["to"] == to).count()
     }
@@ -239,7 +242,7 @@ impl World {
     /// Runs the authorization request of `client_id` for `scope` in `browser` through the
     /// hosted pages (signing in as [`World::user`] and allowing consent when asked) and returns
     /// the code sent to the application.
-    pub(super) async fn code_for(
+    pub(crate) async fn code_for(
         &self,
         browser: &Browser,
         client_id: &str,
@@ -274,13 +277,13 @@ impl World {
     }
 
     /// Redeems a code at the token endpoint.
-    pub(super) async fn redeem(&self, code: &str) -> reqwest::Response {
+    pub(crate) async fn redeem(&self, code: &str) -> reqwest::Response {
         self.redeem_as(code, &self.client_id, &self.client_secret)
             .await
     }
 
     /// Redeems a code at the token endpoint as the application `client_id`.
-    pub(super) async fn redeem_as(
+    pub(crate) async fn redeem_as(
         &self,
         code: &str,
         client_id: &str,
@@ -302,32 +305,9 @@ impl World {
     }
 
     /// Stops the app.
-    pub(super) async fn shutdown(self) {
+    pub(crate) async fn shutdown(self) {
         self.app.shutdown().await;
     }
-}
-
-/// An operator token from the real CLI against the app's database.
-async fn operator_token(app: &TestApp) -> String {
-    let work = tempfile::tempdir().unwrap();
-    let db = match &app.database_url {
-        Some(url) => url.clone(),
-        None => format!("sqlite://{}", app.sqlite_path().display()),
-    };
-    let exit = Process::run(
-        binary(),
-        work.path(),
-        &["operator", "create-token", "--name", "e2e"],
-        &[("DATABASE_URL", db.as_str())],
-    )
-    .await;
-    assert_eq!(exit.code, Some(0), "{}\n{}", exit.stdout, exit.stderr);
-    exit.stdout
-        .lines()
-        .find(|l| l.starts_with("svcop_"))
-        .expect("token printed")
-        .trim()
-        .to_owned()
 }
 
 /// A management access token (client_credentials) for the tenant at `host`.
@@ -346,29 +326,29 @@ async fn management_token(app: &TestApp, host: &str, id: &str, secret: &str) -> 
 }
 
 /// A browser on the tenant's host: keeps cookies, never follows redirects.
-pub(super) struct Browser {
+pub(crate) struct Browser {
     client: reqwest::Client,
     base: String,
     jar: Arc<Jar>,
 }
 
 /// A response, read.
-pub(super) struct Page {
-    pub(super) status: u16,
-    pub(super) headers: reqwest::header::HeaderMap,
-    pub(super) body: String,
+pub(crate) struct Page {
+    pub(crate) status: u16,
+    pub(crate) headers: reqwest::header::HeaderMap,
+    pub(crate) body: String,
 }
 
 impl Page {
     /// The `Location` header.
-    pub(super) fn location(&self) -> Option<String> {
+    pub(crate) fn location(&self) -> Option<String> {
         self.headers
             .get("location")
             .map(|v| v.to_str().unwrap().to_owned())
     }
 
     /// Every `Set-Cookie` header.
-    pub(super) fn set_cookies(&self) -> Vec<String> {
+    pub(crate) fn set_cookies(&self) -> Vec<String> {
         self.headers
             .get_all("set-cookie")
             .iter()
@@ -377,7 +357,7 @@ impl Page {
     }
 
     /// The value of the hidden (or any) input `name`.
-    pub(super) fn field(&self, name: &str) -> Option<String> {
+    pub(crate) fn field(&self, name: &str) -> Option<String> {
         let marker = format!("name=\"{name}\"");
         let at = self.body.find(&marker)?;
         let tag_end = at + self.body[at..].find('>')?;
@@ -388,7 +368,7 @@ impl Page {
     }
 
     /// Asserts the hosted security headers.
-    pub(super) fn assert_secure(&self, what: &str) {
+    pub(crate) fn assert_secure(&self, what: &str) {
         let h = |name: &str| {
             self.headers
                 .get(name)
@@ -447,7 +427,7 @@ impl Browser {
     }
 
     /// `GET path` (a path on the tenant's host, or an absolute URL).
-    pub(super) async fn get(&self, path: &str) -> Page {
+    pub(crate) async fn get(&self, path: &str) -> Page {
         let url = if path.starts_with("http") {
             path.to_owned()
         } else {
@@ -457,7 +437,7 @@ impl Browser {
     }
 
     /// `POST path` with a form.
-    pub(super) async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
+    pub(crate) async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
         let response = self
             .client
             .post(format!("{}{path}", self.base))
@@ -469,7 +449,7 @@ impl Browser {
     }
 
     /// `POST path` with a raw body.
-    pub(super) async fn post_raw(&self, path: &str, body: String) -> Page {
+    pub(crate) async fn post_raw(&self, path: &str, body: String) -> Page {
         let response = self
             .client
             .post(format!("{}{path}", self.base))
@@ -482,7 +462,7 @@ impl Browser {
     }
 
     /// The value of cookie `name` in the jar.
-    pub(super) fn cookie(&self, name: &str) -> Option<String> {
+    pub(crate) fn cookie(&self, name: &str) -> Option<String> {
         let url = self.base.parse().unwrap();
         let header = self.jar.cookies(&url)?;
         header
@@ -495,13 +475,13 @@ impl Browser {
     }
 
     /// Puts a cookie in the jar (as another site or an old tab might have left it).
-    pub(super) fn set_cookie(&self, cookie: &str) {
+    pub(crate) fn set_cookie(&self, cookie: &str) {
         let url = self.base.parse().unwrap();
         self.jar.add_cookie_str(cookie, &url);
     }
 
     /// Opens `path` (a page with a form) and submits it with `fields` plus its hidden fields.
-    pub(super) async fn submit(&self, path: &str, action: &str, fields: &[(&str, &str)]) -> Page {
+    pub(crate) async fn submit(&self, path: &str, action: &str, fields: &[(&str, &str)]) -> Page {
         let page = self.get(path).await;
         assert_eq!(page.status, 200, "{path}: {}", page.body);
         let mut form: Vec<(String, String)> = hidden_fields(&page.body);
@@ -514,7 +494,7 @@ impl Browser {
     }
 
     /// Signs in on the sign-in page of `interaction` (or none).
-    pub(super) async fn sign_in(
+    pub(crate) async fn sign_in(
         &self,
         interaction: Option<&str>,
         email: &str,
@@ -534,7 +514,7 @@ impl Browser {
 }
 
 /// Every hidden input of the first form of a page.
-pub(super) fn hidden_fields(body: &str) -> Vec<(String, String)> {
+pub(crate) fn hidden_fields(body: &str) -> Vec<(String, String)> {
     body.split("<input type=\"hidden\" ")
         .skip(1)
         .filter_map(|rest| {
@@ -548,7 +528,7 @@ pub(super) fn hidden_fields(body: &str) -> Vec<(String, String)> {
 }
 
 /// A query parameter of an absolute or relative URL.
-pub(super) fn param(url: &str, name: &str) -> Option<String> {
+pub(crate) fn param(url: &str, name: &str) -> Option<String> {
     let query = url.split_once('?')?.1;
     url::form_urlencoded::parse(query.as_bytes())
         .find(|(k, _)| k == name)

@@ -2,46 +2,9 @@
 //! creation with its management credentials, token requests on a tenant's host, and the
 //! environment that serves tenants under `localhost`.
 
-use crate::binary;
+pub(super) use crate::common::operator_token;
 use serde_json::{Value, json};
-use svc_testkit::{Process, TestApp};
-
-/// Creates an operator token with the real CLI against the app's database.
-pub(super) async fn operator_token(app: &TestApp) -> String {
-    let work = tempfile::tempdir().unwrap();
-    let mut env: Vec<(&str, &str)> = Vec::new();
-    let db;
-    match &app.database_url {
-        Some(url) => {
-            db = url.clone();
-            env.push(("DATABASE_URL", &db));
-        }
-        None => {
-            db = format!("sqlite://{}", app.sqlite_path().display());
-            env.push(("DATABASE_URL", &db));
-        }
-    }
-    let exit = Process::run(
-        binary(),
-        work.path(),
-        &["operator", "create-token", "--name", "e2e"],
-        &env,
-    )
-    .await;
-    assert_eq!(exit.code, Some(0), "{}\n{}", exit.stdout, exit.stderr);
-    let token = exit
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("svcop_"))
-        .expect("token printed once")
-        .trim()
-        .to_owned();
-    assert!(
-        !exit.stderr.contains(&token),
-        "the token is printed on stdout only, once"
-    );
-    token
-}
+use svc_testkit::TestApp;
 
 pub(super) struct Tenant {
     pub(super) host: String,

@@ -7,4 +7,5 @@ mod api;
 mod delivery;
 mod python;
 mod reliability;
+mod sign_in;
 mod support;

@@ -9,11 +9,11 @@ use std::time::Duration;
 use svc_domain::{Clock, OsRandom, SystemClock, WebhookSecret};
 use svc_testkit::{BACKENDS, Process};
 
-fn script() -> PathBuf {
+pub(super) fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/webhook_receiver.py")
 }
 
-fn accepted(out: &Path) -> Vec<Value> {
+pub(super) fn accepted(out: &Path) -> Vec<Value> {
     std::fs::read_to_string(out)
         .unwrap_or_default()
         .lines()
@@ -21,7 +21,7 @@ fn accepted(out: &Path) -> Vec<Value> {
         .collect()
 }
 
-async fn wait_for_lines(out: &Path, count: usize) -> Vec<Value> {
+pub(super) async fn wait_for_lines(out: &Path, count: usize) -> Vec<Value> {
     for _ in 0..200 {
         let lines = accepted(out);
         if lines.len() >= count {
