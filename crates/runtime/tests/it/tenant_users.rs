@@ -3,20 +3,14 @@
 //! lists, reads, patches, suspends, reactivates and removes them, manages their sessions, and
 //! every refusal comes back as the right problem.
 
-use crate::common::operator_token;
+use crate::common::{
+    CreatedTenant as Tenant, create_tenant, management_token as token, operator_token,
+};
 use serde_json::{Value, json};
 use svc_domain::{Clock, SecretHash, Session, SessionId, SystemClock, UserId};
 use svc_testkit::{BACKENDS, TestApp};
 
 const PW: &str = "correct horse battery";
-
-/// A tenant's host and management credentials.
-struct Tenant {
-    host: String,
-    issuer: String,
-    client_id: String,
-    client_secret: String,
-}
 
 /// An app serving tenants under `localhost`, with cheap Argon2, a small body limit and the log
 /// mailer appending to `mail`.
@@ -34,49 +28,6 @@ async fn spawn(backend: svc_testkit::Backend, mail: &std::path::Path) -> TestApp
         ],
     )
     .await
-}
-
-async fn create_tenant(app: &TestApp, operator: &str, slug: &str) -> Tenant {
-    let response = app
-        .request(reqwest::Method::POST, "/api/v1/control-plane/tenants")
-        .bearer_auth(operator)
-        .json(&json!({"slug": slug, "display_name": slug.to_uppercase()}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 201);
-    let body: Value = response.json().await.unwrap();
-    let port = app.url.rsplit(':').next().unwrap();
-    let credential = |k: &str| {
-        body["management_application"][k]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    };
-    Tenant {
-        host: format!("{slug}.localhost:{port}"),
-        issuer: format!("http://{slug}.localhost:{port}"),
-        client_id: credential("client_id"),
-        client_secret: credential("client_secret"),
-    }
-}
-
-async fn token(app: &TestApp, tenant: &Tenant, scope: Option<&str>) -> String {
-    let mut form = vec![("grant_type", "client_credentials")];
-    if let Some(scope) = scope {
-        form.push(("scope", scope));
-    }
-    let response = app
-        .request(reqwest::Method::POST, "/oauth/token")
-        .header("host", &tenant.host)
-        .basic_auth(&tenant.client_id, Some(&tenant.client_secret))
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let body: Value = response.json().await.unwrap();
-    body["access_token"].as_str().unwrap().to_owned()
 }
 
 /// Calls the users API on `tenant`'s host with `token`.
@@ -171,7 +122,7 @@ async fn tenant_users_are_created_listed_changed_and_retired() {
         assert_eq!(sent.len(), 1, "{sent:?}");
         assert_eq!(sent[0]["to"], "ivy@example.com");
         let link = sent[0]["link"].as_str().unwrap();
-        let prefix = format!("{}/auth/accept-invitation?token=", acme.issuer);
+        let prefix = format!("http://{}/auth/accept-invitation?token=", acme.host);
         assert!(link.starts_with(&prefix), "{link}");
         assert!(sent[0]["text"].as_str().unwrap().contains(link));
         assert!(sent[0]["sent_at"].as_str().unwrap().ends_with('Z'));
