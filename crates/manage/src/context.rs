@@ -7,6 +7,23 @@ use svc_domain::{ClientId, Clock, OperatorTokenId, Rng, TenantId};
 use svc_store::Store;
 use time::OffsetDateTime;
 
+/// Told after a change commits, so caches elsewhere in the process (the OAuth engine's
+/// application cache) forget what changed at once rather than when their entries expire.
+pub trait ChangeHook: Send + Sync {
+    /// An application was changed, had its secret rotated, or was deleted.
+    fn application_changed(&self, tenant: &TenantId, id: &ClientId);
+    /// A tenant was changed, suspended, reactivated or deleted.
+    fn tenant_changed(&self, tenant: &TenantId);
+}
+
+/// No cache to tell.
+struct NoCaches;
+
+impl ChangeHook for NoCaches {
+    fn application_changed(&self, _: &TenantId, _: &ClientId) {}
+    fn tenant_changed(&self, _: &TenantId) {}
+}
+
 /// The dependencies of the management use cases; cheap to clone.
 #[derive(Clone)]
 pub struct ManageContext {
@@ -16,12 +33,26 @@ pub struct ManageContext {
     pub clock: Arc<dyn Clock>,
     /// The source of ids and secrets.
     pub rng: Arc<dyn Rng>,
+    /// Who hears of committed changes.
+    pub changes: Arc<dyn ChangeHook>,
 }
 
 impl ManageContext {
-    /// Builds a context.
+    /// Builds a context that tells no cache about changes.
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, rng: Arc<dyn Rng>) -> Self {
-        Self { store, clock, rng }
+        Self {
+            store,
+            clock,
+            rng,
+            changes: Arc::new(NoCaches),
+        }
+    }
+
+    /// The same context, telling `hook` about committed changes.
+    #[must_use]
+    pub fn with_change_hook(mut self, hook: Arc<dyn ChangeHook>) -> Self {
+        self.changes = hook;
+        self
     }
 
     /// The current time at whole microseconds: the finest precision every backend stores

@@ -34,6 +34,7 @@ pub struct Introspector {
     keys: Arc<KeyService>,
     clock: Arc<dyn Clock>,
     jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
+    clients: Option<Arc<crate::client_auth::ClientCache>>,
 }
 
 /// Claims copied into an active introspection response (RFC 7662 §2.2 plus ours).
@@ -59,6 +60,7 @@ impl Introspector {
             keys,
             clock,
             jwks_fetcher: None,
+            clients: None,
         }
     }
 
@@ -66,6 +68,13 @@ impl Introspector {
     #[must_use]
     pub fn with_jwks_fetcher(mut self, fetcher: Arc<dyn JwksFetcher>) -> Self {
         self.jwks_fetcher = Some(fetcher);
+        self
+    }
+
+    /// Reads applications through `cache` (see [`crate::client_auth::ClientCache`]).
+    #[must_use]
+    pub fn with_client_cache(mut self, cache: Arc<crate::client_auth::ClientCache>) -> Self {
+        self.clients = Some(cache);
         self
     }
 
@@ -85,6 +94,7 @@ impl Introspector {
             tenant: &tenant.id,
             issuer,
             jwks_fetcher: self.jwks_fetcher.as_deref(),
+            clients: self.clients.as_deref(),
         };
         let client = client_auth::authenticate(&ctx, request.client()).await?;
         if !client.application.is_confidential() {

@@ -28,6 +28,7 @@ pub struct Revoker {
     clock: Arc<dyn Clock>,
     rng: Arc<dyn svc_domain::Rng>,
     jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
+    clients: Option<Arc<crate::client_auth::ClientCache>>,
 }
 
 impl Revoker {
@@ -44,6 +45,7 @@ impl Revoker {
             keys,
             clock,
             jwks_fetcher: None,
+            clients: None,
         }
     }
 
@@ -51,6 +53,13 @@ impl Revoker {
     #[must_use]
     pub fn with_jwks_fetcher(mut self, fetcher: Arc<dyn JwksFetcher>) -> Self {
         self.jwks_fetcher = Some(fetcher);
+        self
+    }
+
+    /// Reads applications through `cache` (see [`crate::client_auth::ClientCache`]).
+    #[must_use]
+    pub fn with_client_cache(mut self, cache: Arc<crate::client_auth::ClientCache>) -> Self {
+        self.clients = Some(cache);
         self
     }
 
@@ -69,6 +78,7 @@ impl Revoker {
             tenant: &tenant.id,
             issuer,
             jwks_fetcher: self.jwks_fetcher.as_deref(),
+            clients: self.clients.as_deref(),
         };
         let client = client_auth::authenticate(&ctx, request.client()).await?;
         let token = request.param("token").ok_or_else(|| {

@@ -1,7 +1,7 @@
 //! Assembly: from a validated configuration to a bound, serving process, and back down.
 
 use crate::bootstrap::{ensure_default_tenant, implied_default_tenant};
-use crate::directory::CachedDirectory;
+use crate::directory::{CachedDirectory, ProcessCaches};
 use crate::stores::{
     OpenedStore, StorePoolStats, StoreReadiness, open_plane_stores, prepare_schema,
 };
@@ -29,6 +29,7 @@ use svc_http::{
 use svc_manage::ManageContext;
 use svc_oauth::TokenSettings;
 use svc_oauth::authorize::{AuthorizeEndpoint, AuthorizeSettings};
+use svc_oauth::client_auth::ClientCache;
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
 use svc_oauth::end_session::EndSession;
 use svc_oauth::introspect::Introspector;
@@ -212,12 +213,19 @@ impl App {
             tls: tls.is_some(),
         };
         let directory = Arc::new(CachedDirectory::new(key_store.clone()));
-        let tenants = TenantResolver::new(routing.clone(), directory);
+        let tenants = TenantResolver::new(routing.clone(), directory.clone());
+        let clients = Arc::new(ClientCache::new(Duration::from_secs(u64::from(
+            config.oidc.client_cache_secs,
+        ))));
         let manage = ManageContext::new(
             key_store.clone(),
             options.clock.clone(),
             options.rng.clone(),
-        );
+        )
+        .with_change_hook(Arc::new(ProcessCaches {
+            clients: clients.clone(),
+            directory: directory.clone(),
+        }));
         // One sign-in engine per process: its Argon2 semaphore bounds hashing across every
         // surface that uses it (management API, hosted pages).
         let authn = crate::authn::build(
@@ -275,17 +283,20 @@ impl App {
                 options.rng.clone(),
                 settings,
             )
-            .with_jwks_fetcher(fetcher.clone());
+            .with_jwks_fetcher(fetcher.clone())
+            .with_client_cache(clients.clone());
             let introspector =
                 Introspector::new(key_store.clone(), keys.clone(), options.clock.clone())
-                    .with_jwks_fetcher(fetcher.clone());
+                    .with_jwks_fetcher(fetcher.clone())
+                    .with_client_cache(clients.clone());
             let revoker = Revoker::new(
                 key_store.clone(),
                 keys.clone(),
                 options.clock.clone(),
                 options.rng.clone(),
             )
-            .with_jwks_fetcher(fetcher);
+            .with_jwks_fetcher(fetcher)
+            .with_client_cache(clients.clone());
             let userinfo = UserInfo::new(key_store.clone(), keys.clone(), options.clock.clone());
             let authorize = AuthorizeEndpoint::new(
                 key_store.clone(),

@@ -116,6 +116,12 @@ pub struct OidcConfig {
     pub issuer_url: Option<String>,
     /// Authorization-code lifetime in seconds. Default: 60. Allowed range: 10..=600.
     pub authorization_code_lifetime_secs: u32,
+    /// Seconds an application read for client authentication is reused from memory. Changes
+    /// made through this process apply at once; changes made by another instance within this
+    /// time (a newly rotated secret works at once everywhere; a retired one may keep working
+    /// on other instances until then). 0 reads the database every time. Default: 5. Allowed
+    /// range: 0..=300.
+    pub client_cache_secs: u32,
 }
 
 impl Default for OidcConfig {
@@ -123,6 +129,7 @@ impl Default for OidcConfig {
         Self {
             issuer_url: None,
             authorization_code_lifetime_secs: 60,
+            client_cache_secs: 5,
         }
     }
 }

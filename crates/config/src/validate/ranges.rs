@@ -67,6 +67,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         10,
         600,
     ),
+    bound(
+        "oidc.client_cache_secs",
+        |c| Some(c.oidc.client_cache_secs.into()),
+        0,
+        300,
+    ),
     // Password hashing and abuse limits.
     bound(
         "auth.argon2_memory_kib",

@@ -46,5 +46,6 @@ pub async fn delete(
     )
     .await?;
     tx.commit().await?;
+    ctx.changes.application_changed(tenant, id);
     Ok(())
 }

@@ -55,5 +55,6 @@ pub async fn rotate_secret(
     )
     .await?;
     tx.commit().await?;
+    ctx.changes.application_changed(tenant, id);
     Ok(secret.plaintext)
 }

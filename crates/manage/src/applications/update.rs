@@ -73,6 +73,7 @@ pub async fn update(
     )
     .await?;
     tx.commit().await?;
+    ctx.changes.application_changed(tenant, id);
     Ok((application, new_plaintext))
 }
 

@@ -26,5 +26,6 @@ pub async fn delete_tenant(
     );
     audit::record(tx.as_mut(), &entry).await?;
     tx.commit().await?;
+    ctx.changes.tenant_changed(id);
     Ok(())
 }

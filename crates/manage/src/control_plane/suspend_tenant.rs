@@ -41,5 +41,6 @@ pub(super) async fn change_status(
     let entry = audit::entry(ctx, actor, meta, Some(id), action, Some(id.as_str()));
     audit::record(tx.as_mut(), &entry).await?;
     tx.commit().await?;
+    ctx.changes.tenant_changed(id);
     Ok(tenant)
 }

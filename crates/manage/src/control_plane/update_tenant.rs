@@ -66,5 +66,6 @@ pub async fn update_tenant(
     );
     audit::record(tx.as_mut(), &entry).await?;
     tx.commit().await?;
+    ctx.changes.tenant_changed(id);
     Ok(tenant)
 }

@@ -5,6 +5,7 @@
 
 mod applications;
 mod audit;
+mod changes;
 mod faulty_identity;
 mod faulty_webhooks;
 mod idempotency;

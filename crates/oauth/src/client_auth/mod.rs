@@ -14,8 +14,10 @@
 //!   authentication failed"); what really happened is kept in the error's log detail.
 //! - `client_assertion` handling lives in [`private_key_jwt`].
 
+mod cache;
 mod private_key_jwt;
 
+pub use cache::ClientCache;
 pub use private_key_jwt::{ASSERTION_CLOCK_SKEW, MAX_ASSERTION_LIFETIME, SUPPORTED_ASSERTION_ALGS};
 
 use crate::error::OAuthError;
@@ -60,6 +62,8 @@ pub struct ClientAuthContext<'a> {
     pub issuer: &'a str,
     /// Fetches `jwks_uri` documents; `None` when the deployment does not support them.
     pub jwks_fetcher: Option<&'a dyn JwksFetcher>,
+    /// Applications already read; `None` reads the store every time.
+    pub clients: Option<&'a ClientCache>,
 }
 
 /// Authenticates the client of a token request by the method its application registered.
@@ -142,7 +146,17 @@ async fn with_secret(
     secret: &Credential,
     used: TokenEndpointAuthMethod,
 ) -> Result<AuthenticatedClient, OAuthError> {
-    let app = registered(ctx, client_id).await?;
+    let mut app = registered(ctx, client_id).await?;
+    // A mismatch against a cached record is checked again against the store: the secret may
+    // have been rotated by another instance a moment ago.
+    let cached_mismatch = ctx.clients.is_some()
+        && app
+            .as_ref()
+            .and_then(|a| a.secret_hash.as_ref())
+            .is_some_and(|h| !h.verify(secret.expose()));
+    if cached_mismatch {
+        app = stored(ctx, client_id).await?;
+    }
     let registered_hash = app.as_ref().and_then(|a| a.secret_hash.as_ref());
     let has_secret = registered_hash.is_some();
     let secret_matches = registered_hash
@@ -180,8 +194,23 @@ fn expect_method(
     })
 }
 
-/// The application `client_id` of this tenant; `None` when unknown here or malformed.
+/// The application `client_id` of this tenant (from the cache when fresh); `None` when unknown
+/// here or malformed.
 async fn registered(
+    ctx: &ClientAuthContext<'_>,
+    client_id: &str,
+) -> Result<Option<Application>, OAuthError> {
+    let Ok(id) = ClientId::parse(client_id) else {
+        return Ok(None);
+    };
+    if let Some(app) = ctx.clients.and_then(|c| c.get(ctx.tenant, &id)) {
+        return Ok(Some(app.as_ref().clone()));
+    }
+    stored(ctx, client_id).await
+}
+
+/// The application `client_id` of this tenant as the store has it now (and cached).
+async fn stored(
     ctx: &ClientAuthContext<'_>,
     client_id: &str,
 ) -> Result<Option<Application>, OAuthError> {
@@ -192,7 +221,11 @@ async fn registered(
     let app = read.application(ctx.tenant, &id).await?;
     read.finish().await?;
     // Defence in depth: the port already scopes the read to the tenant.
-    Ok(app.filter(|a| a.tenant_id == *ctx.tenant))
+    let app = app.filter(|a| a.tenant_id == *ctx.tenant);
+    if let (Some(cache), Some(app)) = (ctx.clients, &app) {
+        cache.put(std::sync::Arc::new(app.clone()));
+    }
+    Ok(app)
 }
 
 /// `invalid_client` with the uniform description and the real reason for the logs.

@@ -43,6 +43,7 @@ pub struct TokenEndpoint {
     rng: Arc<dyn Rng>,
     settings: TokenSettings,
     jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
+    clients: Option<Arc<crate::client_auth::ClientCache>>,
 }
 
 impl TokenEndpoint {
@@ -61,12 +62,20 @@ impl TokenEndpoint {
             rng,
             settings,
             jwks_fetcher: None,
+            clients: None,
         }
     }
 
     /// Lets `private_key_jwt` clients register a `jwks_uri`, fetched through `fetcher`.
     pub fn with_jwks_fetcher(mut self, fetcher: Arc<dyn JwksFetcher>) -> Self {
         self.jwks_fetcher = Some(fetcher);
+        self
+    }
+
+    /// Reads applications through `cache` (see [`crate::client_auth::ClientCache`]).
+    #[must_use]
+    pub fn with_client_cache(mut self, cache: Arc<crate::client_auth::ClientCache>) -> Self {
+        self.clients = Some(cache);
         self
     }
 
@@ -92,6 +101,7 @@ impl TokenEndpoint {
             tenant: &tenant.id,
             issuer,
             jwks_fetcher: self.jwks_fetcher.as_deref(),
+            clients: self.clients.as_deref(),
         };
         let client = client_auth::authenticate(&ctx, request.client()).await?;
         // 3.

@@ -4,6 +4,7 @@
 mod audience;
 mod claims;
 mod client_auth;
+mod client_cache;
 mod client_credentials;
 mod code_flow;
 mod events;

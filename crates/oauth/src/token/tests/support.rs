@@ -36,7 +36,7 @@ pub(super) struct Fixture {
 
 /// A registered application and the secret it was given, if any.
 pub(super) struct Client {
-    app: Application,
+    pub(super) app: Application,
     secret: Option<String>,
 }
 
