@@ -180,7 +180,7 @@ impl Introspector {
         if !token.starts_with("rt_") {
             return Ok(None);
         }
-        let mut tx = self.store.read().await?;
+        let mut tx = self.store.read_once().await?;
         let found = tx.refresh_token(&tenant.id, &SecretHash::of(token)).await?;
         tx.finish().await?;
         let now = self.clock.now();

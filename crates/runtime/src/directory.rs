@@ -72,7 +72,7 @@ impl TenantDirectory for CachedDirectory {
         {
             return Ok(hit.clone());
         }
-        let mut read = self.store.read().await.map_err(|e| e.to_string())?;
+        let mut read = self.store.read_once().await.map_err(|e| e.to_string())?;
         let found = read.tenant_by_slug(slug).await.map_err(|e| e.to_string())?;
         let _ = read.finish().await;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());

@@ -129,6 +129,11 @@ impl Store for PgStore {
         Ok(Box::new(PgTx::new(tx)))
     }
 
+    async fn read_once(&self) -> Result<Box<dyn ReadTx>, StoreError> {
+        let conn = self.pool.acquire().await.map_err(map_err)?;
+        Ok(Box::new(PgTx::plain(conn)))
+    }
+
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
         let tx = self.pool.begin().await.map_err(map_err)?;
         Ok(Box::new(PgTx::new(tx)))

@@ -7,7 +7,8 @@ use crate::{
     tenants, users,
 };
 use async_trait::async_trait;
-use sqlx::{Postgres, Transaction};
+use sqlx::pool::PoolConnection;
+use sqlx::{PgConnection, Postgres, Transaction};
 use svc_domain::{
     Application, AuditEntry, AuditEntryId, AuthorizationCode, ClientId, Consent, Email,
     Interaction, InteractionId, OperatorToken, RefreshFamily, RefreshFamilyId, RefreshToken,
@@ -26,12 +27,48 @@ use time::OffsetDateTime;
 /// A transaction on a pooled connection. Dropping it without commit makes sqlx roll it back
 /// (the pool flushes the ROLLBACK before the connection is lent out again).
 pub(crate) struct PgTx {
-    pub(crate) tx: Transaction<'static, Postgres>,
+    pub(crate) tx: Conn,
+}
+
+/// What a [`PgTx`] runs on: a transaction, or (for a one-statement read) a pooled connection in
+/// autocommit mode, which saves the BEGIN and the ROLLBACK round trips.
+pub(crate) enum Conn {
+    /// A transaction.
+    Tx(Transaction<'static, Postgres>),
+    /// A pooled connection outside any transaction.
+    Plain(PoolConnection<Postgres>),
+}
+
+impl std::ops::Deref for Conn {
+    type Target = PgConnection;
+
+    fn deref(&self) -> &PgConnection {
+        match self {
+            Self::Tx(tx) => tx,
+            Self::Plain(conn) => conn,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut PgConnection {
+        match self {
+            Self::Tx(tx) => tx,
+            Self::Plain(conn) => conn,
+        }
+    }
 }
 
 impl PgTx {
     pub(crate) fn new(tx: Transaction<'static, Postgres>) -> Self {
-        Self { tx }
+        Self { tx: Conn::Tx(tx) }
+    }
+
+    /// A read on a pooled connection without a transaction.
+    pub(crate) fn plain(conn: PoolConnection<Postgres>) -> Self {
+        Self {
+            tx: Conn::Plain(conn),
+        }
     }
 }
 
@@ -534,13 +571,21 @@ impl GrantWrites for PgTx {
 impl ReadTx for PgTx {
     async fn finish(self: Box<Self>) -> Result<(), StoreError> {
         // A read-only transaction changed nothing; rollback and commit are equivalent.
-        self.tx.rollback().await.map_err(map_err)
+        match self.tx {
+            Conn::Tx(tx) => tx.rollback().await.map_err(map_err),
+            // Autocommit: nothing to end; the connection goes back to the pool.
+            Conn::Plain(_) => Ok(()),
+        }
     }
 }
 
 #[async_trait]
 impl WriteTx for PgTx {
     async fn commit(self: Box<Self>) -> Result<(), StoreError> {
-        self.tx.commit().await.map_err(map_err)
+        match self.tx {
+            Conn::Tx(tx) => tx.commit().await.map_err(map_err),
+            // Only reads run outside a transaction; `read_once` never hands out a WriteTx.
+            Conn::Plain(_) => Ok(()),
+        }
     }
 }

@@ -27,7 +27,8 @@ impl SqliteStore {
     /// The journal is WAL with `synchronous=NORMAL`, foreign keys are enforced, and a connection
     /// waiting for the write lock waits up to `settings.connect_timeout` (`busy_timeout`). Of the
     /// pool settings, the PostgreSQL-only ones (`statement_timeout`,
-    /// `idle_in_transaction_timeout`, `require_ssl`) have no SQLite counterpart and are ignored.
+    /// `idle_in_transaction_timeout`, `require_ssl`) have no SQLite counterpart and are ignored,
+    /// and so is `test_before_acquire` (a file-backed connection does not go stale).
     /// One connection is opened before returning, so a path that cannot be used fails here.
     pub async fn open(path: &Path, settings: &PoolSettings) -> Result<Self, StoreError> {
         Self::open_with(SqliteConnectOptions::new().filename(path), settings).await
@@ -117,7 +118,9 @@ fn pool_options(settings: &PoolSettings) -> SqlitePoolOptions {
         .acquire_timeout(settings.connect_timeout)
         .idle_timeout(settings.idle_timeout)
         .max_lifetime(settings.max_lifetime)
-        .test_before_acquire(settings.test_before_acquire)
+        // An embedded file cannot drop a connection the way a server can: a ping before every
+        // acquire would only add a round trip to the connection's thread.
+        .test_before_acquire(false)
 }
 
 #[async_trait]
@@ -154,6 +157,11 @@ impl Store for SqliteStore {
         // A deferred BEGIN: in WAL mode the first read takes a snapshot and never blocks writers.
         let tx = self.pool.begin().await.map_err(map_err)?;
         Ok(Box::new(SqliteTx::new(tx)))
+    }
+
+    async fn read_once(&self) -> Result<Box<dyn ReadTx>, StoreError> {
+        let conn = self.pool.acquire().await.map_err(map_err)?;
+        Ok(Box::new(SqliteTx::plain(conn)))
     }
 
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {

@@ -7,7 +7,8 @@ use crate::{
     tenants, users,
 };
 use async_trait::async_trait;
-use sqlx::{Sqlite, Transaction};
+use sqlx::pool::PoolConnection;
+use sqlx::{Sqlite, SqliteConnection, Transaction};
 use svc_domain::{
     Application, AuditEntry, AuditEntryId, AuthorizationCode, ClientId, Consent, Email,
     Interaction, InteractionId, OperatorToken, RefreshFamily, RefreshFamilyId, RefreshToken,
@@ -26,12 +27,48 @@ use time::OffsetDateTime;
 /// A transaction on a pooled connection. Dropping it without commit makes sqlx roll it back
 /// (the connection's worker runs the ROLLBACK before the connection is lent out again).
 pub(crate) struct SqliteTx {
-    pub(crate) tx: Transaction<'static, Sqlite>,
+    pub(crate) tx: Conn,
+}
+
+/// What a [`SqliteTx`] runs on: a transaction, or (for a one-statement read) a pooled connection in
+/// autocommit mode, which saves the BEGIN and the ROLLBACK round trips.
+pub(crate) enum Conn {
+    /// A transaction.
+    Tx(Transaction<'static, Sqlite>),
+    /// A pooled connection outside any transaction.
+    Plain(PoolConnection<Sqlite>),
+}
+
+impl std::ops::Deref for Conn {
+    type Target = SqliteConnection;
+
+    fn deref(&self) -> &SqliteConnection {
+        match self {
+            Self::Tx(tx) => tx,
+            Self::Plain(conn) => conn,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        match self {
+            Self::Tx(tx) => tx,
+            Self::Plain(conn) => conn,
+        }
+    }
 }
 
 impl SqliteTx {
     pub(crate) fn new(tx: Transaction<'static, Sqlite>) -> Self {
-        Self { tx }
+        Self { tx: Conn::Tx(tx) }
+    }
+
+    /// A read on a pooled connection without a transaction.
+    pub(crate) fn plain(conn: PoolConnection<Sqlite>) -> Self {
+        Self {
+            tx: Conn::Plain(conn),
+        }
     }
 }
 
@@ -537,13 +574,21 @@ impl GrantWrites for SqliteTx {
 impl ReadTx for SqliteTx {
     async fn finish(self: Box<Self>) -> Result<(), StoreError> {
         // A read changed nothing; rolling back releases the snapshot without a commit's fsync.
-        self.tx.rollback().await.map_err(map_err)
+        match self.tx {
+            Conn::Tx(tx) => tx.rollback().await.map_err(map_err),
+            // Autocommit: nothing to end; the connection goes back to the pool.
+            Conn::Plain(_) => Ok(()),
+        }
     }
 }
 
 #[async_trait]
 impl WriteTx for SqliteTx {
     async fn commit(self: Box<Self>) -> Result<(), StoreError> {
-        self.tx.commit().await.map_err(map_err)
+        match self.tx {
+            Conn::Tx(tx) => tx.commit().await.map_err(map_err),
+            // Only reads run outside a transaction; `read_once` never hands out a WriteTx.
+            Conn::Plain(_) => Ok(()),
+        }
     }
 }

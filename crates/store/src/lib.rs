@@ -104,8 +104,13 @@ pub trait Store: Send + Sync + 'static {
     /// Applies every pending migration (idempotent; safe with several instances starting at once).
     async fn migrate(&self) -> Result<(), StoreError>;
 
-    /// Opens a read-only view.
+    /// Opens a read-only view: a transaction, so several reads see one snapshot.
     async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError>;
+
+    /// A read for ONE statement, outside any transaction (autocommit): no BEGIN and no
+    /// ROLLBACK round trips. Hot paths that read a single record use it; a caller that reads
+    /// twice through it gets no common snapshot.
+    async fn read_once(&self) -> Result<Box<dyn ReadTx>, StoreError>;
 
     /// Opens a write transaction; nothing is visible to others until [`WriteTx::commit`].
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError>;

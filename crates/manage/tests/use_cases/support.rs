@@ -206,6 +206,10 @@ impl Store for FaultyStore {
         self.reads.fetch_add(1, Ordering::SeqCst);
         self.inner.read().await
     }
+    async fn read_once(&self) -> Result<Box<dyn ReadTx>, StoreError> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        self.inner.read_once().await
+    }
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
         self.writes.fetch_add(1, Ordering::SeqCst);
         let inner = self.inner.write().await?;

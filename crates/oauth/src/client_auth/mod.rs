@@ -217,7 +217,7 @@ async fn stored(
     let Ok(id) = ClientId::parse(client_id) else {
         return Ok(None);
     };
-    let mut read = ctx.store.read().await?;
+    let mut read = ctx.store.read_once().await?;
     let app = read.application(ctx.tenant, &id).await?;
     read.finish().await?;
     // Defence in depth: the port already scopes the read to the tenant.

@@ -48,6 +48,8 @@ pub struct PublishedJwks {
     pub keys: Jwks,
     /// The keys, parsed for jsonwebtoken (the claim rules shared with `svc-sdk`).
     pub jwk_set: jsonwebtoken::jwk::JwkSet,
+    /// Access tokens already verified against exactly these keys.
+    pub(crate) verified: Arc<crate::access_token::VerifiedTokens>,
 }
 
 /// What one rotation pass did for one tenant.
@@ -137,6 +139,11 @@ impl KeyService {
         Ok(self.tenant_keys(&tenant.id).await?.jwks.clone())
     }
 
+    /// The service's clock (token lifetimes checked against the same time as key states).
+    pub(crate) fn now(&self) -> time::OffsetDateTime {
+        self.clock.now()
+    }
+
     /// The key that currently signs `alg` tokens for `tenant`.
     pub async fn signer(
         &self,
@@ -221,6 +228,7 @@ impl KeyService {
                 etag,
                 keys: parsed,
                 jwk_set,
+                verified: Arc::default(),
             }),
         });
         self.cache

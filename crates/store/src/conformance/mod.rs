@@ -63,6 +63,7 @@ macro_rules! conformance_suite {
             tenant_id_is_unique,
             uncommitted_write_is_rolled_back,
             committed_write_is_visible_to_new_readers,
+            read_once_sees_each_committed_state,
             update_tenant_changes_mutable_fields_only,
             update_of_missing_tenant_is_not_found,
             list_tenants_paginates_in_id_order,

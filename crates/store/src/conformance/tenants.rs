@@ -94,6 +94,26 @@ pub async fn committed_write_is_visible_to_new_readers(store: Arc<dyn Store>) {
     assert!(read.tenant_by_id(&tenant.id).await.expect("read").is_some());
 }
 
+/// A one-statement read sees what is committed (each statement anew: it holds no snapshot),
+/// never what is not, and can be finished like a transaction.
+pub async fn read_once_sees_each_committed_state(store: Arc<dyn Store>) {
+    let tenant = tenant_fixture("once", 7);
+    let mut read = store.read_once().await.expect("read once");
+    assert!(read.tenant_by_id(&tenant.id).await.expect("read").is_none());
+    insert(&store, &tenant).await.expect("insert");
+    assert_eq!(
+        read.tenant_by_id(&tenant.id).await.expect("read"),
+        Some(tenant.clone()),
+        "no snapshot: the next statement sees the commit"
+    );
+    let mut pending = store.write().await.expect("write");
+    let other = tenant_fixture("uncommitted", 8);
+    pending.insert_tenant(&other).await.expect("insert");
+    assert!(read.tenant_by_id(&other.id).await.expect("read").is_none());
+    drop(pending);
+    read.finish().await.expect("finish");
+}
+
 /// Updates change display name, status, the sign-up switch and updated_at, never id, slug,
 /// created_at or the pairwise secret (fixed at creation: changing it would change every pairwise
 /// subject).

@@ -16,3 +16,4 @@ mod refresh;
 mod request;
 mod subjects;
 mod support;
+mod verified;
