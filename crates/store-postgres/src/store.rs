@@ -121,11 +121,7 @@ impl Store for PgStore {
 
     async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError> {
         // Enforced by the server: a read transaction cannot write even by mistake.
-        let tx = self
-            .pool
-            .begin_with("BEGIN TRANSACTION READ ONLY")
-            .await
-            .map_err(map_err)?;
+        let tx = begin_detached(&self.pool, "BEGIN TRANSACTION READ ONLY").await?;
         Ok(Box::new(PgTx::new(tx)))
     }
 
@@ -135,7 +131,7 @@ impl Store for PgStore {
     }
 
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
-        let tx = self.pool.begin().await.map_err(map_err)?;
+        let tx = begin_detached(&self.pool, "BEGIN").await?;
         Ok(Box::new(PgTx::new(tx)))
     }
 
@@ -153,5 +149,24 @@ impl Store for PgStore {
                 let _ = guard.drop_database().await;
             }
         }
+    }
+}
+
+/// Opens a transaction on a task of its own, so a caller that goes away mid-`BEGIN` (a client
+/// that disconnects, a timeout) cannot cancel it halfway. sqlx 0.9.0's `begin` is not
+/// cancel-safe on PostgreSQL: dropped between sending `BEGIN` and reading its answer, it returns
+/// the connection to the pool inside a transaction nobody rolls back, and the next borrower's
+/// statements run in it (a read-only one refuses every write) — transact-rs/sqlx#4393, fixed
+/// upstream after 0.9.0. Completed here, a transaction whose caller is gone is simply dropped,
+/// which rolls it back.
+async fn begin_detached(
+    pool: &sqlx::PgPool,
+    statement: &'static str,
+) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
+    let pool = pool.clone();
+    let task = tokio::spawn(async move { pool.begin_with(statement).await });
+    match task.await {
+        Ok(begun) => begun.map_err(map_err),
+        Err(e) => Err(StoreError::Unavailable(Box::new(e))),
     }
 }

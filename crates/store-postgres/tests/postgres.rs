@@ -802,3 +802,53 @@ async fn the_identity_migration_gives_existing_tenants_random_secrets() {
     assert_eq!(uris, "[]");
     store.close().await;
 }
+
+/// A caller that goes away in the middle of `BEGIN` (a client disconnecting, a timeout) leaves
+/// no transaction behind on the pooled connection: on a one-connection pool, hundreds of read
+/// transactions abandoned at every possible point are followed by writes that succeed (a leaked
+/// `READ ONLY` transaction would refuse them) and are visible to others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn abandoning_a_transaction_while_it_begins_never_poisons_the_pool() {
+    let settings = PoolSettings {
+        max_connections: 1,
+        ..test_settings()
+    };
+    let store = fresh_store(&settings).await.expect("store");
+    store.migrate().await.expect("migrate");
+    for round in 0..300u64 {
+        // Poll `read()` a few times, then drop it: the cancellation lands before, during or
+        // after the BEGIN round trip depending on the round.
+        // Owned (boxed), so dropping it really ends it.
+        let mut read = store.read();
+        for _ in 0..(round % 4) {
+            let _ = futures_util::poll!(read.as_mut());
+            tokio::task::yield_now().await;
+        }
+        drop(read);
+        if round % 50 == 49 {
+            let tenant = tenant_fixture(&format!("round{round}"), round);
+            insert(&store, &tenant)
+                .await
+                .unwrap_or_else(|e| panic!("write after round {round}: {}", everything_said(&e)));
+            let other = migrated_store_on(&store).await;
+            let mut read = other.read().await.expect("read");
+            assert!(read.tenant_by_id(&tenant.id).await.expect("read").is_some());
+            drop(read);
+            other.close().await;
+        }
+    }
+    store.close().await;
+}
+
+/// Another pool on the same database as `store`.
+async fn migrated_store_on(store: &PgStore) -> PgStore {
+    let options = store.pool().connect_options();
+    let url = format!(
+        "postgres://postgres@127.0.0.1:{}/{}",
+        options.get_port(),
+        options.get_database().unwrap_or_default()
+    );
+    PgStore::connect(&url, &test_settings())
+        .await
+        .expect("second pool")
+}
