@@ -841,6 +841,7 @@ async fn abandoning_a_transaction_while_it_begins_never_poisons_the_pool() {
 }
 
 /// Another pool on the same database as `store`.
+#[allow(clippy::expect_used)] // a test helper: failing loudly is the point
 async fn migrated_store_on(store: &PgStore) -> PgStore {
     let options = store.pool().connect_options();
     let url = format!(
