@@ -28,6 +28,9 @@ use time::OffsetDateTime;
 /// (the connection's worker runs the ROLLBACK before the connection is lent out again).
 pub(crate) struct SqliteTx {
     pub(crate) tx: Conn,
+    /// This process's turn to write, held until the transaction ends (after `tx`, so the
+    /// rollback of a dropped transaction is queued before the next writer starts).
+    _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
 /// What a [`SqliteTx`] runs on: a transaction, or (for a one-statement read) a pooled connection in
@@ -61,13 +64,28 @@ impl std::ops::DerefMut for Conn {
 
 impl SqliteTx {
     pub(crate) fn new(tx: Transaction<'static, Sqlite>) -> Self {
-        Self { tx: Conn::Tx(tx) }
+        Self {
+            tx: Conn::Tx(tx),
+            _turn: None,
+        }
+    }
+
+    /// A write transaction holding this process's turn to write.
+    pub(crate) fn writer(
+        tx: Transaction<'static, Sqlite>,
+        turn: tokio::sync::OwnedMutexGuard<()>,
+    ) -> Self {
+        Self {
+            tx: Conn::Tx(tx),
+            _turn: Some(turn),
+        }
     }
 
     /// A read on a pooled connection without a transaction.
     pub(crate) fn plain(conn: PoolConnection<Sqlite>) -> Self {
         Self {
             tx: Conn::Plain(conn),
+            _turn: None,
         }
     }
 }

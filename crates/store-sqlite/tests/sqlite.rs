@@ -162,6 +162,51 @@ async fn a_second_writer_waits_for_the_first_instead_of_failing() {
     store.close().await;
 }
 
+/// Many writers of this process queue for their turn (none fails, none is lost), and a writer
+/// that would wait on its own open write transaction fails after the wait instead of hanging.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writers_of_one_process_take_turns_and_a_self_wait_gives_up() {
+    let settings = PoolSettings {
+        max_connections: 8,
+        connect_timeout: Duration::from_millis(1_500),
+        ..test_settings()
+    };
+    let store = Arc::new(
+        svc_store_sqlite::testing::temp_store_unmigrated(&settings)
+            .await
+            .expect("store"),
+    );
+    store.migrate().await.expect("migrate");
+    let writers = (0..40u64).map(|n| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut tx = store.write().await?;
+            tx.insert_tenant(&tenant_fixture(&format!("w{n}"), 100 + n))
+                .await?;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            tx.commit().await
+        })
+    });
+    for writer in writers.collect::<Vec<_>>() {
+        writer
+            .await
+            .expect("join")
+            .expect("every writer gets its turn");
+    }
+    let mut read = store.read().await.expect("read");
+    assert_eq!(read.list_tenants(None, 100).await.expect("list").len(), 40);
+    read.finish().await.expect("finish");
+
+    let held = store.write().await.expect("first");
+    let started = std::time::Instant::now();
+    let again = store.write().await;
+    assert!(matches!(again, Err(StoreError::Unavailable(_))));
+    assert!(started.elapsed() >= Duration::from_millis(1_400));
+    drop(held);
+    assert!(store.write().await.is_ok(), "the turn is free again");
+    store.close().await;
+}
+
 #[tokio::test]
 async fn migration_status_lists_pending_before_and_nothing_after() {
     let store = temp_store_unmigrated(&test_settings())
