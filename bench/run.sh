@@ -213,7 +213,7 @@ META="$RAW/meta.env"
   echo "svc_log=$SVC_LOG"
   echo "date=$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no -- crates Cargo.toml Cargo.lock 2>/dev/null)" ]; then
+  if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no -- crates bench/flows Cargo.toml Cargo.lock 2>/dev/null)" ]; then
     echo "dirty=yes"; else echo "dirty=no"; fi
   echo "nproc=$(nproc)"
   echo "cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)"
@@ -492,7 +492,7 @@ run_one() {
   local line
   if is_flow "$scenario"; then
     # The driver's setup (sign-ins, first code flows) is not measured: it waits at a gate, the
-    # CPU sample starts, the gate opens, the sample ends when the driver has exited.
+    # CPU sample starts, the gate opens, the sample ends with the measured window.
     flow_cmd "$server" "$scenario"
     local gate="$WORK/gate-$backend-$server-$scenario-c$conc-r$round"
     BENCH_CLIENT_SECRET=$FLOW_SECRET BENCH_USER_PASSWORD=$BENCH_USER_PASSWORD \
@@ -508,10 +508,13 @@ run_one() {
     done
     sample_start "$server" "$pid"
     touch "$gate.go"
+    # The window ends when the driver writes <gate>.done; it then lets the iterations in flight
+    # finish (uncounted) instead of disconnecting, and exits.
+    while [ ! -e "$gate.done" ] && kill -0 "$FLOW_PID" 2>/dev/null; do sleep 0.01; done
+    sample_end "$server" "$pid"
     local rc=0
     wait "$FLOW_PID" || rc=$?
     FLOW_PID=""
-    sample_end "$server" "$pid"
     [ "$rc" = 0 ] || die "flows driver failed ($server $scenario c=$conc, exit $rc): $(tail -5 "$rawfile")"
     line=$(grep -m1 '^BENCH ' "$rawfile") || die "no summary from the flows driver ($server $scenario c=$conc)"
   else

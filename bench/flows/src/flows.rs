@@ -322,19 +322,24 @@ impl Flow {
         }
     }
 
-    /// Closed loop until `deadline`; the iteration in flight at the deadline is dropped.
+    /// Closed loop until `deadline`. The iteration in flight at the deadline runs to its end but
+    /// is not counted: dropping it would disconnect mid-request, and svc's PostgreSQL pool does
+    /// not survive a request cancelled during `BEGIN` (see bench/README.md).
     async fn work(self: Arc<Self>, mut w: Worker, deadline: Instant) -> Tally {
-        let deadline_tokio = tokio::time::Instant::from_std(deadline);
         let mut tally = Tally::default();
         loop {
             let t0 = Instant::now();
             if t0 >= deadline {
                 break;
             }
-            match tokio::time::timeout_at(deadline_tokio, self.iterate(&mut w)).await {
-                Err(_) => break,
-                Ok(Ok(())) => tally.record(t0.elapsed()),
-                Ok(Err(failure)) => {
+            let outcome = self.iterate(&mut w).await;
+            let done = Instant::now();
+            if done > deadline {
+                break;
+            }
+            match outcome {
+                Ok(()) => tally.record(done - t0),
+                Err(failure) => {
                     if LOGGED.fetch_add(1, Ordering::Relaxed) < LOGGED_FAILURES {
                         eprintln!("worker {}: {failure}", w.index);
                     }
@@ -342,11 +347,9 @@ impl Flow {
                         Failure::Answer(_) => tally.non2xx += 1,
                         Failure::Transport(_) => tally.sockerr += 1,
                     }
-                    if self.kind == Kind::Refresh {
+                    if self.kind == Kind::Refresh && Instant::now() < deadline {
                         // The chain may be broken (or the family revoked): start a new one.
-                        if let Ok(Ok(fresh)) =
-                            tokio::time::timeout_at(deadline_tokio, self.setup(w.index)).await
-                        {
+                        if let Ok(fresh) = self.setup(w.index).await {
                             w = fresh;
                         }
                     }
@@ -423,7 +426,8 @@ fn with_suffix(path: &std::path::Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Creates `<gate>.ready` and waits (at most 10 minutes) for `<gate>.go`.
+/// Creates `<gate>.ready` and waits (at most 10 minutes) for `<gate>.go`. At the end of the
+/// measured window the driver creates `<gate>.done` (before draining the iterations in flight).
 async fn wait_at_gate(gate: &std::path::Path) -> anyhow::Result<()> {
     std::fs::write(with_suffix(gate, ".ready"), b"").context("writing the ready file")?;
     let go = with_suffix(gate, ".go");
@@ -486,11 +490,16 @@ pub(crate) async fn run(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
     for w in workers {
         running.spawn(flow.clone().work(w, deadline));
     }
+    tokio::time::sleep_until(tokio::time::Instant::from_std(deadline)).await;
+    if let Some(gate) = &flow.args.gate {
+        std::fs::write(with_suffix(gate, ".done"), b"").context("writing the done file")?;
+    }
     let mut total = Tally::default();
     while let Some(joined) = running.join_next().await {
         total.merge(joined.context("a worker died")?);
     }
-    total.elapsed = start.elapsed();
+    // Only iterations that ended within the window are counted.
+    total.elapsed = deadline - start;
     total.print();
     Ok(())
 }
