@@ -101,7 +101,7 @@ def main(raw, out):
     L.append("")
     L.append(f"- **Command:** `{meta.get('cmdline', '?')}` (from the workspace root)")
     L.append(f"- **Date:** {meta.get('date', '?')}; total run time {meta.get('elapsed_s', '?')} s")
-    dirty = " (working tree had uncommitted changes in crates/ or Cargo files)" if meta.get("dirty") == "yes" else ""
+    dirty = " (working tree had uncommitted changes in crates/, bench/flows or Cargo files)" if meta.get("dirty") == "yes" else ""
     L.append(f"- **Commit:** `{meta.get('commit', '?')}`{dirty}")
     L.append(f"- **Machine:** {meta.get('nproc', '?')} vCPU {meta.get('cpu', '?')}, {meta.get('mem', '?')} RAM, "
              f"kernel {meta.get('kernel', '?')}; load average at start {meta.get('loadavg_start', '?')}, "
@@ -194,7 +194,7 @@ def main(raw, out):
              "worker loops: refresh = `POST token grant_type=refresh_token` keeping the rotated token; authcode = "
              "`GET authorize` with the session cookie (PKCE S256, state, nonce, scope `openid`) → 302/303 with a "
              "code → `POST token`; signin = `GET /auth/sign-in` without cookies, then `POST` email + password → "
-             "303. Iterations in flight at the end of the window are dropped, as wrk does. ID tokens are RS256 "
+             "303. Iterations still in flight when the window (and the CPU sample) closes finish uncounted. ID tokens are RS256 "
              "on both sides, access tokens ES256 JWTs; svc's client is first party (no consent), the peer "
              "remembers a Grant.")
     L.append("- Password sign-in: svc runs with `SVC_AUTH__PASSWORD_VERIFY_IP_MAX_ATTEMPTS=1000` and "
