@@ -8,14 +8,17 @@ usage() {
   cat <<'EOF'
 usage: bash bench/run.sh [--quick]
 
-  --quick   1 round, 4 s per load run (about 2.5 minutes in total with a warm build)
-  (default) 2 rounds, 15 s per load run (about 20 minutes)
+  --quick   1 round, 4 s per load run (about 7 minutes in total with a warm build)
+  (default) 2 rounds, 15 s per load run (about 35 minutes)
 
 Environment overrides (optional):
   BENCH_DURATION=SECONDS   seconds per load run          BENCH_ROUNDS=N     interleaved rounds
   BENCH_BACKENDS="sqlite postgres"                       BENCH_CONCURRENCY="16 64"
-  BENCH_SCENARIOS="token introspect jwks discovery"      BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
+  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode signin"
+  BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
+  BENCH_SKIP_BUILD=1       use the release binaries already built (no cargo build)
+  CARGO_TARGET_DIR=DIR     where cargo builds (and where the binaries are taken from)
 EOF
 }
 
@@ -34,15 +37,20 @@ DURATION=${BENCH_DURATION:-$DURATION}
 ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
 BACKENDS=${BENCH_BACKENDS:-"sqlite postgres"}
 CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
-SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery"}
+SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode signin"}
 PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SVC_LOG=${BENCH_SVC_LOG:-warn}
+SKIP_BUILD=${BENCH_SKIP_BUILD:-0}
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
-BIN="$ROOT/target/release/svc-runtime"
+# Cargo's target directory: CARGO_TARGET_DIR when set (relative to the workspace root), else target/.
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+BIN="$TARGET_DIR/release/svc-runtime"
+FLOWS="$TARGET_DIR/release/svc-bench-flows"
 CMDLINE="bash bench/run.sh${*:+ $*}"
-for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_PG_URL BENCH_SVC_LOG; do
+for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_PG_URL BENCH_SVC_LOG BENCH_SKIP_BUILD; do
   if [ -n "${!v:-}" ]; then CMDLINE="$v='${!v}' $CMDLINE"; fi
 done
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
@@ -53,10 +61,19 @@ T_START=$(date +%s)
 
 OURS_PID=""
 PEER_PID=""
+FLOW_PID=""
 PG_DB=""
 
 log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+
+# Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; signin exists on svc only.
+is_flow() { case "$1" in refresh|authcode|signin) return 0 ;; *) return 1 ;; esac; }
+has_scenario() { [[ " $SCENARIOS " == *" $1 "* ]]; }
+peer_runs() { [ "$1" != signin ]; }
+any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && return 0; done; return 1; }
+# Runs with non-2xx answers or socket errors: reported in RESULTS.md, then the harness fails.
+FAILED_RUNS=0
 
 stop_pid() {
   local pid=$1
@@ -80,6 +97,7 @@ drop_pg_db() {
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  stop_pid "$FLOW_PID"; FLOW_PID=""
   stop_pid "$OURS_PID"; OURS_PID=""
   stop_pid "$PEER_PID"; PEER_PID=""
   drop_pg_db
@@ -93,6 +111,31 @@ trap 'exit 130' INT TERM
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+# argon2_raw BACKEND: raw Argon2id rate of svc's default parameters (the physical limit of password
+# sign-in), while both servers are idle: on every CPU, and on argon2_max_concurrent threads when
+# that differs.
+argon2_raw() {
+  local backend=$1 defaults="$RAW/argon2-defaults.txt" t line
+  if [ ! -e "$ARGON" ]; then
+    "$FLOWS" argon2-defaults >"$defaults" 2>&1 || die "svc-bench-flows argon2-defaults failed: $(cat "$defaults")"
+    sed 's/^/argon2_/' "$defaults" >>"$META"
+    printf 'backend\tthreads\trequests\tduration_us\tp50_us\tp99_us\n' >"$ARGON"
+  fi
+  local max_concurrent; max_concurrent=$(awk -F= '$1 == "max_concurrent" {print $2}' "$defaults")
+  local threads_list; threads_list=$(nproc)
+  if [ "$max_concurrent" != "$(nproc)" ]; then threads_list="$threads_list $max_concurrent"; fi
+  for t in $threads_list; do
+    local out="$RAW/$backend-argon2-t$t.txt"
+    timeout $((DURATION + 120)) "$FLOWS" argon2 --threads "$t" --duration "$DURATION" >"$out" 2>&1 \
+      || die "argon2 rate failed: $(tail -3 "$out")"
+    line=$(grep -m1 '^BENCH ' "$out") || die "no summary from the argon2 run"
+    local requests duration_us p50_us p99_us max_us non2xx sockerr
+    eval "$(sed 's/^BENCH //' <<<"$line")"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$backend" "$t" "$requests" "$duration_us" "$p50_us" "$p99_us" >>"$ARGON"
+    log "$backend: argon2id raw rate (svc defaults) on $t thread(s): $(( requests * 1000000 / (duration_us > 0 ? duration_us : 1) )) hashes/s ($requests in $((duration_us / 1000)) ms), p50 $((p50_us / 1000)) ms"
+  done
+}
+
 # pg_ticks FILE: "pid ticks" of every PostgreSQL backend connected to the bench database (empty for SQLite).
 pg_ticks() {
   : >"$1"
@@ -141,10 +184,15 @@ fi
 for tool in curl jq node npm python3 getconf; do command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"; done
 if [[ " $BACKENDS " == *" postgres "* ]]; then command -v psql >/dev/null 2>&1 || die "psql is missing (needed for the postgres backend)"; fi
 
-log "cargo build --release -p svc-runtime"
-(cd "$ROOT" && cargo build --release -p svc-runtime) >"$RAW/cargo-build.log" 2>&1 \
-  || { tail -20 "$RAW/cargo-build.log" >&2; die "release build failed (see $RAW/cargo-build.log)"; }
+if [ "$SKIP_BUILD" = 1 ]; then
+  log "BENCH_SKIP_BUILD=1: using the binaries in $TARGET_DIR/release as they are"
+else
+  log "cargo build --release -p svc-runtime -p svc-bench-flows (target: $TARGET_DIR)"
+  (cd "$ROOT" && cargo build --release -p svc-runtime -p svc-bench-flows) >"$RAW/cargo-build.log" 2>&1 \
+    || { tail -20 "$RAW/cargo-build.log" >&2; die "release build failed (see $RAW/cargo-build.log)"; }
+fi
 [ -x "$BIN" ] || die "missing $BIN after build"
+[ -x "$FLOWS" ] || die "missing $FLOWS after build"
 
 if [ ! -d "$BENCH_DIR/peer/node_modules/oidc-provider" ]; then
   log "npm ci (bench/peer)"
@@ -165,7 +213,7 @@ META="$RAW/meta.env"
   echo "svc_log=$SVC_LOG"
   echo "date=$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no -- crates Cargo.toml Cargo.lock 2>/dev/null)" ]; then
+  if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no -- crates bench/flows Cargo.toml Cargo.lock 2>/dev/null)" ]; then
     echo "dirty=yes"; else echo "dirty=no"; fi
   echo "nproc=$(nproc)"
   echo "cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)"
@@ -179,6 +227,7 @@ META="$RAW/meta.env"
   echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$META"
 
+ARGON="$RAW/argon2.tsv"
 RUNS="$RAW/runs.tsv"
 printf 'backend\tserver\tscenario\tconc\tround\trequests\tduration_us\tp50_us\tp99_us\tmax_us\tnon2xx\tsockerr\tcpu_ticks\tdb_ticks\trss_kb\thwm_kb\n' >"$RUNS"
 
@@ -192,6 +241,18 @@ PEER_CLIENT_SECRET="bench-secret-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d
 PEER_AUTH="Basic $(printf '%s:%s' "$PEER_CLIENT_ID" "$PEER_CLIENT_SECRET" | base64 -w0)"
 PEER_RESOURCE_JWT=https://api.bench.example
 PEER_RESOURCE_OPAQUE=urn:bench:opaque
+# Code-flow clients (authorization_code + refresh_token, client_secret_basic, PKCE S256) on both sides,
+# with a redirect URI that is never fetched, and the users the flows sign in as (svc: one per worker
+# of the highest concurrency; the peer has one fixed account, see bench/peer/server.js).
+REDIRECT_URI=http://127.0.0.1/cb
+PEER_CODE_CLIENT_ID=bench-code
+PEER_CODE_CLIENT_SECRET="bench-code-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+OURS_CODE_CLIENT_ID=""; OURS_CODE_CLIENT_SECRET=""
+BENCH_USERS=1
+for c in $CONCURRENCY; do if [ "$c" -gt "$BENCH_USERS" ]; then BENCH_USERS=$c; fi; done
+echo "bench_users=$BENCH_USERS" >>"$META"
+BENCH_USER_PASSWORD="bench-pw-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+USER_EMAIL='bench-user-{i}@bench.example'
 
 # svc_env BACKEND_DIR DB_URL: environment for every svc-runtime invocation of this backend.
 svc_env() {
@@ -200,6 +261,10 @@ svc_env() {
     "SVC_SERVER__PORT=$OURS_PORT"
     "SVC_SERVER__BASE_DOMAIN=localhost"
     "RUST_LOG=$SVC_LOG"
+    # Password sign-in is measured from one client IP: raise the per-IP limit (production
+    # default 20 per 300 s) so the bench is not throttled. Argon2 keeps svc's defaults.
+    "SVC_AUTH__PASSWORD_VERIFY_IP_MAX_ATTEMPTS=1000"
+    "SVC_AUTH__PASSWORD_VERIFY_IP_WINDOW_SECS=1"
   )
 }
 
@@ -237,6 +302,40 @@ start_ours() {
     || die "tenant creation failed: $(jq -c 'del(.management_application.client_secret)' <<<"$resp" 2>/dev/null || echo "$resp")"
   OURS_AUTH="Basic $(printf '%s:%s' "$OURS_CLIENT_ID" "$OURS_CLIENT_SECRET" | base64 -w0)"
   log "svc ($backend): tenant bench created, client $OURS_CLIENT_ID"
+  if any_flow; then provision_ours "$backend"; fi
+}
+
+# provision_ours BACKEND: the code-flow application (first party: no consent) and BENCH_USERS
+# people with a password, through the management API with a client_credentials token.
+provision_ours() {
+  local backend=$1 base="http://127.0.0.1:$OURS_PORT" token resp
+  token=$(curl -s -m 10 "$base/oauth/token" -H "Host: $OURS_HOST" -H "Authorization: $OURS_AUTH" \
+            -d grant_type=client_credentials --data-urlencode 'scope=applications:write users:write' \
+          | jq -r '.access_token // empty')
+  [ -n "$token" ] || die "no management token with applications:write users:write"
+  resp=$(curl -s -m 10 "$base/api/v1/applications" -H "Host: $OURS_HOST" -H "authorization: Bearer $token" \
+    -H 'content-type: application/json' -d "$(jq -nc --arg r "$REDIRECT_URI" '{name: "bench code flow",
+      grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "client_secret_basic",
+      redirect_uris: [$r], allowed_scopes: ["openid", "profile", "email", "offline_access"], first_party: true}')")
+  OURS_CODE_CLIENT_ID=$(jq -r '.client_id // empty' <<<"$resp")
+  OURS_CODE_CLIENT_SECRET=$(jq -r '.client_secret // empty' <<<"$resp")
+  [ -n "$OURS_CODE_CLIENT_ID" ] && [ -n "$OURS_CODE_CLIENT_SECRET" ] \
+    || die "code-flow application creation failed: $(jq -c 'del(.client_secret)' <<<"$resp" 2>/dev/null || echo "$resp")"
+  # Each creation hashes a password (Argon2id, at most argon2_max_concurrent at once): 4 in flight.
+  local i pids=() codes="$WORK/users.codes"
+  : >"$codes"
+  for i in $(seq 1 "$BENCH_USERS"); do
+    curl -s -m 60 -o /dev/null -w '%{http_code}\n' "$base/api/v1/tenant-users" -H "Host: $OURS_HOST" \
+      -H "authorization: Bearer $token" -H 'content-type: application/json' \
+      -d "$(jq -nc --arg e "${USER_EMAIL//\{i\}/$i}" --arg p "$BENCH_USER_PASSWORD" '{email: $e, password: $p, name: "Bench User"}')" \
+      >>"$codes" &
+    pids+=($!)
+    if [ "${#pids[@]}" -ge 4 ]; then wait "${pids[@]}"; pids=(); fi
+  done
+  [ "${#pids[@]}" -eq 0 ] || wait "${pids[@]}"
+  local created; created=$(grep -c '^201$' "$codes" || true)
+  [ "$created" = "$BENCH_USERS" ] || die "created $created of $BENCH_USERS users (HTTP codes: $(sort "$codes" | uniq -c | tr '\n' ' '))"
+  log "svc ($backend): code-flow client $OURS_CODE_CLIENT_ID (first party), $BENCH_USERS users"
 }
 
 start_peer() {
@@ -245,7 +344,8 @@ start_peer() {
   local t0; t0=$(now_ms)
   (cd "$BENCH_DIR/peer" && exec env NODE_ENV=production PEER_PORT="$PEER_PORT" PEER_CLIENT_ID="$PEER_CLIENT_ID" \
       PEER_CLIENT_SECRET="$PEER_CLIENT_SECRET" PEER_RESOURCE_JWT="$PEER_RESOURCE_JWT" \
-      PEER_RESOURCE_OPAQUE="$PEER_RESOURCE_OPAQUE" node server.js) >"$RAW/peer-$backend.log" 2>&1 &
+      PEER_RESOURCE_OPAQUE="$PEER_RESOURCE_OPAQUE" PEER_CODE_CLIENT_ID="$PEER_CODE_CLIENT_ID" \
+      PEER_CODE_CLIENT_SECRET="$PEER_CODE_CLIENT_SECRET" PEER_REDIRECT_URI="$REDIRECT_URI" node server.js) >"$RAW/peer-$backend.log" 2>&1 &
   PEER_PID=$!
   wait_ready "$PEER_PID" "http://127.0.0.1:$PEER_PORT/.well-known/openid-configuration" \
     || { tail -20 "$RAW/peer-$backend.log" >&2; die "peer did not become ready"; }
@@ -332,18 +432,98 @@ load() {
 
 pid_of() { if [ "$1" = ours ]; then echo "$OURS_PID"; else echo "$PEER_PID"; fi; }
 
+# flow_cmd SERVER SCENARIO: FLOW_CMD = the flows driver's command line (without --concurrency,
+# --duration) and FLOW_SECRET = the code-flow client's secret (passed in the environment).
+flow_cmd() {
+  local server=$1 scenario=$2
+  if [ "$server" = ours ]; then
+    FLOW_CMD=("$FLOWS" "$scenario" --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
+      --client-id "$OURS_CODE_CLIENT_ID" --redirect-uri "$REDIRECT_URI" --email "$USER_EMAIL" --users "$BENCH_USERS")
+    FLOW_SECRET=$OURS_CODE_CLIENT_SECRET
+  else
+    FLOW_CMD=("$FLOWS" "$scenario" --server peer --base-url "http://127.0.0.1:$PEER_PORT"
+      --client-id "$PEER_CODE_CLIENT_ID" --redirect-uri "$REDIRECT_URI")
+    FLOW_SECRET=$PEER_CODE_CLIENT_SECRET
+  fi
+}
+
+# probe_flow SERVER SCENARIO: one worker, one checked iteration (refresh: the rotated token must
+# then be refused); the driver exits non-zero otherwise.
+probe_flow() {
+  local server=$1 scenario=$2
+  local out="$RAW/probe-$server-$scenario.txt"
+  flow_cmd "$server" "$scenario"
+  BENCH_CLIENT_SECRET=$FLOW_SECRET BENCH_USER_PASSWORD=$BENCH_USER_PASSWORD \
+    timeout 180 "${FLOW_CMD[@]}" --probe >"$out" 2>&1 \
+    || die "$server $scenario probe failed: $(tail -5 "$out")"
+  local facts; facts=$(grep -m1 '^PROBE ok' "$out" | cut -d' ' -f3-) || die "$server $scenario probe printed no PROBE line"
+  log "$server $scenario probe: $facts"
+  if [ "$scenario" != signin ] && [[ "$facts" != *"access_token=ES256"* ]]; then
+    log "warning: $server $scenario access token is not ES256 ($facts)"
+  fi
+}
+
+# flow_load SERVER SCENARIO CONC SECONDS RAWFILE: an unsampled driver run (warm-up).
+flow_load() {
+  local server=$1 scenario=$2 conc=$3 secs=$4 rawfile=$5
+  flow_cmd "$server" "$scenario"
+  BENCH_CLIENT_SECRET=$FLOW_SECRET BENCH_USER_PASSWORD=$BENCH_USER_PASSWORD \
+    timeout $((secs + 600)) "${FLOW_CMD[@]}" --concurrency "$conc" --duration "$secs" >"$rawfile" 2>&1 \
+    || die "flows driver failed ($server $scenario c=$conc): $(tail -5 "$rawfile")"
+  grep -m1 '^BENCH ' "$rawfile" || die "no summary from the flows driver ($server $scenario c=$conc)"
+}
+
+# sample_start / sample_end SERVER PID: CPU ticks of the server (and of the bench database's
+# PostgreSQL backends for svc) around the measured part of a run.
+sample_start() {
+  if [ "$1" = ours ]; then pg_ticks "$WORK/pg0"; else : >"$WORK/pg0"; fi
+  C0=$(cpu_ticks "$2")
+}
+sample_end() {
+  C1=$(cpu_ticks "$2")
+  if [ "$1" = ours ]; then pg_ticks "$WORK/pg1"; else : >"$WORK/pg1"; fi
+}
+
 run_one() {
   local backend=$1 server=$2 scenario=$3 conc=$4 round=$5
   local pid; pid=$(pid_of "$server")
   kill -0 "$pid" 2>/dev/null || die "$server server (pid $pid) is gone"
   local rawfile="$RAW/$backend-$server-$scenario-c$conc-r$round.txt"
-  set_scenario "$server" "$scenario"   # token fetch for introspection happens before the CPU sample
-  local c0 c1 line
-  [ "$server" = ours ] && pg_ticks "$WORK/pg0" || : >"$WORK/pg0"
-  c0=$(cpu_ticks "$pid")
-  line=$(load "$server" "$scenario" "$conc" "$DURATION" "$rawfile")
-  c1=$(cpu_ticks "$pid")
-  [ "$server" = ours ] && pg_ticks "$WORK/pg1" || : >"$WORK/pg1"
+  local line
+  if is_flow "$scenario"; then
+    # The driver's setup (sign-ins, first code flows) is not measured: it waits at a gate, the
+    # CPU sample starts, the gate opens, the sample ends with the measured window.
+    flow_cmd "$server" "$scenario"
+    local gate="$WORK/gate-$backend-$server-$scenario-c$conc-r$round"
+    BENCH_CLIENT_SECRET=$FLOW_SECRET BENCH_USER_PASSWORD=$BENCH_USER_PASSWORD \
+      timeout $((DURATION + 900)) "${FLOW_CMD[@]}" --concurrency "$conc" --duration "$DURATION" --gate "$gate" \
+      >"$rawfile" 2>&1 &
+    FLOW_PID=$!
+    while [ ! -e "$gate.ready" ]; do
+      if ! kill -0 "$FLOW_PID" 2>/dev/null; then
+        wait "$FLOW_PID" 2>/dev/null || true; FLOW_PID=""
+        die "flows driver failed during setup ($server $scenario c=$conc): $(tail -5 "$rawfile")"
+      fi
+      sleep 0.02
+    done
+    sample_start "$server" "$pid"
+    touch "$gate.go"
+    # The window ends when the driver writes <gate>.done; it then lets the iterations in flight
+    # finish (uncounted) instead of disconnecting, and exits.
+    while [ ! -e "$gate.done" ] && kill -0 "$FLOW_PID" 2>/dev/null; do sleep 0.01; done
+    sample_end "$server" "$pid"
+    local rc=0
+    wait "$FLOW_PID" || rc=$?
+    FLOW_PID=""
+    [ "$rc" = 0 ] || die "flows driver failed ($server $scenario c=$conc, exit $rc): $(tail -5 "$rawfile")"
+    line=$(grep -m1 '^BENCH ' "$rawfile") || die "no summary from the flows driver ($server $scenario c=$conc)"
+  else
+    set_scenario "$server" "$scenario"   # token fetch for introspection happens before the CPU sample
+    sample_start "$server" "$pid"
+    line=$(load "$server" "$scenario" "$conc" "$DURATION" "$rawfile")
+    sample_end "$server" "$pid"
+  fi
+  local c0=$C0 c1=$C1
   local db_ticks; db_ticks=$(pg_delta "$WORK/pg0" "$WORK/pg1")
   local kv; kv=$(sed 's/^BENCH //' <<<"$line")
   local requests duration_us p50_us p99_us max_us non2xx sockerr
@@ -354,8 +534,12 @@ run_one() {
   local rps=$(( requests * 1000000 / (duration_us > 0 ? duration_us : 1) ))
   local cpu_us=$(( (c1 - c0) * 1000000 / CLK_TCK / (requests > 0 ? requests : 1) ))
   local db_us=$(( db_ticks * 1000000 / CLK_TCK / (requests > 0 ? requests : 1) ))
-  log "$backend r$round $scenario c=$conc $server: ${rps} req/s p50 $((p50_us))us p99 $((p99_us))us cpu ${cpu_us}us/req (+db ${db_us}us) non2xx=$non2xx sockerr=$sockerr"
-  [ "$non2xx" = 0 ] || log "warning: $non2xx non-2xx responses ($backend $server $scenario c=$conc)"
+  local unit=req; [ "$scenario" = authcode ] && unit=flow
+  log "$backend r$round $scenario c=$conc $server: ${rps} $unit/s p50 $((p50_us))us p99 $((p99_us))us cpu ${cpu_us}us/$unit (+db ${db_us}us) non2xx=$non2xx sockerr=$sockerr"
+  if [ "$non2xx" != 0 ] || [ "$sockerr" != 0 ]; then
+    FAILED_RUNS=$((FAILED_RUNS + 1))
+    log "ERROR: $non2xx non-2xx answers, $sockerr socket errors ($backend $server $scenario c=$conc; see $rawfile)"
+  fi
 }
 
 bench_backend() {
@@ -375,15 +559,26 @@ bench_backend() {
   start_peer "$backend"
 
   for scenario in $SCENARIOS; do
-    probe ours "$scenario"
-    probe peer "$scenario"
+    if is_flow "$scenario"; then
+      probe_flow ours "$scenario"
+      if peer_runs "$scenario"; then probe_flow peer "$scenario"; fi
+    else
+      probe ours "$scenario"
+      probe peer "$scenario"
+    fi
   done
   if [ "$WARMUP" -gt 0 ]; then
     log "$backend: warm-up ${WARMUP}s per scenario and server"
     for scenario in $SCENARIOS; do
       for server in ours peer; do
-        set_scenario "$server" "$scenario"
-        load "$server" "$scenario" 16 "$WARMUP" "$RAW/$backend-$server-$scenario-warmup.txt" >/dev/null
+        [ "$server" = peer ] && ! peer_runs "$scenario" && continue
+        local warm="$RAW/$backend-$server-$scenario-warmup.txt"
+        if is_flow "$scenario"; then
+          flow_load "$server" "$scenario" 16 "$WARMUP" "$warm" >/dev/null
+        else
+          set_scenario "$server" "$scenario"
+          load "$server" "$scenario" 16 "$WARMUP" "$warm" >/dev/null
+        fi
       done
     done
   fi
@@ -391,9 +586,12 @@ bench_backend() {
   # Interleaved: for each round, every (scenario, concurrency) cell runs ours then peer (A B A B).
   for round in $(seq 1 "$ROUNDS"); do
     for scenario in $SCENARIOS; do
+      # The raw Argon2id rate is taken right before the backend's first sign-in run (both servers
+      # idle), so that it sees the same machine as the sign-ins it is compared with.
+      if [ "$scenario" = signin ] && [ "$round" = 1 ]; then argon2_raw "$backend"; fi
       for conc in $CONCURRENCY; do
         run_one "$backend" ours "$scenario" "$conc" "$round"
-        run_one "$backend" peer "$scenario" "$conc" "$round"
+        if peer_runs "$scenario"; then run_one "$backend" peer "$scenario" "$conc" "$round"; fi
       done
     done
   done
@@ -416,3 +614,6 @@ echo "elapsed_s=$(( $(date +%s) - T_START ))" >>"$META"
 echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
 python3 "$BENCH_DIR/lib/report.py" "$RAW" "$BENCH_DIR/RESULTS.md"
 log "wrote bench/RESULTS.md ($(( $(date +%s) - T_START )) s in total)"
+if [ "$FAILED_RUNS" -gt 0 ]; then
+  die "$FAILED_RUNS load run(s) had non-2xx answers or socket errors (listed in bench/RESULTS.md)"
+fi

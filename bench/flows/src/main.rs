@@ -1,0 +1,169 @@
+//! `svc-bench-flows`: the load driver `bench/run.sh` uses for the scenarios that take more than
+//! one request — refresh-token rotation, the authorization-code flow with an existing browser
+//! session, password sign-in — and for the raw Argon2id rate of svc's default parameters.
+//!
+//! Every load subcommand sets up its workers first (not measured), optionally waits at a gate so
+//! that `run.sh` can sample the server's CPU time after the setup, runs `--concurrency` workers
+//! in a closed loop for `--duration` seconds and prints one line in the format of
+//! `bench/lib/wrk.lua`'s `done()`:
+//!
+//! `BENCH requests=%d duration_us=%d p50_us=%d p99_us=%d max_us=%d non2xx=%d sockerr=%d`
+//!
+//! where a request is one completed iteration (one rotation, one flow, one sign-in, one hash),
+//! latencies are per iteration, `non2xx` counts iterations that failed on an unexpected answer
+//! and `sockerr` transport errors (including a request timeout). See `bench/README.md`.
+
+mod argon;
+mod flows;
+mod http;
+mod stats;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "svc-bench-flows", about = "Flow load driver for bench/run.sh")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Refresh-token rotation: each worker holds its own refresh token (from one code flow with
+    /// `offline_access` in the setup) and exchanges it in a loop, keeping the rotated one.
+    Refresh(FlowArgs),
+    /// Authorization-code flow with an existing browser session: authorize (PKCE S256, state,
+    /// nonce, scope openid) → 302/303 with a code → token. One iteration is one flow.
+    Authcode(FlowArgs),
+    /// Password sign-in on svc's hosted page: GET /auth/sign-in (CSRF cookie and field), then
+    /// POST email + password expecting 303. Each iteration starts without cookies.
+    Signin(FlowArgs),
+    /// Raw Argon2id hash rate with svc's default `[auth]` parameters on `--threads` threads.
+    Argon2(Argon2Args),
+    /// Prints svc's default Argon2 parameters as `key=value` lines (for run.sh).
+    Argon2Defaults,
+}
+
+/// Which server the driver talks to: the paths and the sign-in interaction differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Server {
+    /// svc: `/oauth/authorize`, `/oauth/token`, `/auth/sign-in`.
+    Ours,
+    /// node oidc-provider (`bench/peer`): `/auth`, `/token`, non-interactive `/interaction/…`.
+    Peer,
+}
+
+#[derive(Args, Clone, Debug)]
+struct FlowArgs {
+    /// Server kind.
+    #[arg(long, value_enum)]
+    server: Server,
+    /// Where to connect, e.g. `http://127.0.0.1:8080`.
+    #[arg(long)]
+    base_url: String,
+    /// Host header to send (svc's tenant host, e.g. `bench.localhost:8080`); absolute redirects
+    /// to this host are sent to `--base-url`.
+    #[arg(long)]
+    host: Option<String>,
+    /// Workers (each one connection at a time, closed loop).
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+    /// Seconds of measured load after the setup.
+    #[arg(long, default_value_t = 4.0)]
+    duration: f64,
+    /// Confidential client (client_secret_basic) for the code flow and refresh.
+    #[arg(long, default_value = "")]
+    client_id: String,
+    /// Its secret.
+    #[arg(
+        long,
+        env = "BENCH_CLIENT_SECRET",
+        default_value = "",
+        hide_env_values = true
+    )]
+    client_secret: String,
+    /// Registered redirect URI of that client (never fetched).
+    #[arg(long, default_value = "http://127.0.0.1/cb")]
+    redirect_uri: String,
+    /// Sign-in address of user number `{i}` (1-based; worker w uses user (w mod users) + 1).
+    #[arg(long, default_value = "bench-user-{i}@bench.example")]
+    email: String,
+    /// How many distinct users exist.
+    #[arg(long, default_value_t = 1)]
+    users: usize,
+    /// Their password.
+    #[arg(
+        long,
+        env = "BENCH_USER_PASSWORD",
+        default_value = "",
+        hide_env_values = true
+    )]
+    password: String,
+    /// After the setup, create `<gate>.ready` and wait for `<gate>.go` before measuring.
+    #[arg(long)]
+    gate: Option<PathBuf>,
+    /// Set up one worker, run one checked iteration and print a `PROBE` line instead of loading.
+    #[arg(long)]
+    probe: bool,
+    /// Tokio worker threads of the driver (1 = a single-threaded runtime, like `wrk -t1`).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Per-request timeout in seconds (a timeout counts as a socket error).
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+}
+
+#[derive(Args, Clone, Debug)]
+struct Argon2Args {
+    /// Threads hashing at once.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seconds.
+    #[arg(long, default_value_t = 4.0)]
+    duration: f64,
+}
+
+/// Which flow a load subcommand runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Refresh,
+    Authcode,
+    Signin,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Argon2Defaults => {
+            argon::print_defaults();
+            Ok(())
+        }
+        Command::Argon2(args) => argon::run(args.threads, args.duration).map(|t| t.print()),
+        Command::Refresh(args) => run_flow(Kind::Refresh, args),
+        Command::Authcode(args) => run_flow(Kind::Authcode, args),
+        Command::Signin(args) => run_flow(Kind::Signin, args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("svc-bench-flows: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_flow(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
+    let runtime = if args.threads <= 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(args.threads)
+            .enable_all()
+            .build()?
+    };
+    runtime.block_on(flows::run(kind, args))
+}
