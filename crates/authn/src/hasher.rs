@@ -10,9 +10,9 @@
 //! Hashes are PHC strings (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`), so a hash made under older
 //! parameters still verifies after the configuration changes.
 //!
-//! The dummy hash that unknown accounts are checked against is made when the hasher is built
-//! ([`PasswordHasher::new`], itself off the runtime), never on a request: the first sign-in of
-//! an unknown address would otherwise cost two hashes and stand out by its timing.
+//! The dummy hash that unknown accounts are checked against is formed when the hasher is built
+//! ([`PasswordHasher::new`]) from random bytes, never computed on a request: the first sign-in
+//! of an unknown address would otherwise cost two hashes and stand out by its timing.
 
 use crate::password::Password;
 use argon2::{Algorithm, Argon2, Params, PasswordHasher as _, PasswordVerifier as _, Version};
@@ -120,8 +120,10 @@ impl fmt::Debug for PasswordHasher {
 }
 
 impl PasswordHasher {
-    /// A hasher with `settings`, drawing salts from `rng`. Computes the dummy hash on the
-    /// blocking pool before returning, so no request ever pays for it.
+    /// A hasher with `settings`, drawing salts from `rng`. The dummy hash is a well-formed
+    /// Argon2id hash of the same parameters with a random salt and a random digest: verifying
+    /// against it costs exactly one hash computation (nothing can match it), and building it
+    /// costs none, so startup stays fast.
     pub async fn new(settings: &Argon2Settings, rng: Arc<dyn Rng>) -> Result<Self, HasherError> {
         let params = Params::new(
             settings.memory_kib,
@@ -138,11 +140,27 @@ impl PasswordHasher {
             dummy: String::new(),
             counters: Arc::new(Counters::default()),
         };
-        let mut random = [0u8; 32];
-        hasher.rng.fill(&mut random);
-        let text: String = random.iter().map(|b| format!("{b:02x}")).collect();
-        hasher.dummy = hasher.hash_text(text).await?;
+        hasher.dummy = hasher.dummy_hash();
         Ok(hasher)
+    }
+
+    /// `$argon2id$v=19$m=…,t=…,p=…$<salt>$<digest>` with random salt and digest (PHC string
+    /// format: base64 without padding).
+    fn dummy_hash(&self) -> String {
+        use base64::Engine;
+        use base64::engine::general_purpose::STANDARD_NO_PAD;
+        let mut salt = [0u8; SALT_LEN];
+        let mut digest = [0u8; 32];
+        self.rng.fill(&mut salt);
+        self.rng.fill(&mut digest);
+        format!(
+            "$argon2id$v=19$m={},t={},p={}${}${}",
+            self.params.m_cost(),
+            self.params.t_cost(),
+            self.params.p_cost(),
+            STANDARD_NO_PAD.encode(salt),
+            STANDARD_NO_PAD.encode(digest)
+        )
     }
 
     /// Counters of the work done so far.
@@ -293,18 +311,27 @@ mod tests {
     async fn the_dummy_hash_exists_once_built_so_unknown_accounts_cost_one_verification() {
         let h = hasher().await;
         assert!(h.dummy.starts_with("$argon2id$v=19$m=8192,t=1,p=1$"));
+        // It parses as a real hash of the current parameters (so verifying against it runs
+        // the whole computation and fails only at the comparison).
+        let parsed = argon2::password_hash::phc::PasswordHash::new(&h.dummy).unwrap();
+        assert_eq!(parsed.algorithm.as_str(), "argon2id");
+        let read = Params::try_from(&parsed).unwrap();
+        assert_eq!(
+            (read.m_cost(), read.t_cost(), read.p_cost()),
+            (h.params.m_cost(), h.params.t_cost(), h.params.p_cost())
+        );
         let built = h.stats();
         assert_eq!(
             (built.hashes, built.verifications),
-            (1, 0),
-            "made at construction"
+            (0, 0),
+            "building it computes no hash"
         );
         let pw = Password::parse("correct horse battery").unwrap();
         assert!(!h.verify(&pw, None).await);
         assert!(!h.verify(&pw, None).await);
         let after = h.stats();
         assert_eq!(
-            after.hashes, 1,
+            after.hashes, 0,
             "verifying an unknown account builds nothing"
         );
         assert_eq!(after.verifications, 2);
@@ -332,7 +359,7 @@ mod tests {
                 assert!(task.await.unwrap());
             }
             let stats = h.stats();
-            assert_eq!(stats.hashes, 1 + 1 + 4);
+            assert_eq!(stats.hashes, 1 + 4);
             assert_eq!(stats.verifications, 4);
             assert!(
                 stats.peak_concurrent <= max as usize,
