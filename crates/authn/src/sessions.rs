@@ -28,7 +28,9 @@ impl Authn {
             return Ok(None);
         }
         let now = self.now();
-        let mut tx = self.store.read().await?;
+        // Two single-row reads that need no common snapshot: the user's state is checked on
+        // every later step too.
+        let mut tx = self.store.read_once().await?;
         let session = tx
             .session_by_secret(&tenant.id, &SecretHash::of(cookie_value))
             .await?

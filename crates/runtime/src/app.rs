@@ -308,7 +308,8 @@ impl App {
                     )),
                     ..AuthorizeSettings::default()
                 },
-            );
+            )
+            .with_client_cache(clients.clone());
             plane_routes = plane_routes.merge(hosted::router(HostedState {
                 tenants: tenants.clone(),
                 authn: authn.clone(),

@@ -127,6 +127,7 @@ pub struct AuthorizeEndpoint {
     clock: Arc<dyn Clock>,
     rng: Arc<dyn Rng>,
     settings: AuthorizeSettings,
+    clients: Option<Arc<crate::client_auth::ClientCache>>,
 }
 
 impl AuthorizeEndpoint {
@@ -142,7 +143,15 @@ impl AuthorizeEndpoint {
             clock,
             rng,
             settings,
+            clients: None,
         }
+    }
+
+    /// Reads applications through `cache` (see [`crate::client_auth::ClientCache`]).
+    #[must_use]
+    pub fn with_client_cache(mut self, cache: Arc<crate::client_auth::ClientCache>) -> Self {
+        self.clients = Some(cache);
+        self
     }
 
     /// Handles `GET|POST /oauth/authorize` with the request's parameters and the browser's
@@ -403,9 +412,15 @@ impl AuthorizeEndpoint {
         let Ok(id) = ClientId::parse(raw) else {
             return Ok(None);
         };
-        let mut tx = self.store.read().await?;
+        if let Some(app) = self.clients.as_ref().and_then(|c| c.get(&tenant.id, &id)) {
+            return Ok(Some(app.as_ref().clone()));
+        }
+        let mut tx = self.store.read_once().await?;
         let app = tx.application(&tenant.id, &id).await?;
         tx.finish().await?;
+        if let (Some(cache), Some(app)) = (&self.clients, &app) {
+            cache.put(Arc::new(app.clone()));
+        }
         Ok(app)
     }
 
@@ -475,7 +490,7 @@ impl AuthorizeEndpoint {
         session: &Session,
         app: &Application,
     ) -> Result<Option<Consent>, StoreError> {
-        let mut tx = self.store.read().await?;
+        let mut tx = self.store.read_once().await?;
         let consent = tx.consent(&tenant.id, &session.user_id, &app.id).await?;
         tx.finish().await?;
         Ok(consent)
