@@ -8,6 +8,7 @@
 //! - [`applications`]: a tenant's OAuth clients and their registration rules;
 //! - [`users`]: a tenant's users (people who sign in), their lifecycle and sessions;
 //! - [`webhooks`]: a tenant's webhook subscriptions, test deliveries and delivery history;
+//! - [`caller`]: what the management API checks about its caller in the database (revocation);
 //! - [`audit`]: the audit log, written in the same transaction as the change it records (as
 //!   are the outbox events of every change);
 //! - [`idempotency`]: `idempotency-key` handling for retryable writes.
@@ -19,6 +20,7 @@
 
 pub mod applications;
 pub mod audit;
+pub mod caller;
 mod context;
 pub mod control_plane;
 mod error;

@@ -66,3 +66,59 @@ async fn introspection_describes_live_tokens_and_reveals_nothing_else() {
         app.shutdown().await;
     }
 }
+
+#[tokio::test]
+async fn a_revoked_management_token_is_refused_everywhere_at_once() {
+    for backend in BACKENDS {
+        let app = TestApp::spawn_with(backend, &env()).await;
+        let operator = operator_token(&app).await;
+        let acme = create_tenant(&app, &operator, "acme").await;
+        let revoked = access_token(&app, &acme, Some("applications:read")).await;
+        let kept = access_token(&app, &acme, Some("applications:read")).await;
+        let list = |token: &str| {
+            app.request(reqwest::Method::GET, "/api/v1/applications")
+                .header("host", &acme.host)
+                .bearer_auth(token)
+                .send()
+        };
+        assert_eq!(list(&revoked).await.unwrap().status(), 200, "{backend:?}");
+
+        let revocation = app
+            .request(reqwest::Method::POST, "/oauth/revoke")
+            .header("host", &acme.host)
+            .basic_auth(&acme.client_id, Some(&acme.client_secret))
+            .form(&[("token", revoked.as_str())])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(revocation.status(), 200, "{backend:?}");
+
+        let refused = list(&revoked).await.unwrap();
+        assert_eq!(refused.status(), 401, "{backend:?}");
+        let challenge = refused.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_token\""),
+            "{challenge}"
+        );
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["detail"], "the access token has been revoked");
+        let introspected: Value = app
+            .request(reqwest::Method::POST, "/oauth/introspect")
+            .header("host", &acme.host)
+            .basic_auth(&acme.client_id, Some(&acme.client_secret))
+            .form(&[("token", revoked.as_str())])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(introspected, serde_json::json!({"active": false}));
+        // Only that token: another one of the same client still works.
+        assert_eq!(list(&kept).await.unwrap().status(), 200, "{backend:?}");
+        app.shutdown().await;
+    }
+}

@@ -1,0 +1,22 @@
+//! What the management API asks the database about its caller once the access token has passed
+//! the stateless validation contract: whether the token has since been revoked.
+//!
+//! The spec's validation contract (signature, issuer, audience, lifetime, tenant, scope) is
+//! what any resource server can check on its own; svc is also the issuer, so a management
+//! token revoked at `/oauth/revoke` (RFC 7009 §2: "invalidates the token immediately") is
+//! refused here too, not only by introspection and UserInfo.
+
+use crate::{ManageContext, ManageError};
+use svc_domain::TenantId;
+
+/// Whether the access token `jti` of `tenant` has been revoked.
+pub async fn access_token_revoked(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    jti: &str,
+) -> Result<bool, ManageError> {
+    let mut tx = ctx.store.read_once().await?;
+    let revoked = tx.access_token_revoked(tenant, jti).await?;
+    tx.finish().await?;
+    Ok(revoked)
+}
