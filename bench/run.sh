@@ -17,6 +17,7 @@ Environment overrides (optional):
   BENCH_SCENARIOS="token introspect jwks discovery refresh authcode signin"
   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
+  BENCH_ID_TOKEN_ALG=RS256 ID-token algorithm of the code-flow client on both servers (RS256|ES256)
   BENCH_SKIP_BUILD=1       use the release binaries already built (no cargo build)
   CARGO_TARGET_DIR=DIR     where cargo builds (and where the binaries are taken from)
 EOF
@@ -40,6 +41,8 @@ CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
 SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode signin"}
 PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SVC_LOG=${BENCH_SVC_LOG:-warn}
+ID_TOKEN_ALG=${BENCH_ID_TOKEN_ALG:-RS256}
+case "$ID_TOKEN_ALG" in RS256|ES256) ;; *) echo "run.sh: BENCH_ID_TOKEN_ALG must be RS256 or ES256" >&2; exit 2 ;; esac
 SKIP_BUILD=${BENCH_SKIP_BUILD:-0}
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -50,7 +53,7 @@ case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 BIN="$TARGET_DIR/release/svc-runtime"
 FLOWS="$TARGET_DIR/release/svc-bench-flows"
 CMDLINE="bash bench/run.sh${*:+ $*}"
-for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_PG_URL BENCH_SVC_LOG BENCH_SKIP_BUILD; do
+for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_PG_URL BENCH_SVC_LOG BENCH_ID_TOKEN_ALG BENCH_SKIP_BUILD; do
   if [ -n "${!v:-}" ]; then CMDLINE="$v='${!v}' $CMDLINE"; fi
 done
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
@@ -251,6 +254,7 @@ OURS_CODE_CLIENT_ID=""; OURS_CODE_CLIENT_SECRET=""
 BENCH_USERS=1
 for c in $CONCURRENCY; do if [ "$c" -gt "$BENCH_USERS" ]; then BENCH_USERS=$c; fi; done
 echo "bench_users=$BENCH_USERS" >>"$META"
+echo "id_token_alg=$ID_TOKEN_ALG" >>"$META"
 BENCH_USER_PASSWORD="bench-pw-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 USER_EMAIL='bench-user-{i}@bench.example'
 
@@ -314,9 +318,10 @@ provision_ours() {
           | jq -r '.access_token // empty')
   [ -n "$token" ] || die "no management token with applications:write users:write"
   resp=$(curl -s -m 10 "$base/api/v1/applications" -H "Host: $OURS_HOST" -H "authorization: Bearer $token" \
-    -H 'content-type: application/json' -d "$(jq -nc --arg r "$REDIRECT_URI" '{name: "bench code flow",
+    -H 'content-type: application/json' -d "$(jq -nc --arg r "$REDIRECT_URI" --arg alg "$ID_TOKEN_ALG" '{name: "bench code flow",
       grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "client_secret_basic",
-      redirect_uris: [$r], allowed_scopes: ["openid", "profile", "email", "offline_access"], first_party: true}')")
+      redirect_uris: [$r], allowed_scopes: ["openid", "profile", "email", "offline_access"], first_party: true,
+      id_token_signed_response_alg: $alg}')")
   OURS_CODE_CLIENT_ID=$(jq -r '.client_id // empty' <<<"$resp")
   OURS_CODE_CLIENT_SECRET=$(jq -r '.client_secret // empty' <<<"$resp")
   [ -n "$OURS_CODE_CLIENT_ID" ] && [ -n "$OURS_CODE_CLIENT_SECRET" ] \
@@ -345,7 +350,7 @@ start_peer() {
   (cd "$BENCH_DIR/peer" && exec env NODE_ENV=production PEER_PORT="$PEER_PORT" PEER_CLIENT_ID="$PEER_CLIENT_ID" \
       PEER_CLIENT_SECRET="$PEER_CLIENT_SECRET" PEER_RESOURCE_JWT="$PEER_RESOURCE_JWT" \
       PEER_RESOURCE_OPAQUE="$PEER_RESOURCE_OPAQUE" PEER_CODE_CLIENT_ID="$PEER_CODE_CLIENT_ID" \
-      PEER_CODE_CLIENT_SECRET="$PEER_CODE_CLIENT_SECRET" PEER_REDIRECT_URI="$REDIRECT_URI" node server.js) >"$RAW/peer-$backend.log" 2>&1 &
+      PEER_CODE_CLIENT_SECRET="$PEER_CODE_CLIENT_SECRET" PEER_REDIRECT_URI="$REDIRECT_URI" PEER_ID_TOKEN_ALG="$ID_TOKEN_ALG" node server.js) >"$RAW/peer-$backend.log" 2>&1 &
   PEER_PID=$!
   wait_ready "$PEER_PID" "http://127.0.0.1:$PEER_PORT/.well-known/openid-configuration" \
     || { tail -20 "$RAW/peer-$backend.log" >&2; die "peer did not become ready"; }
@@ -460,6 +465,9 @@ probe_flow() {
   log "$server $scenario probe: $facts"
   if [ "$scenario" != signin ] && [[ "$facts" != *"access_token=ES256"* ]]; then
     log "warning: $server $scenario access token is not ES256 ($facts)"
+  fi
+  if [ "$scenario" != signin ] && [[ "$facts" != *"id_token=$ID_TOKEN_ALG"* ]]; then
+    die "$server $scenario probe: the ID token is not $ID_TOKEN_ALG ($facts)"
   fi
 }
 

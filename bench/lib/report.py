@@ -187,15 +187,15 @@ def main(raw, out):
              "the bench database (from pg_stat_activity and /proc, sampled before and after each run); the CPU ratio "
              "on that table uses this total. SQLite runs inside the svc process, so its cost is already in svc's CPU.")
     L.append("- svc JWKS publishes three keys (ES256, EdDSA, RS256); the peer publishes one ES256 key and one "
-             "RSA-2048 key (RS256 ID tokens of the code-flow client).")
+             "RSA-2048 key (for RS256 ID tokens of the code-flow client).")
     L.append("- Flows (`bench/flows`): each worker is set up before the CPU sample starts (svc: a password sign-in "
              "through `/auth/sign-in` as its own user; peer: login and consent through the non-interactive "
              "`/interaction/…` handler; refresh: one code flow with `offline_access`, PKCE S256). Then every "
              "worker loops: refresh = `POST token grant_type=refresh_token` keeping the rotated token; authcode = "
              "`GET authorize` with the session cookie (PKCE S256, state, nonce, scope `openid`) → 302/303 with a "
              "code → `POST token`; signin = `GET /auth/sign-in` without cookies, then `POST` email + password → "
-             "303. Iterations still in flight when the window (and the CPU sample) closes finish uncounted. ID tokens are RS256 "
-             "on both sides, access tokens ES256 JWTs; svc's client is first party (no consent), the peer "
+             "303. Iterations still in flight when the window (and the CPU sample) closes finish uncounted. ID tokens are "
+             f"{meta.get('id_token_alg', 'RS256')} on both sides (`BENCH_ID_TOKEN_ALG`), access tokens ES256 JWTs; svc's client is first party (no consent), the peer "
              "remembers a Grant.")
     L.append("- Password sign-in: svc runs with `SVC_AUTH__PASSWORD_VERIFY_IP_MAX_ATTEMPTS=1000` and "
              "`SVC_AUTH__PASSWORD_VERIFY_IP_WINDOW_SECS=1` (all load comes from one IP) and its default Argon2id "

@@ -6,7 +6,7 @@
 //
 // Client 2 (PEER_CODE_CLIENT_ID, client_secret_basic): authorization_code + refresh_token, PKCE S256,
 // redirect URI PEER_REDIRECT_URI (never fetched). Its access tokens are ES256 JWTs for the default
-// resource PEER_RESOURCE_JWT (svc issues ES256 at+jwt), its ID tokens RS256 (svc's default), refresh
+// resource PEER_RESOURCE_JWT (svc issues ES256 at+jwt), its ID tokens RS256 (svc's default) or PEER_ID_TOKEN_ALG, refresh
 // tokens come with offline_access and rotate on every use (a rotated one is refused and revokes the grant).
 //
 // Sign-in is non-interactive: interactions.url points at /interaction/:uid, whose GET finishes the login
@@ -30,6 +30,7 @@ const redirectUri = process.env.PEER_REDIRECT_URI || 'http://127.0.0.1/cb';
 const accountId = process.env.PEER_ACCOUNT_ID || 'bench-user';
 const resourceJwt = process.env.PEER_RESOURCE_JWT || 'https://api.bench.example';
 const resourceOpaque = process.env.PEER_RESOURCE_OPAQUE || 'urn:bench:opaque';
+const idTokenAlg = process.env.PEER_ID_TOKEN_ALG || 'RS256';
 
 // Signing keys generated at start (ephemeral, like svc in development mode): ES256 for access tokens,
 // RSA-2048 for RS256 ID tokens (svc's default ID-token algorithm and key size).
@@ -59,7 +60,7 @@ const configuration = {
     response_types: ['code'],
     redirect_uris: [redirectUri],
     token_endpoint_auth_method: 'client_secret_basic',
-    id_token_signed_response_alg: 'RS256',
+    id_token_signed_response_alg: idTokenAlg,
     scope: 'openid offline_access email profile',
   }],
   jwks: { keys: [es256, rs256] },

@@ -2,8 +2,8 @@
 //! transaction opened by [`crate::tx`]); rows are read into [`RefreshFamilyRow`] /
 //! [`RefreshTokenRow`], which decode them.
 //!
-//! Rotation is one conditional `UPDATE ... WHERE rotated_at IS NULL RETURNING`: only the call
-//! that changed the row gets it back. A concurrent rotation waits for the first one's row lock;
+//! Rotation is one conditional `UPDATE ... WHERE rotated_at IS NULL RETURNING` (joined with the
+//! family in the same statement): only the call that changed the row gets it back. A concurrent rotation waits for the first one's row lock;
 //! under READ COMMITTED it then re-evaluates `rotated_at IS NULL` against the committed row and
 //! changes nothing, so a token is rotated once however many instances race.
 //! When nothing changed, a read of the token with its family tells reuse (`Reused`) from a token
@@ -20,10 +20,6 @@ use svc_store::rows::{RefreshFamilyRow, RefreshTokenRow, encode_scopes, encode_s
 use svc_store::{RefreshRotation, StoreError};
 use time::OffsetDateTime;
 
-const SELECT_FAMILY: &str = "SELECT id, tenant_id, client_id, user_id, session_id, \
-     scope::text AS scope, subject, auth_time, acr, amr::text AS amr, created_at, expires_at, \
-     revoked_at, revoke_reason \
-     FROM refresh_families WHERE tenant_id = $1 AND id = $2";
 // The token's columns keep their names; the family's that clash are prefixed `family_`.
 const SELECT_TOKEN_AND_FAMILY: &str = "SELECT t.hash, t.family_id, t.tenant_id, \
      t.scope::text AS scope, t.created_at, t.expires_at, t.rotated_at, f.client_id, f.user_id, \
@@ -34,10 +30,18 @@ const SELECT_TOKEN_AND_FAMILY: &str = "SELECT t.hash, t.family_id, t.tenant_id, 
      FROM refresh_tokens t JOIN refresh_families f \
      ON f.tenant_id = t.tenant_id AND f.id = t.family_id \
      WHERE t.tenant_id = $1 AND t.hash = $2";
-const ROTATE: &str = "UPDATE refresh_tokens SET rotated_at = $3 \
+// The rotated token joined with its family, in the row shape of SELECT_TOKEN_AND_FAMILY: one
+// round trip on the hot path of every refresh.
+const ROTATE: &str = "WITH t AS (UPDATE refresh_tokens SET rotated_at = $3 \
      WHERE tenant_id = $1 AND hash = $2 AND rotated_at IS NULL \
-     RETURNING hash, family_id, tenant_id, scope::text AS scope, created_at, expires_at, \
-     rotated_at";
+     RETURNING hash, family_id, tenant_id, scope, created_at, expires_at, rotated_at) \
+     SELECT t.hash, t.family_id, t.tenant_id, \
+     t.scope::text AS scope, t.created_at, t.expires_at, t.rotated_at, f.client_id, f.user_id, \
+     f.session_id, f.scope::text AS family_scope, f.subject, f.auth_time, f.acr, \
+     f.amr::text AS amr, \
+     f.created_at AS family_created_at, f.expires_at AS family_expires_at, f.revoked_at, \
+     f.revoke_reason \
+     FROM t JOIN refresh_families f ON f.tenant_id = t.tenant_id AND f.id = t.family_id";
 const INSERT_FAMILY: &str = "INSERT INTO refresh_families (id, tenant_id, client_id, user_id, \
      session_id, scope, subject, auth_time, acr, amr, created_at, expires_at, revoked_at, \
      revoke_reason) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10::jsonb, $11, $12, \
@@ -120,25 +124,10 @@ pub(crate) async fn rotate(
         .fetch_optional(&mut *conn)
         .await
         .map_err(map_err)?;
+    // The foreign key makes a rotated token without its family impossible, so no row means
+    // nothing was rotated.
     if let Some(row) = rotated {
-        let token = decode_token(&row)?;
-        let family = sqlx::query(SELECT_FAMILY)
-            .bind(tenant.as_str())
-            .bind(token.family_id.as_str())
-            .fetch_optional(conn)
-            .await
-            .map_err(map_err)?;
-        // The foreign key makes a token without its family impossible.
-        let family = family
-            .as_ref()
-            .map(decode_family)
-            .transpose()?
-            .ok_or_else(|| {
-                StoreError::Corrupt(format!(
-                    "refresh_tokens.family_id {} has no refresh_families row",
-                    token.family_id.as_str()
-                ))
-            })?;
+        let (token, family) = decode_token_and_family(&row)?;
         return Ok(RefreshRotation::Rotated(token, family));
     }
     Ok(match token(conn, tenant, hash).await? {
@@ -197,28 +186,7 @@ fn decode_token(row: &PgRow) -> Result<RefreshToken, StoreError> {
     .decode()
 }
 
-fn decode_family(row: &PgRow) -> Result<RefreshFamily, StoreError> {
-    let c = Columns::new(row, "refresh_families");
-    RefreshFamilyRow {
-        id: c.get("id")?,
-        tenant_id: c.get("tenant_id")?,
-        client_id: c.get("client_id")?,
-        user_id: c.get("user_id")?,
-        session_id: c.get("session_id")?,
-        scope: c.get("scope")?,
-        subject: c.get("subject")?,
-        auth_time: c.get("auth_time")?,
-        acr: c.get("acr")?,
-        amr: c.get("amr")?,
-        created_at: c.get("created_at")?,
-        expires_at: c.get("expires_at")?,
-        revoked_at: c.get("revoked_at")?,
-        revoke_reason: c.get("revoke_reason")?,
-    }
-    .decode()
-}
-
-/// A row of [`SELECT_TOKEN_AND_FAMILY`].
+/// A row of [`SELECT_TOKEN_AND_FAMILY`] or [`ROTATE`].
 fn decode_token_and_family(row: &PgRow) -> Result<(RefreshToken, RefreshFamily), StoreError> {
     let c = Columns::new(row, "refresh_families");
     let token = decode_token(row)?;
