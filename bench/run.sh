@@ -19,6 +19,7 @@ Environment overrides (optional):
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
   BENCH_ID_TOKEN_ALG=RS256 ID-token algorithm of the code-flow client on both servers (RS256|ES256)
   BENCH_SKIP_BUILD=1       use the release binaries already built (no cargo build)
+  BENCH_OUT=FILE           where the results table goes (default: bench/RESULTS.md)
   CARGO_TARGET_DIR=DIR     where cargo builds (and where the binaries are taken from)
 EOF
 }
@@ -58,6 +59,8 @@ for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCEN
 done
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RAW="$BENCH_DIR/results-raw/$STAMP"
+OUT=${BENCH_OUT:-$BENCH_DIR/RESULTS.md}
+mkdir -p "$(dirname "$OUT")"
 WORK=$(mktemp -d /tmp/svc-bench.XXXXXX)
 CLK_TCK=$(getconf CLK_TCK)
 T_START=$(date +%s)
@@ -627,8 +630,8 @@ done
 
 echo "elapsed_s=$(( $(date +%s) - T_START ))" >>"$META"
 echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
-python3 "$BENCH_DIR/lib/report.py" "$RAW" "$BENCH_DIR/RESULTS.md"
-log "wrote bench/RESULTS.md ($(( $(date +%s) - T_START )) s in total)"
+python3 "$BENCH_DIR/lib/report.py" "$RAW" "$OUT"
+log "wrote $OUT ($(( $(date +%s) - T_START )) s in total)"
 if [ "$FAILED_RUNS" -gt 0 ]; then
-  die "$FAILED_RUNS load run(s) had non-2xx answers or socket errors (listed in bench/RESULTS.md)"
+  die "$FAILED_RUNS load run(s) had non-2xx answers or socket errors (listed in $OUT)"
 fi

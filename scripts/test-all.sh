@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: starts (or installs) PostgreSQL and Redis, checks
-# formatting, lints and dependency direction, then runs every test against SQLite and PostgreSQL.
+# formatting, lints and dependency direction, then runs every test against SQLite and PostgreSQL and
+# the benchmark harness in quick mode as a smoke check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -30,6 +31,22 @@ cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 summary=$(grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6; i+=$8} END {printf "%d passed, %d failed, %d skipped", p, f, i}')
+
+# The benchmark harness in quick mode, as a smoke check: it fails when a scenario errors (a
+# non-2xx answer, a socket error, a flow that breaks), never on timings. Its table goes under the
+# target directory so the committed bench/RESULTS.md is left alone. SVCTEST_SKIP_BENCH=1 skips it
+# locally; CI never sets it.
+bench_status=0
+if [ "${SVCTEST_SKIP_BENCH:-0}" = 1 ]; then
+  step "bench smoke skipped (SVCTEST_SKIP_BENCH=1)"
+else
+  step "bench smoke: bash bench/run.sh --quick"
+  bench_out="${CARGO_TARGET_DIR:-target}/bench-smoke/RESULTS.md"
+  BENCH_OUT="$bench_out" bash bench/run.sh --quick || bench_status=$?
+  if [ "$bench_status" -eq 0 ]; then echo "bench smoke passed; table in $bench_out"; else echo "bench smoke FAILED (exit $bench_status)"; fi
+fi
+
 step "done"
 echo "$summary"
-exit "$status"
+if [ "$status" -ne 0 ]; then exit "$status"; fi
+exit "$bench_status"
