@@ -16,8 +16,8 @@ pub mod issue;
 pub mod request;
 
 pub use issue::{
-    ACCESS_TOKEN_TYP, AccessTokenIssuer, IssuedAccessToken, NewAccessToken, SubjectType,
-    TOKEN_TYPE_BEARER, TokenResponse, TokenSettings,
+    ACCESS_TOKEN_TYP, AccessTokenIssuer, AccessTokenStamp, IssuedAccessToken, NewAccessToken,
+    SubjectType, TOKEN_TYPE_BEARER, TokenResponse, TokenSettings,
 };
 pub use request::{ClientCredentials, Credential, JWT_BEARER_ASSERTION_TYPE, TokenRequest};
 

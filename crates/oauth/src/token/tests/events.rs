@@ -46,13 +46,19 @@ async fn issuance_consent_and_rotation_are_recorded_with_their_facts() {
     );
 
     flow.fx.clock.advance(time::Duration::seconds(1));
-    flow.refresh(tokens.refresh_token.as_deref().unwrap())
+    let refreshed = flow
+        .refresh(tokens.refresh_token.as_deref().unwrap())
         .await
         .unwrap();
     let issued = flow.events("auth.token.issued").await;
     assert_eq!(issued.len(), 2);
     assert_eq!(issued[1]["grant_type"], "refresh_token");
     assert_eq!(issued[1]["refresh_family_id"], first["refresh_family_id"]);
+    assert_eq!(issued[1]["id_token"], true);
+    // The token is signed after the commit from the recorded stamp: the event names its jti.
+    let jti = flow.introspect(&refreshed.access_token).await["jti"].clone();
+    assert!(jti.is_string());
+    assert_eq!(issued[1]["access_token_id"], jti);
 
     // A refused redemption records nothing.
     let before = flow.events("auth.token.issued").await.len();
