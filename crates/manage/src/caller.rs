@@ -15,8 +15,5 @@ pub async fn access_token_revoked(
     tenant: &TenantId,
     jti: &str,
 ) -> Result<bool, ManageError> {
-    let mut tx = ctx.store.read_once().await?;
-    let revoked = tx.access_token_revoked(tenant, jti).await?;
-    tx.finish().await?;
-    Ok(revoked)
+    Ok(svc_store::access_token_revoked(ctx.store.as_ref(), tenant, jti).await?)
 }

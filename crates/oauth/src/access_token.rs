@@ -17,11 +17,11 @@ use time::OffsetDateTime;
 /// Bound on remembered tokens per key set; beyond it the memory is emptied and refills.
 const MAX_VERIFIED: usize = 20_000;
 
-/// Access tokens whose signature, type, issuer and tenant were already verified, by SHA-256 of
-/// the token, kept with the key set they were verified against (a new key set starts empty).
-/// A resource server that introspects the same token repeatedly costs one signature
-/// verification, not one per call. Keyed by issuer and token. Only successes are kept, until the token's `exp`; lifetime
-/// and revocation are still checked on every use.
+/// Access tokens whose signature, type, issuer and tenant were already verified, keyed by
+/// SHA-256 of issuer and token, kept with the key set they were verified against (a new key set
+/// starts empty). A resource server that introspects the same token repeatedly costs one
+/// signature verification, not one per call. Only successes are kept, until the token's `exp`;
+/// lifetime and revocation are still checked on every use.
 #[derive(Debug, Default)]
 pub(crate) struct VerifiedTokens {
     tokens: Mutex<HashMap<Digest, (i64, Arc<Value>)>>,
@@ -116,8 +116,6 @@ pub async fn active_claims(
     let Some(jti) = claims["jti"].as_str() else {
         return Ok(None);
     };
-    let mut tx = store.read_once().await?;
-    let revoked = tx.access_token_revoked(&tenant.id, jti).await?;
-    tx.finish().await?;
+    let revoked = svc_store::access_token_revoked(store, &tenant.id, jti).await?;
     Ok((!revoked).then_some(claims))
 }

@@ -119,6 +119,20 @@ pub trait Store: Send + Sync + 'static {
     async fn close(&self);
 }
 
+/// Whether the access token `jti` of `tenant` was revoked: one statement outside a transaction
+/// ([`Store::read_once`]), for the resource servers svc runs itself (introspection, UserInfo,
+/// the management API) that check it on every request.
+pub async fn access_token_revoked(
+    store: &dyn Store,
+    tenant: &svc_domain::TenantId,
+    jti: &str,
+) -> Result<bool, StoreError> {
+    let mut tx = store.read_once().await?;
+    let revoked = tx.access_token_revoked(tenant, jti).await?;
+    tx.finish().await?;
+    Ok(revoked)
+}
+
 /// A read-only transaction.
 #[async_trait]
 pub trait ReadTx:

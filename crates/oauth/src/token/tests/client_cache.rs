@@ -12,19 +12,24 @@ use svc_domain::{GeneratedSecret, OsRandom, TokenEndpointAuthMethod};
 
 const GRANT: &[(&str, &str)] = &[("grant_type", "client_credentials")];
 
-#[tokio::test]
-async fn rotated_secrets_work_at_once_and_retired_ones_until_invalidation() {
-    let fx = Fixture::new().await;
-    let client = fx.client(TokenEndpointAuthMethod::ClientSecretBasic).await;
-    let cache = Arc::new(ClientCache::new(Duration::from_secs(600)));
-    let endpoint = TokenEndpoint::new(
+/// The fixture's token endpoint reading applications through `cache`.
+fn cached_endpoint(fx: &Fixture, cache: &Arc<ClientCache>) -> TokenEndpoint {
+    TokenEndpoint::new(
         fx.store.clone(),
         fx.keys.clone(),
         fx.clock.clone(),
         Arc::new(OsRandom),
         TokenSettings::default(),
     )
-    .with_client_cache(cache.clone());
+    .with_client_cache(cache.clone())
+}
+
+#[tokio::test]
+async fn rotated_secrets_work_at_once_and_retired_ones_until_invalidation() {
+    let fx = Fixture::new().await;
+    let client = fx.client(TokenEndpointAuthMethod::ClientSecretBasic).await;
+    let cache = Arc::new(ClientCache::new(Duration::from_secs(600)));
+    let endpoint = cached_endpoint(&fx, &cache);
     let token = |auth: String| {
         let endpoint = &endpoint;
         let fx = &fx;
@@ -80,14 +85,7 @@ async fn a_cached_client_is_never_served_to_another_tenant() {
     let fx = Fixture::new().await;
     let client = fx.client(TokenEndpointAuthMethod::ClientSecretBasic).await;
     let cache = Arc::new(ClientCache::new(Duration::from_secs(600)));
-    let endpoint = TokenEndpoint::new(
-        fx.store.clone(),
-        fx.keys.clone(),
-        fx.clock.clone(),
-        Arc::new(OsRandom),
-        TokenSettings::default(),
-    )
-    .with_client_cache(cache);
+    let endpoint = cached_endpoint(&fx, &cache);
     let auth = client.basic();
     assert!(
         endpoint

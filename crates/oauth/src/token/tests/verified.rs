@@ -30,30 +30,22 @@ async fn a_remembered_verification_is_per_issuer_and_never_outlives_the_token_or
             .is_none()
     );
 
+    let active_at = |at: time::OffsetDateTime| {
+        active_claims(
+            fx.store.as_ref(),
+            &fx.keys,
+            &fx.tenant,
+            &fx.issuer,
+            token,
+            at,
+        )
+    };
     let now = svc_domain::Clock::now(fx.clock.as_ref());
-    let active = active_claims(
-        fx.store.as_ref(),
-        &fx.keys,
-        &fx.tenant,
-        &fx.issuer,
-        token,
-        now,
-    )
-    .await
-    .unwrap();
+    let active = active_at(now).await.unwrap();
     assert!(active.is_some());
     // Past its expiry the remembered verification does not make it active.
     let later = now + time::Duration::hours(2);
-    let expired = active_claims(
-        fx.store.as_ref(),
-        &fx.keys,
-        &fx.tenant,
-        &fx.issuer,
-        token,
-        later,
-    )
-    .await
-    .unwrap();
+    let expired = active_at(later).await.unwrap();
     assert!(expired.is_none());
     // Revoked: refused at once though its verification is remembered.
     let jti = active.unwrap()["jti"].as_str().unwrap().to_owned();
@@ -62,15 +54,6 @@ async fn a_remembered_verification_is_per_issuer_and_never_outlives_the_token_or
         .await
         .unwrap();
     tx.commit().await.unwrap();
-    let revoked = active_claims(
-        fx.store.as_ref(),
-        &fx.keys,
-        &fx.tenant,
-        &fx.issuer,
-        token,
-        now,
-    )
-    .await
-    .unwrap();
+    let revoked = active_at(now).await.unwrap();
     assert!(revoked.is_none());
 }

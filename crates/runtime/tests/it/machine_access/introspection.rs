@@ -1,9 +1,27 @@
 //! Token introspection (RFC 7662): active answers for this tenant's live tokens, a bare
 //! `{"active": false}` for anything else, and client authentication required.
 
-use super::support::{access_token, create_tenant, env, operator_token};
+use super::support::{Tenant, access_token, create_tenant, env, operator_token};
 use serde_json::Value;
 use svc_testkit::{BACKENDS, TestApp};
+
+/// `POST /oauth/introspect` on `tenant`'s host, with its management client's credentials when
+/// `authenticated`.
+async fn introspect(
+    app: &TestApp,
+    tenant: &Tenant,
+    token: String,
+    authenticated: bool,
+) -> reqwest::Result<reqwest::Response> {
+    let mut request = app
+        .request(reqwest::Method::POST, "/oauth/introspect")
+        .header("host", &tenant.host)
+        .form(&[("token", token)]);
+    if authenticated {
+        request = request.basic_auth(&tenant.client_id, Some(&tenant.client_secret));
+    }
+    request.send().await
+}
 
 #[tokio::test]
 async fn introspection_describes_live_tokens_and_reveals_nothing_else() {
@@ -29,16 +47,8 @@ async fn introspection_describes_live_tokens_and_reveals_nothing_else() {
             format!("http://{}/oauth/introspect", acme.host)
         );
 
-        let introspect = |token: String, authenticated: bool| {
-            let mut request = app
-                .request(reqwest::Method::POST, "/oauth/introspect")
-                .header("host", &acme.host)
-                .form(&[("token", token)]);
-            if authenticated {
-                request = request.basic_auth(&acme.client_id, Some(&acme.client_secret));
-            }
-            request.send()
-        };
+        let introspect =
+            |token: String, authenticated: bool| introspect(&app, &acme, token, authenticated);
         let active = introspect(token.clone(), true).await.unwrap();
         assert_eq!(active.status(), 200, "{backend:?}");
         assert_eq!(active.headers()["cache-control"], "no-store");
@@ -105,12 +115,7 @@ async fn a_revoked_management_token_is_refused_everywhere_at_once() {
         );
         let body: Value = refused.json().await.unwrap();
         assert_eq!(body["detail"], "the access token has been revoked");
-        let introspected: Value = app
-            .request(reqwest::Method::POST, "/oauth/introspect")
-            .header("host", &acme.host)
-            .basic_auth(&acme.client_id, Some(&acme.client_secret))
-            .form(&[("token", revoked.as_str())])
-            .send()
+        let introspected: Value = introspect(&app, &acme, revoked.clone(), true)
             .await
             .unwrap()
             .json()
