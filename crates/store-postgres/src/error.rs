@@ -2,8 +2,6 @@
 //! failures are conflicts, which are outages and which mean the stored data is bad.
 
 use sqlx::error::DatabaseError;
-use sqlx::postgres::PgRow;
-use sqlx::{Postgres, Row};
 use std::fmt;
 use svc_store::StoreError;
 
@@ -21,32 +19,6 @@ pub(crate) fn map_err(err: sqlx::Error) -> StoreError {
         // Pool timeouts, IO (connection refused, reset), TLS, protocol: worth retrying later.
         // None of these carry the connection URL, so no password can leak through them.
         other => StoreError::Unavailable(Box::new(other)),
-    }
-}
-
-/// The columns of one row of `table`: a value that does not decode is [`StoreError::Corrupt`]
-/// naming `table.column`, like the errors of the row forms' `decode`.
-pub(crate) struct Columns<'r> {
-    row: &'r PgRow,
-    table: &'static str,
-}
-
-impl<'r> Columns<'r> {
-    pub(crate) fn new(row: &'r PgRow, table: &'static str) -> Self {
-        Self { row, table }
-    }
-
-    /// Reads `column`.
-    pub(crate) fn get<T>(&self, column: &str) -> Result<T, StoreError>
-    where
-        T: sqlx::Decode<'r, Postgres> + sqlx::Type<Postgres>,
-    {
-        self.row.try_get(column).map_err(|e| match map_err(e) {
-            StoreError::Corrupt(why) => {
-                StoreError::Corrupt(format!("{}.{column}: {why}", self.table))
-            }
-            other => other,
-        })
     }
 }
 

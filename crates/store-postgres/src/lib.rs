@@ -6,26 +6,14 @@
 //! parameters. Migrations take sqlx's advisory lock, so several replicas may start at once.
 //! Business rules live in the engines; this crate only maps the ports of `svc-store` onto SQL.
 
-mod applications;
-mod audit;
-mod codes;
-mod coordination;
-mod counters;
+mod dialect;
 mod error;
-mod grants;
 mod migrations;
 mod options;
-mod refresh;
-mod sessions;
-mod signing_keys;
 mod store;
-mod tenants;
-mod tx;
-mod users;
-mod webhooks;
-mod webhooks_tx;
 
 #[cfg(feature = "test-support")]
 pub mod testing;
 
+pub use dialect::PgDialect;
 pub use store::PgStore;

@@ -1,14 +1,15 @@
 //! [`PgStore`]: a lazy connection pool on a PostgreSQL database, and the [`Store`] port.
 
+use crate::dialect::PgDialect;
 use crate::error::{map_err, map_migrate_err};
-use crate::migrations::{self, MIGRATOR};
+use crate::migrations::MIGRATOR;
 use crate::options::{connect_options, pool_options};
-use crate::tx::PgTx;
 use async_trait::async_trait;
 use sqlx::PgPool;
 use svc_store::{
     Backend, MigrationStatus, PoolSettings, PoolStatus, ReadTx, Store, StoreError, WriteTx,
 };
+use svc_store_sql::SqlTx;
 
 /// The PostgreSQL store: a connection pool whose connections are opened on demand.
 #[derive(Debug)]
@@ -86,7 +87,8 @@ impl Store for PgStore {
     }
 
     async fn migration_status(&self) -> Result<MigrationStatus, StoreError> {
-        migrations::status(&self.pool).await
+        let mut conn = self.pool.acquire().await.map_err(map_err)?;
+        svc_store_sql::migration_status::<PgDialect>(&mut conn, &MIGRATOR).await
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
@@ -122,17 +124,17 @@ impl Store for PgStore {
     async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError> {
         // Enforced by the server: a read transaction cannot write even by mistake.
         let tx = begin_detached(&self.pool, "BEGIN TRANSACTION READ ONLY").await?;
-        Ok(Box::new(PgTx::new(tx)))
+        Ok(Box::new(SqlTx::<PgDialect>::new(tx)))
     }
 
     async fn read_once(&self) -> Result<Box<dyn ReadTx>, StoreError> {
         let conn = self.pool.acquire().await.map_err(map_err)?;
-        Ok(Box::new(PgTx::plain(conn)))
+        Ok(Box::new(SqlTx::<PgDialect>::plain(conn)))
     }
 
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
         let tx = begin_detached(&self.pool, "BEGIN").await?;
-        Ok(Box::new(PgTx::new(tx)))
+        Ok(Box::new(SqlTx::<PgDialect>::new(tx)))
     }
 
     async fn close(&self) {

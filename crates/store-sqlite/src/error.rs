@@ -2,8 +2,6 @@
 //! failures are conflicts, which are outages and which mean the stored data is bad.
 
 use sqlx::error::{DatabaseError, ErrorKind};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, Sqlite};
 use std::fmt;
 use svc_store::StoreError;
 
@@ -11,7 +9,7 @@ use svc_store::StoreError;
 const SQLITE_CONSTRAINT_PRIMARYKEY: &str = "1555";
 
 /// What [`constraint_name`] reports for a failed foreign key, which SQLite does not name.
-const FOREIGN_KEY: &str = "foreign_key";
+const FOREIGN_KEY: &str = svc_store_sql::naming::UNNAMED_FOREIGN_KEY;
 
 /// Maps any sqlx error from this backend onto the port's error type.
 pub(crate) fn map_err(err: sqlx::Error) -> StoreError {
@@ -26,43 +24,6 @@ pub(crate) fn map_err(err: sqlx::Error) -> StoreError {
         | sqlx::Error::TypeNotFound { .. } => StoreError::Corrupt(err.to_string()),
         // Pool timeouts, IO, a crashed worker thread, configuration: worth retrying later.
         other => StoreError::Unavailable(Box::new(other)),
-    }
-}
-
-/// The columns of one row of `table`: a value that does not decode is [`StoreError::Corrupt`]
-/// naming `table.column`, like the errors of the row forms' `decode`.
-pub(crate) struct Columns<'r> {
-    row: &'r SqliteRow,
-    table: &'static str,
-}
-
-impl<'r> Columns<'r> {
-    pub(crate) fn new(row: &'r SqliteRow, table: &'static str) -> Self {
-        Self { row, table }
-    }
-
-    /// Reads `column`.
-    pub(crate) fn get<T>(&self, column: &str) -> Result<T, StoreError>
-    where
-        T: sqlx::Decode<'r, Sqlite> + sqlx::Type<Sqlite>,
-    {
-        self.row.try_get(column).map_err(|e| match map_err(e) {
-            StoreError::Corrupt(why) => {
-                StoreError::Corrupt(format!("{}.{column}: {why}", self.table))
-            }
-            other => other,
-        })
-    }
-}
-
-/// Gives a failed foreign key the name PostgreSQL reports, which SQLite does not say: `name` is
-/// the only foreign key of the table written, or the one every failure of that write violates.
-pub(crate) fn name_foreign_key(err: StoreError, name: &str) -> StoreError {
-    match err {
-        StoreError::Conflict { constraint } if constraint == FOREIGN_KEY => StoreError::Conflict {
-            constraint: name.to_owned(),
-        },
-        other => other,
     }
 }
 

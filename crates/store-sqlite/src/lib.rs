@@ -6,26 +6,15 @@
 //! `SQLITE_BUSY` when a deferred transaction later tries to upgrade. Business rules live in the
 //! engines; this crate only maps the ports of `svc-store` onto SQL.
 
-mod applications;
-mod audit;
-mod codes;
-mod coordination;
-mod counters;
+mod dialect;
 mod error;
-mod grants;
 mod migrations;
-mod refresh;
-mod sessions;
-mod signing_keys;
 mod store;
-mod tenants;
+
 mod timestamps;
-mod tx;
-mod users;
-mod webhooks;
-mod webhooks_tx;
 
 #[cfg(feature = "test-support")]
 pub mod testing;
 
+pub use dialect::SqliteDialect;
 pub use store::SqliteStore;

@@ -1,8 +1,8 @@
 //! [`SqliteStore`]: opening the database file with the pool settings, and the [`Store`] port.
 
+use crate::dialect::SqliteDialect;
 use crate::error::{config_error, map_err, map_migrate_err};
-use crate::migrations::{self, MIGRATOR};
-use crate::tx::SqliteTx;
+use crate::migrations::MIGRATOR;
 use async_trait::async_trait;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -12,6 +12,7 @@ use std::sync::Arc;
 use svc_store::{
     Backend, MigrationStatus, PoolSettings, PoolStatus, ReadTx, Store, StoreError, WriteTx,
 };
+use svc_store_sql::SqlTx;
 
 /// The SQLite store: a connection pool on one database file in WAL mode.
 #[derive(Debug)]
@@ -156,7 +157,8 @@ impl Store for SqliteStore {
     }
 
     async fn migration_status(&self) -> Result<MigrationStatus, StoreError> {
-        migrations::status(&self.pool).await
+        let mut conn = self.pool.acquire().await.map_err(map_err)?;
+        svc_store_sql::migration_status::<SqliteDialect>(&mut conn, &MIGRATOR).await
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
@@ -166,12 +168,12 @@ impl Store for SqliteStore {
     async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError> {
         // A deferred BEGIN: in WAL mode the first read takes a snapshot and never blocks writers.
         let tx = self.pool.begin().await.map_err(map_err)?;
-        Ok(Box::new(SqliteTx::new(tx)))
+        Ok(Box::new(SqlTx::<SqliteDialect>::new(tx)))
     }
 
     async fn read_once(&self) -> Result<Box<dyn ReadTx>, StoreError> {
         let conn = self.pool.acquire().await.map_err(map_err)?;
-        Ok(Box::new(SqliteTx::plain(conn)))
+        Ok(Box::new(SqlTx::<SqliteDialect>::plain(conn)))
     }
 
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
@@ -189,7 +191,7 @@ impl Store for SqliteStore {
             .begin_with("BEGIN IMMEDIATE")
             .await
             .map_err(map_err)?;
-        Ok(Box::new(SqliteTx::writer(tx, turn)))
+        Ok(Box::new(SqlTx::<SqliteDialect>::holding(tx, turn)))
     }
 
     async fn close(&self) {

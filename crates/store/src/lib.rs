@@ -12,7 +12,6 @@ mod applications;
 mod audit;
 mod error;
 mod grants;
-pub mod rows;
 mod signing_keys;
 mod tenants;
 mod users;

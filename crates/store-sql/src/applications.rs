@@ -1,0 +1,503 @@
+//! The application and operator-token aggregates: their statements, their row forms, and the
+//! `ApplicationReads`/`ApplicationWrites` and `OperatorTokenReads`/`OperatorTokenWrites` ports
+//! for [`SqlTx`].
+//!
+//! The list-valued columns (redirect URIs, grant types, scopes) are JSON arrays: text on SQLite,
+//! `jsonb` on PostgreSQL, bound with [`Stmt::bind_json`] and read with [`Columns::json`], so the
+//! statements are the same on every dialect.
+
+use crate::dialect::Dialect;
+use crate::naming;
+use crate::record::{decode_strings, encode_scopes, encode_strings};
+use crate::{Columns, Row, SqlTx, Stmt};
+use async_trait::async_trait;
+use svc_domain::{
+    Application, ClientId, GrantType, OperatorToken, OperatorTokenId, RedirectUri, Scope, ScopeSet,
+    SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod,
+};
+use svc_store::{
+    ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, StoreError,
+};
+use time::OffsetDateTime;
+
+/// The foreign key to `tenants`, the only one of `applications` (SQLite reports a failed foreign
+/// key without naming it).
+const TENANT_FKEY: &str = "applications_tenant_id_fkey";
+
+const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
+     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+     post_logout_redirect_uris \
+     FROM applications WHERE tenant_id = $1 AND id = $2";
+// Two statements rather than `$2 IS NULL OR id > $2`, so each has a plain index range scan.
+const LIST_FIRST: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
+     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+     post_logout_redirect_uris \
+     FROM applications WHERE tenant_id = $1 ORDER BY id LIMIT $2";
+const LIST_AFTER: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
+     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+     post_logout_redirect_uris \
+     FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3";
+const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
+     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
+     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+     post_logout_redirect_uris) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
+// Never id, tenant_id, created_at or is_management.
+const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, grant_types = $5, \
+     token_endpoint_auth_method = $6, allowed_scopes = $7, secret_hash = $8, api_audience = $9, \
+     first_party = $10, id_token_signed_response_alg = $11, jwks = $12, jwks_uri = $13, \
+     updated_at = $14, post_logout_redirect_uris = $15 \
+     WHERE tenant_id = $1 AND id = $2";
+const DELETE: &str = "DELETE FROM applications WHERE tenant_id = $1 AND id = $2";
+
+const TOKEN_BY_HASH: &str =
+    "SELECT id, name, token_hash, created_at FROM operator_tokens WHERE token_hash = $1";
+const INSERT_TOKEN: &str =
+    "INSERT INTO operator_tokens (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)";
+
+#[async_trait]
+impl<D: Dialect> ApplicationReads for SqlTx<D> {
+    async fn application(
+        &mut self,
+        tenant: &TenantId,
+        id: &ClientId,
+    ) -> Result<Option<Application>, StoreError> {
+        let row = Stmt::new(SELECT_ONE)
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .fetch_optional::<D>(self.conn())
+            .await?;
+        row.as_ref().map(decode::<D>).transpose()
+    }
+
+    async fn list_applications(
+        &mut self,
+        tenant: &TenantId,
+        after: Option<&ClientId>,
+        limit: u32,
+    ) -> Result<Vec<Application>, StoreError> {
+        let limit = i64::from(limit);
+        let stmt = match after {
+            None => Stmt::new(LIST_FIRST).bind(tenant.as_str()).bind(limit),
+            Some(after) => Stmt::new(LIST_AFTER)
+                .bind(tenant.as_str())
+                .bind(after.as_str())
+                .bind(limit),
+        };
+        let rows = stmt.fetch_all::<D>(self.conn()).await?;
+        rows.iter().map(decode::<D>).collect()
+    }
+}
+
+#[async_trait]
+impl<D: Dialect> ApplicationWrites for SqlTx<D> {
+    async fn insert_application(&mut self, app: &Application) -> Result<(), StoreError> {
+        let lists = lists(app)?;
+        Stmt::new(INSERT)
+            .bind(app.id.as_str())
+            .bind(app.tenant_id.as_str())
+            .bind(app.name.as_str())
+            .bind_json(lists.redirect_uris)
+            .bind_json(lists.grant_types)
+            .bind(app.token_endpoint_auth_method.as_str())
+            .bind_json(lists.allowed_scopes)
+            .bind(app.secret_hash.as_ref().map(|h| h.as_bytes().as_slice()))
+            .bind(app.api_audience.as_deref())
+            .bind(app.first_party)
+            .bind(app.id_token_signed_response_alg.as_str())
+            .bind(app.jwks.as_deref())
+            .bind(app.jwks_uri.as_deref())
+            .bind(app.is_management)
+            .bind(app.created_at)
+            .bind(app.updated_at)
+            .bind_json(lists.post_logout_redirect_uris)
+            .execute::<D>(self.conn())
+            .await
+            .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
+        Ok(())
+    }
+
+    async fn update_application(&mut self, app: &Application) -> Result<(), StoreError> {
+        let lists = lists(app)?;
+        let changed = Stmt::new(UPDATE)
+            .bind(app.tenant_id.as_str())
+            .bind(app.id.as_str())
+            .bind(app.name.as_str())
+            .bind_json(lists.redirect_uris)
+            .bind_json(lists.grant_types)
+            .bind(app.token_endpoint_auth_method.as_str())
+            .bind_json(lists.allowed_scopes)
+            .bind(app.secret_hash.as_ref().map(|h| h.as_bytes().as_slice()))
+            .bind(app.api_audience.as_deref())
+            .bind(app.first_party)
+            .bind(app.id_token_signed_response_alg.as_str())
+            .bind(app.jwks.as_deref())
+            .bind(app.jwks_uri.as_deref())
+            .bind(app.updated_at)
+            .bind_json(lists.post_logout_redirect_uris)
+            .execute::<D>(self.conn())
+            .await?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    async fn delete_application(
+        &mut self,
+        tenant: &TenantId,
+        id: &ClientId,
+    ) -> Result<(), StoreError> {
+        let changed = Stmt::new(DELETE)
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .execute::<D>(self.conn())
+            .await?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl<D: Dialect> OperatorTokenReads for SqlTx<D> {
+    async fn operator_token_by_hash(
+        &mut self,
+        hash: &SecretHash,
+    ) -> Result<Option<OperatorToken>, StoreError> {
+        let row = Stmt::new(TOKEN_BY_HASH)
+            .bind(hash.as_bytes().as_slice())
+            .fetch_optional::<D>(self.conn())
+            .await?;
+        row.as_ref().map(decode_token::<D>).transpose()
+    }
+}
+
+#[async_trait]
+impl<D: Dialect> OperatorTokenWrites for SqlTx<D> {
+    async fn insert_operator_token(&mut self, token: &OperatorToken) -> Result<(), StoreError> {
+        Stmt::new(INSERT_TOKEN)
+            .bind(token.id.as_str())
+            .bind(token.name.as_str())
+            .bind(token.token_hash.as_bytes().as_slice())
+            .bind(token.created_at)
+            .execute::<D>(self.conn())
+            .await?;
+        Ok(())
+    }
+}
+
+/// The list-valued columns of an application, encoded as JSON arrays.
+struct Lists {
+    redirect_uris: String,
+    grant_types: String,
+    allowed_scopes: String,
+    post_logout_redirect_uris: String,
+}
+
+fn lists(app: &Application) -> Result<Lists, StoreError> {
+    Ok(Lists {
+        redirect_uris: encode_strings(app.redirect_uris.iter().map(RedirectUri::as_str))?,
+        grant_types: encode_strings(app.grant_types.iter().map(|g| g.as_str()))?,
+        allowed_scopes: encode_scopes(&app.allowed_scopes)?,
+        post_logout_redirect_uris: encode_strings(
+            app.post_logout_redirect_uris
+                .iter()
+                .map(RedirectUri::as_str),
+        )?,
+    })
+}
+
+fn decode<D: Dialect>(row: &Row<D>) -> Result<Application, StoreError> {
+    let c = Columns::<D>::new(row, "applications");
+    ApplicationRow {
+        id: c.get("id")?,
+        tenant_id: c.get("tenant_id")?,
+        name: c.get("name")?,
+        redirect_uris: c.json("redirect_uris")?,
+        post_logout_redirect_uris: c.json("post_logout_redirect_uris")?,
+        grant_types: c.json("grant_types")?,
+        allowed_scopes: c.json("allowed_scopes")?,
+        token_endpoint_auth_method: c.get("token_endpoint_auth_method")?,
+        secret_hash: c.get("secret_hash")?,
+        api_audience: c.get("api_audience")?,
+        first_party: c.get("first_party")?,
+        id_token_signed_response_alg: c.get("id_token_signed_response_alg")?,
+        jwks: c.get("jwks")?,
+        jwks_uri: c.get("jwks_uri")?,
+        is_management: c.get("is_management")?,
+        created_at: c.get("created_at")?,
+        updated_at: c.get("updated_at")?,
+    }
+    .decode()
+}
+
+fn decode_token<D: Dialect>(row: &Row<D>) -> Result<OperatorToken, StoreError> {
+    let c = Columns::<D>::new(row, "operator_tokens");
+    OperatorTokenRow {
+        id: c.get("id")?,
+        name: c.get("name")?,
+        token_hash: c.get("token_hash")?,
+        created_at: c.get("created_at")?,
+    }
+    .decode()
+}
+
+/// An `applications` row as stored.
+#[derive(Debug, Clone)]
+pub(crate) struct ApplicationRow {
+    /// `id`.
+    pub id: String,
+    /// `tenant_id`.
+    pub tenant_id: String,
+    /// `name`.
+    pub name: String,
+    /// `redirect_uris` (JSON array text).
+    pub redirect_uris: String,
+    /// `post_logout_redirect_uris` (JSON array text).
+    pub post_logout_redirect_uris: String,
+    /// `grant_types` (JSON array text).
+    pub grant_types: String,
+    /// `allowed_scopes` (JSON array text).
+    pub allowed_scopes: String,
+    /// `token_endpoint_auth_method`.
+    pub token_endpoint_auth_method: String,
+    /// `secret_hash`.
+    pub secret_hash: Option<Vec<u8>>,
+    /// `api_audience`.
+    pub api_audience: Option<String>,
+    /// `first_party`.
+    pub first_party: bool,
+    /// `id_token_signed_response_alg`.
+    pub id_token_signed_response_alg: String,
+    /// `jwks`.
+    pub jwks: Option<String>,
+    /// `jwks_uri`.
+    pub jwks_uri: Option<String>,
+    /// `is_management`.
+    pub is_management: bool,
+    /// `created_at`.
+    pub created_at: OffsetDateTime,
+    /// `updated_at`.
+    pub updated_at: OffsetDateTime,
+}
+
+impl ApplicationRow {
+    /// The application this row stores.
+    pub(crate) fn decode(self) -> Result<Application, StoreError> {
+        let id = self.id;
+        let corrupt = |column: &str, value: &str, why: &dyn std::fmt::Display| {
+            StoreError::Corrupt(format!("applications.{column} {value:?} of {id}: {why}"))
+        };
+        let redirect_uris = decode_strings(&self.redirect_uris, "applications.redirect_uris", &id)?
+            .iter()
+            .map(|uri| RedirectUri::parse(uri).map_err(|e| corrupt("redirect_uris", uri, &e)))
+            .collect::<Result<_, _>>()?;
+        let post_logout_redirect_uris = decode_strings(
+            &self.post_logout_redirect_uris,
+            "applications.post_logout_redirect_uris",
+            &id,
+        )?
+        .iter()
+        .map(|uri| {
+            RedirectUri::parse(uri).map_err(|e| corrupt("post_logout_redirect_uris", uri, &e))
+        })
+        .collect::<Result<_, _>>()?;
+        let grant_types = decode_strings(&self.grant_types, "applications.grant_types", &id)?
+            .iter()
+            .map(|grant| {
+                GrantType::parse(grant)
+                    .ok_or_else(|| corrupt("grant_types", grant, &"unknown grant"))
+            })
+            .collect::<Result<_, _>>()?;
+        let scopes = decode_strings(&self.allowed_scopes, "applications.allowed_scopes", &id)?
+            .iter()
+            .map(|scope| Scope::parse(scope).map_err(|e| corrupt("allowed_scopes", scope, &e)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let method = &self.token_endpoint_auth_method;
+        let alg = &self.id_token_signed_response_alg;
+        let secret_hash = self
+            .secret_hash
+            .map(|bytes| {
+                SecretHash::from_bytes(&bytes).ok_or_else(|| {
+                    corrupt(
+                        "secret_hash",
+                        &format!("{} bytes", bytes.len()),
+                        &"not 32 bytes",
+                    )
+                })
+            })
+            .transpose()?;
+        Ok(Application {
+            tenant_id: TenantId::parse(&self.tenant_id)
+                .map_err(|e| corrupt("tenant_id", &self.tenant_id, &e))?,
+            name: self.name,
+            redirect_uris,
+            post_logout_redirect_uris,
+            grant_types,
+            token_endpoint_auth_method: TokenEndpointAuthMethod::parse(method).ok_or_else(
+                || {
+                    corrupt(
+                        "token_endpoint_auth_method",
+                        method,
+                        &"unknown authentication method",
+                    )
+                },
+            )?,
+            allowed_scopes: ScopeSet::from_scopes(scopes),
+            secret_hash,
+            api_audience: self.api_audience,
+            first_party: self.first_party,
+            id_token_signed_response_alg: SigningAlg::parse(alg).ok_or_else(|| {
+                corrupt("id_token_signed_response_alg", alg, &"unknown algorithm")
+            })?,
+            jwks: self.jwks,
+            jwks_uri: self.jwks_uri,
+            is_management: self.is_management,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            id: ClientId::parse(&id).map_err(|e| corrupt("id", &id, &e))?,
+        })
+    }
+}
+
+/// An `operator_tokens` row as stored.
+#[derive(Debug, Clone)]
+pub(crate) struct OperatorTokenRow {
+    /// `id`.
+    pub id: String,
+    /// `name`.
+    pub name: String,
+    /// `token_hash`.
+    pub token_hash: Vec<u8>,
+    /// `created_at`.
+    pub created_at: OffsetDateTime,
+}
+
+impl OperatorTokenRow {
+    /// The operator token record this row stores.
+    pub(crate) fn decode(self) -> Result<OperatorToken, StoreError> {
+        let id = self.id;
+        Ok(OperatorToken {
+            id: OperatorTokenId::parse(&id)
+                .map_err(|e| StoreError::Corrupt(format!("operator_tokens.id {id:?}: {e}")))?,
+            name: self.name,
+            token_hash: SecretHash::from_bytes(&self.token_hash).ok_or_else(|| {
+                StoreError::Corrupt(format!(
+                    "operator_tokens.token_hash of {id}: {} bytes, not 32",
+                    self.token_hash.len()
+                ))
+            })?,
+            created_at: self.created_at,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row() -> ApplicationRow {
+        ApplicationRow {
+            id: "app_01jd0000000000000000000000".into(),
+            tenant_id: "ten_01jd0000000000000000000000".into(),
+            name: "x".into(),
+            redirect_uris: r#"["https://a.example/cb"]"#.into(),
+            post_logout_redirect_uris: "[]".into(),
+            grant_types: r#"["client_credentials"]"#.into(),
+            allowed_scopes: r#"["a:read"]"#.into(),
+            token_endpoint_auth_method: "client_secret_basic".into(),
+            secret_hash: Some(vec![0; 32]),
+            api_audience: None,
+            first_party: true,
+            id_token_signed_response_alg: "RS256".into(),
+            jwks: None,
+            jwks_uri: None,
+            is_management: false,
+            created_at: OffsetDateTime::UNIX_EPOCH,
+            updated_at: OffsetDateTime::UNIX_EPOCH,
+        }
+    }
+
+    /// A column name and how to spoil that column.
+    type Spoil = fn(&mut ApplicationRow);
+
+    #[test]
+    fn a_well_formed_row_decodes_and_each_bad_column_is_named() {
+        let app = row().decode().unwrap();
+        assert_eq!(app.grant_types, vec![GrantType::ClientCredentials]);
+        assert!(app.allowed_scopes.contains("a:read"));
+        let cases: [(&str, Spoil); 6] = [
+            ("redirect_uris", |r| {
+                r.redirect_uris = r#"["http://evil.example/cb"]"#.into()
+            }),
+            ("grant_types", |r| r.grant_types = r#"["password"]"#.into()),
+            ("allowed_scopes", |r| r.allowed_scopes = "not json".into()),
+            ("token_endpoint_auth_method", |r| {
+                r.token_endpoint_auth_method = "magic".into()
+            }),
+            ("secret_hash", |r| r.secret_hash = Some(vec![1; 3])),
+            ("id_token_signed_response_alg", |r| {
+                r.id_token_signed_response_alg = "none".into()
+            }),
+        ];
+        for (column, spoil) in cases {
+            let mut bad = row();
+            spoil(&mut bad);
+            match bad.decode() {
+                Err(StoreError::Corrupt(message)) => {
+                    assert!(message.contains(column), "{column}: {message}")
+                }
+                other => panic!("{column}: expected Corrupt, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_operator_token_row_decodes_and_each_bad_column_is_named() {
+        let good = OperatorTokenRow {
+            id: "opt_01jd0000000000000000000000".into(),
+            name: "ci".into(),
+            token_hash: vec![7; 32],
+            created_at: OffsetDateTime::UNIX_EPOCH,
+        };
+        assert_eq!(good.clone().decode().unwrap().name, "ci");
+        let mut bad = good.clone();
+        bad.id = "app_01jd0000000000000000000000".into();
+        assert!(matches!(
+            bad.decode(),
+            Err(StoreError::Corrupt(m)) if m.contains("operator_tokens.id")
+        ));
+        let mut bad = good;
+        bad.token_hash = vec![7; 31];
+        assert!(matches!(
+            bad.decode(),
+            Err(StoreError::Corrupt(m)) if m.contains("operator_tokens.token_hash")
+        ));
+    }
+
+    #[test]
+    fn a_failed_foreign_key_is_named_after_the_tenant_reference() {
+        let named = |constraint: &str| match naming::foreign_key(
+            StoreError::Conflict {
+                constraint: constraint.to_owned(),
+            },
+            TENANT_FKEY,
+        ) {
+            StoreError::Conflict { constraint } => Some(constraint),
+            _ => None,
+        };
+        assert_eq!(
+            named(naming::UNNAMED_FOREIGN_KEY).as_deref(),
+            Some(TENANT_FKEY)
+        );
+        assert_eq!(
+            named("applications_pkey").as_deref(),
+            Some("applications_pkey")
+        );
+    }
+}

@@ -1,0 +1,532 @@
+//! Interactions, consents and revoked access-token ids (their statements and row forms,
+//! [`InteractionRow`] and [`ConsentRow`]), the purge of everything the sign-in and code flows
+//! leave behind, and the `GrantReads`/`GrantWrites` ports for [`SqlTx`], whose code and refresh
+//! operations live in `codes` and `refresh`.
+//!
+//! Expiry is compared on the `_ns` twins on SQLite (its stored text does not order below one
+//! second) and on the `timestamptz` columns themselves on PostgreSQL. Codes, refresh families
+//! and sessions are purged only a day after they stopped working, so a late replay of a code or
+//! a rotated refresh token is still recognised (and revokes what it must) instead of reading as
+//! unknown. Scopes are JSON arrays (`jsonb` on PostgreSQL).
+
+use crate::dialect::{Dialect, PerDialect};
+use crate::record::Record;
+use crate::{Columns, Row, SqlTx, Stmt, codes, encode_scopes, naming, refresh};
+use async_trait::async_trait;
+use svc_domain::{
+    AuthorizationCode, ClientId, Consent, Interaction, InteractionId, RefreshFamily,
+    RefreshFamilyId, RefreshToken, SecretHash, TenantId, UserId,
+};
+use svc_store::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation, StoreError};
+use time::{Duration, OffsetDateTime};
+
+/// How long dead codes, refresh families and sessions are kept for replay detection.
+const GRACE: Duration = Duration::days(1);
+
+const SELECT_INTERACTION: PerDialect = PerDialect {
+    sqlite: "SELECT id, tenant_id, client_id, request, created_at, expires_at \
+         FROM interactions WHERE tenant_id = $1 AND id = $2 AND expires_at_ns > $3",
+    postgres: "SELECT id, tenant_id, client_id, request, created_at, expires_at \
+         FROM interactions WHERE tenant_id = $1 AND id = $2 AND expires_at > $3",
+};
+const INSERT_INTERACTION: PerDialect = PerDialect {
+    sqlite: "INSERT INTO interactions (id, tenant_id, client_id, request, created_at, \
+         expires_at, expires_at_ns) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    postgres: "INSERT INTO interactions (id, tenant_id, client_id, request, created_at, \
+         expires_at) VALUES ($1, $2, $3, $4, $5, $6)",
+};
+const DELETE_INTERACTION: &str = "DELETE FROM interactions WHERE tenant_id = $1 AND id = $2";
+
+macro_rules! select_consents {
+    ($where:literal) => {
+        concat!(
+            "SELECT tenant_id, user_id, client_id, scope, subject, granted_at FROM consents ",
+            $where
+        )
+    };
+}
+
+const SELECT_CONSENT: &str =
+    select_consents!("WHERE tenant_id = $1 AND user_id = $2 AND client_id = $3");
+const SELECT_CONSENT_BY_SUBJECT: &str =
+    select_consents!("WHERE tenant_id = $1 AND client_id = $2 AND subject = $3");
+const UPSERT_CONSENT: &str = "INSERT INTO consents (tenant_id, user_id, client_id, scope, \
+     subject, granted_at) VALUES ($1, $2, $3, $4, $5, $6) \
+     ON CONFLICT (tenant_id, user_id, client_id) DO UPDATE SET scope = excluded.scope, \
+     subject = excluded.subject, granted_at = excluded.granted_at";
+const DELETE_CONSENT: &str =
+    "DELETE FROM consents WHERE tenant_id = $1 AND user_id = $2 AND client_id = $3";
+
+// Idempotent; a later expiry wins so the revocation lasts as long as the longest claim of it.
+const REVOKE_ACCESS: PerDialect = PerDialect {
+    sqlite: "INSERT INTO revoked_access_tokens (tenant_id, jti, expires_at, expires_at_ns) \
+         VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (tenant_id, jti) DO UPDATE SET expires_at = excluded.expires_at, \
+         expires_at_ns = excluded.expires_at_ns \
+         WHERE revoked_access_tokens.expires_at_ns < excluded.expires_at_ns",
+    postgres: "INSERT INTO revoked_access_tokens (tenant_id, jti, expires_at) \
+         VALUES ($1, $2, $3) \
+         ON CONFLICT (tenant_id, jti) DO UPDATE SET expires_at = excluded.expires_at \
+         WHERE revoked_access_tokens.expires_at < excluded.expires_at",
+};
+const ACCESS_REVOKED: &str = "SELECT EXISTS (SELECT 1 FROM revoked_access_tokens \
+     WHERE tenant_id = $1 AND jti = $2) AS revoked";
+
+/// Which instant a purge statement's `$1` is.
+#[derive(Clone, Copy)]
+enum Cutoff {
+    /// `now`: the row is useless as soon as it expired.
+    Now,
+    /// `now` minus [`GRACE`]: the row is kept a day for replay detection.
+    Grace,
+}
+
+/// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
+/// counted.
+const PURGE: [(PerDialect, Cutoff); 8] = [
+    (
+        PerDialect {
+            sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
+                 WHERE f.tenant_id = refresh_tokens.tenant_id \
+                 AND f.id = refresh_tokens.family_id \
+                 AND (f.expires_at_ns < $1 OR f.revoked_at_ns < $1))",
+            postgres: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
+                 WHERE f.tenant_id = refresh_tokens.tenant_id \
+                 AND f.id = refresh_tokens.family_id \
+                 AND (f.expires_at < $1 OR f.revoked_at < $1))",
+        },
+        Cutoff::Grace,
+    ),
+    (
+        PerDialect {
+            sqlite: "DELETE FROM refresh_families WHERE expires_at_ns < $1 OR revoked_at_ns < $1",
+            postgres: "DELETE FROM refresh_families WHERE expires_at < $1 OR revoked_at < $1",
+        },
+        Cutoff::Grace,
+    ),
+    (
+        PerDialect {
+            sqlite: "DELETE FROM authorization_codes WHERE expires_at_ns < $1",
+            postgres: "DELETE FROM authorization_codes WHERE expires_at < $1",
+        },
+        Cutoff::Grace,
+    ),
+    (
+        PerDialect {
+            sqlite: "DELETE FROM sessions WHERE expires_at_ns < $1 OR revoked_at_ns < $1",
+            postgres: "DELETE FROM sessions WHERE expires_at < $1 OR revoked_at < $1",
+        },
+        Cutoff::Grace,
+    ),
+    (
+        PerDialect {
+            sqlite: "DELETE FROM interactions WHERE expires_at_ns <= $1",
+            postgres: "DELETE FROM interactions WHERE expires_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    (
+        PerDialect {
+            sqlite: "DELETE FROM revoked_access_tokens WHERE expires_at_ns <= $1",
+            postgres: "DELETE FROM revoked_access_tokens WHERE expires_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    (
+        PerDialect {
+            sqlite: "DELETE FROM user_tokens WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "DELETE FROM user_tokens WHERE used_at IS NOT NULL OR expires_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    (
+        PerDialect {
+            sqlite: "DELETE FROM counters WHERE window_ends_at_ns <= $1",
+            postgres: "DELETE FROM counters WHERE window_ends_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+];
+
+#[async_trait]
+impl<D: Dialect> GrantReads for SqlTx<D> {
+    async fn interaction(
+        &mut self,
+        tenant: &TenantId,
+        id: &InteractionId,
+        now: OffsetDateTime,
+    ) -> Result<Option<Interaction>, StoreError> {
+        let row = Stmt::new(SELECT_INTERACTION.pick::<D>())
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .bind_instant(now)
+            .fetch_optional::<D>(self.conn())
+            .await?;
+        row.as_ref().map(decode_interaction::<D>).transpose()
+    }
+
+    async fn consent(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        client: &ClientId,
+    ) -> Result<Option<Consent>, StoreError> {
+        let row = Stmt::new(SELECT_CONSENT)
+            .bind(tenant.as_str())
+            .bind(user.as_str())
+            .bind(client.as_str())
+            .fetch_optional::<D>(self.conn())
+            .await?;
+        row.as_ref().map(decode_consent::<D>).transpose()
+    }
+
+    async fn consent_by_subject(
+        &mut self,
+        tenant: &TenantId,
+        client: &ClientId,
+        subject: &str,
+    ) -> Result<Option<Consent>, StoreError> {
+        let row = Stmt::new(SELECT_CONSENT_BY_SUBJECT)
+            .bind(tenant.as_str())
+            .bind(client.as_str())
+            .bind(subject)
+            .fetch_optional::<D>(self.conn())
+            .await?;
+        row.as_ref().map(decode_consent::<D>).transpose()
+    }
+
+    async fn refresh_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+    ) -> Result<Option<(RefreshToken, RefreshFamily)>, StoreError> {
+        refresh::token::<D>(self.conn(), tenant, hash).await
+    }
+
+    async fn access_token_revoked(
+        &mut self,
+        tenant: &TenantId,
+        jti: &str,
+    ) -> Result<bool, StoreError> {
+        let row = Stmt::new(ACCESS_REVOKED)
+            .bind(tenant.as_str())
+            .bind(jti)
+            .fetch_one::<D>(self.conn())
+            .await?;
+        Columns::<D>::new(&row, "revoked_access_tokens").get("revoked")
+    }
+}
+
+#[async_trait]
+impl<D: Dialect> GrantWrites for SqlTx<D> {
+    async fn insert_interaction(&mut self, interaction: &Interaction) -> Result<(), StoreError> {
+        Stmt::new(INSERT_INTERACTION.pick::<D>())
+            .bind(interaction.id.as_str())
+            .bind(interaction.tenant_id.as_str())
+            .bind(interaction.client_id.as_str())
+            .bind(interaction.request.as_str())
+            .bind(interaction.created_at)
+            .bind(interaction.expires_at)
+            .bind_twin(interaction.expires_at)
+            .execute::<D>(self.conn())
+            .await
+            .map_err(|e| naming::foreign_key(e, "interactions_tenant_id_fkey"))?;
+        Ok(())
+    }
+
+    async fn delete_interaction(
+        &mut self,
+        tenant: &TenantId,
+        id: &InteractionId,
+    ) -> Result<bool, StoreError> {
+        let changed = Stmt::new(DELETE_INTERACTION)
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .execute::<D>(self.conn())
+            .await?;
+        Ok(changed > 0)
+    }
+
+    async fn upsert_consent(&mut self, consent: &Consent) -> Result<(), StoreError> {
+        Stmt::new(UPSERT_CONSENT)
+            .bind(consent.tenant_id.as_str())
+            .bind(consent.user_id.as_str())
+            .bind(consent.client_id.as_str())
+            .bind_json(encode_scopes(&consent.scope)?)
+            .bind(consent.subject.as_str())
+            .bind(consent.granted_at)
+            .execute::<D>(self.conn())
+            .await
+            .map_err(|e| naming::foreign_key(e, "consents_tenant_id_fkey"))?;
+        Ok(())
+    }
+
+    async fn delete_consent(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        client: &ClientId,
+    ) -> Result<bool, StoreError> {
+        let changed = Stmt::new(DELETE_CONSENT)
+            .bind(tenant.as_str())
+            .bind(user.as_str())
+            .bind(client.as_str())
+            .execute::<D>(self.conn())
+            .await?;
+        Ok(changed > 0)
+    }
+
+    async fn insert_code(&mut self, code: &AuthorizationCode) -> Result<(), StoreError> {
+        codes::insert::<D>(self.conn(), code).await
+    }
+
+    async fn redeem_code(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<CodeRedemption, StoreError> {
+        codes::redeem::<D>(self.conn(), tenant, hash, now).await
+    }
+
+    async fn record_code_issuance(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        family: Option<&RefreshFamilyId>,
+        access_jti: &str,
+        access_expires_at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        codes::record_issuance::<D>(
+            self.conn(),
+            tenant,
+            hash,
+            family,
+            access_jti,
+            access_expires_at,
+        )
+        .await
+    }
+
+    async fn insert_refresh_family(&mut self, family: &RefreshFamily) -> Result<(), StoreError> {
+        refresh::insert_family::<D>(self.conn(), family).await
+    }
+
+    async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), StoreError> {
+        refresh::insert_token::<D>(self.conn(), token).await
+    }
+
+    async fn rotate_refresh_token(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<RefreshRotation, StoreError> {
+        refresh::rotate::<D>(self.conn(), tenant, hash, now).await
+    }
+
+    async fn revoke_refresh_family(
+        &mut self,
+        tenant: &TenantId,
+        id: &RefreshFamilyId,
+        now: OffsetDateTime,
+        reason: &str,
+    ) -> Result<bool, StoreError> {
+        refresh::revoke_family::<D>(self.conn(), tenant, id, now, reason).await
+    }
+
+    async fn revoke_user_refresh_families(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+        reason: &str,
+    ) -> Result<u64, StoreError> {
+        refresh::revoke_user_families::<D>(self.conn(), tenant, user, now, reason).await
+    }
+
+    async fn revoke_access_token(
+        &mut self,
+        tenant: &TenantId,
+        jti: &str,
+        expires_at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        Stmt::new(REVOKE_ACCESS.pick::<D>())
+            .bind(tenant.as_str())
+            .bind(jti)
+            .bind(expires_at)
+            .bind_twin(expires_at)
+            .execute::<D>(self.conn())
+            .await
+            .map_err(|e| naming::foreign_key(e, "revoked_access_tokens_tenant_id_fkey"))?;
+        Ok(())
+    }
+
+    /// Deletes every row past any use at `now`; returns how many.
+    async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
+        let mut purged = 0;
+        for (statement, cutoff) in PURGE {
+            let before = match cutoff {
+                Cutoff::Now => now,
+                Cutoff::Grace => now - GRACE,
+            };
+            purged += Stmt::new(statement.pick::<D>())
+                .bind_instant(before)
+                .execute::<D>(self.conn())
+                .await?;
+        }
+        Ok(purged)
+    }
+}
+
+fn decode_interaction<D: Dialect>(row: &Row<D>) -> Result<Interaction, StoreError> {
+    let c = Columns::<D>::new(row, "interactions");
+    InteractionRow {
+        id: c.get("id")?,
+        tenant_id: c.get("tenant_id")?,
+        client_id: c.get("client_id")?,
+        request: c.get("request")?,
+        created_at: c.get("created_at")?,
+        expires_at: c.get("expires_at")?,
+    }
+    .decode()
+}
+
+fn decode_consent<D: Dialect>(row: &Row<D>) -> Result<Consent, StoreError> {
+    let c = Columns::<D>::new(row, "consents");
+    ConsentRow {
+        tenant_id: c.get("tenant_id")?,
+        user_id: c.get("user_id")?,
+        client_id: c.get("client_id")?,
+        scope: c.json("scope")?,
+        subject: c.get("subject")?,
+        granted_at: c.get("granted_at")?,
+    }
+    .decode()
+}
+
+/// An `interactions` row as stored.
+#[derive(Debug, Clone)]
+pub(crate) struct InteractionRow {
+    /// `id`.
+    pub id: String,
+    /// `tenant_id`.
+    pub tenant_id: String,
+    /// `client_id`.
+    pub client_id: String,
+    /// `request` (opaque to storage).
+    pub request: String,
+    /// `created_at`.
+    pub created_at: OffsetDateTime,
+    /// `expires_at`.
+    pub expires_at: OffsetDateTime,
+}
+
+impl InteractionRow {
+    /// The interaction this row stores.
+    pub(crate) fn decode(self) -> Result<Interaction, StoreError> {
+        let r = Record {
+            table: "interactions",
+            name: &self.id,
+        };
+        Ok(Interaction {
+            id: r.parse("id", &self.id, InteractionId::parse)?,
+            tenant_id: r.parse("tenant_id", &self.tenant_id, TenantId::parse)?,
+            client_id: r.parse("client_id", &self.client_id, ClientId::parse)?,
+            request: self.request,
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+        })
+    }
+}
+
+/// A `consents` row as stored.
+#[derive(Debug, Clone)]
+pub(crate) struct ConsentRow {
+    /// `tenant_id`.
+    pub tenant_id: String,
+    /// `user_id`.
+    pub user_id: String,
+    /// `client_id`.
+    pub client_id: String,
+    /// `scope` (JSON array text).
+    pub scope: String,
+    /// `subject`.
+    pub subject: String,
+    /// `granted_at`.
+    pub granted_at: OffsetDateTime,
+}
+
+impl ConsentRow {
+    /// The consent this row stores.
+    pub(crate) fn decode(self) -> Result<Consent, StoreError> {
+        let name = format!("{}/{}", self.user_id, self.client_id);
+        let r = Record {
+            table: "consents",
+            name: &name,
+        };
+        Ok(Consent {
+            tenant_id: r.parse("tenant_id", &self.tenant_id, TenantId::parse)?,
+            user_id: r.parse("user_id", &self.user_id, UserId::parse)?,
+            client_id: r.parse("client_id", &self.client_id, ClientId::parse)?,
+            scope: r.scopes("scope", &self.scope)?,
+            subject: self.subject,
+            granted_at: self.granted_at,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::users::tests::{AT, CLIENT, TENANT, USER, assert_twins, check};
+
+    #[test]
+    fn each_dialect_binds_as_many_values_as_it_has_placeholders() {
+        assert_twins(&[
+            (SELECT_INTERACTION, 0),
+            (INSERT_INTERACTION, 1),
+            (REVOKE_ACCESS, 1),
+        ]);
+    }
+
+    #[test]
+    fn grant_rows_decode_and_name_each_bad_column() {
+        let interaction = InteractionRow {
+            id: "int_01jd0000000000000000000000".into(),
+            tenant_id: TENANT.into(),
+            client_id: CLIENT.into(),
+            request: "{}".into(),
+            created_at: AT,
+            expires_at: AT,
+        };
+        check(
+            interaction,
+            InteractionRow::decode,
+            &[("interactions.id", |r| r.id = USER.into())],
+        );
+        let consent = ConsentRow {
+            tenant_id: TENANT.into(),
+            user_id: USER.into(),
+            client_id: CLIENT.into(),
+            scope: r#"["openid","profile"]"#.into(),
+            subject: "s".into(),
+            granted_at: AT,
+        };
+        check(
+            consent,
+            ConsentRow::decode,
+            &[
+                ("consents.scope", |r| r.scope = r#"["a b"]"#.into()),
+                ("consents.client_id", |r| r.client_id = USER.into()),
+            ],
+        );
+    }
+
+    #[test]
+    fn purge_statements_differ_only_in_the_columns_compared() {
+        for (statement, _) in PURGE {
+            assert_eq!(statement.sqlite.replace("_ns", ""), statement.postgres);
+        }
+    }
+}
