@@ -18,6 +18,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "dependency direction"
 bash scripts/check-deps.sh
+bash scripts/check-deps.sh --self-test
 
 step "interop prerequisites (Chromium, interop/node_modules, interop/authlib/.venv)"
 bash scripts/interop-setup.sh

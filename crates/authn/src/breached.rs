@@ -1,30 +1,18 @@
 //! The breached-password check: is a new password in a known breach corpus?
 //!
-//! [`HibpClient`] asks the Have-I-Been-Pwned range API with k-anonymity: only the first five
-//! hex characters of the password's SHA-1 leave the process (`GET {base}/range/{prefix}`), the
-//! answer lists every known suffix with that prefix (`SUFFIX:COUNT` per line), and the match is
-//! done here. `Add-Padding: true` makes the API pad the answer with zero-count suffixes so its
-//! size does not reveal the prefix either. What an unreachable API means is the deployment's
-//! choice (`[hibp].fail_mode`): fail open accepts the password, fail closed refuses it.
+//! [`HibpClient`] implements the domain's [`BreachedPasswords`] port (the runtime hands it to
+//! every engine that checks new passwords). It asks the Have-I-Been-Pwned range API with
+//! k-anonymity: only the first five hex characters of the password's SHA-1 leave the process
+//! (`GET {base}/range/{prefix}`), the answer lists every known suffix with that prefix
+//! (`SUFFIX:COUNT` per line), and the match is done here. `Add-Padding: true` makes the API pad
+//! the answer with zero-count suffixes so its size does not reveal the prefix either. What an
+//! unreachable API means is the deployment's choice (`[hibp].fail_mode`): fail open accepts the
+//! password, fail closed refuses it.
 
-use crate::password::Password;
 use async_trait::async_trait;
 use sha1::{Digest, Sha1};
 use std::time::Duration;
-
-/// The check could not be made and the deployment fails closed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the breached-password check is unavailable")]
-pub struct BreachCheckUnavailable;
-
-/// Decides whether a password appears in a breach corpus.
-#[async_trait]
-pub trait BreachedPasswords: Send + Sync + 'static {
-    /// `Ok(true)` when `password` is known to be breached, `Ok(false)` when it is not (or the
-    /// check is unavailable and the deployment fails open), `Err` when it is unavailable and the
-    /// deployment fails closed.
-    async fn is_breached(&self, password: &Password) -> Result<bool, BreachCheckUnavailable>;
-}
+use svc_domain::{BreachCheckUnavailable, BreachedPasswords, Password};
 
 /// What an unreachable breach API means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,19 +2,16 @@
 //! share (the clock at storage precision, counters, sessions, one-time links, password policy).
 //! The use cases themselves live one per file beside this one.
 
-use crate::breached::BreachedPasswords;
 use crate::error::AuthnError;
-use crate::hasher::PasswordHasher;
 use crate::mail::{Mail, Mailer, Outbox};
-use crate::password::Password;
 use crate::settings::{AuthnSettings, ClientInfo, span, std_span};
 use std::fmt;
 use std::sync::Arc;
 use svc_domain::{
-    ACR_PASSWORD, Clock, Email, GeneratedSecret, PasswordHash, Rng, SecretHash, Session, SessionId,
-    TenantId, User, UserToken, UserTokenPurpose,
+    ACR_PASSWORD, Clock, Email, GeneratedSecret, NewPasswordError, Password, PasswordHash,
+    Passwords, Rng, SecretHash, Session, SessionId, TenantId, User, UserToken, UserTokenPurpose,
 };
-use svc_store::{Store, WriteTx};
+use svc_store::{Store, StoreError, WriteTx};
 use time::OffsetDateTime;
 
 /// Prefix of session cookie values (`ses_s_…`): 256 random bits, stored only as SHA-256.
@@ -50,9 +47,9 @@ pub struct Authn {
     pub(crate) store: Arc<dyn Store>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) rng: Arc<dyn Rng>,
-    pub(crate) hasher: Arc<PasswordHasher>,
+    /// Policy, breach check and hasher, shared with the management API (see [`Passwords`]).
+    pub(crate) passwords: Passwords,
     pub(crate) outbox: Outbox,
-    pub(crate) breached: Option<Arc<dyn BreachedPasswords>>,
     pub(crate) settings: AuthnSettings,
 }
 
@@ -60,32 +57,30 @@ impl fmt::Debug for Authn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Authn")
             .field("store", &self.store.backend())
-            .field("hasher", &self.hasher)
-            .field("breach_check", &self.breached.is_some())
+            .field("passwords", &self.passwords)
             .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
 }
 
 impl Authn {
-    /// The engine over `store`, taking time from `clock` and randomness from `rng`; without
-    /// `breached`, new passwords are not checked against breach corpora.
+    /// The engine over `store`, taking time from `clock`, randomness from `rng`, and the
+    /// password policy, breach check and hasher from `passwords` (the runtime hands the same
+    /// [`Passwords`] to the management API).
     pub fn new(
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
         rng: Arc<dyn Rng>,
-        hasher: Arc<PasswordHasher>,
+        passwords: Passwords,
         mailer: Arc<dyn Mailer>,
-        breached: Option<Arc<dyn BreachedPasswords>>,
         settings: AuthnSettings,
     ) -> Self {
         Self {
             store,
             clock,
             rng,
-            hasher,
+            passwords,
             outbox: Outbox::new(mailer),
-            breached,
             settings,
         }
     }
@@ -93,6 +88,12 @@ impl Authn {
     /// The settings in force.
     pub fn settings(&self) -> &AuthnSettings {
         &self.settings
+    }
+
+    /// The password policy, breach check and hasher in force: the ones handed to
+    /// [`Authn::new`], for the runtime to share with the management API.
+    pub fn passwords(&self) -> &Passwords {
+        &self.passwords
     }
 
     /// The current time at whole microseconds, the finest precision every backend stores, so
@@ -127,26 +128,22 @@ impl Authn {
     /// Errors: [`AuthnError::WeakPassword`] naming the broken rule,
     /// [`AuthnError::BreachedPassword`], [`AuthnError::BreachCheckUnavailable`].
     pub async fn check_new_password(&self, raw: &str) -> Result<Password, AuthnError> {
-        let password = Password::parse(raw)?;
-        if let Some(breached) = &self.breached {
-            match breached.is_breached(&password).await {
-                Ok(false) => {}
-                Ok(true) => return Err(AuthnError::BreachedPassword),
-                Err(_) => return Err(AuthnError::BreachCheckUnavailable),
-            }
-        }
-        Ok(password)
+        self.passwords.check_new(raw).await.map_err(|e| match e {
+            NewPasswordError::Weak(rule) => AuthnError::from(rule),
+            NewPasswordError::Breached => AuthnError::BreachedPassword,
+            NewPasswordError::CheckUnavailable => AuthnError::BreachCheckUnavailable,
+        })
     }
 
     /// The Argon2id hash of a password that passed [`Authn::check_new_password`].
     pub async fn hash_password(&self, password: &Password) -> Result<PasswordHash, AuthnError> {
-        Ok(self.hasher.hash(password).await?)
+        Ok(self.passwords.hash(password).await?)
     }
 
     /// Issues a one-time link for `user` within `tx`: older unused links of the same purpose
     /// stop working, the new token is stored hashed, and the mail carrying it is returned for
     /// [`Authn::deliver`] once `tx` has committed (so no mail announces a link that rolled
-    /// back).
+    /// back). Only the database can fail here.
     pub async fn prepare_link(
         &self,
         tx: &mut dyn WriteTx,
@@ -154,7 +151,7 @@ impl Authn {
         user: &User,
         purpose: UserTokenPurpose,
         tenant_name: &str,
-    ) -> Result<Mail, AuthnError> {
+    ) -> Result<Mail, StoreError> {
         let now = self.now();
         tx.invalidate_user_tokens(&user.tenant_id, &user.id, purpose, now)
             .await?;

@@ -53,14 +53,14 @@ pub enum AuthnError {
     Internal(String),
 }
 
-impl From<crate::hasher::HasherError> for AuthnError {
-    fn from(e: crate::hasher::HasherError) -> Self {
+impl From<svc_domain::HasherError> for AuthnError {
+    fn from(e: svc_domain::HasherError) -> Self {
         Self::Internal(e.to_string())
     }
 }
 
-impl From<crate::password::PasswordError> for AuthnError {
-    fn from(e: crate::password::PasswordError) -> Self {
+impl From<svc_domain::PasswordError> for AuthnError {
+    fn from(e: svc_domain::PasswordError) -> Self {
         Self::WeakPassword(e.to_string())
     }
 }

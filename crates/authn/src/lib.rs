@@ -2,18 +2,19 @@
 //! user management need to know about people proving who they are, with no HTTP framework and
 //! no SQL.
 //!
-//! - [`Password`]: the password policy (Unicode NFKC, 8 to 256 characters);
-//! - [`PasswordHasher`]: Argon2id off the async runtime with bounded concurrency, and a dummy
-//!   hash so unknown accounts cost what known ones cost;
-//! - [`BreachedPasswords`] / [`HibpClient`]: the breached-password check (k-anonymity range
-//!   API, fail open or closed);
+//! - [`HibpClient`]: the breached-password check (k-anonymity range API, fail open or closed),
+//!   an implementation of the domain's `BreachedPasswords` port;
 //! - [`Mailer`] / [`LogMailer`] / [`SmtpMailer`]: outgoing mail, sent in the background by an
 //!   [`Outbox`], worded by a [`MailTexts`] catalogue;
 //! - [`Authn`]: the use cases — sign-in with brute-force limits, sessions, sign-up, email
 //!   verification, password reset, invitations.
 //!
-//! Time, randomness, storage, hashing and mail are all handed in ([`Authn::new`]); the runtime
+//! Time, randomness, storage, passwords and mail are all handed in ([`Authn::new`]); the runtime
 //! builds them from `[auth]`, `[email]` and `[hibp]` (this crate never reads configuration).
+//! The password policy, the breach-check port and the hasher port are the domain's
+//! (`svc_domain::Passwords`), the Argon2id computation is `svc-crypto`'s, and the hasher that
+//! runs it off the async runtime with bounded concurrency is the runtime's: the management API
+//! applies the same rules with the same hasher without depending on this crate.
 //!
 //! # The log-mail format (a contract)
 //!
@@ -35,10 +36,8 @@
 mod breached;
 mod engine;
 mod error;
-mod hasher;
 mod links;
 mod mail;
-mod password;
 mod sessions;
 mod settings;
 mod sign_in;
@@ -46,14 +45,10 @@ mod sign_up;
 mod smtp;
 mod texts;
 
-pub use breached::{
-    BreachCheckUnavailable, BreachedPasswords, FailMode, HibpClient, HibpClientError, HibpSettings,
-};
+pub use breached::{FailMode, HibpClient, HibpClientError, HibpSettings};
 pub use engine::{AMR_PASSWORD, Authn, MAX_USER_AGENT_CHARS, SESSION_COOKIE_PREFIX, SignedIn};
 pub use error::AuthnError;
-pub use hasher::{Argon2Settings, HasherError, HasherStats, PasswordHasher};
 pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer, Outbox};
-pub use password::{MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, Password, PasswordError};
 pub use settings::{AuthnSettings, ClientInfo};
 pub use sign_up::{MAX_NAME_CHARS, clean_name};
 pub use smtp::{SmtpMailer, SmtpSettings};

@@ -1,16 +1,12 @@
 //! The engine's tunables, in its own terms. The runtime fills them from `[auth]`; this crate
 //! never reads configuration itself.
 
-use crate::hasher::Argon2Settings;
 use crate::texts::MailTexts;
 use std::time::Duration;
 
 /// Limits and lifetimes of hosted sign-in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthnSettings {
-    /// Argon2id cost and concurrency; the [`crate::PasswordHasher`] handed to
-    /// [`crate::Authn::new`] is built from these.
-    pub argon2: Argon2Settings,
     /// Failed sign-ins for one account (counted within `brute_force_lockout`) before it locks.
     pub brute_force_max_attempts: u32,
     /// How long an account stays locked, and the window its failures are counted in.
@@ -40,7 +36,6 @@ impl Default for AuthnSettings {
     /// and 7 days (invitation), English mail.
     fn default() -> Self {
         Self {
-            argon2: Argon2Settings::default(),
             brute_force_max_attempts: 5,
             brute_force_lockout: Duration::from_secs(900),
             password_verify_ip_max_attempts: 20,

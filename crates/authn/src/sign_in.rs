@@ -13,10 +13,10 @@
 
 use crate::engine::{Authn, SignedIn, keys};
 use crate::error::AuthnError;
-use crate::password::Password;
 use crate::settings::{ClientInfo, span, std_span};
 use svc_domain::{
-    BruteForceScope, Email, EventData, EventType, LoginFailureReason, Tenant, User, UserId,
+    BruteForceScope, Email, EventData, EventType, LoginFailureReason, Password, Tenant, User,
+    UserId,
 };
 use time::OffsetDateTime;
 
@@ -86,12 +86,12 @@ impl Authn {
         let usable = user.as_ref().filter(|u| u.can_sign_in());
         let hash = usable.and_then(|u| u.password_hash.as_ref());
         let verified = match &candidate {
-            Some(candidate) => self.hasher.verify(candidate, hash).await,
+            Some(candidate) => self.passwords.verify(candidate, hash).await,
             // Shorter or longer than any stored password: cannot match, costs the same.
             None => {
                 let filler = Password::parse("password-too-short-or-long").ok();
                 if let Some(filler) = filler {
-                    self.hasher.verify(&filler, None).await;
+                    self.passwords.verify(&filler, None).await;
                 }
                 false
             }

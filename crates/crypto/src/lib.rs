@@ -1,6 +1,7 @@
 //! Cryptography for svc: JWS signing of our JWTs (ES256, EdDSA, RS256), public JWKs and the
 //! JWKS document with RFC 7638 thumbprints as `kid`s, envelope encryption of private signing
-//! keys at rest, the pure key-rotation policy, and the webhook signature suite.
+//! keys at rest, the pure key-rotation policy, the webhook signature suite, and Argon2id for
+//! human passwords.
 //!
 //! Everything here is synchronous and does no IO: no clock (the rotation planner takes `now`),
 //! no store, no KMS client, no HTTP. Keys are parsed once and signing never re-parses DER.
@@ -14,6 +15,7 @@ mod error;
 mod jwk;
 mod jws;
 mod key;
+mod password;
 pub mod rotation;
 mod webhook;
 
@@ -22,6 +24,7 @@ pub use error::CryptoError;
 pub use jwk::{Jwks, PublicJwk};
 pub use jws::{VerifiedJws, verify_jwt_signature};
 pub use key::SigningKey;
+pub use password::{Argon2id, SALT_LEN, verify_password};
 // The rotation planner is also reachable as `svc_crypto::rotation::*`.
 pub use rotation::{
     KeyMeta, RotationPolicy, RotationStep, apply_plan, plan_forced_rotation, plan_rotation,

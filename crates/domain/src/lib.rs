@@ -1,5 +1,6 @@
 //! The pure domain model of svc: typed identifiers, values that parse instead of validate,
-//! entities, and the `Clock`/`Rng` seams through which time and randomness enter.
+//! entities, and the `Clock`/`Rng` seams through which time and randomness enter (and the
+//! `PasswordHasher`/`BreachedPasswords` seams through which passwords are hashed and checked).
 //!
 //! This crate performs no IO and knows no async runtime, database or HTTP framework; every other
 //! crate depends on it, never the other way round.
@@ -10,6 +11,7 @@ mod clock;
 mod event;
 mod id;
 mod keys;
+mod password;
 mod redirect_uri;
 mod rng;
 mod scope;
@@ -31,6 +33,10 @@ pub use id::{
     RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
+pub use password::{
+    BreachCheckUnavailable, BreachedPasswords, HasherError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS,
+    NewPasswordError, Password, PasswordError, PasswordHasher, Passwords,
+};
 pub use redirect_uri::{RedirectUri, RedirectUriError};
 pub use rng::{OsRandom, Rng, SeededRandom};
 pub use scope::{Scope, ScopeError, ScopeSet};

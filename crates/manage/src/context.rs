@@ -1,6 +1,8 @@
-//! What every use case receives: the store, the clock and the randomness (never globals), who is
-//! acting, and the request facts the audit log records.
+//! What every use case receives: the store, the clock and the randomness (never globals), the
+//! sign-in services the user use cases need, who is acting, and the request facts the audit log
+//! records.
 
+use crate::{ManageError, SignInServices};
 use std::fmt;
 use std::sync::Arc;
 use svc_domain::{ClientId, Clock, OperatorTokenId, Rng, TenantId};
@@ -35,6 +37,9 @@ pub struct ManageContext {
     pub rng: Arc<dyn Rng>,
     /// Who hears of committed changes.
     pub changes: Arc<dyn ChangeHook>,
+    /// Password rules and invitation mail for the tenant-user use cases; `None` until
+    /// [`ManageContext::with_sign_in`] (contexts that never touch users need none).
+    pub sign_in: Option<SignInServices>,
 }
 
 impl ManageContext {
@@ -45,6 +50,7 @@ impl ManageContext {
             clock,
             rng,
             changes: Arc::new(NoCaches),
+            sign_in: None,
         }
     }
 
@@ -53,6 +59,21 @@ impl ManageContext {
     pub fn with_change_hook(mut self, hook: Arc<dyn ChangeHook>) -> Self {
         self.changes = hook;
         self
+    }
+
+    /// The same context, checking, hashing and inviting through `services`.
+    #[must_use]
+    pub fn with_sign_in(mut self, services: SignInServices) -> Self {
+        self.sign_in = Some(services);
+        self
+    }
+
+    /// The sign-in services, or an internal error: a context that creates or changes users
+    /// without them was wired wrongly, which no caller can fix.
+    pub(crate) fn sign_in(&self) -> Result<&SignInServices, ManageError> {
+        self.sign_in.as_ref().ok_or_else(|| {
+            ManageError::Dependency("no sign-in services in this management context".into())
+        })
     }
 
     /// The current time at whole microseconds: the finest precision every backend stores
@@ -68,6 +89,7 @@ impl fmt::Debug for ManageContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ManageContext")
             .field("store", &self.store.backend())
+            .field("sign_in", &self.sign_in)
             .finish_non_exhaustive()
     }
 }

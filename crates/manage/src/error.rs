@@ -1,6 +1,7 @@
 //! The one error type of the management use cases, in their own terms. `svc-http` maps each
 //! variant to a problem+json response (the status each doc line names); nothing here knows HTTP.
 
+use svc_domain::{HasherError, NewPasswordError};
 use svc_store::StoreError;
 
 /// Why a management use case did not take effect.
@@ -32,10 +33,14 @@ pub enum ManageError {
     /// 500 `server_error`: a bug or corrupt data. The cause is for logs only.
     #[error("internal error")]
     Internal(#[source] StoreError),
-    /// A sign-in engine refusal with no management meaning of its own (the breached-password
-    /// check is unavailable, hashing failed); `svc-http` maps it like the engine's errors.
-    #[error("{0}")]
-    Authn(#[source] svc_authn::AuthnError),
+    /// 503 `server_error`: the breached-password check is unavailable and the deployment fails
+    /// closed; the caller may retry.
+    #[error("passwords cannot be checked right now; try again later")]
+    PasswordCheckUnavailable,
+    /// 500 `server_error`: a service the use case relies on failed (a password could not be
+    /// hashed) or is missing from the context (a wiring bug). The cause is for logs only.
+    #[error("internal error")]
+    Dependency(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl ManageError {
@@ -63,22 +68,21 @@ impl From<StoreError> for ManageError {
     }
 }
 
-impl From<svc_authn::AuthnError> for ManageError {
-    /// Password and address refusals name the field they concern; the rest keep their
-    /// engine meaning.
-    fn from(e: svc_authn::AuthnError) -> Self {
-        use svc_authn::AuthnError as A;
+impl From<NewPasswordError> for ManageError {
+    /// Refusals of the password itself name the field, in the words sign-up uses.
+    fn from(e: NewPasswordError) -> Self {
         match e {
-            A::WeakPassword(message) => Self::invalid("password", message),
-            A::BreachedPassword => Self::invalid(
-                "password",
-                "this password appears in a known data breach; choose another",
-            ),
-            A::InvalidEmail => Self::invalid("email", A::InvalidEmail.to_string()),
-            A::UnknownUser => Self::NotFound,
-            A::Store(e) => e.into(),
-            other => Self::Authn(other),
+            NewPasswordError::Weak(_) | NewPasswordError::Breached => {
+                Self::invalid("password", e.to_string())
+            }
+            NewPasswordError::CheckUnavailable => Self::PasswordCheckUnavailable,
         }
+    }
+}
+
+impl From<HasherError> for ManageError {
+    fn from(e: HasherError) -> Self {
+        Self::Dependency(Box::new(e))
     }
 }
 
@@ -109,6 +113,27 @@ mod tests {
         let corrupt = ManageError::from(StoreError::Corrupt("bad row".to_owned()));
         assert!(matches!(corrupt, ManageError::Internal(_)));
         assert_eq!(corrupt.to_string(), "internal error");
+    }
+
+    #[test]
+    fn password_refusals_name_the_field_in_the_words_of_sign_up() {
+        use svc_domain::PasswordError;
+        let short = ManageError::from(NewPasswordError::Weak(PasswordError::TooShort));
+        assert_eq!(
+            short.to_string(),
+            "password: a password needs at least 8 characters"
+        );
+        let breached = ManageError::from(NewPasswordError::Breached);
+        assert_eq!(
+            breached.to_string(),
+            "password: this password appears in a known data breach; choose another"
+        );
+        assert!(matches!(
+            ManageError::from(NewPasswordError::CheckUnavailable),
+            ManageError::PasswordCheckUnavailable
+        ));
+        let failed = ManageError::from(HasherError::Failed("task died".into()));
+        assert_eq!(failed.to_string(), "internal error", "no internal detail");
     }
 
     #[test]

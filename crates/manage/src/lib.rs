@@ -15,8 +15,9 @@
 //!
 //! Every use case takes a [`ManageContext`] (store, clock, randomness) and returns
 //! [`ManageError`], which `svc-http` maps to problem+json in its one error mapping. This crate
-//! must not depend on axum, sqlx, the store backends, `svc-config` or the OAuth engine; it uses
-//! the sign-in engine (`svc-authn`) for password policy, hashing and invitation mail.
+//! must not depend on axum, sqlx, the store backends, `svc-config` or any other engine: the
+//! password policy, hashing and invitation mail it shares with the sign-in engine reach it as
+//! ports ([`SignInServices`]) that the runtime wires.
 
 pub mod applications;
 pub mod audit;
@@ -27,6 +28,7 @@ mod error;
 mod events;
 pub mod idempotency;
 mod page;
+mod sign_in;
 pub mod users;
 pub mod webhooks;
 
@@ -35,3 +37,4 @@ pub use context::{Actor, ChangeHook, ManageContext, RequestMeta};
 pub use control_plane::{CreatedTenantView, TenantView};
 pub use error::ManageError;
 pub use page::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, clamp_limit};
+pub use sign_in::{Invitations, PendingMail, SignInServices};

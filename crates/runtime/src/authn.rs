@@ -1,18 +1,28 @@
 //! Builds the one sign-in engine ([`svc_authn::Authn`]) of a process from the configuration:
-//! `[auth]` becomes its settings and Argon2 hasher, `[email]` its mailer (the `log` provider's
-//! sink, or an SMTP relay), `[hibp]` its breached-password check when enabled. `svc-authn`
-//! never sees `svc-config`; this is the only translation between them.
+//! `[auth]` becomes its settings and the process's password hasher, `[email]` its mailer (the
+//! `log` provider's sink, or an SMTP relay), `[hibp]` its breached-password check when enabled.
+//! `svc-authn` never sees `svc-config`; this is the only translation between them.
+//!
+//! The password hasher ([`hasher::BoundedHasher`]) and the breach check are built here, not in
+//! an engine, and handed as one [`Passwords`] to both engines that handle passwords: the sign-in
+//! engine, and (through [`sign_in_services`]) the management API, which must apply the same
+//! rules with the same hasher without depending on the sign-in engine.
+
+mod hasher;
 
 use crate::RuntimeError;
+use async_trait::async_trait;
+use hasher::{Argon2Settings, BoundedHasher};
 use std::sync::Arc;
 use std::time::Duration;
 use svc_authn::{
-    Argon2Settings, Authn, AuthnSettings, BreachedPasswords, FailMode, HibpClient, HibpSettings,
-    LogMailer, LogSink, Mailer, PasswordHasher, SmtpMailer, SmtpSettings,
+    Authn, AuthnSettings, FailMode, HibpClient, HibpSettings, LogMailer, LogSink, Mailer,
+    SmtpMailer, SmtpSettings,
 };
 use svc_config::{Config, EmailProvider};
-use svc_domain::{Clock, Rng};
-use svc_store::Store;
+use svc_domain::{BreachedPasswords, Clock, Passwords, Rng, User, UserTokenPurpose};
+use svc_manage::{Invitations, PendingMail, SignInServices};
+use svc_store::{Store, StoreError, WriteTx};
 
 /// The engine for `config` over `store`, shared by the management API and the hosted pages.
 /// Builds the Argon2 hasher, dummy hash included, before the service accepts requests.
@@ -22,21 +32,60 @@ pub(crate) async fn build(
     clock: Arc<dyn Clock>,
     rng: Arc<dyn Rng>,
 ) -> Result<Arc<Authn>, RuntimeError> {
-    let settings = settings(config);
-    let hasher = PasswordHasher::new(&settings.argon2, rng.clone())
-        .await
+    let hasher = BoundedHasher::new(&argon2_settings(config), rng.clone())
         .map_err(|e| RuntimeError::Authn(format!("auth.argon2_*: {e}")))?;
+    let passwords = Passwords::new(Arc::new(hasher), breach_check(config)?);
     let mailer = mailer(config, clock.clone())?;
-    let breached = breach_check(config)?;
     Ok(Arc::new(Authn::new(
         store,
         clock,
         rng,
-        Arc::new(hasher),
+        passwords,
         mailer,
-        breached,
-        settings,
+        settings(config),
     )))
+}
+
+/// What the management API needs of the sign-in side: the engine's own [`Passwords`] (one
+/// hasher, one semaphore per process) and its invitation links.
+pub(crate) fn sign_in_services(authn: &Arc<Authn>) -> SignInServices {
+    SignInServices {
+        passwords: authn.passwords().clone(),
+        invitations: Arc::new(EngineInvitations(authn.clone())),
+    }
+}
+
+/// The sign-in engine issuing and mailing the management API's invitations, so an invitation
+/// is exactly the link and mail the hosted pages accept.
+struct EngineInvitations(Arc<Authn>);
+
+#[async_trait]
+impl Invitations for EngineInvitations {
+    async fn prepare(
+        &self,
+        tx: &mut dyn WriteTx,
+        issuer: &str,
+        user: &User,
+        tenant_name: &str,
+    ) -> Result<PendingMail, StoreError> {
+        let mail = self
+            .0
+            .prepare_link(tx, issuer, user, UserTokenPurpose::Invitation, tenant_name)
+            .await?;
+        let authn = self.0.clone();
+        Ok(PendingMail::new(move || authn.deliver(mail)))
+    }
+}
+
+/// `[auth].argon2_*`: the hasher's costs and how many hashes run at once.
+fn argon2_settings(config: &Config) -> Argon2Settings {
+    let auth = &config.auth;
+    Argon2Settings {
+        memory_kib: auth.argon2_memory_kib,
+        iterations: auth.argon2_iterations,
+        parallelism: auth.argon2_parallelism,
+        max_concurrent: auth.argon2_max_concurrent,
+    }
 }
 
 /// `[auth]` in the engine's terms; session and link lifetimes keep the engine's defaults.
@@ -44,12 +93,6 @@ fn settings(config: &Config) -> AuthnSettings {
     let auth = &config.auth;
     let secs = |s: u32| Duration::from_secs(u64::from(s));
     AuthnSettings {
-        argon2: Argon2Settings {
-            memory_kib: auth.argon2_memory_kib,
-            iterations: auth.argon2_iterations,
-            parallelism: auth.argon2_parallelism,
-            max_concurrent: auth.argon2_max_concurrent,
-        },
         brute_force_max_attempts: auth.brute_force_max_attempts,
         brute_force_lockout: secs(auth.brute_force_lockout_secs),
         password_verify_ip_max_attempts: auth.password_verify_ip_max_attempts,
@@ -121,11 +164,13 @@ mod tests {
         config.auth.brute_force_max_attempts = 7;
         config.auth.brute_force_lockout_secs = 120;
         config.auth.argon2_memory_kib = 8192;
+        config.auth.argon2_max_concurrent = 3;
         let s = settings(&config);
         assert_eq!(s.brute_force_max_attempts, 7);
         assert_eq!(s.brute_force_lockout, Duration::from_secs(120));
-        assert_eq!(s.argon2.memory_kib, 8192);
         assert_eq!(s.session_lifetime, Duration::from_secs(14 * 24 * 3600));
+        let argon2 = argon2_settings(&config);
+        assert_eq!((argon2.memory_kib, argon2.max_concurrent), (8192, 3));
     }
 
     #[test]

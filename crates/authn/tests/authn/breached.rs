@@ -3,7 +3,8 @@
 
 use crate::support::{ISSUER, client, harness_with, test_settings};
 use std::sync::{Arc, Mutex};
-use svc_authn::{AuthnError, BreachedPasswords, FailMode, HibpClient, HibpSettings, Password};
+use svc_authn::{AuthnError, FailMode, HibpClient, HibpSettings};
+use svc_domain::{BreachedPasswords, Password};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 

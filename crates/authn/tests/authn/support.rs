@@ -1,16 +1,18 @@
-//! Fixtures: an engine on a fresh SQLite database with a manual clock, cheap Argon2 parameters,
-//! a log mailer writing to a temporary file, and helpers to arrange users and read mails.
+//! Fixtures: an engine on a fresh SQLite database with a manual clock, an Argon2id hasher of
+//! cheap parameters, a log mailer writing to a temporary file, and helpers to arrange users and
+//! read mails.
 
+use async_trait::async_trait;
 use serde_json::Value;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use svc_authn::{
-    Argon2Settings, Authn, AuthnSettings, BreachedPasswords, ClientInfo, LogMailer, LogSink,
-    Password, PasswordHasher,
-};
+use std::sync::atomic::{AtomicU64, Ordering};
+use svc_authn::{Authn, AuthnSettings, ClientInfo, LogMailer, LogSink};
+use svc_crypto::Argon2id;
 use svc_domain::{
-    Clock, Email, ManualClock, PairwiseSecret, SeededRandom, Tenant, TenantId, TenantSlug,
+    BreachedPasswords, Clock, Email, HasherError, ManualClock, PairwiseSecret, Password,
+    PasswordHash, PasswordHasher, Passwords, Rng, SeededRandom, Tenant, TenantId, TenantSlug,
     TenantStatus, User, UserId, UserStatus,
 };
 use svc_store::Store;
@@ -22,21 +24,63 @@ pub(crate) struct Harness {
     pub(crate) clock: Arc<ManualClock>,
     pub(crate) store: Arc<dyn Store>,
     pub(crate) tenant: Tenant,
-    pub(crate) hasher: Arc<PasswordHasher>,
+    pub(crate) hasher: Arc<TestHasher>,
     mail_path: PathBuf,
     _dir: tempfile::TempDir,
 }
 
-/// Low Argon2 cost for tests (the production defaults would make every test slow).
+/// The engine's settings in tests: the defaults.
 pub(crate) fn test_settings() -> AuthnSettings {
-    AuthnSettings {
-        argon2: Argon2Settings {
-            memory_kib: 8192,
-            iterations: 1,
-            parallelism: 1,
-            max_concurrent: 2,
-        },
-        ..AuthnSettings::default()
+    AuthnSettings::default()
+}
+
+/// Real Argon2id (`svc_crypto`) at low cost (the production defaults would make every test
+/// slow), computed inline: the runtime's hasher adds only the blocking pool and the concurrency
+/// bound, which its own tests cover. Counts the hashes it makes.
+pub(crate) struct TestHasher {
+    argon: Argon2id,
+    rng: Arc<dyn Rng>,
+    dummy: PasswordHash,
+    hashes: AtomicU64,
+}
+
+impl std::fmt::Debug for TestHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestHasher").finish_non_exhaustive()
+    }
+}
+
+impl TestHasher {
+    /// A hasher drawing salts (and, now, its dummy hash) from `rng`.
+    pub(crate) fn new(rng: Arc<dyn Rng>) -> Self {
+        let argon = Argon2id::new(8192, 1, 1).unwrap();
+        let dummy = argon.dummy_hash(rng.as_ref());
+        Self {
+            argon,
+            rng,
+            dummy,
+            hashes: AtomicU64::new(0),
+        }
+    }
+
+    /// Hashes made so far.
+    pub(crate) fn hashes(&self) -> u64 {
+        self.hashes.load(Ordering::SeqCst)
+    }
+}
+
+#[async_trait]
+impl PasswordHasher for TestHasher {
+    async fn hash(&self, password: &Password) -> Result<PasswordHash, HasherError> {
+        self.hashes.fetch_add(1, Ordering::SeqCst);
+        self.argon
+            .hash(password, &Argon2id::salt(self.rng.as_ref()))
+    }
+
+    async fn verify(&self, password: &Password, hash: Option<&PasswordHash>) -> bool {
+        let real = hash.is_some();
+        let hash = hash.unwrap_or(&self.dummy);
+        svc_crypto::verify_password(password, hash).unwrap_or(false) && real
     }
 }
 
@@ -69,11 +113,7 @@ pub(crate) async fn harness_with(
         LogSink::File(mail_path.clone()),
         clock.clone(),
     ));
-    let hasher = Arc::new(
-        PasswordHasher::new(&settings.argon2, rng.clone())
-            .await
-            .unwrap(),
-    );
+    let hasher = Arc::new(TestHasher::new(rng.clone()));
     let now = clock.now();
     let tenant = Tenant {
         id: TenantId::generate(clock.as_ref(), rng.as_ref()),
@@ -92,9 +132,8 @@ pub(crate) async fn harness_with(
         store.clone(),
         clock.clone(),
         rng,
-        hasher.clone(),
+        Passwords::new(hasher.clone(), breached),
         mailer,
-        breached,
         settings,
     ));
     Harness {

@@ -4,8 +4,7 @@
 use super::input::{NewUser, check_email, check_name};
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
-use svc_authn::Authn;
-use svc_domain::{EventType, Tenant, User, UserId, UserStatus, UserTokenPurpose};
+use svc_domain::{EventType, Tenant, User, UserId, UserStatus};
 use svc_store::StoreError;
 
 /// The text of a taken address, shared with updates.
@@ -18,11 +17,10 @@ pub(super) const EMAIL_TAKEN: &str = "a user with this email address already exi
 ///
 /// Errors: [`ManageError::Invalid`] naming the field (address, names, password policy or
 /// breach, both `password` and `invite`); [`ManageError::Conflict`] when the address is taken;
-/// [`ManageError::NotFound`] when the tenant does not exist; [`ManageError::Authn`] when the
-/// breached-password check is unavailable.
+/// [`ManageError::NotFound`] when the tenant does not exist;
+/// [`ManageError::PasswordCheckUnavailable`] when the breached-password check is unavailable.
 pub async fn create(
     ctx: &ManageContext,
-    authn: &Authn,
     tenant: &Tenant,
     issuer: &str,
     actor: &Actor,
@@ -42,8 +40,9 @@ pub async fn create(
     }
     let password_hash = match input.password.as_deref() {
         Some(raw) => {
-            let password = authn.check_new_password(raw).await?;
-            Some(authn.hash_password(&password).await?)
+            let passwords = &ctx.sign_in()?.passwords;
+            let password = passwords.check_new(raw).await?;
+            Some(passwords.hash(&password).await?)
         }
         None => None,
     };
@@ -78,14 +77,10 @@ pub async fn create(
         Err(e) => return Err(e.into()),
     }
     let invitation = if invite {
-        let mail = authn
-            .prepare_link(
-                tx.as_mut(),
-                issuer,
-                &user,
-                UserTokenPurpose::Invitation,
-                &tenant.display_name,
-            )
+        let mail = ctx
+            .sign_in()?
+            .invitations
+            .prepare(tx.as_mut(), issuer, &user, &tenant.display_name)
             .await?;
         Some(mail)
     } else {
@@ -114,7 +109,7 @@ pub async fn create(
     events::user_changed(tx.as_mut(), ctx, actor, &user, lifecycle).await?;
     tx.commit().await?;
     if let Some(mail) = invitation {
-        authn.deliver(mail);
+        mail.send();
     }
     Ok(user)
 }

@@ -6,7 +6,8 @@
 //! Status changes follow [`svc_domain::UserStatus::can_become`]; anything else is a
 //! [`ManageError::Conflict`]. Entering `suspended` or `removed` revokes the user's sessions and
 //! refresh-token families in the same transaction as the status change. Passwords are checked
-//! and hashed by the sign-in engine ([`svc_authn::Authn`]), which the caller passes in.
+//! and hashed, and invitations issued, through the context's [`crate::SignInServices`]: the
+//! same rules, hasher and links as the sign-in engine, without depending on it.
 
 mod create;
 mod input;

@@ -13,7 +13,6 @@ use super::input::{UserPatch, check_email, check_name};
 use super::{ALL_LINKS, end_access, invalidate_links, load};
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
-use svc_authn::Authn;
 use svc_domain::{EventType, Tenant, User, UserId, UserStatus, UserTokenPurpose};
 use svc_store::StoreError;
 
@@ -22,11 +21,9 @@ use svc_store::StoreError;
 ///
 /// Errors: [`ManageError::Invalid`] naming the field; [`ManageError::NotFound`];
 /// [`ManageError::Conflict`] when the address is taken or the user is removed;
-/// [`ManageError::Authn`] when the breached-password check is unavailable.
-#[allow(clippy::too_many_arguments)] // the use case's inputs, each distinct; a struct would only rename them
+/// [`ManageError::PasswordCheckUnavailable`] when the breached-password check is unavailable.
 pub async fn update(
     ctx: &ManageContext,
-    authn: &Authn,
     tenant: &Tenant,
     issuer: &str,
     actor: &Actor,
@@ -40,8 +37,9 @@ pub async fn update(
     let family_name = names("family_name", patch.family_name.as_ref())?;
     let password_hash = match patch.password.as_deref() {
         Some(raw) => {
-            let password = authn.check_new_password(raw).await?;
-            Some(authn.hash_password(&password).await?)
+            let passwords = &ctx.sign_in()?.passwords;
+            let password = passwords.check_new(raw).await?;
+            Some(passwords.hash(&password).await?)
         }
         None => None,
     };
@@ -109,14 +107,10 @@ pub async fn update(
         .await?;
     }
     let invitation = if new_address && user.status == UserStatus::Invited {
-        let mail = authn
-            .prepare_link(
-                tx.as_mut(),
-                issuer,
-                &user,
-                UserTokenPurpose::Invitation,
-                &tenant.display_name,
-            )
+        let mail = ctx
+            .sign_in()?
+            .invitations
+            .prepare(tx.as_mut(), issuer, &user, &tenant.display_name)
             .await?;
         Some(mail)
     } else {
@@ -144,7 +138,7 @@ pub async fn update(
     }
     tx.commit().await?;
     if let Some(mail) = invitation {
-        authn.deliver(mail);
+        mail.send();
     }
     Ok(user)
 }

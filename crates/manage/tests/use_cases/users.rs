@@ -2,60 +2,114 @@
 //! status lifecycle with its revocations, sessions, tenant isolation and atomicity.
 
 use crate::support::{Harness, client_actor, harness, meta};
+use async_trait::async_trait;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
-use svc_authn::{
-    Argon2Settings, Authn, AuthnSettings, ClientInfo, LogMailer, LogSink, PasswordHasher,
+use svc_authn::{Authn, AuthnSettings, ClientInfo, LogMailer, LogSink};
+use svc_crypto::Argon2id;
+use svc_domain::{
+    BreachCheckUnavailable, BreachedPasswords, HasherError, Password, PasswordHash, PasswordHasher,
+    Passwords, SeededRandom, User, UserStatus, UserTokenPurpose,
 };
-use svc_domain::{SeededRandom, UserStatus};
-use svc_manage::ManageError;
 use svc_manage::audit::action;
 use svc_manage::control_plane::CreatedTenant;
 use svc_manage::users::{self, NewUser, UserPatch, UserView};
-use svc_store::UserFilter;
+use svc_manage::{Invitations, ManageContext, ManageError, PendingMail, SignInServices};
+use svc_store::{StoreError, UserFilter, WriteTx};
 
 const ISSUER: &str = "https://acme.example.com";
 const PW: &str = "correct horse battery";
 
-/// The sign-in engine on the harness's store, mailing to a temporary file.
+/// The sign-in engine on the harness's store, mailing to a temporary file, wired into a
+/// management context as the runtime wires it: one [`Passwords`] for both, and the engine
+/// issuing invitations.
 struct Engine {
     authn: Arc<Authn>,
+    /// The harness's context with the sign-in services.
+    ctx: ManageContext,
     mail: PathBuf,
     _dir: tempfile::TempDir,
+}
+
+/// Real Argon2id (`svc_crypto`) at low cost, computed inline: the runtime's hasher adds only the
+/// blocking pool and the concurrency bound, which its own tests cover.
+#[derive(Debug)]
+struct InlineHasher {
+    argon: Argon2id,
+    rng: Arc<SeededRandom>,
+    dummy: PasswordHash,
+}
+
+impl InlineHasher {
+    /// A hasher drawing its dummy hash, then every salt, from `rng`.
+    fn new(rng: Arc<SeededRandom>) -> Self {
+        let argon = Argon2id::new(8192, 1, 1).unwrap();
+        Self {
+            dummy: argon.dummy_hash(rng.as_ref()),
+            argon,
+            rng,
+        }
+    }
+}
+
+#[async_trait]
+impl PasswordHasher for InlineHasher {
+    async fn hash(&self, password: &Password) -> Result<PasswordHash, HasherError> {
+        self.argon
+            .hash(password, &Argon2id::salt(self.rng.as_ref()))
+    }
+
+    async fn verify(&self, password: &Password, hash: Option<&PasswordHash>) -> bool {
+        let real = hash.is_some();
+        let hash = hash.unwrap_or(&self.dummy);
+        svc_crypto::verify_password(password, hash).unwrap_or(false) && real
+    }
+}
+
+/// The engine issuing invitations (the runtime's adapter, restated: it lives in svc-runtime).
+struct EngineInvitations(Arc<Authn>);
+
+#[async_trait]
+impl Invitations for EngineInvitations {
+    async fn prepare(
+        &self,
+        tx: &mut dyn WriteTx,
+        issuer: &str,
+        user: &User,
+        tenant_name: &str,
+    ) -> Result<PendingMail, StoreError> {
+        let mail = self
+            .0
+            .prepare_link(tx, issuer, user, UserTokenPurpose::Invitation, tenant_name)
+            .await?;
+        let authn = self.0.clone();
+        Ok(PendingMail::new(move || authn.deliver(mail)))
+    }
 }
 
 impl Engine {
     async fn new(h: &Harness) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mail = dir.path().join("mail.jsonl");
-        let settings = AuthnSettings {
-            argon2: Argon2Settings {
-                memory_kib: 8192,
-                iterations: 1,
-                parallelism: 1,
-                max_concurrent: 2,
-            },
-            ..AuthnSettings::default()
-        };
         let rng = Arc::new(SeededRandom::new(9));
-        let hasher = Arc::new(
-            PasswordHasher::new(&settings.argon2, rng.clone())
-                .await
-                .unwrap(),
-        );
+        let hasher = Arc::new(InlineHasher::new(rng.clone()));
         let mailer = Arc::new(LogMailer::new(LogSink::File(mail.clone()), h.clock.clone()));
         let authn = Arc::new(Authn::new(
             h.store.clone(),
             h.clock.clone(),
             rng,
-            hasher,
+            Passwords::new(hasher, None),
             mailer,
-            None,
-            settings,
+            AuthnSettings::default(),
         ));
+        let ctx = h.ctx.clone().with_sign_in(SignInServices {
+            passwords: authn.passwords().clone(),
+            invitations: Arc::new(EngineInvitations(authn.clone())),
+        });
         Self {
             authn,
+            ctx,
             mail,
             _dir: dir,
         }
@@ -80,18 +134,10 @@ fn new_user(email: &str) -> NewUser {
     }
 }
 
-async fn create(h: &Harness, e: &Engine, t: &CreatedTenant, input: NewUser) -> svc_domain::User {
-    users::create(
-        &h.ctx,
-        &e.authn,
-        &t.tenant,
-        ISSUER,
-        &client_actor(t),
-        &meta(),
-        input,
-    )
-    .await
-    .unwrap()
+async fn create(e: &Engine, t: &CreatedTenant, input: NewUser) -> svc_domain::User {
+    users::create(&e.ctx, &t.tenant, ISSUER, &client_actor(t), &meta(), input)
+        .await
+        .unwrap()
 }
 
 fn browser() -> ClientInfo {
@@ -114,7 +160,7 @@ async fn a_user_with_a_password_is_active_and_can_sign_in() {
         password: Some(PW.to_owned()),
         ..NewUser::default()
     };
-    let ada = create(&h, &e, &acme, input).await;
+    let ada = create(&e, &acme, input).await;
     assert_eq!(ada.status, UserStatus::Active);
     assert_eq!(ada.email.as_str(), "ada@example.com");
     assert_eq!(ada.name.as_deref(), Some("Ada Lovelace"));
@@ -167,7 +213,6 @@ async fn an_invited_user_is_mailed_a_link_that_activates_the_account() {
     let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
     let ivy = create(
-        &h,
         &e,
         &acme,
         NewUser {
@@ -202,10 +247,116 @@ async fn without_password_or_invitation_a_user_is_pre_provisioned() {
     let h = harness().await;
     let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
-    let pat = create(&h, &e, &acme, new_user("pat@example.com")).await;
+    let pat = create(&e, &acme, new_user("pat@example.com")).await;
     assert_eq!(pat.status, UserStatus::PreProvisioned);
     assert!(!pat.email_verified && pat.password_hash.is_none());
     assert!(e.mails().await.is_empty());
+}
+
+#[tokio::test]
+async fn passwords_and_invitations_need_the_sign_in_services_and_fail_closed_without_them() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (actor, meta) = (client_actor(&acme), meta());
+    let unwired = |input| users::create(&h.ctx, &acme.tenant, ISSUER, &actor, &meta, input);
+    // A pre-provisioned user needs neither a hasher nor a mailer.
+    let pat = unwired(new_user("pat@example.com")).await.unwrap();
+    assert_eq!(pat.status, UserStatus::PreProvisioned);
+    // A password or an invitation without them is an internal error that writes nothing.
+    let audit_before = h.audit(&acme.tenant.id).await.len();
+    for input in [
+        NewUser {
+            password: Some(PW.to_owned()),
+            ..new_user("ada@example.com")
+        },
+        NewUser {
+            invite: Some(true),
+            ..new_user("ivy@example.com")
+        },
+    ] {
+        let err = unwired(input).await.unwrap_err();
+        assert!(matches!(err, ManageError::Dependency(_)), "{err:?}");
+        assert_eq!(err.to_string(), "internal error", "no internal detail");
+    }
+    assert_eq!(h.audit(&acme.tenant.id).await.len(), audit_before);
+}
+
+#[tokio::test]
+async fn a_breach_check_that_fails_closed_refuses_new_passwords_as_unavailable() {
+    /// Always unavailable, as an unreachable API in a deployment that fails closed.
+    struct Down;
+
+    #[async_trait]
+    impl BreachedPasswords for Down {
+        async fn is_breached(&self, _: &Password) -> Result<bool, BreachCheckUnavailable> {
+            Err(BreachCheckUnavailable)
+        }
+    }
+
+    let h = harness().await;
+    let e = Engine::new(&h).await;
+    let acme = h.tenant("acme").await;
+    let ctx = h.ctx.clone().with_sign_in(SignInServices {
+        passwords: Passwords::new(
+            Arc::new(InlineHasher::new(Arc::new(SeededRandom::new(10)))),
+            Some(Arc::new(Down)),
+        ),
+        invitations: Arc::new(EngineInvitations(e.authn.clone())),
+    });
+    let ada = create(&e, &acme, new_user("ada@example.com")).await;
+    let refused = users::create(
+        &ctx,
+        &acme.tenant,
+        ISSUER,
+        &client_actor(&acme),
+        &meta(),
+        NewUser {
+            password: Some(PW.to_owned()),
+            ..new_user("bob@example.com")
+        },
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(refused, ManageError::PasswordCheckUnavailable),
+        "{refused:?}"
+    );
+    let refused = users::update(
+        &ctx,
+        &acme.tenant,
+        ISSUER,
+        &client_actor(&acme),
+        &meta(),
+        &ada.id,
+        UserPatch {
+            password: Some(PW.to_owned()),
+            ..UserPatch::default()
+        },
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(refused, ManageError::PasswordCheckUnavailable),
+        "{refused:?}"
+    );
+    // The policy still comes first: a short password is a field error, not an outage.
+    let short = users::create(
+        &ctx,
+        &acme.tenant,
+        ISSUER,
+        &client_actor(&acme),
+        &meta(),
+        NewUser {
+            password: Some("short".to_owned()),
+            ..new_user("bob@example.com")
+        },
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&short, ManageError::Invalid { field, .. } if field == "password"),
+        "{short:?}"
+    );
 }
 
 #[tokio::test]
@@ -213,7 +364,7 @@ async fn bad_input_is_refused_naming_the_field_and_writes_nothing() {
     let h = harness().await;
     let e = Engine::new(&h).await;
     let acme = h.tenant("acme").await;
-    create(&h, &e, &acme, new_user("ada@example.com")).await;
+    create(&e, &acme, new_user("ada@example.com")).await;
     let audit_before = h.audit(&acme.tenant.id).await.len();
     let cases = [
         (
@@ -242,8 +393,7 @@ async fn bad_input_is_refused_naming_the_field_and_writes_nothing() {
     ];
     for (input, field) in cases {
         let err = users::create(
-            &h.ctx,
-            &e.authn,
+            &e.ctx,
             &acme.tenant,
             ISSUER,
             &client_actor(&acme),
@@ -258,8 +408,7 @@ async fn bad_input_is_refused_naming_the_field_and_writes_nothing() {
         );
     }
     let dup = users::create(
-        &h.ctx,
-        &e.authn,
+        &e.ctx,
         &acme.tenant,
         ISSUER,
         &client_actor(&acme),
@@ -286,7 +435,7 @@ async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
             password: (n % 2 == 0).then(|| PW.to_owned()),
             ..new_user(&format!("user{n}@example.com"))
         };
-        ids.push(create(&h, &e, &acme, input).await.id);
+        ids.push(create(&e, &acme, input).await.id);
     }
     let tenant = &acme.tenant.id;
     let (page1, next) = users::list(&h.ctx, tenant, &UserFilter::default(), None, Some(2))
@@ -353,22 +502,12 @@ async fn a_patch_changes_only_what_it_names() {
         password: Some(PW.to_owned()),
         ..new_user("ada@example.com")
     };
-    let ada = create(&h, &e, &acme, input).await;
-    create(&h, &e, &acme, new_user("bob@example.com")).await;
+    let ada = create(&e, &acme, input).await;
+    create(&e, &acme, new_user("bob@example.com")).await;
     let patch = |json: Value| serde_json::from_value::<UserPatch>(json).unwrap();
     let request = meta();
-    let update = |p: UserPatch| {
-        users::update(
-            &h.ctx,
-            &e.authn,
-            &acme.tenant,
-            ISSUER,
-            &actor,
-            &request,
-            &ada.id,
-            p,
-        )
-    };
+    let update =
+        |p: UserPatch| users::update(&e.ctx, &acme.tenant, ISSUER, &actor, &request, &ada.id, p);
 
     let audit_before = h.audit(&acme.tenant.id).await.len();
     let same = update(patch(serde_json::json!({}))).await.unwrap();
@@ -446,7 +585,6 @@ async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
     let actor = client_actor(&acme);
     let tenant = &acme.tenant.id;
     let ada = create(
-        &h,
         &e,
         &acme,
         NewUser {
@@ -515,7 +653,7 @@ async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
         users::get(&h.ctx, tenant, &ada.id).await.unwrap().status,
         UserStatus::Removed
     );
-    let successor = create(&h, &e, &acme, new_user("ada@example.com")).await;
+    let successor = create(&e, &acme, new_user("ada@example.com")).await;
     assert_ne!(successor.id, ada.id);
 
     let actions: Vec<String> = h
@@ -543,7 +681,7 @@ async fn reactivating_a_user_who_never_had_a_password_returns_them_to_pre_provis
     let acme = h.tenant("acme").await;
     let actor = client_actor(&acme);
     let tenant = &acme.tenant.id;
-    let grace = create(&h, &e, &acme, new_user("grace@example.com")).await;
+    let grace = create(&e, &acme, new_user("grace@example.com")).await;
     assert_eq!(grace.status, UserStatus::PreProvisioned);
     users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id)
         .await
@@ -601,7 +739,6 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
     let actor = client_actor(&acme);
     let tenant = &acme.tenant.id;
     let ada = create(
-        &h,
         &e,
         &acme,
         NewUser {
@@ -611,7 +748,6 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
     )
     .await;
     let bob = create(
-        &h,
         &e,
         &acme,
         NewUser {
@@ -673,7 +809,6 @@ async fn a_suspension_whose_revocation_fails_changes_nothing() {
     let acme = h.tenant("acme").await;
     let tenant = &acme.tenant.id;
     let ada = create(
-        &h,
         &e,
         &acme,
         NewUser {

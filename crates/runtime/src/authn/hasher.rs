@@ -1,4 +1,5 @@
-//! Argon2id password hashing off the async runtime, with bounded concurrency.
+//! The process's [`PasswordHasher`]: Argon2id ([`svc_crypto::Argon2id`]) off the async runtime,
+//! with bounded concurrency.
 //!
 //! Each hash takes `memory_kib` of memory and tens of milliseconds of CPU, so it runs on
 //! `spawn_blocking` behind a semaphore of `max_concurrent` permits (ARCHITECTURE.md "Argon2id
@@ -7,69 +8,46 @@
 //! hash is done, so a caller that gives up (client disconnect) does not free a permit while its
 //! hash still runs.
 //!
-//! Hashes are PHC strings (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`), so a hash made under older
-//! parameters still verifies after the configuration changes.
+//! It lives here, not in an engine, because it needs tokio (which `svc-crypto` must not reach)
+//! and both engines that handle passwords use it (which neither may import from the other): the
+//! runtime builds one and hands it to both as `Arc<dyn PasswordHasher>`, so one semaphore bounds
+//! hashing across every surface of the process.
 //!
 //! The dummy hash that unknown accounts are checked against is formed when the hasher is built
-//! ([`PasswordHasher::new`]) from random bytes, never computed on a request: the first sign-in
+//! ([`BoundedHasher::new`]) from random bytes, never computed on a request: the first sign-in
 //! of an unknown address would otherwise cost two hashes and stand out by its timing.
 
-use crate::password::Password;
-use argon2::{Algorithm, Argon2, Params, PasswordHasher as _, PasswordVerifier as _, Version};
+use async_trait::async_trait;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use svc_domain::{PasswordHash, Rng};
+use svc_crypto::Argon2id;
+use svc_domain::{HasherError, Password, PasswordHash, PasswordHasher, Rng};
 use tokio::sync::Semaphore;
-
-/// Bytes of random salt per hash (RFC 9106 §3.1 recommends 16).
-const SALT_LEN: usize = 16;
 
 /// Argon2id cost parameters and how many hashes may run at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Argon2Settings {
+pub(crate) struct Argon2Settings {
     /// Memory cost in KiB (`[auth].argon2_memory_kib`).
-    pub memory_kib: u32,
+    pub(crate) memory_kib: u32,
     /// Passes over memory (`[auth].argon2_iterations`).
-    pub iterations: u32,
+    pub(crate) iterations: u32,
     /// Lanes (`[auth].argon2_parallelism`).
-    pub parallelism: u32,
+    pub(crate) parallelism: u32,
     /// Hashes computed at once per process (`[auth].argon2_max_concurrent`).
-    pub max_concurrent: u32,
+    pub(crate) max_concurrent: u32,
 }
 
-impl Default for Argon2Settings {
-    /// The `[auth]` defaults: 64 MiB, 3 passes, 1 lane, 4 at once.
-    fn default() -> Self {
-        Self {
-            memory_kib: 65_536,
-            iterations: 3,
-            parallelism: 1,
-            max_concurrent: 4,
-        }
-    }
-}
-
-/// Why a hash could not be made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HasherError {
-    /// The configured parameters are outside what Argon2 accepts.
-    #[error("invalid Argon2 parameters: {0}")]
-    InvalidParams(String),
-    /// Hashing failed or its task died.
-    #[error("password hashing failed: {0}")]
-    Failed(String),
-}
-
-/// What the hasher has done so far (for tests and metrics).
+/// What the hasher has done so far.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct HasherStats {
-    /// Hashes computed (the dummy hash included).
-    pub hashes: u64,
+pub(crate) struct HasherStats {
+    /// Hashes computed (the dummy hash is formed, not computed, so it never counts).
+    pub(crate) hashes: u64,
     /// Verifications run.
-    pub verifications: u64,
+    pub(crate) verifications: u64,
     /// Most Argon2 computations, of either kind, that ran at the same moment.
-    pub peak_concurrent: usize,
+    pub(crate) peak_concurrent: usize,
 }
 
 /// Counters updated inside the blocking tasks, where the work really runs.
@@ -98,110 +76,102 @@ impl Drop for Running<'_> {
     }
 }
 
-/// Hashes and verifies passwords with Argon2id. Build one per process and share it.
-pub struct PasswordHasher {
-    params: Params,
+/// Hashes and verifies passwords with Argon2id on the blocking pool, at most `max_concurrent`
+/// at once. Build one per process and share it.
+pub(crate) struct BoundedHasher {
+    argon: Argon2id,
     permits: Arc<Semaphore>,
     rng: Arc<dyn Rng>,
-    /// Hash of a random password under the current parameters, made at construction:
+    /// Hash of nothing anyone knows under the current parameters, formed at construction:
     /// verifying against it makes an unknown account cost what a known one costs.
-    dummy: String,
+    dummy: PasswordHash,
     counters: Arc<Counters>,
 }
 
-impl fmt::Debug for PasswordHasher {
+impl fmt::Debug for BoundedHasher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PasswordHasher")
-            .field("memory_kib", &self.params.m_cost())
-            .field("iterations", &self.params.t_cost())
-            .field("parallelism", &self.params.p_cost())
+        f.debug_struct("BoundedHasher")
+            .field("argon", &self.argon)
             .finish_non_exhaustive()
     }
 }
 
-impl PasswordHasher {
-    /// A hasher with `settings`, drawing salts from `rng`. The dummy hash is a well-formed
-    /// Argon2id hash of the same parameters with a random salt and a random digest: verifying
-    /// against it costs exactly one hash computation (nothing can match it), and building it
-    /// costs none, so startup stays fast.
-    pub async fn new(settings: &Argon2Settings, rng: Arc<dyn Rng>) -> Result<Self, HasherError> {
-        let params = Params::new(
+impl BoundedHasher {
+    /// A hasher with `settings`, drawing salts from `rng`. The dummy hash costs no hash
+    /// computation ([`Argon2id::dummy_hash`]), so startup stays fast.
+    ///
+    /// Errors: [`HasherError::InvalidParams`] when Argon2 does not accept the costs.
+    pub(crate) fn new(settings: &Argon2Settings, rng: Arc<dyn Rng>) -> Result<Self, HasherError> {
+        let argon = Argon2id::new(
             settings.memory_kib,
             settings.iterations,
             settings.parallelism,
-            None,
-        )
-        .map_err(|e| HasherError::InvalidParams(e.to_string()))?;
+        )?;
         let permits = usize::try_from(settings.max_concurrent.max(1)).unwrap_or(1);
-        let mut hasher = Self {
-            params,
+        let dummy = argon.dummy_hash(rng.as_ref());
+        Ok(Self {
+            argon,
             permits: Arc::new(Semaphore::new(permits)),
             rng,
-            dummy: String::new(),
+            dummy,
             counters: Arc::new(Counters::default()),
-        };
-        hasher.dummy = hasher.dummy_hash();
-        Ok(hasher)
-    }
-
-    /// `$argon2id$v=19$m=…,t=…,p=…$<salt>$<digest>` with random salt and digest (PHC string
-    /// format: base64 without padding).
-    fn dummy_hash(&self) -> String {
-        use base64::Engine;
-        use base64::engine::general_purpose::STANDARD_NO_PAD;
-        let mut salt = [0u8; SALT_LEN];
-        let mut digest = [0u8; 32];
-        self.rng.fill(&mut salt);
-        self.rng.fill(&mut digest);
-        format!(
-            "$argon2id$v=19$m={},t={},p={}${}${}",
-            self.params.m_cost(),
-            self.params.t_cost(),
-            self.params.p_cost(),
-            STANDARD_NO_PAD.encode(salt),
-            STANDARD_NO_PAD.encode(digest)
-        )
+        })
     }
 
     /// Counters of the work done so far.
-    pub fn stats(&self) -> HasherStats {
+    #[cfg(test)]
+    pub(crate) fn stats(&self) -> HasherStats {
         HasherStats {
             hashes: self.counters.hashes.load(Ordering::SeqCst),
             verifications: self.counters.verifications.load(Ordering::SeqCst),
             peak_concurrent: self.counters.peak.load(Ordering::SeqCst),
         }
     }
+}
 
-    /// The PHC hash of `password` under the current parameters, with a fresh salt.
-    pub async fn hash(&self, password: &Password) -> Result<PasswordHash, HasherError> {
-        let phc = self.hash_text(password.expose().to_owned()).await?;
-        Ok(PasswordHash::new(phc))
+#[async_trait]
+impl PasswordHasher for BoundedHasher {
+    async fn hash(&self, password: &Password) -> Result<PasswordHash, HasherError> {
+        // The salt is drawn before queueing, as before the move, so a seeded generator gives
+        // the same hashes.
+        let salt = Argon2id::salt(self.rng.as_ref());
+        let permit = self
+            .permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| HasherError::Failed(e.to_string()))?;
+        let (argon, password, counters) =
+            (self.argon.clone(), password.clone(), self.counters.clone());
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let _running = Running::start(&counters);
+            counters.hashes.fetch_add(1, Ordering::SeqCst);
+            argon.hash(&password, &salt)
+        })
+        .await
+        .map_err(|e| HasherError::Failed(e.to_string()))?
     }
 
-    /// Whether `password` matches `hash`. With `None` (unknown account, or one without a
-    /// password) it verifies against a dummy hash and answers false, taking as long as a real
-    /// check. A malformed stored hash or a failed task also answers false, logged without any
-    /// secret.
-    pub async fn verify(&self, password: &Password, hash: Option<&PasswordHash>) -> bool {
-        let (phc, real) = match hash {
-            Some(hash) => (hash.as_str().to_owned(), true),
+    /// A malformed stored hash or a failed task answers false, logged without any secret.
+    async fn verify(&self, password: &Password, hash: Option<&PasswordHash>) -> bool {
+        let (hash, real) = match hash {
+            Some(hash) => (hash.clone(), true),
             None => (self.dummy.clone(), false),
         };
         let Ok(permit) = self.permits.clone().acquire_owned().await else {
             return false;
         };
-        let candidate = password.expose().to_owned();
-        let counters = self.counters.clone();
+        let (candidate, counters) = (password.clone(), self.counters.clone());
         let outcome = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let _running = Running::start(&counters);
             counters.verifications.fetch_add(1, Ordering::SeqCst);
-            Argon2::default().verify_password(candidate.as_bytes(), phc.as_str())
+            svc_crypto::verify_password(&candidate, &hash)
         })
         .await;
         match outcome {
-            Ok(Ok(())) => real,
-            Ok(Err(argon2::password_hash::Error::PasswordInvalid)) => false,
+            Ok(Ok(matched)) => matched && real,
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, "a stored password hash could not be checked");
                 false
@@ -212,30 +182,6 @@ impl PasswordHasher {
             }
         }
     }
-
-    async fn hash_text(&self, text: String) -> Result<String, HasherError> {
-        let mut salt = [0u8; SALT_LEN];
-        self.rng.fill(&mut salt);
-        let params = self.params.clone();
-        let permit = self
-            .permits
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| HasherError::Failed(e.to_string()))?;
-        let counters = self.counters.clone();
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let _running = Running::start(&counters);
-            counters.hashes.fetch_add(1, Ordering::SeqCst);
-            Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
-                .hash_password_with_salt(text.as_bytes(), &salt)
-                .map(|h| h.to_string())
-                .map_err(|e| HasherError::Failed(e.to_string()))
-        })
-        .await
-        .map_err(|e| HasherError::Failed(e.to_string()))?
-    }
 }
 
 #[cfg(test)]
@@ -244,25 +190,23 @@ mod tests {
     use super::*;
     use svc_domain::SeededRandom;
 
-    async fn hasher_with(max_concurrent: u32) -> PasswordHasher {
+    fn hasher_with(max_concurrent: u32) -> BoundedHasher {
         let settings = Argon2Settings {
             memory_kib: 8192,
             iterations: 1,
             parallelism: 1,
             max_concurrent,
         };
-        PasswordHasher::new(&settings, Arc::new(SeededRandom::new(5)))
-            .await
-            .unwrap()
+        BoundedHasher::new(&settings, Arc::new(SeededRandom::new(5))).unwrap()
     }
 
-    async fn hasher() -> PasswordHasher {
-        hasher_with(2).await
+    fn hasher() -> BoundedHasher {
+        hasher_with(2)
     }
 
     #[tokio::test]
     async fn hashes_are_argon2id_phc_and_verify_only_their_password() {
-        let h = hasher().await;
+        let h = hasher();
         let pw = Password::parse("correct horse battery").unwrap();
         let hash = h.hash(&pw).await.unwrap();
         assert!(
@@ -281,7 +225,7 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_accounts_and_garbage_hashes_never_verify() {
-        let h = hasher().await;
+        let h = hasher();
         let pw = Password::parse("correct horse battery").unwrap();
         assert!(!h.verify(&pw, None).await);
         assert!(!h.verify(&pw, None).await);
@@ -291,7 +235,7 @@ mod tests {
 
     #[tokio::test]
     async fn hashes_made_under_older_parameters_still_verify() {
-        let older = PasswordHasher::new(
+        let older = BoundedHasher::new(
             &Argon2Settings {
                 memory_kib: 9216,
                 iterations: 2,
@@ -300,25 +244,19 @@ mod tests {
             },
             Arc::new(SeededRandom::new(6)),
         )
-        .await
         .unwrap();
         let pw = Password::parse("correct horse battery").unwrap();
         let hash = older.hash(&pw).await.unwrap();
-        assert!(hasher().await.verify(&pw, Some(&hash)).await);
+        assert!(hasher().verify(&pw, Some(&hash)).await);
     }
 
     #[tokio::test]
     async fn the_dummy_hash_exists_once_built_so_unknown_accounts_cost_one_verification() {
-        let h = hasher().await;
-        assert!(h.dummy.starts_with("$argon2id$v=19$m=8192,t=1,p=1$"));
-        // It parses as a real hash of the current parameters (so verifying against it runs
-        // the whole computation and fails only at the comparison).
-        let parsed = argon2::password_hash::phc::PasswordHash::new(&h.dummy).unwrap();
-        assert_eq!(parsed.algorithm.as_str(), "argon2id");
-        let read = Params::try_from(&parsed).unwrap();
-        assert_eq!(
-            (read.m_cost(), read.t_cost(), read.p_cost()),
-            (h.params.m_cost(), h.params.t_cost(), h.params.p_cost())
+        let h = hasher();
+        assert!(
+            h.dummy
+                .as_str()
+                .starts_with("$argon2id$v=19$m=8192,t=1,p=1$")
         );
         let built = h.stats();
         assert_eq!(
@@ -340,7 +278,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn argon2_max_concurrent_bounds_the_hashes_running_at_once() {
         for max in [1_u32, 2, 3] {
-            let h = Arc::new(hasher_with(max).await);
+            let h = Arc::new(hasher_with(max));
             let pw = Password::parse("correct horse battery").unwrap();
             let hash = h.hash(&pw).await.unwrap();
             let tasks: Vec<_> = (0..8)
@@ -377,11 +315,38 @@ mod tests {
     async fn impossible_parameters_are_refused() {
         let bad = Argon2Settings {
             memory_kib: 1,
-            ..Argon2Settings::default()
+            iterations: 3,
+            parallelism: 1,
+            max_concurrent: 4,
         };
         assert!(matches!(
-            PasswordHasher::new(&bad, Arc::new(SeededRandom::new(1))).await,
+            BoundedHasher::new(&bad, Arc::new(SeededRandom::new(1))),
             Err(HasherError::InvalidParams(_))
         ));
+    }
+
+    #[tokio::test]
+    async fn a_seeded_generator_gives_the_hashes_it_gave_before_the_move() {
+        // Same draws in the same order as the hasher in svc-authn had (dummy salt and digest at
+        // construction, then one salt per hash), so stored hashes and tests stay reproducible.
+        let rng = Arc::new(SeededRandom::new(5));
+        let h = BoundedHasher::new(
+            &Argon2Settings {
+                memory_kib: 8192,
+                iterations: 1,
+                parallelism: 1,
+                max_concurrent: 1,
+            },
+            rng,
+        )
+        .unwrap();
+        let replay = SeededRandom::new(5);
+        let argon = Argon2id::new(8192, 1, 1).unwrap();
+        assert_eq!(h.dummy, argon.dummy_hash(&replay));
+        let pw = Password::parse("correct horse battery").unwrap();
+        assert_eq!(
+            h.hash(&pw).await.unwrap(),
+            argon.hash(&pw, &Argon2id::salt(&replay)).unwrap()
+        );
     }
 }
