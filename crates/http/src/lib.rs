@@ -1,21 +1,22 @@
 //! `svc-http`: the axum side of the service that every runtime plane shares.
 //!
-//! Owns the middleware stack, the ONE mapping of errors to `application/problem+json`
-//! ([`Problem`]), the health endpoints ([`Health`]), Prometheus metrics ([`Metrics`]) and the
-//! 404/405 fallbacks. It holds no business rules and must not depend on sqlx, `svc-config` or
-//! any store crate: the runtime composes it, passing plain [`HttpSettings`] and trait objects
-//! ([`ReadinessCheck`], [`PoolStatsSource`], [`MetricsAuthorizer`]).
+//! Owns the middleware stack, the ONE place errors become HTTP responses ([`error`]: RFC 9457
+//! problems, RFC 6749 JSON, RFC 6750 challenges and hosted error pages), the health endpoints
+//! ([`Health`]), Prometheus metrics ([`Metrics`]) and the 404/405 fallbacks. It holds no
+//! business rules and must not depend on sqlx, `svc-config` or any store crate: the runtime
+//! composes it, passing plain [`HttpSettings`] and trait objects ([`ReadinessCheck`],
+//! [`PoolStatsSource`], [`MetricsAuthorizer`]).
 //!
 //! The runtime serves [`router`]'s result with
 //! `into_make_service_with_connect_info::<std::net::SocketAddr>()`; without `ConnectInfo` the
 //! peer is unknown and forwarded headers are never believed.
 
 pub mod api;
+pub mod error;
 pub mod health;
 pub mod hosted;
 pub mod metrics;
 pub mod middleware;
-pub mod problem;
 pub mod routes;
 pub mod settings;
 pub mod tenancy;
@@ -34,10 +35,10 @@ use http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION, SET_COOKIE};
 use tower::ServiceBuilder;
 use tower_http::sensitive_headers::SetSensitiveHeadersLayer;
 
+pub use error::{PROBLEM_CONTENT_TYPE, Problem};
 pub use health::{Health, ReadinessCheck};
 pub use metrics::{METRICS_CONTENT_TYPE, Metrics, MetricsAuthorizer, PoolStats, PoolStatsSource};
 pub use middleware::{ClientContext, REQUEST_ID_HEADER, RequestId};
-pub use problem::{PROBLEM_CONTENT_TYPE, Problem};
 pub use settings::HttpSettings;
 pub use tenancy::{CurrentTenant, TenantDirectory, TenantResolver, TenantRouting};
 

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
@@ -336,9 +336,7 @@ pub(crate) async fn scrape(
 ) -> Response {
     if let Some(expected) = &state.settings.metrics_bearer_token {
         if !bearer_matches(&headers, expected.expose_secret()) {
-            return Problem::unauthorized("a valid metrics bearer token is required")
-                .with_header(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))
-                .into_response();
+            return crate::error::bearer::metrics_token_required().into_response();
         }
     } else if let Some(authorizer) = state.metrics.authorizer()
         && let Err(problem) = authorizer.authorize(&headers, &client).await

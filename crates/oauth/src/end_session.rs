@@ -13,12 +13,11 @@
 //!    forged by any site).
 //! 6. The redirect carries `state` when one was sent (§3).
 
-use crate::keys::KeyService;
+use crate::context::ProtocolContext;
+use crate::error::ErrorPageKind;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use svc_crypto::verify_jwt_signature;
 use svc_domain::{Application, ClientId, Session, SigningAlg, Tenant};
-use svc_store::Store;
 
 /// What the logout page should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,8 +34,8 @@ pub enum EndSessionOutcome {
     },
     /// Show an error page; never redirect.
     ErrorPage {
-        /// HTTP status.
-        status: u16,
+        /// Why; the HTTP layer picks the status from it.
+        kind: ErrorPageKind,
         /// Error code.
         error: String,
         /// For the person.
@@ -46,8 +45,7 @@ pub enum EndSessionOutcome {
 
 /// The end-session engine.
 pub struct EndSession {
-    store: Arc<dyn Store>,
-    keys: Arc<KeyService>,
+    ctx: ProtocolContext,
 }
 
 struct Hint {
@@ -56,9 +54,9 @@ struct Hint {
 }
 
 impl EndSession {
-    /// An end-session engine.
-    pub fn new(store: Arc<dyn Store>, keys: Arc<KeyService>) -> Self {
-        Self { store, keys }
+    /// An end-session engine over `ctx` (it reads applications and the published keys).
+    pub fn new(ctx: ProtocolContext) -> Self {
+        Self { ctx }
     }
 
     /// Decides what a logout request leads to. `confirmed` is true when the person submitted
@@ -78,7 +76,11 @@ impl EndSession {
                 continue;
             }
             if map.insert(name.as_str(), value.as_str()).is_some() {
-                return page(400, "invalid_request", "a logout parameter was sent twice");
+                return page(
+                    ErrorPageKind::Refused,
+                    "invalid_request",
+                    "a logout parameter was sent twice",
+                );
             }
         }
         // 2.
@@ -88,7 +90,7 @@ impl EndSession {
                 Some(hint) => Some(hint),
                 None => {
                     return page(
-                        400,
+                        ErrorPageKind::Refused,
                         "invalid_request",
                         "id_token_hint is not an ID token of this issuer",
                     );
@@ -100,7 +102,7 @@ impl EndSession {
         let client = match (map.get("client_id").copied(), hinted) {
             (Some(given), Some(aud)) if given != aud => {
                 return page(
-                    400,
+                    ErrorPageKind::Refused,
                     "invalid_request",
                     "client_id is not the audience of id_token_hint",
                 );
@@ -113,11 +115,15 @@ impl EndSession {
             Some(raw) => match self.application(tenant, raw).await {
                 Ok(Some(app)) => Some(app),
                 Ok(None) => {
-                    return page(400, "invalid_request", "this application is not known here");
+                    return page(
+                        ErrorPageKind::Refused,
+                        "invalid_request",
+                        "this application is not known here",
+                    );
                 }
                 Err(()) => {
                     return page(
-                        503,
+                        ErrorPageKind::Unavailable,
                         "temporarily_unavailable",
                         "The service is temporarily unavailable. Try again in a moment.",
                     );
@@ -133,7 +139,7 @@ impl EndSession {
                     .is_some_and(|a| a.post_logout_redirect_uris.iter().any(|r| r.matches(uri)));
                 if !registered {
                     return page(
-                        400,
+                        ErrorPageKind::Refused,
                         "invalid_request",
                         "post_logout_redirect_uri is not registered for this application",
                     );
@@ -160,7 +166,7 @@ impl EndSession {
         if token.len() > 16_384 {
             return None;
         }
-        let published = self.keys.published_jwks(tenant).await.ok()?;
+        let published = self.ctx.keys.published_jwks(tenant).await.ok()?;
         let verified = SigningAlg::ALL
             .into_iter()
             .find_map(|alg| verify_jwt_signature(&published.keys, token, alg).ok())?;
@@ -187,7 +193,7 @@ impl EndSession {
             return Ok(None);
         };
         let read = async {
-            let mut tx = self.store.read().await?;
+            let mut tx = self.ctx.store.read().await?;
             let app = tx.application(&tenant.id, &id).await?;
             tx.finish().await?;
             Ok::<_, svc_store::StoreError>(app)
@@ -198,9 +204,9 @@ impl EndSession {
     }
 }
 
-fn page(status: u16, error: &str, description: &str) -> EndSessionOutcome {
+fn page(kind: ErrorPageKind, error: &str, description: &str) -> EndSessionOutcome {
     EndSessionOutcome::ErrorPage {
-        status,
+        kind,
         error: error.to_owned(),
         description: description.to_owned(),
     }

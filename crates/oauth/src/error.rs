@@ -1,10 +1,12 @@
 //! [`OAuthError`]: the errors of the protocol endpoints, in RFC 6749 §5.2 terms.
 //!
 //! Rules enforced here:
-//! - The `error` code is one of RFC 6749 §5.2 (plus `invalid_target`, RFC 8707 §2); the HTTP
-//!   layer renders `{"error", "error_description"}` with [`OAuthError::status`].
-//! - `invalid_client` is 401; when the client tried HTTP Basic the response carries
-//!   `WWW-Authenticate: Basic realm="svc"` (RFC 6749 §5.2), see [`OAuthError::basic_challenge`].
+//! - The `error` code is one of RFC 6749 §5.2 (plus `invalid_target`, RFC 8707 §2, and RFC 6750
+//!   §3.1's bearer-token codes). This crate names the code and never an HTTP status: `svc-http`'s
+//!   error seam picks the status for each code and renders the body (ARCHITECTURE.md rule 5).
+//! - An `invalid_client` error records whether the client tried HTTP Basic, so the response can
+//!   challenge it (RFC 6749 §5.2), see [`OAuthError::basic_challenge`].
+//! - Browser-facing endpoints that must not redirect say why with an [`ErrorPageKind`].
 //! - Descriptions are written for the integrator and never echo secrets or assertions. Internal
 //!   causes (a store error, which of "unknown client" or "wrong secret" it was) stay in
 //!   [`OAuthError::log_detail`] and [`std::error::Error::source`], for logs only.
@@ -65,24 +67,23 @@ impl ErrorCode {
             Self::TemporarilyUnavailable => "temporarily_unavailable",
         }
     }
-
-    /// The HTTP status (RFC 6749 §5.2: 400, except 401 for `invalid_client`; 500 and 503 for
-    /// our own failures).
-    pub fn status(self) -> u16 {
-        match self {
-            Self::InvalidClient | Self::InvalidToken => 401,
-            Self::InsufficientScope => 403,
-            Self::ServerError => 500,
-            Self::TemporarilyUnavailable => 503,
-            _ => 400,
-        }
-    }
 }
 
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Why a browser-facing endpoint (`/oauth/authorize`, `/oauth/end-session`) shows an error page
+/// instead of redirecting; the HTTP layer picks the status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorPageKind {
+    /// The request cannot be honoured as sent: an unknown client, an unregistered redirect URI,
+    /// an expired interaction, a malformed logout request. The person sees a 400 page.
+    Refused,
+    /// A dependency (the database) failed; trying again may help. The person sees a 503 page.
+    Unavailable,
 }
 
 type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -94,15 +95,6 @@ pub struct OAuthError {
     basic_attempted: bool,
     log_detail: Option<Cow<'static, str>>,
     source: Option<Source>,
-}
-
-/// The JSON body of an error response (RFC 6749 §5.2).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ErrorBody<'a> {
-    /// The error code.
-    pub error: &'static str,
-    /// The human-readable description.
-    pub error_description: &'a str,
 }
 
 impl OAuthError {
@@ -208,11 +200,6 @@ impl OAuthError {
         &self.description
     }
 
-    /// The HTTP status.
-    pub fn status(&self) -> u16 {
-        self.code.status()
-    }
-
     /// Whether the response must carry `WWW-Authenticate: Basic realm="svc"`: an
     /// `invalid_client` error for a client that tried HTTP Basic (RFC 6749 §5.2).
     pub fn basic_challenge(&self) -> bool {
@@ -223,14 +210,6 @@ impl OAuthError {
     /// "client authentication failed").
     pub fn log_detail(&self) -> Option<&str> {
         self.log_detail.as_deref()
-    }
-
-    /// The JSON body (RFC 6749 §5.2).
-    pub fn body(&self) -> ErrorBody<'_> {
-        ErrorBody {
-            error: self.code.as_str(),
-            error_description: &self.description,
-        }
     }
 }
 
@@ -296,30 +275,25 @@ mod tests {
     use std::error::Error as _;
 
     #[test]
-    fn codes_and_statuses_follow_rfc6749_section_5_2() {
+    fn codes_follow_rfc6749_section_5_2_and_rfc6750_section_3_1() {
+        // The status of each code is svc-http's (`error::oauth::status`, tested there).
         let table = [
-            (ErrorCode::InvalidRequest, "invalid_request", 400),
-            (ErrorCode::InvalidClient, "invalid_client", 401),
-            (ErrorCode::InvalidGrant, "invalid_grant", 400),
-            (ErrorCode::UnauthorizedClient, "unauthorized_client", 400),
-            (
-                ErrorCode::UnsupportedGrantType,
-                "unsupported_grant_type",
-                400,
-            ),
-            (ErrorCode::InvalidScope, "invalid_scope", 400),
-            (ErrorCode::InvalidTarget, "invalid_target", 400),
-            (ErrorCode::ServerError, "server_error", 500),
-            (
-                ErrorCode::TemporarilyUnavailable,
-                "temporarily_unavailable",
-                503,
-            ),
+            (ErrorCode::InvalidRequest, "invalid_request"),
+            (ErrorCode::InvalidClient, "invalid_client"),
+            (ErrorCode::InvalidGrant, "invalid_grant"),
+            (ErrorCode::UnauthorizedClient, "unauthorized_client"),
+            (ErrorCode::UnsupportedGrantType, "unsupported_grant_type"),
+            (ErrorCode::InvalidScope, "invalid_scope"),
+            (ErrorCode::InvalidTarget, "invalid_target"),
+            (ErrorCode::InvalidToken, "invalid_token"),
+            (ErrorCode::InsufficientScope, "insufficient_scope"),
+            (ErrorCode::ServerError, "server_error"),
+            (ErrorCode::TemporarilyUnavailable, "temporarily_unavailable"),
         ];
-        for (code, wire, status) in table {
+        for (code, wire) in table {
             assert_eq!(code.as_str(), wire);
-            assert_eq!(code.status(), status, "{wire}");
-            assert_eq!(OAuthError::new(code, "x").status(), status);
+            assert_eq!(code.to_string(), wire);
+            assert_eq!(OAuthError::new(code, "x").code(), code);
         }
     }
 
@@ -363,17 +337,12 @@ mod tests {
     }
 
     #[test]
-    fn body_has_error_and_description_and_log_detail_stays_internal() {
+    fn description_is_for_the_client_and_log_detail_stays_internal() {
+        // The wire body (`{"error","error_description"}` only) is svc-http's, tested there.
         let error = OAuthError::invalid_client("client authentication failed")
             .with_log_detail("wrong secret");
-        let body = serde_json::to_value(error.body()).unwrap();
-        assert_eq!(
-            body,
-            serde_json::json!({
-                "error": "invalid_client",
-                "error_description": "client authentication failed"
-            })
-        );
+        assert_eq!(error.code(), ErrorCode::InvalidClient);
+        assert_eq!(error.description(), "client authentication failed");
         assert_eq!(error.log_detail(), Some("wrong secret"));
         assert!(error.to_string().contains("wrong secret"));
     }

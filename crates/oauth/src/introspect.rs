@@ -19,22 +19,16 @@
 
 use crate::OAuthError;
 use crate::access_token::active_claims;
-use crate::client_auth::{self, ClientAuthContext, JwksFetcher};
-use crate::keys::KeyService;
+use crate::client_auth;
+use crate::context::ProtocolContext;
 use crate::subject::person_behind;
 use crate::token::request::ClientRequest;
 use serde_json::{Map, Value, json};
-use std::sync::Arc;
-use svc_domain::{Application, ClientId, Clock, SecretHash, Tenant, User};
-use svc_store::Store;
+use svc_domain::{Application, ClientId, SecretHash, Tenant, User};
 
 /// The introspection endpoint's engine.
 pub struct Introspector {
-    store: Arc<dyn Store>,
-    keys: Arc<KeyService>,
-    clock: Arc<dyn Clock>,
-    jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
-    clients: Option<Arc<crate::client_auth::ClientCache>>,
+    ctx: ProtocolContext,
 }
 
 /// Claims copied into an active introspection response (RFC 7662 §2.2 plus ours).
@@ -53,29 +47,10 @@ const COPIED_CLAIMS: [&str; 11] = [
 ];
 
 impl Introspector {
-    /// An introspector over the tenant keys and applications.
-    pub fn new(store: Arc<dyn Store>, keys: Arc<KeyService>, clock: Arc<dyn Clock>) -> Self {
-        Self {
-            store,
-            keys,
-            clock,
-            jwks_fetcher: None,
-            clients: None,
-        }
-    }
-
-    /// Lets `private_key_jwt` callers registered with a `jwks_uri` authenticate.
-    #[must_use]
-    pub fn with_jwks_fetcher(mut self, fetcher: Arc<dyn JwksFetcher>) -> Self {
-        self.jwks_fetcher = Some(fetcher);
-        self
-    }
-
-    /// Reads applications through `cache` (see [`crate::client_auth::ClientCache`]).
-    #[must_use]
-    pub fn with_client_cache(mut self, cache: Arc<crate::client_auth::ClientCache>) -> Self {
-        self.clients = Some(cache);
-        self
+    /// An introspector over `ctx`; callers registered with a `jwks_uri` authenticate when `ctx`
+    /// has a fetcher.
+    pub fn new(ctx: ProtocolContext) -> Self {
+        Self { ctx }
     }
 
     /// Answers an introspection request: the response body (`{"active": ...}`) or the error for
@@ -88,15 +63,8 @@ impl Introspector {
         authorization: Option<&str>,
     ) -> Result<Value, OAuthError> {
         let request = ClientRequest::parse(form, authorization)?;
-        let ctx = ClientAuthContext {
-            store: self.store.as_ref(),
-            clock: self.clock.as_ref(),
-            tenant: &tenant.id,
-            issuer,
-            jwks_fetcher: self.jwks_fetcher.as_deref(),
-            clients: self.clients.as_deref(),
-        };
-        let client = client_auth::authenticate(&ctx, request.client()).await?;
+        let auth = self.ctx.client_auth(&tenant.id, issuer);
+        let client = client_auth::authenticate(&auth, request.client()).await?;
         if !client.application.is_confidential() {
             return Err(OAuthError::unauthorized_client(
                 "introspection is for confidential clients",
@@ -124,9 +92,16 @@ impl Introspector {
         caller: &Application,
         token: &str,
     ) -> Result<Option<Value>, OAuthError> {
-        let now = self.clock.now();
-        let Some(claims) =
-            active_claims(self.store.as_ref(), &self.keys, tenant, issuer, token, now).await?
+        let now = self.ctx.clock.now();
+        let Some(claims) = active_claims(
+            self.ctx.store.as_ref(),
+            &self.ctx.keys,
+            tenant,
+            issuer,
+            token,
+            now,
+        )
+        .await?
         else {
             return Ok(None);
         };
@@ -163,7 +138,7 @@ impl Introspector {
         ) else {
             return Ok(false);
         };
-        let mut tx = self.store.read().await?;
+        let mut tx = self.ctx.store.read().await?;
         let person = person_behind(tx.as_mut(), tenant, &client, subject).await?;
         tx.finish().await?;
         Ok(person.as_ref().is_some_and(User::can_sign_in))
@@ -180,10 +155,10 @@ impl Introspector {
         if !token.starts_with("rt_") {
             return Ok(None);
         }
-        let mut tx = self.store.read_once().await?;
+        let mut tx = self.ctx.store.read_once().await?;
         let found = tx.refresh_token(&tenant.id, &SecretHash::of(token)).await?;
         tx.finish().await?;
-        let now = self.clock.now();
+        let now = self.ctx.clock.now();
         let Some((token, family)) = found else {
             return Ok(None);
         };

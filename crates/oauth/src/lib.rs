@@ -1,13 +1,17 @@
 //! The OAuth 2.0 / OpenID Connect engine of svc, free of HTTP types: discovery metadata, the
-//! signing keys of each tenant issuer (loading, caching, rotation), and the token endpoint:
-//! request parsing, client authentication, grants and access-token issuance. Later issues add
-//! the authorization code and refresh grants, token validation, revocation and introspection
-//! here, one file per rule, each citing the RFC section it enforces.
+//! signing keys of each tenant issuer (loading, caching, rotation), the authorization, token,
+//! introspection, revocation, UserInfo and end-session endpoints, client authentication and
+//! the grants, one file per rule, each citing the RFC section it enforces.
+//!
+//! Every endpoint engine is built from one shared [`ProtocolContext`] (store, keys, clock,
+//! randomness, `jwks_uri` fetcher, application cache) plus its own settings, so wiring a new
+//! endpoint is one line in the composition root.
 
 pub mod access_token;
 pub mod authorize;
 pub mod claims;
 pub mod client_auth;
+pub mod context;
 pub mod discovery;
 pub mod end_session;
 pub mod error;
@@ -20,5 +24,6 @@ pub mod subject;
 pub mod token;
 pub mod userinfo;
 
+pub use context::ProtocolContext;
 pub use error::{ErrorCode, OAuthError};
 pub use token::{TokenEndpoint, TokenResponse, TokenSettings};

@@ -12,55 +12,23 @@
 //!   endpoint is no oracle for token validity.
 
 use crate::access_token::verified_claims;
-use crate::client_auth::{self, ClientAuthContext, JwksFetcher};
+use crate::client_auth;
+use crate::context::ProtocolContext;
 use crate::error::OAuthError;
-use crate::keys::KeyService;
 use crate::token::request::ClientRequest;
-use std::sync::Arc;
-use svc_domain::{Clock, EventData, RevocationReason, RevokedTokenKind, SecretHash, Tenant};
-use svc_store::Store;
+use svc_domain::{EventData, RevocationReason, RevokedTokenKind, SecretHash, Tenant};
 use time::OffsetDateTime;
 
 /// The revocation engine.
 pub struct Revoker {
-    store: Arc<dyn Store>,
-    keys: Arc<KeyService>,
-    clock: Arc<dyn Clock>,
-    rng: Arc<dyn svc_domain::Rng>,
-    jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
-    clients: Option<Arc<crate::client_auth::ClientCache>>,
+    ctx: ProtocolContext,
 }
 
 impl Revoker {
-    /// A revocation engine.
-    pub fn new(
-        store: Arc<dyn Store>,
-        keys: Arc<KeyService>,
-        clock: Arc<dyn Clock>,
-        rng: Arc<dyn svc_domain::Rng>,
-    ) -> Self {
-        Self {
-            rng,
-            store,
-            keys,
-            clock,
-            jwks_fetcher: None,
-            clients: None,
-        }
-    }
-
-    /// Lets `private_key_jwt` clients registered with a `jwks_uri` authenticate.
-    #[must_use]
-    pub fn with_jwks_fetcher(mut self, fetcher: Arc<dyn JwksFetcher>) -> Self {
-        self.jwks_fetcher = Some(fetcher);
-        self
-    }
-
-    /// Reads applications through `cache` (see [`crate::client_auth::ClientCache`]).
-    #[must_use]
-    pub fn with_client_cache(mut self, cache: Arc<crate::client_auth::ClientCache>) -> Self {
-        self.clients = Some(cache);
-        self
+    /// A revocation engine over `ctx`; clients registered with a `jwks_uri` authenticate when
+    /// `ctx` has a fetcher.
+    pub fn new(ctx: ProtocolContext) -> Self {
+        Self { ctx }
     }
 
     /// Handles a revocation request; `Ok(())` is answered 200 with an empty body.
@@ -72,22 +40,15 @@ impl Revoker {
         authorization: Option<&str>,
     ) -> Result<(), OAuthError> {
         let request = ClientRequest::parse(form, authorization)?;
-        let ctx = ClientAuthContext {
-            store: self.store.as_ref(),
-            clock: self.clock.as_ref(),
-            tenant: &tenant.id,
-            issuer,
-            jwks_fetcher: self.jwks_fetcher.as_deref(),
-            clients: self.clients.as_deref(),
-        };
-        let client = client_auth::authenticate(&ctx, request.client()).await?;
+        let auth = self.ctx.client_auth(&tenant.id, issuer);
+        let client = client_auth::authenticate(&auth, request.client()).await?;
         let token = request.param("token").ok_or_else(|| {
             OAuthError::invalid_request("the `token` parameter is required (RFC 7009 §2.1)")
         })?;
-        let now = self.clock.now();
+        let now = self.ctx.clock.now();
         let app = &client.application;
         // Refresh tokens first: a hash lookup, cheaper than a signature check.
-        let mut tx = self.store.write().await?;
+        let mut tx = self.ctx.store.write().await?;
         if let Some((_, family)) = tx.refresh_token(&tenant.id, &SecretHash::of(token)).await? {
             if family.client_id == app.id
                 && tx
@@ -110,7 +71,7 @@ impl Revoker {
         }
         // Never hold the write transaction across the key service (it may need the database).
         drop(tx);
-        let Some(claims) = verified_claims(&self.keys, tenant, issuer, token).await? else {
+        let Some(claims) = verified_claims(&self.ctx.keys, tenant, issuer, token).await? else {
             return Ok(());
         };
         let (Some(jti), Some(exp)) = (claims["jti"].as_str(), claims["exp"].as_i64()) else {
@@ -121,7 +82,7 @@ impl Revoker {
             return Ok(());
         }
         let expires_at = OffsetDateTime::from_unix_timestamp(exp).unwrap_or(now);
-        let mut tx = self.store.write().await?;
+        let mut tx = self.ctx.store.write().await?;
         if !tx.access_token_revoked(&tenant.id, jti).await? {
             tx.revoke_access_token(&tenant.id, jti, expires_at).await?;
             let data = EventData::TokensRevoked {
@@ -148,8 +109,8 @@ impl Revoker {
         data: EventData,
     ) -> Result<(), OAuthError> {
         let event = svc_domain::Event::new(
-            self.clock.as_ref(),
-            self.rng.as_ref(),
+            self.ctx.clock.as_ref(),
+            self.ctx.rng.as_ref(),
             &tenant.id,
             svc_domain::EventType::TokenRevoked,
             data,

@@ -16,25 +16,21 @@
 
 use crate::access_token::active_claims;
 use crate::claims::all_person_claims;
+use crate::context::ProtocolContext;
 use crate::error::OAuthError;
-use crate::keys::KeyService;
 use crate::subject::person_behind;
 use serde_json::{Map, Value, json};
-use std::sync::Arc;
-use svc_domain::{ClientId, Clock, ScopeSet, Tenant, User};
-use svc_store::Store;
+use svc_domain::{ClientId, ScopeSet, Tenant, User};
 
 /// The UserInfo engine.
 pub struct UserInfo {
-    store: Arc<dyn Store>,
-    keys: Arc<KeyService>,
-    clock: Arc<dyn Clock>,
+    ctx: ProtocolContext,
 }
 
 impl UserInfo {
-    /// A UserInfo engine.
-    pub fn new(store: Arc<dyn Store>, keys: Arc<KeyService>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, keys, clock }
+    /// A UserInfo engine over `ctx`.
+    pub fn new(ctx: ProtocolContext) -> Self {
+        Self { ctx }
     }
 
     /// The claims for the bearer `token` (already extracted from `Authorization: Bearer`).
@@ -44,10 +40,17 @@ impl UserInfo {
         issuer: &str,
         token: &str,
     ) -> Result<Value, OAuthError> {
-        let now = self.clock.now();
-        let claims = active_claims(self.store.as_ref(), &self.keys, tenant, issuer, token, now)
-            .await?
-            .ok_or_else(|| OAuthError::invalid_token("the access token is invalid or expired"))?;
+        let now = self.ctx.clock.now();
+        let claims = active_claims(
+            self.ctx.store.as_ref(),
+            &self.ctx.keys,
+            tenant,
+            issuer,
+            token,
+            now,
+        )
+        .await?
+        .ok_or_else(|| OAuthError::invalid_token("the access token is invalid or expired"))?;
         let scope =
             ScopeSet::parse(claims["scope"].as_str().unwrap_or_default()).unwrap_or_default();
         if claims["subject_type"].as_str() != Some("human") || !scope.contains("openid") {
@@ -74,7 +77,7 @@ impl UserInfo {
         client: &ClientId,
         subject: &str,
     ) -> Result<Option<User>, OAuthError> {
-        let mut tx = self.store.read().await?;
+        let mut tx = self.ctx.store.read().await?;
         let user = person_behind(tx.as_mut(), tenant, client, subject).await?;
         tx.finish().await?;
         Ok(user)

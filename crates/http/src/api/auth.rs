@@ -9,16 +9,16 @@
 //! (one indexed read per call), since svc is both the issuer and this resource server.
 
 use super::ApiState;
+use crate::error::bearer::{api_refused, api_token_revoked, operator_unauthorized};
 use crate::tenancy::CurrentTenant;
 use crate::{ClientContext, Problem, RequestId};
 use axum::extract::FromRequestParts;
-use http::HeaderValue;
-use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use http::header::AUTHORIZATION;
 use http::request::Parts;
 use std::marker::PhantomData;
 use svc_manage::{Actor, RequestMeta};
 use svc_oauth::discovery::management_api_resource;
-use svc_sdk::{AccessTokenClaims, Requirements, SubjectType, ValidationError};
+use svc_sdk::{AccessTokenClaims, Requirements, SubjectType};
 
 /// A scope a route requires (CONTRACTS.md "Tenant API scopes and audience").
 pub trait Permission: Send + Sync + 'static {
@@ -86,36 +86,6 @@ pub struct Authorized<P: Permission> {
     _permission: PhantomData<P>,
 }
 
-fn refusal(error: &ValidationError) -> Problem {
-    let problem = match error.status() {
-        401 => Problem::unauthorized(error.to_string()),
-        403 if error.error_code() == "insufficient_scope" => Problem::new(
-            http::StatusCode::FORBIDDEN,
-            "insufficient_scope",
-            "Insufficient Scope",
-            error.to_string(),
-        ),
-        403 => Problem::forbidden(error.to_string()),
-        _ => Problem::service_unavailable(),
-    };
-    match HeaderValue::from_str(&error.www_authenticate()) {
-        Ok(value) if error.status() == 401 || error.error_code() == "insufficient_scope" => {
-            problem.with_header(WWW_AUTHENTICATE, value)
-        }
-        _ => problem,
-    }
-}
-
-/// The answer to a token revoked since it was issued: 401 `invalid_token`, as for an expired one.
-fn revoked() -> Problem {
-    Problem::unauthorized("the access token has been revoked").with_header(
-        WWW_AUTHENTICATE,
-        HeaderValue::from_static(
-            "Bearer error=\"invalid_token\", error_description=\"the access token has been revoked\"",
-        ),
-    )
-}
-
 /// What a person's token is told on the management API.
 const HUMANS_REFUSED: &str = "the management API does not accept tokens issued to \
      people: human administrators need roles, which are not available yet; use client_credentials \
@@ -158,7 +128,7 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
         let token = svc_sdk::bearer_token(header)
-            .map_err(|e| refusal(&e))?
+            .map_err(|e| api_refused(&e))?
             .to_owned();
 
         // Rule 2: the signature verifies with this tenant's own published keys, with the
@@ -179,13 +149,13 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
         // Rules 2–10, in the spec's order.
         let now = state.clock.now().unix_timestamp();
         let claims = svc_sdk::validate_with_jwks(&token, jwks, &requirements, now)
-            .map_err(|e| refusal(&e))?;
+            .map_err(|e| api_refused(&e))?;
         refuse_humans(&claims)?;
         // Rule 11 (ours): not revoked at /oauth/revoke since it was issued.
         if svc_manage::caller::access_token_revoked(&state.manage, &tenant.tenant.id, &claims.jti)
             .await?
         {
-            return Err(revoked());
+            return Err(api_token_revoked());
         }
         let actor = match svc_domain::ClientId::parse(&claims.client_id) {
             Ok(client) => Actor::Client(client),
@@ -220,17 +190,11 @@ impl FromRequestParts<ApiState> for OperatorCaller {
             .headers
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
-        let challenge = HeaderValue::from_static("Bearer realm=\"svc-control-plane\"");
-        let token = svc_sdk::bearer_token(header).map_err(|_| {
-            Problem::unauthorized("an operator token is required")
-                .with_header(WWW_AUTHENTICATE, challenge.clone())
-        })?;
+        let token = svc_sdk::bearer_token(header)
+            .map_err(|_| operator_unauthorized("an operator token is required"))?;
         let operator = svc_manage::control_plane::authenticate_operator(&state.manage, token)
             .await?
-            .ok_or_else(|| {
-                Problem::unauthorized("the operator token is not valid")
-                    .with_header(WWW_AUTHENTICATE, challenge)
-            })?;
+            .ok_or_else(|| operator_unauthorized("the operator token is not valid"))?;
         Ok(Self {
             actor: Actor::Operator(operator.id),
             meta: meta(parts),
@@ -250,7 +214,7 @@ impl crate::MetricsAuthorizer for MetricsReadAuthorizer {
         client: &ClientContext,
     ) -> Result<(), Problem> {
         let header = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
-        let token = svc_sdk::bearer_token(header).map_err(|e| refusal(&e))?;
+        let token = svc_sdk::bearer_token(header).map_err(|e| api_refused(&e))?;
         let tenant = self.0.tenants.resolve(client).await?;
         let published = self.0.keys.published_jwks(&tenant.tenant).await?;
         let jwks = &published.jwk_set;
@@ -267,6 +231,6 @@ impl crate::MetricsAuthorizer for MetricsReadAuthorizer {
         let now = self.0.clock.now().unix_timestamp();
         svc_sdk::validate_with_jwks(token, jwks, &requirements, now)
             .map(|_| ())
-            .map_err(|e| refusal(&e))
+            .map_err(|e| api_refused(&e))
     }
 }

@@ -31,10 +31,10 @@ pub(crate) fn outcome(ctx: &Ctx, outcome: AuthorizeOutcome) -> Response {
             &[("interaction", Some(interaction.as_str()))],
         )),
         AuthorizeOutcome::ErrorPage {
-            status,
+            kind,
             error,
             description,
-        } => error::authorize_page(ctx, status, error, description),
+        } => error::authorize_page(ctx, kind, error, description),
     }
 }
 

@@ -110,9 +110,9 @@ async fn end_session(state: &HostedState, ctx: &Ctx, params: &Fields, confirmed:
             response
         }
         EndSessionOutcome::ErrorPage {
-            status,
+            kind,
             error,
             description,
-        } => error::authorize_page(ctx, status, error, description),
+        } => error::authorize_page(ctx, kind, error, description),
     }
 }

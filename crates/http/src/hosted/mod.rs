@@ -5,9 +5,9 @@
 //! Handlers are thin: they read the request (form, query, cookies), check CSRF, call ONE engine
 //! function ([`svc_authn::Authn`] or [`svc_oauth::authorize::AuthorizeEndpoint`]) and map the
 //! result to a page or a 303. Pages are server-rendered without JavaScript (`view`); every
-//! text comes from [`strings`]; sign-in errors map to pages in `error` alone. Every response
-//! of these routes carries the hosted security headers (CSP, no framing, no referrer, no store),
-//! added by one layer over the whole router.
+//! text comes from [`strings`]; errors become pages in the error seam alone
+//! (`crate::error::page`). Every response of these routes carries the hosted security headers
+//! (CSP, no framing, no referrer, no store), added by one layer over the whole router.
 //!
 //! The seam with the engine (ARCHITECTURE.md rule 1): the engine answers "log in", "consent",
 //! "redirect" or "error page" with an interaction id; these pages sign the person in or record
@@ -15,15 +15,17 @@
 
 mod account;
 mod authorize;
-mod cookies;
+pub(crate) mod cookies;
 mod csrf;
 mod end_session;
-mod error;
-mod form;
+pub(crate) mod form;
 mod links;
 mod sign_in;
 pub mod strings;
-mod view;
+pub(crate) mod view;
+
+// Refusals and error pages are rendered by the one error seam; handlers call them as `error::…`.
+use crate::error::page as error;
 
 use crate::tenancy::{CurrentTenant, TenantResolver};
 use crate::{ClientContext, Problem};

@@ -66,7 +66,7 @@ mod tests {
         assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
         assert!(
             res.extensions()
-                .get::<crate::problem::ProblemExtension>()
+                .get::<crate::error::problem::ProblemExtension>()
                 .is_some()
         );
     }

@@ -3,6 +3,7 @@
 
 pub mod applications;
 pub mod control_plane;
+mod protocol;
 pub mod token;
 pub mod users;
 pub mod webhooks;

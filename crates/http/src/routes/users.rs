@@ -70,7 +70,6 @@ async fn create(
             };
             match users::create(
                 &state.manage,
-                &state.authn,
                 &caller.tenant.tenant,
                 &caller.tenant.issuer,
                 &caller.actor,
@@ -160,7 +159,6 @@ async fn update(
     let patch: UserPatch = body(&bytes)?;
     let user = users::update(
         &state.manage,
-        &state.authn,
         &caller.tenant.tenant,
         &caller.tenant.issuer,
         &caller.actor,

@@ -23,6 +23,7 @@
 pub mod request;
 
 use crate::claims::ClaimsRequest;
+use crate::error::ErrorPageKind;
 use crate::subject::subject_for;
 use request::{AuthorizationRequest, PageError, Params, RedirectError};
 use std::sync::Arc;
@@ -86,11 +87,11 @@ pub enum AuthorizeOutcome {
         /// The pending request.
         interaction: InteractionId,
     },
-    /// Never redirect: show an error page with this status (unknown client, unregistered
+    /// Never redirect: show an error page of this kind (unknown client, unregistered
     /// redirect URI, expired interaction, unavailable database).
     ErrorPage {
-        /// HTTP status.
-        status: u16,
+        /// Why; the HTTP layer picks the status from it.
+        kind: ErrorPageKind,
         /// Error code.
         error: String,
         /// For the person.
@@ -131,27 +132,17 @@ pub struct AuthorizeEndpoint {
 }
 
 impl AuthorizeEndpoint {
-    /// An endpoint over `store`.
-    pub fn new(
-        store: Arc<dyn Store>,
-        clock: Arc<dyn Clock>,
-        rng: Arc<dyn Rng>,
-        settings: AuthorizeSettings,
-    ) -> Self {
+    /// An endpoint over `ctx` with the lifetimes of `settings`; applications are read through
+    /// the context's cache when it has one. Only what this endpoint uses is kept (it signs
+    /// nothing and authenticates no client).
+    pub fn new(ctx: crate::context::ProtocolContext, settings: AuthorizeSettings) -> Self {
         Self {
-            store,
-            clock,
-            rng,
+            store: ctx.store,
+            clock: ctx.clock,
+            rng: ctx.rng,
             settings,
-            clients: None,
+            clients: ctx.clients,
         }
-    }
-
-    /// Reads applications through `cache` (see [`crate::client_auth::ClientCache`]).
-    #[must_use]
-    pub fn with_client_cache(mut self, cache: Arc<crate::client_auth::ClientCache>) -> Self {
-        self.clients = Some(cache);
-        self
     }
 
     /// Handles `GET|POST /oauth/authorize` with the request's parameters and the browser's
@@ -166,24 +157,21 @@ impl AuthorizeEndpoint {
         let params = Params::new(params);
         let raw_client = match request::check_client_id(&params) {
             Ok(id) => id,
-            Err(e) => return page(400, e),
+            Err(e) => return page(e),
         };
         let app = match self.application(tenant, raw_client).await {
             Ok(Some(app)) => app,
             Ok(None) => {
-                return page(
-                    400,
-                    PageError {
-                        error: "invalid_client",
-                        description: "this application is not known here".into(),
-                    },
-                );
+                return page(PageError {
+                    error: "invalid_client",
+                    description: "this application is not known here".into(),
+                });
             }
             Err(e) => return unavailable(e),
         };
         let redirect_uri = match request::check_redirect_uri(&app, &params) {
             Ok(uri) => uri,
-            Err(e) => return page(400, e),
+            Err(e) => return page(e),
         };
         let state = params.single("state").ok().flatten();
         match request::check_rest(&app, &params, raw_client, redirect_uri.clone()) {
@@ -430,7 +418,7 @@ impl AuthorizeEndpoint {
         id: &InteractionId,
     ) -> Result<(Interaction, AuthorizationRequest, Application), AuthorizeOutcome> {
         let expired = || AuthorizeOutcome::ErrorPage {
-            status: 400,
+            kind: ErrorPageKind::Refused,
             error: "invalid_request".into(),
             description: "This sign-in request has expired or is unknown. Return to the \
                           application and start again."
@@ -589,9 +577,9 @@ pub(crate) fn truncate_micros(t: time::OffsetDateTime) -> time::OffsetDateTime {
         .unwrap_or(t)
 }
 
-fn page(status: u16, e: PageError) -> AuthorizeOutcome {
+fn page(e: PageError) -> AuthorizeOutcome {
     AuthorizeOutcome::ErrorPage {
-        status,
+        kind: ErrorPageKind::Refused,
         error: e.error.to_owned(),
         description: e.description,
     }
@@ -600,7 +588,7 @@ fn page(status: u16, e: PageError) -> AuthorizeOutcome {
 fn unavailable(e: StoreError) -> AuthorizeOutcome {
     tracing::warn!(error = %e, "authorization request failed on the store");
     AuthorizeOutcome::ErrorPage {
-        status: 503,
+        kind: ErrorPageKind::Unavailable,
         error: "temporarily_unavailable".into(),
         description: "The service is temporarily unavailable. Try again in a moment.".into(),
     }

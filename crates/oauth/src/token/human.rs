@@ -78,8 +78,9 @@ struct Signers {
 impl TokenEndpoint {
     async fn signers(&self, tenant: &Tenant, app: &Application) -> Result<Signers, OAuthError> {
         Ok(Signers {
-            access: self.keys.access_token_signer(&tenant.id).await?,
+            access: self.ctx.keys.access_token_signer(&tenant.id).await?,
             id: self
+                .ctx
                 .keys
                 .signer(&tenant.id, app.id_token_signed_response_alg)
                 .await?,
@@ -99,9 +100,9 @@ impl TokenEndpoint {
             .param("code")
             .ok_or_else(|| OAuthError::invalid_request("code is required"))?;
         let signers = self.signers(tenant, app).await?;
-        let now = self.clock.now();
+        let now = self.ctx.clock.now();
         let hash = SecretHash::of(code);
-        let mut tx = self.store.write().await?;
+        let mut tx = self.ctx.store.write().await?;
         let code = match tx.redeem_code(&tenant.id, &hash, now).await? {
             CodeRedemption::Unknown => {
                 return Err(OAuthError::invalid_grant("the code is invalid"));
@@ -229,8 +230,8 @@ impl TokenEndpoint {
             .param("refresh_token")
             .ok_or_else(|| OAuthError::invalid_request("refresh_token is required"))?;
         let signers = self.signers(tenant, app).await?;
-        let now = self.clock.now();
-        let mut tx = self.store.write().await?;
+        let now = self.ctx.clock.now();
+        let mut tx = self.ctx.store.write().await?;
         let (token, family) = match tx
             .rotate_refresh_token(&tenant.id, &SecretHash::of(presented), now)
             .await?
@@ -417,7 +418,7 @@ impl TokenEndpoint {
     ) -> Result<(RefreshFamilyId, String), OAuthError> {
         let now = crate::authorize::truncate_micros(now);
         let family = RefreshFamily {
-            id: RefreshFamilyId::generate(self.clock.as_ref(), self.rng.as_ref()),
+            id: RefreshFamilyId::generate(self.ctx.clock.as_ref(), self.ctx.rng.as_ref()),
             tenant_id: tenant.id.clone(),
             client_id: app.id.clone(),
             user_id: grant.user.clone(),
@@ -446,7 +447,7 @@ impl TokenEndpoint {
         now: OffsetDateTime,
     ) -> (RefreshToken, String) {
         let now = crate::authorize::truncate_micros(now);
-        let secret = GeneratedSecret::generate(REFRESH_TOKEN_PREFIX, self.rng.as_ref());
+        let secret = GeneratedSecret::generate(REFRESH_TOKEN_PREFIX, self.ctx.rng.as_ref());
         let token = RefreshToken {
             hash: secret.hash,
             family_id: family.id.clone(),
@@ -498,8 +499,8 @@ impl TokenEndpoint {
         data: EventData,
     ) -> Result<(), OAuthError> {
         let event = Event::new(
-            self.clock.as_ref(),
-            self.rng.as_ref(),
+            self.ctx.clock.as_ref(),
+            self.ctx.rng.as_ref(),
             &tenant.id,
             event_type,
             data,
@@ -517,7 +518,7 @@ fn security_entry(
     target: &str,
 ) -> AuditEntry {
     AuditEntry {
-        id: AuditEntryId::generate(endpoint.clock.as_ref(), endpoint.rng.as_ref()),
+        id: AuditEntryId::generate(endpoint.ctx.clock.as_ref(), endpoint.ctx.rng.as_ref()),
         tenant_id: Some(tenant.id.clone()),
         actor: format!("client:{client}"),
         action: action.to_owned(),
@@ -525,6 +526,6 @@ fn security_entry(
         request_id: None,
         client_ip: None,
         outcome: AuditOutcome::Failure,
-        occurred_at: crate::authorize::truncate_micros(endpoint.clock.now()),
+        occurred_at: crate::authorize::truncate_micros(endpoint.ctx.clock.now()),
     }
 }

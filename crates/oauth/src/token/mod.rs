@@ -21,13 +21,11 @@ pub use issue::{
 };
 pub use request::{ClientCredentials, Credential, JWT_BEARER_ASSERTION_TYPE, TokenRequest};
 
-use crate::client_auth::{self, AuthenticatedClient, ClientAuthContext, JwksFetcher};
+use crate::client_auth::{self, AuthenticatedClient};
+use crate::context::ProtocolContext;
 use crate::error::OAuthError;
 use crate::grants::client_credentials::client_credentials;
-use crate::keys::KeyService;
-use std::sync::Arc;
-use svc_domain::{Clock, GrantType, Rng, Tenant};
-use svc_store::Store;
+use svc_domain::{GrantType, Tenant};
 
 /// The client a token request claims to come from, for per-client rate limiting only (never
 /// validated; see [`request::client_id_hint`]).
@@ -37,46 +35,15 @@ pub fn client_id_hint(form: &[(String, String)], authorization: Option<&str>) ->
 
 /// The token endpoint of every tenant.
 pub struct TokenEndpoint {
-    store: Arc<dyn Store>,
-    keys: Arc<KeyService>,
-    clock: Arc<dyn Clock>,
-    rng: Arc<dyn Rng>,
+    ctx: ProtocolContext,
     settings: TokenSettings,
-    jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
-    clients: Option<Arc<crate::client_auth::ClientCache>>,
 }
 
 impl TokenEndpoint {
-    /// A token endpoint without `jwks_uri` support (see [`TokenEndpoint::with_jwks_fetcher`]).
-    pub fn new(
-        store: Arc<dyn Store>,
-        keys: Arc<KeyService>,
-        clock: Arc<dyn Clock>,
-        rng: Arc<dyn Rng>,
-        settings: TokenSettings,
-    ) -> Self {
-        Self {
-            store,
-            keys,
-            clock,
-            rng,
-            settings,
-            jwks_fetcher: None,
-            clients: None,
-        }
-    }
-
-    /// Lets `private_key_jwt` clients register a `jwks_uri`, fetched through `fetcher`.
-    pub fn with_jwks_fetcher(mut self, fetcher: Arc<dyn JwksFetcher>) -> Self {
-        self.jwks_fetcher = Some(fetcher);
-        self
-    }
-
-    /// Reads applications through `cache` (see [`crate::client_auth::ClientCache`]).
-    #[must_use]
-    pub fn with_client_cache(mut self, cache: Arc<crate::client_auth::ClientCache>) -> Self {
-        self.clients = Some(cache);
-        self
+    /// A token endpoint over `ctx` issuing tokens with the lifetimes of `settings`; `jwks_uri`
+    /// support and the application cache come with `ctx`.
+    pub fn new(ctx: ProtocolContext, settings: TokenSettings) -> Self {
+        Self { ctx, settings }
     }
 
     /// The lifetimes in force.
@@ -95,15 +62,8 @@ impl TokenEndpoint {
         // 1.
         let request = TokenRequest::parse(form, authorization)?;
         // 2.
-        let ctx = ClientAuthContext {
-            store: self.store.as_ref(),
-            clock: self.clock.as_ref(),
-            tenant: &tenant.id,
-            issuer,
-            jwks_fetcher: self.jwks_fetcher.as_deref(),
-            clients: self.clients.as_deref(),
-        };
-        let client = client_auth::authenticate(&ctx, request.client()).await?;
+        let auth = self.ctx.client_auth(&tenant.id, issuer);
+        let client = client_auth::authenticate(&auth, request.client()).await?;
         // 3.
         grant_allowed(&client, request.grant_type())?;
         // 4–5.
@@ -158,9 +118,9 @@ impl TokenEndpoint {
 
     fn issuer(&self) -> AccessTokenIssuer<'_> {
         AccessTokenIssuer {
-            keys: &self.keys,
-            clock: self.clock.as_ref(),
-            rng: self.rng.as_ref(),
+            keys: &self.ctx.keys,
+            clock: self.ctx.clock.as_ref(),
+            rng: self.ctx.rng.as_ref(),
             settings: &self.settings,
         }
     }

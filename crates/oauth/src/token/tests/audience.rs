@@ -79,7 +79,7 @@ async fn a_suspended_or_removed_persons_access_token_is_inactive_and_refused_by_
             .await
             .unwrap_err();
         assert_eq!(refused.code().as_str(), "invalid_token");
-        assert_eq!(refused.status(), 401);
+        assert_eq!(refused.code(), crate::ErrorCode::InvalidToken);
 
         // It is the person's status that decides: back to active, the token is live again.
         flow.set_user_status(UserStatus::Active).await;

@@ -15,13 +15,9 @@ const GRANT: &[(&str, &str)] = &[("grant_type", "client_credentials")];
 /// The fixture's token endpoint reading applications through `cache`.
 fn cached_endpoint(fx: &Fixture, cache: &Arc<ClientCache>) -> TokenEndpoint {
     TokenEndpoint::new(
-        fx.store.clone(),
-        fx.keys.clone(),
-        fx.clock.clone(),
-        Arc::new(OsRandom),
+        fx.ctx.clone().with_client_cache(cache.clone()),
         TokenSettings::default(),
     )
-    .with_client_cache(cache.clone())
 }
 
 #[tokio::test]

@@ -49,11 +49,7 @@ async fn third_party_flow_consents_then_issues_id_access_and_refresh_tokens() {
     assert_eq!(again_claims["sub"], sub);
 
     // UserInfo with the access token.
-    let userinfo = UserInfo::new(
-        flow.fx.store.clone(),
-        flow.fx.keys.clone(),
-        flow.fx.clock.clone(),
-    );
+    let userinfo = UserInfo::new(flow.fx.ctx.clone());
     let info = userinfo
         .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
         .await
@@ -217,12 +213,7 @@ async fn prompt_none_and_max_age_and_revocation() {
 
     // Revoking the access token is reflected by introspection and UserInfo.
     let tokens = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
-    let revoker = Revoker::new(
-        flow.fx.store.clone(),
-        flow.fx.keys.clone(),
-        flow.fx.clock.clone(),
-        std::sync::Arc::new(svc_domain::OsRandom),
-    );
+    let revoker = Revoker::new(flow.fx.ctx.clone());
     revoker
         .handle(
             &flow.fx.tenant,
@@ -236,11 +227,7 @@ async fn prompt_none_and_max_age_and_revocation() {
         .await
         .unwrap();
     assert_eq!(flow.introspect(&tokens.access_token).await["active"], false);
-    let userinfo = UserInfo::new(
-        flow.fx.store.clone(),
-        flow.fx.keys.clone(),
-        flow.fx.clock.clone(),
-    );
+    let userinfo = UserInfo::new(flow.fx.ctx.clone());
     let err = userinfo
         .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
         .await
@@ -369,11 +356,7 @@ async fn foreign_truncated_and_forged_tokens_are_refused_without_harming_the_own
     );
 
     // UserInfo refuses truncated, re-signed or alg-swapped access tokens.
-    let userinfo = UserInfo::new(
-        flow.fx.store.clone(),
-        flow.fx.keys.clone(),
-        flow.fx.clock.clone(),
-    );
+    let userinfo = UserInfo::new(flow.fx.ctx.clone());
     let at = &tokens.access_token;
     let (head, sig) = at.rsplit_once('.').unwrap();
     let flipped = format!("{head}.{}", sig.chars().rev().collect::<String>());
@@ -427,5 +410,5 @@ async fn a_machines_client_credentials_token_gets_insufficient_scope_at_userinfo
         .await
         .unwrap_err();
     assert_eq!(refused.code().as_str(), "insufficient_scope");
-    assert_eq!(refused.status(), 403);
+    assert_eq!(refused.code(), crate::ErrorCode::InsufficientScope);
 }

@@ -5,7 +5,6 @@
 use super::flow::*;
 use super::support::*;
 use crate::revoke::Revoker;
-use std::sync::Arc;
 
 #[tokio::test]
 async fn issuance_consent_and_rotation_are_recorded_with_their_facts() {
@@ -136,12 +135,7 @@ async fn client_revocation_records_once_per_token() {
     let flow = Flow::new(false).await;
     let tokens = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
     let refresh = tokens.refresh_token.clone().unwrap();
-    let revoker = Revoker::new(
-        flow.fx.store.clone(),
-        flow.fx.keys.clone(),
-        flow.fx.clock.clone(),
-        Arc::new(svc_domain::OsRandom),
-    );
+    let revoker = Revoker::new(flow.fx.ctx.clone());
     let (app, secret) = &flow.confidential;
     let auth = basic(app.id.as_str(), secret);
     // The confidential client did not receive these tokens: nothing is revoked or recorded.

@@ -8,7 +8,6 @@ use crate::introspect::Introspector;
 use crate::token::TokenResponse;
 use crate::userinfo::UserInfo;
 use serde_json::Value;
-use std::sync::Arc;
 use svc_domain::Clock;
 use svc_domain::{
     Application, ClientId, Email, GeneratedSecret, GrantType, OsRandom, RedirectUri, ScopeSet,
@@ -108,12 +107,7 @@ impl Flow {
         tx.insert_user(&user).await.unwrap();
         tx.insert_session(&session).await.unwrap();
         tx.commit().await.unwrap();
-        let authorize = AuthorizeEndpoint::new(
-            fx.store.clone(),
-            fx.clock.clone(),
-            Arc::new(OsRandom),
-            AuthorizeSettings::default(),
-        );
+        let authorize = AuthorizeEndpoint::new(fx.ctx.clone(), AuthorizeSettings::default());
         Self {
             fx,
             authorize,
@@ -242,50 +236,38 @@ impl Flow {
     }
 
     pub(super) async fn introspect(&self, token: &str) -> Value {
-        Introspector::new(
-            self.fx.store.clone(),
-            self.fx.keys.clone(),
-            self.fx.clock.clone(),
-        )
-        .handle(
-            &self.fx.tenant,
-            &self.fx.issuer,
-            &form(&[("token", token)]),
-            Some(&basic(
-                self.confidential.0.id.as_str(),
-                &self.confidential.1,
-            )),
-        )
-        .await
-        .unwrap()
+        Introspector::new(self.fx.ctx.clone())
+            .handle(
+                &self.fx.tenant,
+                &self.fx.issuer,
+                &form(&[("token", token)]),
+                Some(&basic(
+                    self.confidential.0.id.as_str(),
+                    &self.confidential.1,
+                )),
+            )
+            .await
+            .unwrap()
     }
 }
 
 impl Flow {
     /// The UserInfo engine of this flow's store, keys and clock.
     pub(super) fn userinfo(&self) -> UserInfo {
-        UserInfo::new(
-            self.fx.store.clone(),
-            self.fx.keys.clone(),
-            self.fx.clock.clone(),
-        )
+        UserInfo::new(self.fx.ctx.clone())
     }
 
     /// Introspects `token` as the confidential client `caller` (an application and its secret).
     pub(super) async fn introspect_as(&self, token: &str, caller: &(Application, String)) -> Value {
-        Introspector::new(
-            self.fx.store.clone(),
-            self.fx.keys.clone(),
-            self.fx.clock.clone(),
-        )
-        .handle(
-            &self.fx.tenant,
-            &self.fx.issuer,
-            &form(&[("token", token)]),
-            Some(&basic(caller.0.id.as_str(), &caller.1)),
-        )
-        .await
-        .unwrap()
+        Introspector::new(self.fx.ctx.clone())
+            .handle(
+                &self.fx.tenant,
+                &self.fx.issuer,
+                &form(&[("token", token)]),
+                Some(&basic(caller.0.id.as_str(), &caller.1)),
+            )
+            .await
+            .unwrap()
     }
 
     /// Stores another confidential application of the tenant, changed by `edit`.

@@ -1,6 +1,7 @@
 //! `private_key_jwt` client authentication (RFC 7523 §2.2, §3; OIDC Core §9).
 
 use super::support::*;
+use crate::client_auth::JwksFetcher;
 use crate::error::ErrorCode;
 use crate::token::*;
 use async_trait::async_trait;
@@ -8,8 +9,9 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
+use std::sync::Arc;
 use svc_crypto::SigningAlg;
-use svc_domain::{ClientId, OsRandom, TokenEndpointAuthMethod};
+use svc_domain::{ClientId, Clock, OsRandom, TokenEndpointAuthMethod};
 use time::Duration;
 
 #[tokio::test]
@@ -326,13 +328,11 @@ async fn private_key_jwt_with_jwks_uri_uses_the_fetcher_when_there_is_one() {
 
     // With one.
     let endpoint = TokenEndpoint::new(
-        fx.store.clone(),
-        fx.keys.clone(),
-        fx.clock.clone(),
-        Arc::new(OsRandom),
+        fx.ctx
+            .clone()
+            .with_jwks_fetcher(Arc::new(StaticFetcher(jwks_of(&[&key])))),
         TokenSettings::default(),
-    )
-    .with_jwks_fetcher(Arc::new(StaticFetcher(jwks_of(&[&key]))));
+    );
     let assertion = key.assertion(&fx, client.id(), json!({}));
     endpoint
         .handle(

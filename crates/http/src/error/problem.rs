@@ -1,15 +1,16 @@
-//! The ONE mapping of errors to `application/problem+json` (RFC 9457, spec "Problem error body").
+//! RFC 9457 `application/problem+json` (spec "Problem error body"): the [`Problem`] type, its
+//! wire shape, and the mappings of `ManageError` and `KeyError` to it.
 //!
-//! Owns [`Problem`] and its wire shape. It must not be used by the OAuth protocol endpoints
-//! (`/oauth/*`, `/bc-authorize`, `/userinfo`), which answer in RFC 6749 §5.2 JSON instead
-//! (CONTRACTS.md "Errors").
+//! Not for the OAuth protocol endpoints (`/oauth/*`, `/userinfo`), which answer in RFC 6749
+//! §5.2 JSON instead (CONTRACTS.md "Errors", see `super::oauth`).
 //!
 //! `IntoResponse` cannot see the request, yet the body needs the request's problem-type base
 //! (`{scheme}://{host}/problems`) and its request id. So [`Problem::into_response`] renders a
 //! provisional body and stores the problem in the response extensions; the response middleware
-//! (`middleware::response`, applied by [`crate::router`]) re-renders it with the request's base
-//! and id, and logs any attached internal cause. Outside the stack (unit tests of other crates)
-//! the provisional body is still a valid problem document with a relative `type`.
+//! (`middleware::response`, applied by [`crate::router`]) hands the response back to
+//! `finish`, which re-renders it with the request's base and id and logs any attached
+//! internal cause. Outside the stack (unit tests of other crates) the provisional body is still
+//! a valid problem document with a relative `type`.
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -18,9 +19,11 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
-use http::header::{CACHE_CONTROL, CONTENT_TYPE, RETRY_AFTER};
+use http::header::{CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use serde::Serialize;
+
+use crate::RequestId;
 
 /// Media type of every problem body.
 pub const PROBLEM_CONTENT_TYPE: &str = "application/problem+json";
@@ -158,10 +161,7 @@ impl Problem {
     /// clients must honour (spec "Other constants and rules").
     #[must_use]
     pub fn rate_limited(retry_after: Duration) -> Self {
-        let secs = retry_after
-            .as_secs()
-            .saturating_add(u64::from(retry_after.subsec_nanos() > 0))
-            .max(1);
+        let secs = super::retry_after_secs(retry_after);
         Self::new(
             StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",
@@ -217,9 +217,10 @@ impl Problem {
         self
     }
 
-    /// Adds a response header (`WWW-Authenticate`, `Retry-After`, …).
+    /// Adds a response header (`WWW-Authenticate`, `Retry-After`, …). Only this seam attaches
+    /// headers, so every challenge is written in one place (see `super::bearer`).
     #[must_use]
-    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+    pub(in crate::error) fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
         self.headers.insert(name, value);
         self
     }
@@ -280,7 +281,7 @@ impl Problem {
     }
 
     /// The JSON body for `base` and the request id.
-    pub(crate) fn body(&self, base: &str, request_id: Option<&str>) -> Vec<u8> {
+    fn body(&self, base: &str, request_id: Option<&str>) -> Vec<u8> {
         let body = ProblemBody {
             kind: self.type_uri(base),
             title: self.title,
@@ -298,7 +299,7 @@ impl Problem {
     }
 
     /// A complete response with the body rendered for `base` and `request_id`.
-    pub(crate) fn to_response(&self, base: &str, request_id: Option<&str>) -> Response {
+    fn to_response(&self, base: &str, request_id: Option<&str>) -> Response {
         let mut res = Response::new(Body::from(self.body(base, request_id)));
         *res.status_mut() = self.status;
         let headers = res.headers_mut();
@@ -343,6 +344,85 @@ impl IntoResponse for Problem {
     }
 }
 
+/// The second half of the response-extension pattern (see the module documentation): a problem
+/// left in `res`'s extensions, or axum's bare plain-text 413 extractor rejection (so the body
+/// limit answers in one format whichever layer noticed it), is rendered again for `base` (asked
+/// only when there is a problem) and `request_id`, and its internal cause is logged. Other
+/// responses pass through untouched.
+pub(crate) fn finish(
+    mut res: Response,
+    base: impl FnOnce() -> String,
+    request_id: Option<&RequestId>,
+) -> Response {
+    let problem = match res.extensions_mut().remove::<ProblemExtension>() {
+        Some(ProblemExtension(problem)) => problem,
+        // A hosted page renders its own 413 for a browser; only bare rejections become problems.
+        None if res.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_html(&res) => {
+            Arc::new(Problem::payload_too_large())
+        }
+        None => return res,
+    };
+    log_problem(&problem, request_id);
+    let rendered = problem.to_response(&base(), request_id.map(RequestId::as_str));
+    let (rendered_parts, body) = rendered.into_parts();
+    let (mut parts, _provisional) = res.into_parts();
+    // Keep headers others added on the way out (`Allow`, `x-request-id`, a challenge); replace
+    // only what describes the body.
+    parts.status = rendered_parts.status;
+    parts.headers.remove(CONTENT_LENGTH);
+    for name in [CONTENT_TYPE, CACHE_CONTROL] {
+        if let Some(value) = rendered_parts.headers.get(&name) {
+            parts.headers.insert(name, value.clone());
+        }
+    }
+    for (name, value) in &rendered_parts.headers {
+        if !parts.headers.contains_key(name) {
+            parts.headers.insert(name.clone(), value.clone());
+        }
+    }
+    Response::from_parts(parts, body)
+}
+
+/// Whether a response is an HTML page (a hosted page), which is never replaced by a problem.
+fn is_html(res: &Response) -> bool {
+    res.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"))
+}
+
+/// Internal causes go to the logs with the request id, never to the client.
+fn log_problem(problem: &Problem, request_id: Option<&RequestId>) {
+    let request_id = request_id.map(RequestId::as_str);
+    let cause = problem.internal_source().map(|source| {
+        let mut chain = source.to_string();
+        let mut next = source.source();
+        while let Some(err) = next {
+            chain.push_str(": ");
+            chain.push_str(&err.to_string());
+            next = err.source();
+        }
+        chain
+    });
+    if problem.status().is_server_error() {
+        tracing::error!(
+            request_id,
+            status = problem.status().as_u16(),
+            error = problem.error(),
+            cause = cause.as_deref(),
+            "request failed with a server error"
+        );
+    } else if let Some(cause) = cause {
+        tracing::debug!(
+            request_id,
+            status = problem.status().as_u16(),
+            error = problem.error(),
+            cause,
+            "request refused"
+        );
+    }
+}
+
 /// Wire shape (spec "Problem error body" plus the `request_id` extension member).
 #[derive(Serialize)]
 struct ProblemBody<'a> {
@@ -379,34 +459,10 @@ impl From<svc_manage::ManageError> for Problem {
             E::NotFound => Self::not_found("no such resource in this tenant"),
             E::Conflict(message) => Self::conflict(message),
             E::Forbidden(message) => Self::forbidden(message),
-            other @ E::Unavailable(_) => Self::service_unavailable().with_source(other),
-            E::Authn(error) => Self::from(error),
-            other => Self::server_error().with_source(other),
-        }
-    }
-}
-
-/// Sign-in engine failures on the JSON APIs. Password and address refusals are 400 with the
-/// rule; the texts never carry a secret, and credential refusals stay one answer.
-impl From<svc_authn::AuthnError> for Problem {
-    fn from(error: svc_authn::AuthnError) -> Self {
-        use svc_authn::AuthnError as A;
-        match error {
-            A::Locked { retry_after } | A::RateLimited { retry_after } => {
-                Self::rate_limited(retry_after)
-            }
-            A::InvalidCredentials => Self::unauthorized(error.to_string()),
-            A::SignupClosed => Self::forbidden(error.to_string()),
-            A::WeakPassword(message) => Self::bad_request(format!("password: {message}")),
-            A::BreachedPassword | A::InvalidEmail | A::InvalidLink => {
-                Self::bad_request(error.to_string())
-            }
-            A::UnknownUser => Self::not_found(error.to_string()),
-            other @ (A::BreachCheckUnavailable
-            | A::Store(svc_store::StoreError::Unavailable(_))) => {
+            other @ (E::Unavailable(_) | E::PasswordCheckUnavailable) => {
                 Self::service_unavailable().with_source(other)
             }
-            other @ (A::Store(_) | A::Internal(_)) => Self::server_error().with_source(other),
+            other => Self::server_error().with_source(other),
         }
     }
 }

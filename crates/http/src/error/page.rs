@@ -1,18 +1,22 @@
-//! The ONE mapping of sign-in engine errors ([`AuthnError`]) and request refusals to what the
-//! hosted pages show: which status, which catalogue message, on which field, and whether the
-//! form can be shown again or a page replaces it.
+//! The hosted HTML error pages: what a browser sees when a sign-in form is refused or a page
+//! cannot be shown (which status, which catalogue message, on which field, and whether the form
+//! can be shown again or a page replaces it), and the authorization error page that never
+//! redirects.
 //!
 //! Bad input is never a 500: only storage failures (503) and internal faults (500) are server
-//! errors, and their causes go to the logs, never to the page.
+//! errors, and their causes go to the logs, never to the page. The `AuthnError` table behind
+//! [`refusal`] sits beside its API twin in `super::authn`.
 
-use super::Ctx;
-use super::form::FormError;
-use super::view::Page;
+pub(crate) use super::authn::{fatal, refusal};
+
+use crate::hosted::Ctx;
+use crate::hosted::form::FormError;
+use crate::hosted::view::Page;
 use axum::response::Response;
 use http::header::RETRY_AFTER;
 use http::{HeaderValue, StatusCode};
 use std::time::Duration;
-use svc_authn::AuthnError;
+use svc_oauth::error::ErrorPageKind;
 
 /// How a form shows a refused submission.
 #[derive(Debug, Clone)]
@@ -42,87 +46,13 @@ impl Refusal {
     pub(crate) fn finish(&self, mut response: Response) -> Response {
         *response.status_mut() = self.status;
         if let Some(wait) = self.retry_after {
-            response
-                .headers_mut()
-                .insert(RETRY_AFTER, HeaderValue::from(retry_secs(wait)));
+            response.headers_mut().insert(
+                RETRY_AFTER,
+                HeaderValue::from(super::retry_after_secs(wait)),
+            );
         }
         response
     }
-}
-
-/// Maps an engine error: `Ok` is a refusal the form can show, `Err` a page that replaces the
-/// form (an unusable link, closed sign-up, a server fault).
-pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response> {
-    let s = ctx.s();
-    let (status, message, field, retry_after) = match error {
-        AuthnError::InvalidCredentials => (StatusCode::UNAUTHORIZED, s.bad_credentials, None, None),
-        AuthnError::Locked { retry_after } | AuthnError::RateLimited { retry_after } => (
-            StatusCode::TOO_MANY_REQUESTS,
-            s.too_many_attempts,
-            None,
-            Some(retry_after),
-        ),
-        AuthnError::InvalidEmail => (
-            StatusCode::BAD_REQUEST,
-            s.invalid_email,
-            Some("email"),
-            None,
-        ),
-        AuthnError::WeakPassword(_) => (
-            StatusCode::BAD_REQUEST,
-            s.weak_password,
-            Some("password"),
-            None,
-        ),
-        AuthnError::BreachedPassword => (
-            StatusCode::BAD_REQUEST,
-            s.breached_password,
-            Some("password"),
-            None,
-        ),
-        AuthnError::BreachCheckUnavailable => {
-            (StatusCode::SERVICE_UNAVAILABLE, s.server_error, None, None)
-        }
-        AuthnError::SignupClosed => return Err(sign_up_closed(ctx)),
-        AuthnError::InvalidLink | AuthnError::UnknownUser => return Err(invalid_link(ctx)),
-        other @ (AuthnError::Store(_) | AuthnError::Internal(_)) => {
-            return Err(server_fault(ctx, &other));
-        }
-    };
-    Ok(Refusal {
-        status,
-        message,
-        field,
-        retry_after,
-    })
-}
-
-/// A page for an engine error where no form can be shown again.
-pub(crate) fn fatal(ctx: &Ctx, error: AuthnError) -> Response {
-    match refusal(ctx, error) {
-        Ok(refusal) => {
-            let s = ctx.s();
-            let title = if refusal.status.is_server_error() {
-                s.server_error_title
-            } else {
-                s.bad_request_title
-            };
-            refusal.finish(message(ctx, refusal.status, title, refusal.message))
-        }
-        Err(page) => page,
-    }
-}
-
-/// The 503/500 page; the cause is logged here, never shown.
-fn server_fault(ctx: &Ctx, error: &AuthnError) -> Response {
-    let status = if matches!(error, AuthnError::Store(_)) {
-        StatusCode::SERVICE_UNAVAILABLE
-    } else {
-        StatusCode::INTERNAL_SERVER_ERROR
-    };
-    tracing::error!(error = %error, status = status.as_u16(), "hosted sign-in failed");
-    let s = ctx.s();
-    message(ctx, status, s.server_error_title, s.server_error)
 }
 
 /// A page with a title and one paragraph.
@@ -213,15 +143,12 @@ pub(crate) fn interaction_expired(ctx: &Ctx) -> Response {
 /// for developers too, so it goes to the log with the request id, not onto the page.
 pub(crate) fn authorize_page(
     ctx: &Ctx,
-    status: u16,
+    kind: ErrorPageKind,
     error: String,
     description: String,
 ) -> Response {
     let s = ctx.s();
-    let status = StatusCode::from_u16(status)
-        .ok()
-        .filter(|s| s.is_client_error() || s.is_server_error())
-        .unwrap_or(StatusCode::BAD_REQUEST);
+    let status = page_status(kind);
     tracing::info!(error = %error, description = %description, status = status.as_u16(),
         "authorization error page shown");
     Page::new(s.authorize_error_title)
@@ -231,11 +158,13 @@ pub(crate) fn authorize_page(
         .render(&ctx.chrome)
 }
 
-/// Seconds for `Retry-After`: rounded up, at least 1.
-fn retry_secs(wait: Duration) -> u64 {
-    wait.as_secs()
-        .saturating_add(u64::from(wait.subsec_nanos() > 0))
-        .max(1)
+/// The status of an error page: 400 for a request that cannot be honoured as sent, 503 while a
+/// dependency is down. Never a 3xx: an error page must not send the browser anywhere.
+fn page_status(kind: ErrorPageKind) -> StatusCode {
+    match kind {
+        ErrorPageKind::Refused => StatusCode::BAD_REQUEST,
+        ErrorPageKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+    }
 }
 
 #[cfg(test)]
@@ -247,6 +176,7 @@ mod tests {
     use crate::tenancy::CurrentTenant;
     use http::HeaderMap;
     use http_body_util::BodyExt;
+    use svc_authn::AuthnError;
     use svc_domain::{
         Clock, ManualClock, PairwiseSecret, SeededRandom, Tenant, TenantId, TenantSlug,
         TenantStatus,
@@ -340,7 +270,7 @@ mod tests {
     async fn the_authorize_error_page_shows_the_catalogue_text_and_the_escaped_code() {
         let page = authorize_page(
             &ctx(),
-            400,
+            ErrorPageKind::Refused,
             "invalid_client".into(),
             "this application is not known here".into(),
         );
@@ -352,13 +282,27 @@ mod tests {
             !html.contains("not known here"),
             "the engine's English description is not the page's text"
         );
-        let hostile = text(authorize_page(&ctx(), 400, "<b>x</b>".into(), "d".into())).await;
+        let hostile = text(authorize_page(
+            &ctx(),
+            ErrorPageKind::Refused,
+            "<b>x</b>".into(),
+            "d".into(),
+        ))
+        .await;
         assert!(hostile.contains("&#60;b&#62;x") && hostile.contains(EN.authorize_other));
-        let odd = authorize_page(&ctx(), 302, "x".into(), "y".into());
-        assert_eq!(
-            odd.status(),
-            StatusCode::BAD_REQUEST,
-            "an error page is never a 3xx"
+        let down = authorize_page(
+            &ctx(),
+            ErrorPageKind::Unavailable,
+            "temporarily_unavailable".into(),
+            "y".into(),
         );
+        assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
+        for kind in [ErrorPageKind::Refused, ErrorPageKind::Unavailable] {
+            let status = authorize_page(&ctx(), kind, "x".into(), "y".into()).status();
+            assert!(
+                status.is_client_error() || status.is_server_error(),
+                "an error page is never a 3xx: {status}"
+            );
+        }
     }
 }

@@ -1,0 +1,166 @@
+//! The sign-in engine's errors ([`AuthnError`]) on both surfaces that show them, side by side so
+//! a new variant is decided for both in one place:
+//!
+//! - the JSON APIs (tenant users, invitations): a [`Problem`];
+//! - the hosted forms and pages: a [`Refusal`] the form shows again, or a page that replaces it.
+//!
+//! They differ on purpose where a browser needs a page rather than a code: a closed sign-up is
+//! 403 `forbidden` to an API caller but a 404 page to a person (the page does not exist for that
+//! tenant); an unknown user is 404 to an administrator but, behind a link, the same "invalid
+//! link" page as a used token (a link must not reveal who exists); and any storage failure is a
+//! 503 page (try again), where the API keeps 500 for corruption. The texts never carry a secret,
+//! and credential refusals stay one answer.
+
+use super::Problem;
+use super::page::{Refusal, invalid_link, message, sign_up_closed};
+use crate::hosted::Ctx;
+use axum::response::Response;
+use http::StatusCode;
+use svc_authn::AuthnError;
+
+/// On the JSON APIs: password and address refusals are 400 with the rule.
+impl From<AuthnError> for Problem {
+    fn from(error: AuthnError) -> Self {
+        use AuthnError as A;
+        match error {
+            A::Locked { retry_after } | A::RateLimited { retry_after } => {
+                Self::rate_limited(retry_after)
+            }
+            A::InvalidCredentials => Self::unauthorized(error.to_string()),
+            A::SignupClosed => Self::forbidden(error.to_string()),
+            A::WeakPassword(message) => Self::bad_request(format!("password: {message}")),
+            A::BreachedPassword | A::InvalidEmail | A::InvalidLink => {
+                Self::bad_request(error.to_string())
+            }
+            A::UnknownUser => Self::not_found(error.to_string()),
+            other @ (A::BreachCheckUnavailable
+            | A::Store(svc_store::StoreError::Unavailable(_))) => {
+                Self::service_unavailable().with_source(other)
+            }
+            other @ (A::Store(_) | A::Internal(_)) => Self::server_error().with_source(other),
+        }
+    }
+}
+
+/// On the hosted forms: `Ok` is a refusal the form can show, `Err` a page that replaces the form
+/// (an unusable link, closed sign-up, a server fault).
+pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response> {
+    let s = ctx.s();
+    let (status, message, field, retry_after) = match error {
+        AuthnError::InvalidCredentials => (StatusCode::UNAUTHORIZED, s.bad_credentials, None, None),
+        AuthnError::Locked { retry_after } | AuthnError::RateLimited { retry_after } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            s.too_many_attempts,
+            None,
+            Some(retry_after),
+        ),
+        AuthnError::InvalidEmail => (
+            StatusCode::BAD_REQUEST,
+            s.invalid_email,
+            Some("email"),
+            None,
+        ),
+        AuthnError::WeakPassword(_) => (
+            StatusCode::BAD_REQUEST,
+            s.weak_password,
+            Some("password"),
+            None,
+        ),
+        AuthnError::BreachedPassword => (
+            StatusCode::BAD_REQUEST,
+            s.breached_password,
+            Some("password"),
+            None,
+        ),
+        AuthnError::BreachCheckUnavailable => {
+            (StatusCode::SERVICE_UNAVAILABLE, s.server_error, None, None)
+        }
+        AuthnError::SignupClosed => return Err(sign_up_closed(ctx)),
+        AuthnError::InvalidLink | AuthnError::UnknownUser => return Err(invalid_link(ctx)),
+        other @ (AuthnError::Store(_) | AuthnError::Internal(_)) => {
+            return Err(server_fault(ctx, &other));
+        }
+    };
+    Ok(Refusal {
+        status,
+        message,
+        field,
+        retry_after,
+    })
+}
+
+/// A page for an engine error where no form can be shown again.
+pub(crate) fn fatal(ctx: &Ctx, error: AuthnError) -> Response {
+    match refusal(ctx, error) {
+        Ok(refusal) => {
+            let s = ctx.s();
+            let title = if refusal.status.is_server_error() {
+                s.server_error_title
+            } else {
+                s.bad_request_title
+            };
+            refusal.finish(message(ctx, refusal.status, title, refusal.message))
+        }
+        Err(page) => page,
+    }
+}
+
+/// The 503/500 page; the cause is logged here, never shown.
+fn server_fault(ctx: &Ctx, error: &AuthnError) -> Response {
+    let status = if matches!(error, AuthnError::Store(_)) {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
+    };
+    tracing::error!(error = %error, status = status.as_u16(), "hosted sign-in failed");
+    let s = ctx.s();
+    message(ctx, status, s.server_error_title, s.server_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use svc_store::StoreError;
+
+    #[test]
+    fn api_statuses_per_variant() {
+        let table = [
+            (AuthnError::InvalidCredentials, 401, "unauthorized"),
+            (
+                AuthnError::Locked {
+                    retry_after: Duration::from_secs(3),
+                },
+                429,
+                "rate_limited",
+            ),
+            (AuthnError::SignupClosed, 403, "forbidden"),
+            (AuthnError::WeakPassword("short".into()), 400, "bad_request"),
+            (AuthnError::BreachedPassword, 400, "bad_request"),
+            (AuthnError::InvalidEmail, 400, "bad_request"),
+            (AuthnError::InvalidLink, 400, "bad_request"),
+            (AuthnError::UnknownUser, 404, "not_found"),
+            (AuthnError::BreachCheckUnavailable, 503, "server_error"),
+            (
+                AuthnError::Store(StoreError::Unavailable("down".into())),
+                503,
+                "server_error",
+            ),
+            (
+                AuthnError::Store(StoreError::Corrupt("row 42".into())),
+                500,
+                "server_error",
+            ),
+            (AuthnError::Internal("argon2".into()), 500, "server_error"),
+        ];
+        for (error, status, code) in table {
+            let label = format!("{error:?}");
+            let problem = Problem::from(error);
+            assert_eq!(problem.status().as_u16(), status, "{label}");
+            assert_eq!(problem.error(), code, "{label}");
+            assert!(!problem.detail().contains("row 42"), "{label}");
+        }
+        let weak = Problem::from(AuthnError::WeakPassword("too short".into()));
+        assert_eq!(weak.detail(), "password: too short");
+    }
+}
