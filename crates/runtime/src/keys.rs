@@ -1,6 +1,7 @@
 //! Signing-key custody and rotation for this process: the svc-kms client behind the engine's
-//! `KeyWrapper` seam, the key service built from `[jwt]`, its readiness check, and the rotation
-//! worker of the async plane.
+//! `KeyWrapper` seam, the key service and access-token algorithm from `[jwt]`, the startup load
+//! of a single tenant's keys, its readiness check, and the rotation worker of the async plane.
+//! It depends on nothing else in the runtime's assembly (`app` uses it, never the reverse).
 
 use crate::RuntimeError;
 use async_trait::async_trait;
@@ -8,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_config::Config;
 use svc_crypto::rotation::RotationPolicy;
-use svc_domain::Clock;
-use svc_http::ReadinessCheck;
+use svc_domain::{Clock, SigningAlg};
+use svc_http::{ReadinessCheck, TenantRouting};
 use svc_kms::KmsClient;
 use svc_oauth::keys::{Custody, KeyService, KeyServiceSettings, KeyWrapper};
 use svc_store::Store;
@@ -40,6 +41,15 @@ impl KeyWrapper for KmsWrapper {
 
     async fn ping(&self) -> Result<(), String> {
         self.0.ping().await.map_err(|e| e.to_string())
+    }
+}
+
+/// `jwt.default_algorithm`: how access tokens are signed. Both the key service and the
+/// discovery document announce it, so it lives here, beside the keys, for both to use.
+pub(crate) fn access_token_alg(config: &Config) -> SigningAlg {
+    match config.jwt.default_algorithm {
+        svc_config::JwtAlgorithm::Es256 => SigningAlg::Es256,
+        svc_config::JwtAlgorithm::EdDsa => SigningAlg::EdDsa,
     }
 }
 
@@ -92,13 +102,38 @@ pub(crate) async fn key_service(
             Custody::Ephemeral
         }
     };
-    let access_token_alg = crate::app::keys_alg(config);
     let settings = KeyServiceSettings {
-        access_token_alg,
+        access_token_alg: access_token_alg(config),
         policy: rotation_policy(config)?,
         refresh_after,
     };
     Ok(Arc::new(KeyService::new(store, custody, clock, settings)))
+}
+
+/// Startup completes once signing keys are usable: the KMS answered (checked when the key
+/// service was built) and, with a single tenant, its issuer's keys are loaded or created, so
+/// the first token request does not pay for key creation nor find the KMS away.
+pub(crate) async fn load_single_tenant(
+    keys: &KeyService,
+    store: &dyn Store,
+    routing: &TenantRouting,
+) -> Result<(), RuntimeError> {
+    let TenantRouting::Single { slug, .. } = routing else {
+        return Ok(());
+    };
+    let fail = |e: String| RuntimeError::Keys(e);
+    let mut read = store.read().await.map_err(|e| fail(e.to_string()))?;
+    let tenant = read
+        .tenant_by_slug(slug)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    drop(read);
+    if let Some(tenant) = tenant {
+        keys.published_jwks(&tenant)
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(())
 }
 
 /// Readiness: the KMS answers (keys cannot be created or opened without it).

@@ -10,12 +10,45 @@ use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use std::path::Path;
 use std::sync::Arc;
+use svc_config::{Config, Transport};
 
 /// File locations from `[server.tls]`.
-pub(crate) struct TlsFiles<'a> {
-    pub(crate) cert: &'a Path,
-    pub(crate) key: &'a Path,
-    pub(crate) ca: Option<&'a Path>,
+struct TlsFiles<'a> {
+    cert: &'a Path,
+    key: &'a Path,
+    ca: Option<&'a Path>,
+}
+
+/// The TLS configuration `server.transport` asks for: none for `plain_http`, the files of
+/// `[server.tls]` for `tls_h2_only` (each required key named when missing).
+pub(crate) fn from_config(
+    config: &Config,
+) -> Result<Option<Arc<rustls::ServerConfig>>, RuntimeError> {
+    match config.server.transport {
+        Transport::PlainHttp => Ok(None),
+        Transport::TlsH2Only => {
+            let tls = &config.server.tls;
+            let missing = |key: &'static str| RuntimeError::Tls {
+                key,
+                path: String::new(),
+                detail: "required with server.transport = tls_h2_only".into(),
+            };
+            let cert = tls
+                .cert_pem_path
+                .as_deref()
+                .ok_or_else(|| missing("server.tls.cert_pem_path"))?;
+            let key = tls
+                .key_pem_path
+                .as_deref()
+                .ok_or_else(|| missing("server.tls.key_pem_path"))?;
+            server_config(&TlsFiles {
+                cert,
+                key,
+                ca: tls.ca_pem_path.as_deref(),
+            })
+            .map(Some)
+        }
+    }
 }
 
 fn tls_error(key: &'static str, path: &Path, detail: impl ToString) -> RuntimeError {
@@ -45,9 +78,7 @@ fn read_certs(
 }
 
 /// Builds the server's TLS configuration, naming the key and file of anything unusable.
-pub(crate) fn server_config(
-    files: &TlsFiles<'_>,
-) -> Result<Arc<rustls::ServerConfig>, RuntimeError> {
+fn server_config(files: &TlsFiles<'_>) -> Result<Arc<rustls::ServerConfig>, RuntimeError> {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let certs = read_certs("server.tls.cert_pem_path", files.cert)?;
     let key = PrivateKeyDer::from_pem_file(files.key).map_err(|e| {

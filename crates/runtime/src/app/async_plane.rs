@@ -1,0 +1,78 @@
+//! The async plane's workers (ARCHITECTURE.md "Planes"): signing-key rotation, the janitor that
+//! forgets expired records, and the webhook relay and delivery. They run only where the plane
+//! is served and `deployment.background_tasks_enabled` holds (decided by the caller).
+
+use super::services::Services;
+use crate::RuntimeError;
+use crate::workers::Workers;
+use std::sync::Arc;
+use std::time::Duration;
+use svc_config::Config;
+use svc_domain::Clock;
+use svc_http::Metrics;
+use tokio_util::sync::CancellationToken;
+
+/// Starts the async plane's workers over the shared `services`; key rotation runs a pass every
+/// `rotation_interval`.
+pub(super) fn spawn(
+    workers: &mut Workers,
+    config: &Config,
+    services: &Services,
+    metrics: &Metrics,
+    rotation_interval: Duration,
+) -> Result<(), RuntimeError> {
+    let keys = services.keys.clone();
+    workers.spawn("key-rotation", move |cancel| {
+        crate::keys::rotation_worker(keys, rotation_interval, cancel)
+    });
+    let (store, clock) = (services.store.clone(), services.clock.clone());
+    let retention = time::Duration::days(i64::from(config.webhooks.history_retention_days));
+    workers.spawn("janitor", move |cancel| {
+        janitor(store, clock, retention, cancel)
+    });
+    crate::webhooks::spawn(
+        workers,
+        config,
+        services.store.clone(),
+        services.clock.clone(),
+        services.rng.clone(),
+        metrics,
+    )
+}
+
+/// The async plane's housekeeping, every ten minutes: forgets expired idempotency keys and
+/// client-assertion ids (kept only to refuse replays within their lifetime), dead codes,
+/// sessions and tokens, and webhook history older than `retention`.
+async fn janitor(
+    store: Arc<dyn svc_store::Store>,
+    clock: Arc<dyn Clock>,
+    retention: time::Duration,
+    cancel: CancellationToken,
+) {
+    let mut ticker = tokio::time::interval(Duration::from_secs(600));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            _ = ticker.tick() => {}
+        }
+        let purge = async {
+            let mut tx = store.write().await?;
+            let now = clock.now();
+            let purged = tx.purge_expired(now).await?
+                + tx.purge_expired_grants(now).await?
+                + tx.purge_webhook_history(now - retention).await?;
+            tx.commit().await.map(|()| purged)
+        };
+        match purge.await {
+            Ok(0) => {}
+            Ok(purged) => {
+                tracing::info!(
+                    purged,
+                    "expired idempotency keys, assertion ids, codes, sessions, tokens and webhook history removed"
+                )
+            }
+            Err(e) => tracing::warn!(error = %e, "housekeeping failed; retrying on the next tick"),
+        }
+    }
+}

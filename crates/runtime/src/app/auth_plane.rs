@@ -1,0 +1,108 @@
+//! The auth plane's routes (ARCHITECTURE.md "Planes"): discovery and JWKS under
+//! `/.well-known/*`, the hosted pages with the authorization and end-session endpoints, and the
+//! token, introspection, revocation and UserInfo endpoints. Every protocol engine is built from
+//! one [`ProtocolContext`], so a new endpoint is one more line here; `[jwt]` and `[oidc]`
+//! become the engines' settings in this file alone.
+
+use super::services::Services;
+use crate::jwks_fetch::GuardedJwksFetcher;
+use axum::Router;
+use std::sync::Arc;
+use std::time::Duration;
+use svc_config::Config;
+use svc_http::hosted::{self, HostedState};
+use svc_http::routes::token::{self, TokenState};
+use svc_http::routes::well_known::{self, WellKnownState};
+use svc_http::throttle::{Throttle, ThrottleSettings};
+use svc_oauth::authorize::{AuthorizeEndpoint, AuthorizeSettings};
+use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
+use svc_oauth::end_session::EndSession;
+use svc_oauth::introspect::Introspector;
+use svc_oauth::revoke::Revoker;
+use svc_oauth::token::TokenEndpoint;
+use svc_oauth::userinfo::UserInfo;
+use svc_oauth::{ProtocolContext, TokenSettings};
+
+/// The auth plane's routes over the shared `services`.
+pub(super) fn routes(config: &Config, services: &Services) -> Router {
+    let ctx = protocol_context(config, services);
+    let throttle = &config.server.endpoint_throttle;
+    Router::new()
+        .merge(well_known::router(WellKnownState {
+            tenants: services.tenants.clone(),
+            keys: services.keys.clone(),
+            discovery: Arc::new(discovery_settings(config)),
+        }))
+        .merge(hosted::router(HostedState {
+            tenants: services.tenants.clone(),
+            authn: services.authn.clone(),
+            authorize: Arc::new(AuthorizeEndpoint::new(
+                ctx.clone(),
+                authorize_settings(config),
+            )),
+            end_session: Arc::new(EndSession::new(ctx.clone())),
+            rng: services.rng.clone(),
+        }))
+        .merge(token::router(TokenState {
+            tenants: services.tenants.clone(),
+            endpoint: Arc::new(TokenEndpoint::new(ctx.clone(), token_settings(config))),
+            introspector: Arc::new(Introspector::new(ctx.clone())),
+            revoker: Arc::new(Revoker::new(ctx.clone())),
+            userinfo: Arc::new(UserInfo::new(ctx)),
+            throttle: Arc::new(Throttle::new(ThrottleSettings {
+                enabled: throttle.enabled,
+                requests_per_second: throttle.requests_per_second,
+                burst: throttle.burst,
+            })),
+        }))
+}
+
+/// What every protocol engine shares: the process's store, keys, clock and randomness, the
+/// application cache that management changes invalidate, and the SSRF-guarded `jwks_uri`
+/// fetcher (public addresses and `https` only in production).
+fn protocol_context(config: &Config, services: &Services) -> ProtocolContext {
+    let fetcher = GuardedJwksFetcher::new(config.is_production());
+    ProtocolContext::new(
+        services.store.clone(),
+        services.keys.clone(),
+        services.clock.clone(),
+        services.rng.clone(),
+    )
+    .with_jwks_fetcher(Arc::new(fetcher))
+    .with_client_cache(services.clients.clone())
+}
+
+/// The discovery document's algorithm and optional endpoints.
+fn discovery_settings(config: &Config) -> DiscoverySettings {
+    DiscoverySettings {
+        access_token_alg: crate::keys::access_token_alg(config),
+        features: OptionalFeatures {
+            introspection: true,
+            revocation: true,
+            end_session: true,
+            ..OptionalFeatures::default()
+        },
+    }
+}
+
+/// `[jwt]` lifetimes in the token endpoint's terms.
+fn token_settings(config: &Config) -> TokenSettings {
+    let secs = |s: u32| Duration::from_secs(u64::from(s));
+    let jwt = &config.jwt;
+    TokenSettings {
+        access_token_lifetime_human: secs(jwt.access_token_lifetime_human_secs),
+        access_token_lifetime_agent: secs(jwt.access_token_lifetime_agent_secs),
+        refresh_token_lifetime_human: secs(jwt.refresh_token_lifetime_human_secs),
+        refresh_token_idle: secs(jwt.refresh_token_idle_secs),
+        id_token_lifetime: secs(jwt.id_token_lifetime_secs),
+    }
+}
+
+/// `[oidc]` in the authorization endpoint's terms; the interaction lifetime keeps the engine's
+/// default.
+fn authorize_settings(config: &Config) -> AuthorizeSettings {
+    AuthorizeSettings {
+        code_lifetime: Duration::from_secs(u64::from(config.oidc.authorization_code_lifetime_secs)),
+        ..AuthorizeSettings::default()
+    }
+}

@@ -1,0 +1,15 @@
+//! The control plane's routes (ARCHITECTURE.md "Planes"): the operator's control-plane API and
+//! each tenant's management API (applications, users, webhooks), all over one [`ApiState`].
+
+use axum::Router;
+use svc_http::api::ApiState;
+use svc_http::routes::{applications, control_plane, users, webhooks};
+
+/// The control plane's routes over the management API state.
+pub(super) fn routes(api: &ApiState) -> Router {
+    Router::new()
+        .merge(control_plane::router(api.clone()))
+        .merge(applications::router(api.clone()))
+        .merge(users::router(api.clone()))
+        .merge(webhooks::router(api.clone()))
+}

@@ -1,0 +1,120 @@
+//! The shared services of one process, built once and handed to every plane's builder: the
+//! primary store, the signing keys, the injected clock and randomness, the tenant routing and
+//! its cached directory, the application cache, the one sign-in engine and the management API
+//! state. Planes take what they need from here; nothing here starts a worker or binds a route.
+
+use crate::RuntimeError;
+use crate::directory::{CachedDirectory, ProcessCaches};
+use crate::stores::OpenedStore;
+use std::sync::Arc;
+use std::time::Duration;
+use svc_config::Config;
+use svc_domain::{Clock, Rng, TenantSlug};
+use svc_http::api::ApiState;
+use svc_http::{TenantResolver, TenantRouting};
+use svc_manage::ManageContext;
+use svc_oauth::client_auth::ClientCache;
+use svc_oauth::keys::KeyService;
+use svc_store::Store;
+
+use super::BuildOptions;
+
+/// What every plane of this process shares.
+pub(super) struct Services {
+    /// The first opened store (the shared one, or the first member plane's with
+    /// `split_by_plane`): keys, tenants, applications, and everything the engines persist.
+    pub(super) store: Arc<dyn Store>,
+    /// The signing-key service.
+    pub(super) keys: Arc<KeyService>,
+    /// Source of time.
+    pub(super) clock: Arc<dyn Clock>,
+    /// Source of randomness.
+    pub(super) rng: Arc<dyn Rng>,
+    /// How hosts map to tenants.
+    pub(super) routing: TenantRouting,
+    /// Host → tenant, through the cached directory.
+    pub(super) tenants: TenantResolver,
+    /// Applications already read; invalidated by management changes made in this process.
+    pub(super) clients: Arc<ClientCache>,
+    /// The one sign-in engine of the process.
+    pub(super) authn: Arc<svc_authn::Authn>,
+    /// The management API's state; also authorises `/metrics` reads on every plane.
+    pub(super) api: ApiState,
+}
+
+impl Services {
+    /// Builds the shared services over the first of the opened `stores`.
+    pub(super) async fn build(
+        config: &Config,
+        stores: &[OpenedStore],
+        options: &BuildOptions,
+    ) -> Result<Self, RuntimeError> {
+        let (clock, rng) = (options.clock.clone(), options.rng.clone());
+        let store = stores
+            .first()
+            .map(|s| s.store.clone())
+            .ok_or_else(|| RuntimeError::Keys("no database opened".into()))?;
+        let keys =
+            crate::keys::key_service(config, store.clone(), clock.clone(), options.key_refresh)
+                .await?;
+        let routing = tenant_routing(config)?;
+        let directory = Arc::new(CachedDirectory::new(store.clone()));
+        let tenants = TenantResolver::new(routing.clone(), directory.clone());
+        let clients = Arc::new(ClientCache::new(Duration::from_secs(u64::from(
+            config.oidc.client_cache_secs,
+        ))));
+        let manage = ManageContext::new(store.clone(), clock.clone(), rng.clone())
+            .with_change_hook(Arc::new(ProcessCaches {
+                clients: clients.clone(),
+                directory,
+            }));
+        // One sign-in engine per process: its Argon2 semaphore bounds hashing across every
+        // surface that uses it (management API, hosted pages).
+        let authn = crate::authn::build(config, store.clone(), clock.clone(), rng.clone()).await?;
+        // The management API checks, hashes and invites through the same passwords and links,
+        // as ports: svc-manage never depends on svc-authn.
+        let manage = manage.with_sign_in(crate::authn::sign_in_services(&authn));
+        let api = ApiState {
+            tenants: tenants.clone(),
+            keys: keys.clone(),
+            manage,
+            clock: clock.clone(),
+            authn: authn.clone(),
+            webhook_rules: crate::webhooks::rules(config),
+        };
+        Ok(Self {
+            store,
+            keys,
+            clock,
+            rng,
+            routing,
+            tenants,
+            clients,
+            authn,
+            api,
+        })
+    }
+}
+
+/// How hosts map to tenants (CONTRACTS.md "Tenancy and issuers").
+fn tenant_routing(config: &Config) -> Result<TenantRouting, RuntimeError> {
+    let issuer = config.oidc.issuer_url.clone();
+    let single = |slug: &str| {
+        TenantSlug::parse(slug)
+            .map(|slug| TenantRouting::Single {
+                slug,
+                issuer: issuer.clone(),
+            })
+            .map_err(|e| RuntimeError::Bootstrap(format!("tenant.default_tenant_slug: {e}")))
+    };
+    match (
+        &config.tenant.default_tenant_slug,
+        &config.server.base_domain,
+    ) {
+        (Some(slug), _) => single(slug),
+        (None, Some(base)) => Ok(TenantRouting::Subdomain {
+            base_domain: base.trim_end_matches('.').to_ascii_lowercase(),
+        }),
+        (None, None) => single(crate::bootstrap::ZERO_CONFIG_TENANT),
+    }
+}
