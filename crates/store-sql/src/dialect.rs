@@ -110,3 +110,34 @@ pub trait Dialect: Send + Sync + Sized + 'static {
     /// `_ns` twin; PostgreSQL: `timestamptz`). See [`crate::Arg::Instant`].
     fn instant(row: &Row<Self>, column: &str) -> Result<Option<OffsetDateTime>, sqlx::Error>;
 }
+
+/// Running a statement: the shared repositories say `stmt.fetch_optional::<D>(conn)`.
+impl<'a> Stmt<'a> {
+    /// Runs the statement on `conn`, returning how many rows it changed.
+    pub async fn execute<D: Dialect>(self, conn: &'a mut Conn<D>) -> Result<u64, StoreError> {
+        D::execute(conn, self).await
+    }
+
+    /// Runs the statement on `conn`, returning its first row if any.
+    pub async fn fetch_optional<D: Dialect>(
+        self,
+        conn: &'a mut Conn<D>,
+    ) -> Result<Option<Row<D>>, StoreError> {
+        D::fetch_optional(conn, self).await
+    }
+
+    /// Runs the statement on `conn`, returning its one row; no row is [`StoreError::NotFound`].
+    pub async fn fetch_one<D: Dialect>(self, conn: &'a mut Conn<D>) -> Result<Row<D>, StoreError> {
+        D::fetch_optional(conn, self)
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// Runs the statement on `conn`, returning every row.
+    pub async fn fetch_all<D: Dialect>(
+        self,
+        conn: &'a mut Conn<D>,
+    ) -> Result<Vec<Row<D>>, StoreError> {
+        D::fetch_all(conn, self).await
+    }
+}

@@ -1,10 +1,8 @@
 //! [`Stmt`]: one SQL statement and its arguments, built once by the shared repositories and run
-//! by the backend's [`Dialect`]; [`Arg`]: an argument, tagged with what it means so each dialect
+//! by the backend's [`crate::Dialect`] (see `crate::dialect` for how a statement runs); [`Arg`]: an argument, tagged with what it means so each dialect
 //! can store it its own way (a timestamp is text on SQLite and `timestamptz` on PostgreSQL).
 
-use crate::dialect::{Conn, Dialect, Row};
 use std::borrow::Cow;
-use svc_store::StoreError;
 use time::OffsetDateTime;
 
 /// One argument of a statement.
@@ -192,34 +190,6 @@ impl<'a> Stmt<'a> {
     /// The text and the arguments, for the dialect that runs it.
     pub fn into_parts(self) -> (Cow<'static, str>, Vec<Arg<'a>>) {
         (self.sql, self.args)
-    }
-
-    /// Runs the statement on `conn`, returning how many rows it changed.
-    pub async fn execute<D: Dialect>(self, conn: &'a mut Conn<D>) -> Result<u64, StoreError> {
-        D::execute(conn, self).await
-    }
-
-    /// Runs the statement on `conn`, returning its first row if any.
-    pub async fn fetch_optional<D: Dialect>(
-        self,
-        conn: &'a mut Conn<D>,
-    ) -> Result<Option<Row<D>>, StoreError> {
-        D::fetch_optional(conn, self).await
-    }
-
-    /// Runs the statement on `conn`, returning its one row; no row is [`StoreError::NotFound`].
-    pub async fn fetch_one<D: Dialect>(self, conn: &'a mut Conn<D>) -> Result<Row<D>, StoreError> {
-        D::fetch_optional(conn, self)
-            .await?
-            .ok_or(StoreError::NotFound)
-    }
-
-    /// Runs the statement on `conn`, returning every row.
-    pub async fn fetch_all<D: Dialect>(
-        self,
-        conn: &'a mut Conn<D>,
-    ) -> Result<Vec<Row<D>>, StoreError> {
-        D::fetch_all(conn, self).await
     }
 }
 

@@ -9,7 +9,7 @@
 
 pub(crate) use super::authn::{fatal, refusal};
 
-use crate::hosted::Ctx;
+use crate::hosted::ctx::Ctx;
 use crate::hosted::form::FormError;
 use crate::hosted::view::Page;
 use axum::response::Response;

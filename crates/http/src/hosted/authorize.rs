@@ -11,7 +11,8 @@
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
 use super::view::{Button, Form, Page};
-use super::{Ctx, HostedState, error, interaction_param, path_with, see_other};
+use super::{Ctx, HostedState, interaction_param, path_with, see_other};
+use crate::error::page as error;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;

@@ -6,11 +6,11 @@
 //! the account exists.
 
 use super::csrf::{self, CsrfToken};
-use super::error::{self, Refusal};
 use super::form::{self, Fields};
 use super::sign_in::signed_in_response;
 use super::view::{Button, Field, Form, Page};
 use super::{Ctx, HostedState, cookies, interaction_param, path_with, see_other};
+use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;

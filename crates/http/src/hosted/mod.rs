@@ -17,33 +17,29 @@ mod account;
 mod authorize;
 pub(crate) mod cookies;
 mod csrf;
+pub(crate) mod ctx;
 mod end_session;
 pub(crate) mod form;
 mod links;
+mod session;
 mod sign_in;
 pub mod strings;
 pub(crate) mod view;
 
-// Refusals and error pages are rendered by the one error seam; handlers call them as `error::…`.
-use crate::error::page as error;
-
-use crate::tenancy::{CurrentTenant, TenantResolver};
-use crate::{ClientContext, Problem};
+use crate::tenancy::TenantResolver;
 use axum::Router;
-use axum::extract::{FromRef, FromRequestParts};
+use axum::extract::FromRef;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use cookies::CookiePolicy;
-use http::header::{ACCEPT_LANGUAGE, LOCATION, USER_AGENT};
-use http::request::Parts;
-use http::{HeaderMap, HeaderValue, StatusCode};
+use http::header::LOCATION;
+use http::{HeaderValue, StatusCode};
 use std::sync::Arc;
-use svc_authn::{Authn, ClientInfo};
-use svc_domain::{InteractionId, Rng, Session, User};
+use svc_authn::Authn;
+use svc_domain::{InteractionId, Rng};
 use svc_oauth::authorize::AuthorizeEndpoint;
 use svc_oauth::end_session::EndSession;
-use view::Chrome;
 
+pub(crate) use ctx::Ctx;
 pub use strings::Strings;
 
 /// What the hosted routes need. Cheap to clone.
@@ -126,77 +122,6 @@ async fn secure(mut response: Response) -> Response {
     let targets = response.extensions_mut().remove::<view::FormTargets>();
     view::secure_headers(response.headers_mut(), targets.as_ref());
     response
-}
-
-/// Everything a hosted handler knows about the request before reading its body.
-pub(crate) struct Ctx {
-    /// The tenant and its issuer.
-    pub(crate) current: CurrentTenant,
-    /// Page chrome (language, tenant name).
-    pub(crate) chrome: Chrome,
-    /// Cookie names and attributes for this issuer.
-    pub(crate) cookies: CookiePolicy,
-    /// Address and browser, for the engine's limits and the sessions list.
-    pub(crate) client: ClientInfo,
-    /// The request headers (cookies).
-    pub(crate) headers: HeaderMap,
-}
-
-impl<S> FromRequestParts<S> for Ctx
-where
-    S: Send + Sync,
-    TenantResolver: FromRef<S>,
-{
-    type Rejection = Problem;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let current = CurrentTenant::from_request_parts(parts, state).await?;
-        let client = ClientContext::from_request_parts(parts, state)
-            .await
-            .unwrap_or_else(|never| match never {});
-        let headers = parts.headers.clone();
-        let language = headers.get(ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
-        let chrome = Chrome::new(
-            Strings::for_accept_language(language),
-            current.tenant.display_name.clone(),
-        );
-        let cookies = CookiePolicy::for_issuer(&current.issuer);
-        let user_agent = headers
-            .get(USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        Ok(Self {
-            current,
-            chrome,
-            cookies,
-            client: ClientInfo {
-                ip: client.ip,
-                user_agent,
-            },
-            headers,
-        })
-    }
-}
-
-impl Ctx {
-    /// The catalogue of this request's language.
-    pub(crate) fn s(&self) -> &'static Strings {
-        self.chrome.s
-    }
-
-    /// The browser's live session and its person, if any. A storage failure is an error page.
-    pub(crate) async fn signed_in(
-        &self,
-        authn: &Authn,
-    ) -> Result<Option<(Session, User)>, Response> {
-        let Some(cookie) = self.cookies.session(&self.headers) else {
-            return Ok(None);
-        };
-        authn
-            .session(&self.current.tenant, &cookie)
-            .await
-            .map_err(|e| error::fatal(self, e))
-    }
 }
 
 /// `303 See Other` to `location` (RFC 9700 §4.12: never 307 after a POST with credentials).
