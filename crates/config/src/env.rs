@@ -12,6 +12,7 @@ use figment::{Error, Metadata, Profile, Provider};
 
 use crate::error::ConfigError;
 use crate::keys::{self, Kind, Leaf, Lookup, Node};
+use crate::unavailable;
 
 /// The variable that points at the configuration file; it is not a configuration key.
 pub(crate) const CONFIG_FILE_VAR: &str = "SVC_CONFIG_FILE";
@@ -26,7 +27,8 @@ const PREFIX: &str = "SVC_";
 pub(crate) const RESERVED_PREFIXES: &[&str] = &["SVC_TEST_", "SVC_BUILD_"];
 
 /// Variables outside the `SVC_` scheme that set one key. A nested `SVC_` variable for the same
-/// key wins over its shortcut.
+/// key wins over its shortcut. `MAINTENANCE_DATABASE_URL` names a key this version refuses
+/// ([`crate::unavailable`]); it stays here so that setting it is refused, not silently ignored.
 const SHORTCUTS: &[(&str, &str)] = &[
     ("DATABASE_URL", "database.url"),
     ("DATABASE_IDENTITY_URL", "database.identity_url"),
@@ -73,7 +75,15 @@ impl EnvLayer {
                 }
                 Mapped::Path(path, shortcut) => (path, shortcut),
             };
-            match to_value(var, raw, &path, tree) {
+            if let Some(entry) = unavailable::governing(&path) {
+                // A variable naming the accepted value states what this version does anyway.
+                let value = Value::from(raw.clone());
+                if !unavailable::accepted_at(entry, &path, &value) {
+                    errors.push(entry.refusal(format!("set by environment variable {var}")));
+                }
+                continue;
+            }
+            match to_value(var, raw, &path, tree, errors) {
                 Ok(value) => entries.push(Entry {
                     var: var.clone(),
                     path,
@@ -242,12 +252,18 @@ fn env_error(var: &str, message: String) -> ConfigError {
     }
 }
 
-/// Checks the path against the model and turns the raw string into a figment value.
-fn to_value(var: &str, raw: &str, path: &[String], tree: &[Node]) -> Result<Value, ConfigError> {
+/// Checks the path against the model and turns the raw string into a figment value. A section
+/// given as a whole (JSON) loses the keys this version refuses, each refusal going to `refused`.
+fn to_value(
+    var: &str,
+    raw: &str,
+    path: &[String],
+    tree: &[Node],
+    refused: &mut Vec<ConfigError>,
+) -> Result<Value, ConfigError> {
     let dotted = path.join(".");
     let node = match keys::lookup(tree, path) {
-        Lookup::Node(node) => Some(node),
-        Lookup::Freeform => None,
+        Lookup::Node(node) => node,
         Lookup::Unknown { at, valid } => {
             let section = keys::section_label(&path[..at].join("."));
             return Err(env_error(
@@ -269,13 +285,7 @@ fn to_value(var: &str, raw: &str, path: &[String], tree: &[Node]) -> Result<Valu
         }
     };
     // Text keys take the value literally, even if it happens to start with `[` or `{`.
-    if matches!(
-        node,
-        Some(Node {
-            kind: Kind::Leaf(Leaf::Text),
-            ..
-        })
-    ) {
+    if matches!(node.kind, Kind::Leaf(Leaf::Text)) {
         return Ok(Value::from(raw.to_owned()));
     }
     let trimmed = raw.trim_start();
@@ -292,14 +302,12 @@ fn to_value(var: &str, raw: &str, path: &[String], tree: &[Node]) -> Result<Valu
     })?;
     let mut value = Value::serialize(&json)
         .map_err(|e| env_error(var, format!("cannot use this JSON value: {e}")))?;
-    if let (
-        Some(Node {
-            kind: Kind::Section(children),
-            ..
-        }),
-        Value::Dict(_, dict),
-    ) = (node, &mut value)
-    {
+    if let (Kind::Section(children), Value::Dict(_, dict)) = (&node.kind, &mut value) {
+        refused.extend(
+            unavailable::strip(dict, path)
+                .into_iter()
+                .map(|entry| entry.refusal(format!("set by environment variable {var}"))),
+        );
         let unknown = keys::prune_unknown(dict, children, &dotted);
         if let Some(first) = unknown.first() {
             return Err(env_error(

@@ -58,6 +58,20 @@ pub enum ConfigError {
         /// The keys that section accepts.
         valid: Vec<String>,
     },
+    /// A section or key whose feature does not exist in this version is set.
+    #[error("{label} is not available in this version ({origin}): {reason}; {fix}")]
+    Unavailable {
+        /// The dotted key, e.g. `social` or `openapi.enabled`.
+        key: String,
+        /// How it is written in TOML: `[social]`, `[[chains]]`, `openapi.enabled`.
+        label: String,
+        /// Who set it: `set in file /etc/svc.toml` or `set by environment variable SVC_SCIM`.
+        origin: String,
+        /// What it would configure and what this version does instead.
+        reason: String,
+        /// How to fix it: remove it, or set the one value this version accepts.
+        fix: String,
+    },
     /// An environment variable could not be used: it maps to no key, its name is malformed, or its
     /// JSON value does not parse.
     #[error("environment variable {var}: {message}")]
@@ -92,9 +106,10 @@ impl ConfigError {
     #[must_use]
     pub fn key(&self) -> Option<&str> {
         match self {
-            Self::UnknownKey { key, .. } | Self::Value { key, .. } | Self::Rule { key, .. } => {
-                Some(key)
-            }
+            Self::UnknownKey { key, .. }
+            | Self::Unavailable { key, .. }
+            | Self::Value { key, .. }
+            | Self::Rule { key, .. } => Some(key),
             Self::File { .. }
             | Self::Syntax { .. }
             | Self::Env { .. }

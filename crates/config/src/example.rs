@@ -1,6 +1,8 @@
 //! `svc.example.toml`, generated from the model: the key tree (with the `///` docs that schemars
 //! carries) gives sections, keys and comments, `Config::default()` gives the values. Keys without
-//! a default are written commented out with an example value.
+//! a default are written commented out with an example value. Nothing on the not-available list
+//! ([`crate::unavailable`]) is written as a setting: the header names those entries as refused, so
+//! the file shows only what works.
 //!
 //! A test in this crate fails when the checked-in file differs from [`example_toml`], so the
 //! reference cannot drift from the code.
@@ -9,6 +11,7 @@ use std::fmt::Write as _;
 
 use crate::keys::{self, Kind, Leaf, Node};
 use crate::model::Config;
+use crate::unavailable::{self, UNAVAILABLE};
 
 const HEADER: &str = "\
 # svc configuration reference.
@@ -21,19 +24,23 @@ const HEADER: &str = "\
 # SVC_ plus the key path with `__` between levels (SVC_SERVER__PORT=8080). List values are JSON
 # arrays (SVC_SERVER__ALLOWED_HOSTS='[\"auth.example.com\"]'); every other value is taken literally
 # and converted to the key's type. Shortcuts: DATABASE_URL, DATABASE_IDENTITY_URL,
-# DATABASE_AUTH_URL, DATABASE_CONTROL_URL, DATABASE_ASYNC_URL, MIGRATION_DATABASE_URL,
-# MAINTENANCE_DATABASE_URL and SVC_RUNTIME_PLANE. Any other SVC_ variable must name a key below,
-# except SVC_CONFIG_FILE and the reserved SVC_TEST_* and SVC_BUILD_* names, which are ignored.
+# DATABASE_AUTH_URL, DATABASE_CONTROL_URL, DATABASE_ASYNC_URL, MIGRATION_DATABASE_URL and
+# SVC_RUNTIME_PLANE. Any other SVC_ variable must name a key below, except SVC_CONFIG_FILE and the
+# reserved SVC_TEST_* and SVC_BUILD_* names, which are ignored.
 #
 # Every value below is the built-in default; commented-out keys have no default.
 ";
 
+/// Width of the generated comment paragraphs, `# ` included.
+const WIDTH: usize = 100;
+
 /// The reference configuration file, generated from the model and its defaults.
 #[must_use]
 pub fn example_toml() -> String {
-    let tree = keys::key_tree();
+    let tree = available(keys::key_tree(), "");
     let defaults = toml::Table::try_from(Config::default()).unwrap_or_default();
     let mut out = String::from(HEADER);
+    write_unavailable(&mut out);
     for node in &tree {
         let path = node.name.as_str();
         match &node.kind {
@@ -41,12 +48,52 @@ pub fn example_toml() -> String {
                 let section_defaults = defaults.get(path).and_then(toml::Value::as_table);
                 write_section(&mut out, path, node, children, section_defaults);
             }
-            Kind::Freeform => write_freeform(&mut out, node, &format!("[{path}]")),
-            Kind::FreeformArray => write_freeform(&mut out, node, &format!("[[{path}]]")),
             Kind::Leaf(_) => write_key(&mut out, path, node, defaults.get(path), false),
         }
     }
     out
+}
+
+/// The tree without the keys on the not-available list, and without sections they leave empty.
+fn available(nodes: Vec<Node>, prefix: &str) -> Vec<Node> {
+    nodes
+        .into_iter()
+        .filter_map(|mut node| {
+            let path = format!("{prefix}{}", node.name);
+            if unavailable::is_listed(&path) {
+                return None;
+            }
+            if let Kind::Section(children) = node.kind {
+                let children = available(children, &format!("{path}."));
+                if children.is_empty() {
+                    return None;
+                }
+                node.kind = Kind::Section(children);
+            }
+            Some(node)
+        })
+        .collect()
+}
+
+/// The header paragraph naming every refused section and key, so an operator who looks for one
+/// the specification mentions learns it is deliberately absent.
+fn write_unavailable(out: &mut String) {
+    let names: Vec<String> = UNAVAILABLE.iter().map(|e| e.summary()).collect();
+    let text = format!(
+        "Not available in this version, and refused at start with a line naming them: {}.",
+        names.join(", ")
+    );
+    out.push_str("#\n");
+    let mut line = String::from("#");
+    for word in text.split(' ') {
+        if line.len() + 1 + word.len() > WIDTH && line.len() > 1 {
+            let _ = writeln!(out, "{line}");
+            line = String::from("#");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    let _ = writeln!(out, "{line}");
 }
 
 fn write_comment(out: &mut String, text: &str) {
@@ -146,18 +193,6 @@ fn placeholder(node: &Node) -> String {
     }
 }
 
-fn write_freeform(out: &mut String, node: &Node, header: &str) {
-    out.push('\n');
-    if let Some(doc) = &node.doc {
-        write_comment(out, doc);
-    }
-    write_comment(
-        out,
-        "Accepted as written (free-form) until this feature lands; its keys are not checked yet.",
-    );
-    let _ = writeln!(out, "# {header}");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,8 +208,19 @@ mod tests {
         assert!(text.contains("\n[server.tls]\n"));
         assert!(text.contains("\n# [kms]\n"));
         assert!(text.contains("\n# socket_path = \"/run/svc-kms/kms.sock\"\n"));
-        assert!(text.contains("\n# [social]\n"));
-        assert!(text.contains("\n# [[chains]]\n"));
+        assert!(
+            !text.contains("[social]\n"),
+            "refused sections are no settings"
+        );
+        assert!(
+            !text.contains("\n[openapi]\n"),
+            "a key that only accepts false is left out"
+        );
+        assert!(
+            text.contains(" [social],"),
+            "the header names the refused sections"
+        );
+        assert!(text.contains("openapi.enabled other than false"));
         assert!(text.contains("fail_mode = \"fail-closed\""));
         assert!(text.contains("default_algorithm = \"ES256\""));
     }

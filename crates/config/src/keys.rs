@@ -14,9 +14,9 @@ use serde_json::{Map, Value};
 
 use crate::model::{
     AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig, EmailConfig,
-    EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, MemcachedConfig,
-    OauthProxyConfig, OidcConfig, OpenApiConfig, PasskeyConfig, PhoneConfig, PoolOverride,
-    RedisConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig, WebhooksConfig,
+    EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig, OpenApiConfig,
+    PoolOverride, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig,
+    WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -33,10 +33,6 @@ pub(crate) struct Node {
 pub(crate) enum Kind {
     /// A typed table with these keys.
     Section(Vec<Node>),
-    /// A table accepted as written (named-only sections).
-    Freeform,
-    /// An array of free-form tables (`[[chains]]`).
-    FreeformArray,
     /// A single value.
     Leaf(Leaf),
 }
@@ -94,8 +90,6 @@ pub(crate) fn section_label(prefix: &str) -> String {
 pub(crate) enum Lookup<'a> {
     /// A declared key.
     Node(&'a Node),
-    /// Somewhere inside a free-form section: anything goes.
-    Freeform,
     /// Segment `at` names no key; `valid` lists the keys of its section.
     Unknown { at: usize, valid: Vec<String> },
     /// Segment `at` is a value, so it cannot have sub-keys.
@@ -117,11 +111,14 @@ pub(crate) fn lookup<'a>(nodes: &'a [Node], path: &[String]) -> Lookup<'a> {
         }
         match &node.kind {
             Kind::Section(children) => current = children,
-            Kind::Freeform | Kind::FreeformArray => return Lookup::Freeform,
             Kind::Leaf(_) => return Lookup::NotATable { at },
         }
     }
-    Lookup::Freeform
+    // Only an empty path gets here, and the environment never produces one.
+    Lookup::Unknown {
+        at: 0,
+        valid: names(nodes),
+    }
 }
 
 /// A key in the input that the model does not have.
@@ -280,18 +277,7 @@ fn classify(schema: &Value, defs: Option<&Map<String, Value>>) -> Kind {
         return Kind::Leaf(Leaf::Text);
     }
     match types(schema).as_slice() {
-        ["object"] => Kind::Freeform,
-        ["array"] => {
-            let items_are_tables = schema
-                .get("items")
-                .map(|items| strip_null(items, defs).0)
-                .is_some_and(|items| types(items) == ["object"]);
-            if items_are_tables {
-                Kind::FreeformArray
-            } else {
-                Kind::Leaf(Leaf::List)
-            }
-        }
+        ["array"] => Kind::Leaf(Leaf::List),
         ["integer"] | ["number"] => Kind::Leaf(Leaf::Number),
         ["boolean"] => Kind::Leaf(Leaf::Bool),
         _ => Kind::Leaf(Leaf::Other),
@@ -309,8 +295,6 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
     orders![
         Config,
         DeploymentConfig,
-        RedisConfig,
-        MemcachedConfig,
         ServerConfig,
         TlsConfig,
         EndpointThrottle,
@@ -321,15 +305,12 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         EmailConfig,
         SmtpConfig,
         LogDelivery,
-        PhoneConfig,
         CaptchaConfig,
         HibpConfig,
         JwtConfig,
         OidcConfig,
-        PasskeyConfig,
         SecurityConfig,
         OpenApiConfig,
-        OauthProxyConfig,
         TenantConfig,
         WebhooksConfig,
     ]
@@ -408,7 +389,7 @@ mod tests {
     fn tree_follows_declaration_order() {
         let tree = key_tree();
         let top = names(&tree);
-        assert_eq!(&top[..4], ["deployment", "redis", "memcached", "server"]);
+        assert_eq!(&top[..3], ["deployment", "server", "database"]);
         let server = find(&tree, "server").unwrap();
         let Kind::Section(keys) = &server.kind else {
             panic!("server is a section")
@@ -458,8 +439,10 @@ mod tests {
             Some(Kind::Leaf(Leaf::Bool))
         ));
         assert!(matches!(kind("kms"), Some(Kind::Section(_))));
-        assert!(matches!(kind("social"), Some(Kind::Freeform)));
-        assert!(matches!(kind("chains"), Some(Kind::FreeformArray)));
+        assert!(
+            kind("social").is_none(),
+            "refused sections are not in the model"
+        );
         let mut all = Vec::new();
         sections(&tree, "", &mut all);
         for expected in [
@@ -467,7 +450,7 @@ mod tests {
             "server.endpoint_throttle",
             "database.auth_pool",
             "email.smtp",
-            "phone.log",
+            "email.log",
         ] {
             assert!(
                 all.iter().any(|s| s == expected),
@@ -503,7 +486,7 @@ mod tests {
         ));
         assert!(matches!(
             lookup(&tree, &path("social.google.client_id")),
-            Lookup::Freeform
+            Lookup::Unknown { at: 0, .. }
         ));
         match lookup(&tree, &path("server.prot")) {
             Lookup::Unknown { at, valid } => {

@@ -1,5 +1,6 @@
 //! Layered loading: built-in defaults, then the TOML file, then the environment (which wins),
-//! merged with figment, then validated.
+//! merged with figment, then validated. Sections and keys this version does not have
+//! ([`crate::unavailable`]) are refused from every source before anything else is read.
 //!
 //! The environment is passed in ([`Sources`]); only [`Sources::from_process`] reads the real one,
 //! so every other path through this crate is hermetic. Every failure becomes one line naming the
@@ -15,6 +16,7 @@ use crate::env::{self, EnvLayer};
 use crate::error::{ConfigError, ConfigErrors};
 use crate::keys;
 use crate::model::Config;
+use crate::unavailable;
 
 /// File looked up in the working directory when no file is named.
 pub const DEFAULT_FILE_NAME: &str = "svc.toml";
@@ -91,8 +93,8 @@ pub fn load(sources: &Sources) -> Result<Loaded, ConfigErrors> {
     let file_layer = file
         .as_deref()
         .and_then(|path| match read_file(path, &tree) {
-            Ok((layer, unknown)) => {
-                errors.extend(unknown);
+            Ok((layer, problems)) => {
+                errors.extend(problems);
                 Some(layer)
             }
             Err(error) => {
@@ -205,6 +207,8 @@ impl Provider for FileLayer {
     }
 }
 
+/// Reads the TOML file. Refused and unknown keys are taken out and returned as problems, so the
+/// rest is still type-checked in the same run.
 fn read_file(
     path: &Path,
     tree: &[keys::Node],
@@ -229,21 +233,29 @@ fn read_file(
         .into_iter()
         .map(|(k, v)| (k, toml_to_value(v)))
         .collect();
-    let unknown = keys::prune_unknown(&mut dict, tree, "")
+    // Refused sections first: most have no key in the model and would otherwise read as
+    // unknown, which hides that the specification names them.
+    let origin = format!("set in file {}", path.display());
+    let mut problems: Vec<ConfigError> = unavailable::strip(&mut dict, &[])
         .into_iter()
-        .map(|u| ConfigError::UnknownKey {
-            key: u.key,
-            path: path.to_owned(),
-            section: u.section,
-            valid: u.valid,
-        })
+        .map(|entry| entry.refusal(origin.clone()))
         .collect();
+    problems.extend(
+        keys::prune_unknown(&mut dict, tree, "")
+            .into_iter()
+            .map(|u| ConfigError::UnknownKey {
+                key: u.key,
+                path: path.to_owned(),
+                section: u.section,
+                valid: u.valid,
+            }),
+    );
     Ok((
         FileLayer {
             path: path.to_owned(),
             dict,
         },
-        unknown,
+        problems,
     ))
 }
 

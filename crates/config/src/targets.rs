@@ -1,8 +1,7 @@
-//! Which database each plane, migration and maintenance job uses, and how big its pool is.
+//! Which database each plane and the migrations use, and how big each pool is.
 //!
 //! The fallback rules live here once (spec: "Missing plane database URLs fall back to
-//! `[database].url`"; maintenance falls back to the migration URL, then the runtime URL) so the
-//! runtime and the validator cannot disagree.
+//! `[database].url`") so the runtime and the validator cannot disagree.
 
 use std::path::PathBuf;
 
@@ -94,21 +93,6 @@ impl Config {
         targets
     }
 
-    /// The database maintenance jobs use: `maintenance_url`, then `migration_url`, then the
-    /// runtime target of the configured plane.
-    #[must_use]
-    pub fn maintenance_target(&self) -> DatabaseTarget {
-        match self
-            .database
-            .maintenance_url
-            .as_ref()
-            .or(self.database.migration_url.as_ref())
-        {
-            Some(url) => DatabaseTarget::Url(url.clone()),
-            None => self.database_url_for(self.deployment.runtime_plane),
-        }
-    }
-
     /// `(max_connections, min_connections)` for `plane`'s pool: the `[database.<plane>_pool]`
     /// override where set, else the `[database]` values.
     #[must_use]
@@ -189,26 +173,17 @@ mod tests {
     }
 
     #[test]
-    fn migration_and_maintenance_fallbacks() {
+    fn migration_url_replaces_the_runtime_targets() {
         let mut config = Config::default();
         config.database.url = Some(url("postgres://base/db"));
         assert_eq!(
-            config.maintenance_target().url(),
-            Some(&url("postgres://base/db"))
+            config.migration_targets(),
+            vec![DatabaseTarget::Url(url("postgres://base/db"))]
         );
         config.database.migration_url = Some(url("postgres://owner/db"));
         assert_eq!(
             config.migration_targets(),
             vec![DatabaseTarget::Url(url("postgres://owner/db"))]
-        );
-        assert_eq!(
-            config.maintenance_target().url(),
-            Some(&url("postgres://owner/db"))
-        );
-        config.database.maintenance_url = Some(url("postgres://maint/db"));
-        assert_eq!(
-            config.maintenance_target().url(),
-            Some(&url("postgres://maint/db"))
         );
     }
 

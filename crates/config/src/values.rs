@@ -1,6 +1,6 @@
-//! Constrained value types used by the model: [`LogSink`], [`ProxyNetwork`] and
-//! [`FreeformTable`]. Each parses from the string form an operator writes and prints back the same
-//! form, so the effective configuration reads like the file that produced it.
+//! Constrained value types used by the model: [`LogSink`] and [`ProxyNetwork`]. Each parses from
+//! the string form an operator writes and prints back the same form, so the effective
+//! configuration reads like the file that produced it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -11,8 +11,6 @@ use std::str::FromStr;
 use ipnet::IpNet;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
-
-use crate::secret::{REDACTED, redact_url};
 
 /// Where the `log` delivery provider writes messages: `stdout`, `stderr` or `file:<path>`
 /// (JSON Lines, appended, full message bodies: development only).
@@ -149,87 +147,6 @@ impl JsonSchema for ProxyNetwork {
     }
 }
 
-/// A section whose feature has not landed yet: any table is accepted and kept as written.
-///
-/// When printed, keys that look secret (`*secret*`, `*password*`, `*token*`, `*_key`, …) and
-/// URL passwords are redacted, because nothing typed says which values are secret yet.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FreeformTable(pub toml::Table);
-
-impl FreeformTable {
-    /// The table as loaded.
-    #[must_use]
-    pub fn as_table(&self) -> &toml::Table {
-        &self.0
-    }
-}
-
-impl Serialize for FreeformTable {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        redact_table(&self.0).serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for FreeformTable {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        toml::Table::deserialize(deserializer).map(Self)
-    }
-}
-
-impl JsonSchema for FreeformTable {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "FreeformTable".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "object", "additionalProperties": true })
-    }
-}
-
-fn looks_secret(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    [
-        "secret",
-        "password",
-        "passwd",
-        "token",
-        "credential",
-        "private",
-    ]
-    .iter()
-    .any(|word| key.contains(word))
-        || key == "key"
-        || key.ends_with("_key")
-        || key.ends_with("apikey")
-}
-
-fn redact_table(table: &toml::Table) -> toml::Table {
-    table
-        .iter()
-        .map(|(k, v)| {
-            let v = if looks_secret(k) {
-                toml::Value::String(REDACTED.to_owned())
-            } else {
-                redact_value(v)
-            };
-            (k.clone(), v)
-        })
-        .collect()
-}
-
-fn redact_value(value: &toml::Value) -> toml::Value {
-    match value {
-        toml::Value::String(s) if s.contains("://") => toml::Value::String(redact_url(s)),
-        toml::Value::Array(items) => toml::Value::Array(items.iter().map(redact_value).collect()),
-        toml::Value::Table(table) => toml::Value::Table(redact_table(table)),
-        other => other.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,18 +173,5 @@ mod tests {
         assert!(net.contains(&"10.9.9.9".parse().unwrap()));
         assert!("10.0.0.0/40".parse::<ProxyNetwork>().is_err());
         assert!("proxy.example".parse::<ProxyNetwork>().is_err());
-    }
-
-    #[test]
-    fn freeform_tables_redact_secret_looking_keys() {
-        let table: toml::Table = toml::from_str(
-            "client_id = \"abc\"\nclient_secret = \"s1\"\n[google]\napi_key = \"s2\"\nurl = \"https://u:s3@x.example\"",
-        )
-        .unwrap();
-        let printed = toml::to_string(&FreeformTable(table)).unwrap();
-        assert!(printed.contains("client_id = \"abc\""), "{printed}");
-        for secret in ["s1", "s2", "s3"] {
-            assert!(!printed.contains(secret), "{secret} leaked: {printed}");
-        }
     }
 }

@@ -39,7 +39,7 @@ pub use password::{
 };
 pub use redirect_uri::{RedirectUri, RedirectUriError};
 pub use rng::{OsRandom, Rng, SeededRandom};
-pub use scope::{Scope, ScopeError, ScopeSet};
+pub use scope::{MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
 pub use secret::{GeneratedSecret, SecretHash};
 pub use session::{
     ACR_PASSWORD, AuthorizationCode, Consent, Interaction, RefreshFamily, RefreshToken, Session,

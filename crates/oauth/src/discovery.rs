@@ -8,7 +8,9 @@
 //!   defaults (`authorization_code implicit`, `true`) would misdescribe us.
 //! - `id_token_signing_alg_values_supported` includes RS256 (Discovery §3: "MUST be included").
 //! - PKCE is S256 only (RFC 7636 §4.2; RFC 9700 §2.1.1 forbids `plain` in practice).
-//! - Optional features appear only when enabled, so the document stays authoritative.
+//! - Optional features appear only when enabled, and scopes and claims only when something uses
+//!   them, so the document stays authoritative (`crates/runtime/tests/it/advertised.rs` holds
+//!   every advertised value to a running server).
 
 use serde_json::{Map, Value, json};
 use svc_domain::{ACR_PASSWORD, SigningAlg};
@@ -53,8 +55,10 @@ const TOKEN_AUTH_METHODS: [&str; 4] = [
     "none",
 ];
 
-/// Claims an ID token or UserInfo response may carry.
-const CLAIMS: [&str; 18] = [
+/// Claims an ID token or UserInfo response carries (`crate::id_token`, `crate::claims`): no
+/// `azp`, which a single-audience ID token does not need, and no `tenant_id`, which only access
+/// tokens carry.
+const CLAIMS: [&str; 16] = [
     "sub",
     "iss",
     "aud",
@@ -64,7 +68,6 @@ const CLAIMS: [&str; 18] = [
     "nonce",
     "acr",
     "amr",
-    "azp",
     "sid",
     "name",
     "given_name",
@@ -72,30 +75,10 @@ const CLAIMS: [&str; 18] = [
     "email",
     "email_verified",
     "updated_at",
-    "tenant_id",
 ];
 
 /// Scopes defined by the protocol (API scopes of `<resource>:<action>` form are per application).
 const SCOPES: [&str; 4] = ["openid", "profile", "email", "offline_access"];
-
-/// Management API scopes (CONTRACTS.md "Tenant API scopes and audience").
-const MANAGEMENT_SCOPES: [&str; 15] = [
-    "applications:read",
-    "applications:write",
-    "users:read",
-    "users:write",
-    "organizations:read",
-    "organizations:write",
-    "policies:read",
-    "policies:write",
-    "agents:read",
-    "agents:write",
-    "audit:read",
-    "webhooks:read",
-    "webhooks:write",
-    "billing:read",
-    "billing:write",
-];
 
 fn id_token_algs() -> Vec<&'static str> {
     // RS256 first: the OIDC default for `id_token_signed_response_alg`.
@@ -254,7 +237,7 @@ pub fn protected_resource_metadata(issuer: &str, settings: &DiscoverySettings) -
         "resource": management_api_resource(issuer),
         "authorization_servers": [issuer],
         "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
-        "scopes_supported": MANAGEMENT_SCOPES,
+        "scopes_supported": svc_domain::MANAGEMENT_API_SCOPES,
         "bearer_methods_supported": ["header"],
         "resource_signing_alg_values_supported": algs,
         "resource_name": "svc tenant management API",

@@ -1,5 +1,5 @@
-//! `[auth]`, `[jwt]`, `[oidc]` and `[passkey]`: password hashing and abuse limits, token
-//! lifetimes and signing, the issuer, and WebAuthn relying-party settings.
+//! `[auth]`, `[jwt]` and `[oidc]`: password hashing and abuse limits, token lifetimes and
+//! signing, and the issuer.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -73,14 +73,12 @@ pub struct JwtConfig {
     pub default_algorithm: JwtAlgorithm,
     /// Access-token lifetime for people, in seconds. Default: 900. Allowed range: 60..=86400.
     pub access_token_lifetime_human_secs: u32,
-    /// Access-token lifetime for agents, in seconds. Default: 300. Allowed range: 60..=86400.
+    /// Access-token lifetime for machines (agent and system subjects, such as client_credentials
+    /// tokens), in seconds. Default: 300. Allowed range: 60..=86400.
     pub access_token_lifetime_agent_secs: u32,
     /// Refresh-token lifetime for people, in seconds; at least the human access lifetime.
     /// Default: 604800. Allowed range: 3600..=7776000.
     pub refresh_token_lifetime_human_secs: u32,
-    /// Refresh-token lifetime for agents, in seconds; at least the agent access lifetime.
-    /// Default: 86400. Allowed range: 3600..=7776000.
-    pub refresh_token_lifetime_agent_secs: u32,
     /// Idle limit of a person's refresh token, in seconds: a token unused this long is dead even
     /// while its family's absolute lifetime (`refresh_token_lifetime_human_secs`) runs; each
     /// rotation starts the idle period again. Default: 604800. Allowed range: 3600..=7776000.
@@ -98,7 +96,6 @@ impl Default for JwtConfig {
             access_token_lifetime_human_secs: 900,
             access_token_lifetime_agent_secs: 300,
             refresh_token_lifetime_human_secs: 604_800,
-            refresh_token_lifetime_agent_secs: 86_400,
             refresh_token_idle_secs: 604_800,
             id_token_lifetime_secs: 300,
             key_rotation_days: 30,
@@ -132,19 +129,4 @@ impl Default for OidcConfig {
             client_cache_secs: 5,
         }
     }
-}
-
-/// WebAuthn relying party. The origins must match the browser origins users visit.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct PasskeyConfig {
-    /// Relying-party id: a registrable domain such as "example.com". No default.
-    #[schemars(example = &"example.com")]
-    pub rp_id: Option<String>,
-    /// Name shown by authenticators. No default.
-    #[schemars(example = &"Example Inc.")]
-    pub rp_name: Option<String>,
-    /// Origins (absolute URLs) allowed to use passkeys, e.g. `["https://id.example.com"]`.
-    /// Default: [].
-    pub origins: Vec<String>,
 }

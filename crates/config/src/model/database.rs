@@ -37,10 +37,6 @@ pub struct DatabaseConfig {
     /// Shortcut: `MIGRATION_DATABASE_URL`. No default.
     #[schemars(example = &"postgres://svc_owner:password@db.internal:5432/svc?sslmode=require")]
     pub migration_url: Option<DatabaseUrl>,
-    /// URL for maintenance jobs; falls back to `migration_url`, then the runtime URL. Shortcut:
-    /// `MAINTENANCE_DATABASE_URL`. No default.
-    #[schemars(example = &"postgres://svc_maint:password@db.internal:5432/svc?sslmode=require")]
-    pub maintenance_url: Option<DatabaseUrl>,
     /// Pool size per process (per plane pool). Default: 10. Allowed range: 1..=1000.
     pub max_connections: u32,
     /// Connections kept open even when idle; at most `max_connections`. Default: 0. Allowed
@@ -65,7 +61,8 @@ pub struct DatabaseConfig {
     /// PostgreSQL `idle_in_transaction_session_timeout` in seconds; 0 means none. Default: 60.
     /// Allowed range: 0..=86400.
     pub idle_in_transaction_timeout_secs: u32,
-    /// `statement_timeout` in seconds for maintenance connections; 0 means none. Default: 0.
+    /// `statement_timeout` in seconds for the connections of `svc-runtime --migrate-only` (a
+    /// migration may run longer than any request); 0 means none. Default: 0.
     /// Allowed range: 0..=86400.
     pub maintenance_statement_timeout_secs: u32,
     /// Require TLS to PostgreSQL. Production needs this or an explicit `sslmode=` in every URL;
@@ -88,7 +85,6 @@ impl Default for DatabaseConfig {
             control_url: None,
             async_url: None,
             migration_url: None,
-            maintenance_url: None,
             max_connections: 10,
             min_connections: 0,
             connect_timeout_secs: 5,
@@ -118,7 +114,6 @@ impl DatabaseConfig {
             ("database.control_url", &self.control_url),
             ("database.async_url", &self.async_url),
             ("database.migration_url", &self.migration_url),
-            ("database.maintenance_url", &self.maintenance_url),
         ]
         .into_iter()
         .filter_map(|(key, url)| url.as_ref().map(|url| (key, url)))

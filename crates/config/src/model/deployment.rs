@@ -1,12 +1,10 @@
-//! `[deployment]`, `[redis]` and `[memcached]`: how the process is split into planes and which
-//! coordination backend instances share.
+//! `[deployment]`: how the process is split into planes and how the planes find their
+//! databases.
 
 use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use crate::secret::SecretUrl;
 
 /// The part of the service this process runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -14,7 +12,7 @@ use crate::secret::SecretUrl;
 pub enum RuntimePlane {
     /// Authentication, OAuth/OIDC protocol endpoints, sessions and hosted login.
     Auth,
-    /// Management APIs, admin routes, SCIM and OpenAPI when enabled.
+    /// Management APIs: the operator's control plane and each tenant's management API.
     Control,
     /// Background workers: webhook delivery, event processing, janitor jobs.
     Async,
@@ -59,19 +57,6 @@ impl fmt::Display for RuntimePlane {
     }
 }
 
-/// Where instances coordinate shared short-lived state (rate-limit counters, caches).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CoordinationBackend {
-    /// The runtime database (no extra service).
-    #[default]
-    Postgres,
-    /// Redis at `[redis].url`.
-    Redis,
-    /// Memcached at `[memcached].address`.
-    Memcached,
-}
-
 /// Whether the planes share one database or each has its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -92,13 +77,9 @@ pub struct DeploymentConfig {
     /// a process started without `SVC_RUNTIME_PLANE` refuses to start instead of serving
     /// everything. Default: true.
     pub allow_all_in_one_runtime_plane: bool,
-    /// Run background tasks (janitors, key rotation) in this process. Default: true.
+    /// Run the async plane's workers (key rotation, the janitor, webhook relay and delivery) in
+    /// this process when it serves the async plane. Default: true.
     pub background_tasks_enabled: bool,
-    /// Run the chain monitor inside this process instead of as a separate worker. Default: false.
-    pub embedded_chain_monitor: bool,
-    /// Coordination backend: "postgres", "redis" (needs `[redis].url`) or "memcached" (needs
-    /// `[memcached].address`). Default: "postgres".
-    pub coordination_backend: CoordinationBackend,
     /// Database topology: "shared" or "split_by_plane". Default: "shared".
     pub database_topology: DatabaseTopology,
     /// The plane this process runs: "auth", "control", "async" or "all". The environment
@@ -111,60 +92,8 @@ impl Default for DeploymentConfig {
         Self {
             allow_all_in_one_runtime_plane: true,
             background_tasks_enabled: true,
-            embedded_chain_monitor: false,
-            coordination_backend: CoordinationBackend::Postgres,
             database_topology: DatabaseTopology::Shared,
             runtime_plane: RuntimePlane::All,
-        }
-    }
-}
-
-/// Redis, used when `deployment.coordination_backend = "redis"`.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct RedisConfig {
-    /// Redis URL, e.g. "rediss://:password@cache.internal:6379/0". The password is redacted
-    /// whenever the configuration is printed. No default; required for the redis backend.
-    #[schemars(example = &"redis://127.0.0.1:6379/0")]
-    pub url: Option<SecretUrl>,
-    /// Connections in the pool. Default: 16. Allowed range: 1..=1024.
-    pub pool_size: u32,
-}
-
-impl Default for RedisConfig {
-    fn default() -> Self {
-        Self {
-            url: None,
-            pool_size: 16,
-        }
-    }
-}
-
-/// Memcached, used when `deployment.coordination_backend = "memcached"`.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct MemcachedConfig {
-    /// Server address as "host:port". No default; required for the memcached backend.
-    #[schemars(example = &"127.0.0.1:11211")]
-    pub address: Option<String>,
-    /// Connections in the pool. Default: 16. Allowed range: 1..=1024.
-    pub pool_size: u32,
-    /// Idle connections kept open; at most `pool_size`. Default: 4. Allowed range: 0..=1024.
-    pub max_idle: u32,
-    /// Seconds to wait for a connection. Default: 5. Allowed range: 1..=300.
-    pub connect_timeout_secs: u32,
-    /// Seconds to wait for one command. Default: 2. Allowed range: 1..=300.
-    pub command_timeout_secs: u32,
-}
-
-impl Default for MemcachedConfig {
-    fn default() -> Self {
-        Self {
-            address: None,
-            pool_size: 16,
-            max_idle: 4,
-            connect_timeout_secs: 5,
-            command_timeout_secs: 2,
         }
     }
 }

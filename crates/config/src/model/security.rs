@@ -1,5 +1,5 @@
-//! `[security]`, `[openapi]`, `[oauth_proxy]` and `[tenant]`: the production switch, development
-//! conveniences, and single-tenant mode.
+//! `[security]`, `[openapi]` and `[tenant]`: the production switch, the OpenAPI switch (only
+//! `false` is available in this version), and single-tenant mode.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -23,15 +23,8 @@ pub struct SecurityConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct OpenApiConfig {
-    /// Serve the OpenAPI document (must be false in production). Default: false.
-    pub enabled: bool,
-}
-
-/// The development OAuth proxy.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct OauthProxyConfig {
-    /// Turn the OAuth proxy on (development only; must be false in production). Default: false.
+    /// Serve the OpenAPI document (must be false in production). Not available in this
+    /// version: `true` is refused at load. Default: false.
     pub enabled: bool,
 }
 

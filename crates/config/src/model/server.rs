@@ -37,14 +37,6 @@ pub struct ServerConfig {
     /// single "default" tenant (development). No default.
     #[schemars(example = &"auth.example.com")]
     pub base_domain: Option<String>,
-    /// Origin (absolute URL) of the identity web app, e.g. `"https://id.example.com"`. No
-    /// default.
-    #[schemars(example = &"https://id.example.com")]
-    pub identity_app_origin: Option<String>,
-    /// Origin (absolute URL) of the dashboard web app, e.g.
-    /// `"https://dashboard.example.com"`. No default.
-    #[schemars(example = &"https://dashboard.example.com")]
-    pub dashboard_app_origin: Option<String>,
     /// Host names accepted in the `Host` header: exact names ("auth.example.com") or suffix
     /// patterns ("*.auth.example.com"); ports are ignored. Empty accepts any host (development
     /// only; required in production). Default: [].
@@ -59,7 +51,7 @@ pub struct ServerConfig {
     /// printed. No default.
     #[schemars(example = &"change-me")]
     pub metrics_bearer_token: Option<Secret>,
-    /// Per-client-IP request throttle in front of every endpoint.
+    /// Request throttle in front of the client-authenticated protocol endpoints.
     pub endpoint_throttle: EndpointThrottle,
     /// Seconds before an in-flight request is cut off; 0 disables the limit (not allowed in
     /// production). Default: 30. Allowed range: 0..=3600.
@@ -85,8 +77,6 @@ impl Default for ServerConfig {
             port: 8080,
             transport: Transport::PlainHttp,
             base_domain: None,
-            identity_app_origin: None,
-            dashboard_app_origin: None,
             allowed_hosts: Vec::new(),
             trusted_proxies: Vec::new(),
             direct_client_exposure: false,
@@ -118,17 +108,20 @@ pub struct TlsConfig {
     pub ca_pem_path: Option<PathBuf>,
 }
 
-/// Token-bucket throttle per client IP (the peer address, or the forwarded one from a trusted
-/// proxy).
+/// Token-bucket throttle of the client-authenticated protocol endpoints (`/oauth/token`,
+/// `/oauth/introspect`, `/oauth/revoke`), per client (as claimed by `client_id` or the Basic user
+/// name) and per client IP (the peer address, or the forwarded one from a trusted proxy), before
+/// any credential is checked.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct EndpointThrottle {
     /// Turn the throttle on. Default: false.
     pub enabled: bool,
-    /// Sustained requests per second per client IP. Default: 20. Allowed range: 1..=1000000.
+    /// Sustained requests per second, for each client and each client IP. Default: 20. Allowed
+    /// range: 1..=1000000.
     pub requests_per_second: u32,
-    /// Requests a client IP may burst above the sustained rate. Default: 40. Allowed range:
-    /// 1..=1000000.
+    /// Requests a client or client IP may burst above the sustained rate. Default: 40. Allowed
+    /// range: 1..=1000000.
     pub burst: u32,
 }
 

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use super::support::sources;
 use crate::keys::{self, Kind, Node};
+use crate::unavailable::{self, UNAVAILABLE};
 use crate::{example_toml, load};
 
 fn example_path() -> PathBuf {
@@ -46,17 +47,22 @@ fn example_documents_every_key() {
     fn walk(nodes: &[Node], prefix: &str, text: &str) {
         for node in nodes {
             let path = format!("{prefix}{}", node.name);
+            if unavailable::is_listed(&path) {
+                // Checked by `example_names_every_refused_section_and_key_in_its_header_only`.
+                continue;
+            }
             match &node.kind {
                 Kind::Section(children) => {
                     let header = format!("[{path}]\n");
+                    let all_listed = children
+                        .iter()
+                        .all(|c| unavailable::is_listed(&format!("{path}.{}", c.name)));
+                    if all_listed {
+                        assert!(!text.contains(&header), "{path} has no available key");
+                        continue;
+                    }
                     assert!(text.contains(&header), "no section header for {path}");
                     walk(children, &format!("{path}."), text);
-                }
-                Kind::Freeform | Kind::FreeformArray => {
-                    assert!(
-                        text.contains(&path),
-                        "named-only section {path} not mentioned"
-                    );
                 }
                 Kind::Leaf(_) => {
                     let key = format!("\n{} = ", node.name);
@@ -72,6 +78,25 @@ fn example_documents_every_key() {
         }
     }
     walk(&keys::key_tree(), "", &example_toml());
+}
+
+#[test]
+fn example_names_every_refused_section_and_key_in_its_header_only() {
+    let text = example_toml();
+    let header: String = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    for entry in UNAVAILABLE {
+        assert!(
+            header.contains(&entry.label()),
+            "{} missing from the header",
+            entry.key
+        );
+        let env = format!("SVC_{}", entry.key.replace('.', "__").to_uppercase());
+        assert!(!text.contains(&env), "{env} documented as a setting");
+    }
 }
 
 fn is_commented_setting(rest: &str) -> bool {

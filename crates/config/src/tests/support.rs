@@ -67,9 +67,6 @@ from = "no-reply@example.com"
 host = "smtp.example.com"
 username = "svc"
 
-[phone]
-provider = "disabled"
-
 [captcha]
 enabled = true
 

@@ -3,9 +3,7 @@
 
 use std::path::Path;
 
-use crate::model::{
-    Config, CoordinationBackend, DatabaseTopology, EmailProvider, RuntimePlane, Transport,
-};
+use crate::model::{Config, DatabaseTopology, EmailProvider, RuntimePlane, Transport};
 use crate::validate::Report;
 use crate::validate::hosts;
 
@@ -31,25 +29,15 @@ pub(super) fn public_indicators_need_production(config: &Config, report: &mut Re
             format!("server.base_domain = \"{domain}\" is a public domain"),
         ));
     }
-    let urls = [
-        ("oidc.issuer_url", &config.oidc.issuer_url),
-        (
-            "server.identity_app_origin",
-            &config.server.identity_app_origin,
-        ),
-        (
-            "server.dashboard_app_origin",
-            &config.server.dashboard_app_origin,
-        ),
-    ];
-    for (key, value) in urls {
-        if let Some(raw) = value
-            && let Ok(url) = hosts::parse_http_url(raw)
-            && let Some(host) = url.host_str()
-            && !hosts::is_local_host(host)
-        {
-            findings.push((key, format!("{key} = \"{raw}\" has the public host {host}")));
-        }
+    if let Some(raw) = &config.oidc.issuer_url
+        && let Ok(url) = hosts::parse_http_url(raw)
+        && let Some(host) = url.host_str()
+        && !hosts::is_local_host(host)
+    {
+        findings.push((
+            "oidc.issuer_url",
+            format!("oidc.issuer_url = \"{raw}\" has the public host {host}"),
+        ));
     }
     for (key, finding) in findings {
         if config.security.allow_public_without_production {
@@ -72,32 +60,23 @@ pub(super) fn public_indicators_need_production(config: &Config, report: &mut Re
     }
 }
 
-/// Spec "Limits": a refresh lifetime is at least the matching access lifetime.
+/// Spec "Limits": a refresh lifetime is at least the matching access lifetime. Only people
+/// receive refresh tokens in this version, so the human pair is the one to check.
 pub(super) fn jwt_refresh_covers_access(config: &Config, report: &mut Report) {
     let jwt = &config.jwt;
-    let pairs = [
-        (
-            "human",
-            jwt.refresh_token_lifetime_human_secs,
-            jwt.access_token_lifetime_human_secs,
-        ),
-        (
-            "agent",
-            jwt.refresh_token_lifetime_agent_secs,
-            jwt.access_token_lifetime_agent_secs,
-        ),
-    ];
-    for (who, refresh, access) in pairs {
-        if refresh < access {
-            let key = format!("jwt.refresh_token_lifetime_{who}_secs");
-            report.error(
-                &key,
-                format!(
-                    "{key} = {refresh} is shorter than jwt.access_token_lifetime_{who}_secs = \
-                     {access}: a refresh lifetime must be at least the matching access lifetime"
-                ),
-            );
-        }
+    let (refresh, access) = (
+        jwt.refresh_token_lifetime_human_secs,
+        jwt.access_token_lifetime_human_secs,
+    );
+    if refresh < access {
+        report.error(
+            "jwt.refresh_token_lifetime_human_secs",
+            format!(
+                "jwt.refresh_token_lifetime_human_secs = {refresh} is shorter than \
+                 jwt.access_token_lifetime_human_secs = {access}: a refresh lifetime must be at \
+                 least the matching access lifetime"
+            ),
+        );
     }
 }
 
@@ -135,20 +114,6 @@ pub(super) fn pool_min_within_max(config: &Config, report: &mut Report) {
                 ),
             );
         }
-    }
-}
-
-/// Memcached keeps no more idle connections than its pool holds.
-pub(super) fn memcached_idle_within_pool(config: &Config, report: &mut Report) {
-    let memcached = &config.memcached;
-    if memcached.max_idle > memcached.pool_size {
-        report.error(
-            "memcached.max_idle",
-            format!(
-                "memcached.max_idle = {} is greater than memcached.pool_size = {}: lower max_idle",
-                memcached.max_idle, memcached.pool_size
-            ),
-        );
     }
 }
 
@@ -222,24 +187,6 @@ fn readable_file(path: &Path) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// The chosen coordination backend has its address.
-pub(super) fn coordination_backend_configured(config: &Config, report: &mut Report) {
-    match config.deployment.coordination_backend {
-        CoordinationBackend::Postgres => {}
-        CoordinationBackend::Redis if config.redis.url.is_none() => report.error(
-            "redis.url",
-            "redis.url is required when deployment.coordination_backend = redis: set [redis].url \
-             or SVC_REDIS__URL",
-        ),
-        CoordinationBackend::Memcached if config.memcached.address.is_none() => report.error(
-            "memcached.address",
-            "memcached.address is required when deployment.coordination_backend = memcached: set \
-             [memcached].address or SVC_MEMCACHED__ADDRESS",
-        ),
-        CoordinationBackend::Redis | CoordinationBackend::Memcached => {}
-    }
-}
-
 /// With `require_ssl = true`, no URL may ask for a mode that allows plaintext.
 pub(super) fn database_sslmode_consistent(config: &Config, report: &mut Report) {
     if !config.database.require_ssl {
@@ -295,7 +242,7 @@ pub(super) fn tenant_slug_is_dns_label(config: &Config, report: &mut Report) {
     }
 }
 
-/// Every URL-valued key parses as an absolute http(s) URL; origins have no path.
+/// Every URL-valued key parses as an absolute http(s) URL.
 pub(super) fn urls_are_valid(config: &Config, report: &mut Report) {
     let mut bad = |key: &str, raw: &str, problem: String, example: &str| {
         report.error(
@@ -313,28 +260,6 @@ pub(super) fn urls_are_valid(config: &Config, report: &mut Report) {
             ),
             Ok(_) => {}
             Err(problem) => bad("oidc.issuer_url", raw, problem, "https://auth.example.com"),
-        }
-    }
-    let origins = [
-        (
-            "server.identity_app_origin",
-            &config.server.identity_app_origin,
-        ),
-        (
-            "server.dashboard_app_origin",
-            &config.server.dashboard_app_origin,
-        ),
-    ];
-    for (key, value) in origins {
-        if let Some(raw) = value
-            && let Err(problem) = hosts::parse_origin(raw)
-        {
-            bad(key, raw, problem, "https://app.example.com");
-        }
-    }
-    for raw in &config.passkey.origins {
-        if let Err(problem) = hosts::parse_origin(raw) {
-            bad("passkey.origins", raw, problem, "https://id.example.com");
         }
     }
     if let Some(raw) = &config.server.error_type_base
@@ -390,17 +315,6 @@ pub(super) fn host_names_are_valid(config: &Config, report: &mut Report) {
                 ),
             );
         }
-    }
-    if let Some(rp_id) = &config.passkey.rp_id
-        && !hosts::is_host_name(rp_id)
-    {
-        report.error(
-            "passkey.rp_id",
-            format!(
-                "passkey.rp_id = \"{rp_id}\" is not a host name: write the registrable domain, \
-                 e.g. example.com"
-            ),
-        );
     }
 }
 

@@ -1,5 +1,5 @@
 //! Host-name and URL predicates shared by the validation rules: what counts as local, what is a
-//! valid host name, DNS label or origin.
+//! valid host name, DNS label or http(s) URL.
 
 use std::net::IpAddr;
 
@@ -89,15 +89,6 @@ pub(crate) fn parse_http_url(raw: &str) -> Result<url::Url, String> {
     Ok(url)
 }
 
-/// Parses an origin: an absolute `http`/`https` URL without path, query or fragment.
-pub(crate) fn parse_origin(raw: &str) -> Result<url::Url, String> {
-    let url = parse_http_url(raw)?;
-    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
-        return Err("an origin has no path, query or fragment".to_owned());
-    }
-    Ok(url)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,11 +169,9 @@ mod tests {
     }
 
     #[test]
-    fn urls_and_origins() {
+    fn urls() {
         assert!(parse_http_url("https://auth.example.com/tenant").is_ok());
         assert!(parse_http_url("ftp://x.example").is_err());
         assert!(parse_http_url("auth.example.com").is_err());
-        assert!(parse_origin("https://id.example.com").is_ok());
-        assert!(parse_origin("https://id.example.com/app").is_err());
     }
 }

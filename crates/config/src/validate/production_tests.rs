@@ -215,18 +215,6 @@ fn openapi_must_be_off() {
 }
 
 #[test]
-fn oauth_proxy_must_be_off() {
-    let mut broken = production();
-    broken.oauth_proxy.enabled = true;
-    check(
-        production_oauth_proxy_disabled,
-        &broken,
-        &production(),
-        "oauth_proxy.enabled must be false",
-    );
-}
-
-#[test]
 fn webhook_ports_must_be_standard() {
     let mut broken = production();
     broken.security.webhook_allow_non_standard_ports = true;
@@ -307,7 +295,6 @@ fn abuse_controls_apply_to_the_auth_plane_only() {
 fn delivery_providers_must_be_real() {
     let mut fixed = production();
     fixed.email.provider = EmailProvider::Smtp;
-    fixed.phone.provider = PhoneProvider::Disabled;
     let mut broken = fixed.clone();
     broken.email.provider = EmailProvider::Log;
     check(
@@ -315,14 +302,6 @@ fn delivery_providers_must_be_real() {
         &broken,
         &fixed,
         "email.provider = log",
-    );
-    let mut broken = fixed.clone();
-    broken.phone.provider = PhoneProvider::Log;
-    check(
-        production_delivery_providers_real,
-        &broken,
-        &fixed,
-        "phone.provider = log",
     );
     let mut broken = fixed.clone();
     broken.email.smtp.starttls = false;
@@ -398,7 +377,6 @@ fn a_complete_production_configuration_passes_every_production_rule() {
         production_database_tls_assured,
         production_issuer_is_https,
         production_openapi_disabled,
-        production_oauth_proxy_disabled,
         production_webhook_ports_standard,
         production_captcha_enforced,
         production_hibp_enforced,

@@ -38,12 +38,6 @@ pub(crate) const BOUNDS: &[Bound] = &[
         7_776_000,
     ),
     bound(
-        "jwt.refresh_token_lifetime_agent_secs",
-        |c| Some(c.jwt.refresh_token_lifetime_agent_secs.into()),
-        3_600,
-        7_776_000,
-    ),
-    bound(
         "jwt.refresh_token_idle_secs",
         |c| Some(c.jwt.refresh_token_idle_secs.into()),
         3_600,
@@ -256,37 +250,7 @@ pub(crate) const BOUNDS: &[Bound] = &[
         0,
         1_000,
     ),
-    // Coordination backends and delivery.
-    bound(
-        "redis.pool_size",
-        |c| Some(c.redis.pool_size.into()),
-        1,
-        1_024,
-    ),
-    bound(
-        "memcached.pool_size",
-        |c| Some(c.memcached.pool_size.into()),
-        1,
-        1_024,
-    ),
-    bound(
-        "memcached.max_idle",
-        |c| Some(c.memcached.max_idle.into()),
-        0,
-        1_024,
-    ),
-    bound(
-        "memcached.connect_timeout_secs",
-        |c| Some(c.memcached.connect_timeout_secs.into()),
-        1,
-        300,
-    ),
-    bound(
-        "memcached.command_timeout_secs",
-        |c| Some(c.memcached.command_timeout_secs.into()),
-        1,
-        300,
-    ),
+    // Delivery.
     bound(
         "email.smtp.port",
         |c| Some(c.email.smtp.port.into()),

@@ -12,25 +12,8 @@ use time::OffsetDateTime;
 /// Name given to every tenant's management application.
 pub const MANAGEMENT_APPLICATION_NAME: &str = "Management API";
 
-/// Every scope of the tenant management API (`<resource>:<action>`; `*:write` implies nothing
-/// about `*:read`).
-pub const MANAGEMENT_SCOPES: [&str; 15] = [
-    "applications:read",
-    "applications:write",
-    "users:read",
-    "users:write",
-    "organizations:read",
-    "organizations:write",
-    "policies:read",
-    "policies:write",
-    "agents:read",
-    "agents:write",
-    "audit:read",
-    "webhooks:read",
-    "webhooks:write",
-    "billing:read",
-    "billing:write",
-];
+/// The scopes of every tenant's management application: the ones a served route requires.
+pub const MANAGEMENT_SCOPES: [&str; 7] = svc_domain::MANAGEMENT_API_SCOPES;
 
 /// The management application of `tenant` and its freshly generated secret.
 pub(crate) fn management_application(

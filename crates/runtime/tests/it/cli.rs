@@ -34,7 +34,6 @@ async fn production_without_configuration_lists_every_unmet_rule_at_once() {
         "hibp.enabled",
         "oidc.issuer_url",
         "email.provider",
-        "phone.provider",
     ] {
         assert!(
             exit.stderr.contains(rule),
@@ -298,7 +297,6 @@ fn production_env(
         ("SVC_EMAIL__PROVIDER", "smtp".to_owned()),
         ("SVC_EMAIL__SMTP__HOST", "smtp.localhost".to_owned()),
         ("SVC_EMAIL__FROM", "no-reply@localhost".to_owned()),
-        ("SVC_PHONE__PROVIDER", "disabled".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))

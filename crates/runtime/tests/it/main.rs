@@ -2,6 +2,7 @@
 //! a fresh PostgreSQL database. One binary, one module per surface.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod advertised;
 mod cli;
 mod common;
 mod discovery;
@@ -14,6 +15,7 @@ mod planes;
 mod postgres_outage;
 mod tenant_users;
 mod tls;
+mod unavailable;
 mod webhooks;
 
 /// Path of the binary under test.
