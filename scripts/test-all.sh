@@ -5,7 +5,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-step() { echo; echo "==> $* (+$(( $(date +%s) - start ))s)"; }
+# Each stage's name and start time, for the per-stage table printed at the end (also on failure).
+stage_names=()
+stage_starts=()
+step() {
+  stage_names+=("$*")
+  stage_starts+=("$(date +%s)")
+  echo; echo "==> $* (+$(( $(date +%s) - start ))s)"
+}
+timings() {
+  local end i next
+  end=$(date +%s)
+  echo
+  echo "==> time per stage"
+  for i in "${!stage_names[@]}"; do
+    next=${stage_starts[$((i + 1))]:-$end}
+    printf '%6ss  %s\n' "$(( next - stage_starts[i] ))" "${stage_names[$i]}"
+  done
+  printf '%6ss  total\n' "$(( end - start ))"
+}
+trap timings EXIT
 
 step "services"
 bash scripts/services.sh
