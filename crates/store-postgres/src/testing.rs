@@ -155,3 +155,12 @@ fn random_hex() -> Result<String, StoreError> {
         .map_err(|e| config_error(format!("no randomness for a test database name: {e}")))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
+
+/// Applies the embedded migrations up to and including `version` only, so a test can seed data
+/// in an older schema and then check what the later migrations do to it.
+pub async fn migrate_to(store: &PgStore, version: i64) -> Result<(), StoreError> {
+    crate::migrations::MIGRATOR
+        .run_to(version, store.pool())
+        .await
+        .map_err(crate::error::map_migrate_err)
+}

@@ -853,3 +853,15 @@ async fn migrated_store_on(store: &PgStore) -> PgStore {
         .await
         .expect("second pool")
 }
+
+/// The management-scope migration on data written by the schema before it.
+#[tokio::test]
+async fn the_management_scope_migration_keeps_only_served_scopes() {
+    let store = fresh_store(&test_settings()).await.expect("store");
+    svc_store_postgres::testing::migrate_to(&store, 20261122000005)
+        .await
+        .expect("migrate to the version before");
+    let store: Arc<dyn Store> = Arc::new(store);
+    svc_store::conformance::management_scopes_shrink_to_the_served_ones(store.clone()).await;
+    store.close().await;
+}

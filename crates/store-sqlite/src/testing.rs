@@ -34,3 +34,12 @@ pub async fn temp_store_unmigrated(settings: &PoolSettings) -> Result<SqliteStor
     store.temp_dir = Some(dir);
     Ok(store)
 }
+
+/// Applies the embedded migrations up to and including `version` only, so a test can seed data
+/// in an older schema and then check what the later migrations do to it.
+pub async fn migrate_to(store: &SqliteStore, version: i64) -> Result<(), StoreError> {
+    crate::migrations::MIGRATOR
+        .run_to(version, store.pool())
+        .await
+        .map_err(crate::error::map_migrate_err)
+}

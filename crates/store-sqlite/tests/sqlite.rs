@@ -785,3 +785,17 @@ async fn the_identity_migration_gives_existing_tenants_random_secrets() {
     assert_eq!(uris, "[]");
     store.close().await;
 }
+
+/// The management-scope migration on data written by the schema before it.
+#[tokio::test]
+async fn the_management_scope_migration_keeps_only_served_scopes() {
+    let store = temp_store_unmigrated(&test_settings())
+        .await
+        .expect("store");
+    svc_store_sqlite::testing::migrate_to(&store, 20261122000005)
+        .await
+        .expect("migrate to the version before");
+    let store: Arc<dyn Store> = Arc::new(store);
+    svc_store::conformance::management_scopes_shrink_to_the_served_ones(store.clone()).await;
+    store.close().await;
+}
