@@ -11,7 +11,10 @@ use sqlx::error::BoxDynError;
 use sqlx::postgres::types::Oid;
 use sqlx::postgres::{PgArgumentBuffer, PgArguments, PgRow, PgTypeInfo, PgValueFormat, PgValueRef};
 use sqlx::query::Query;
-use sqlx::{AssertSqlSafe, Decode, Encode, PgConnection, Postgres, Row as _, Type, TypeInfo as _};
+use sqlx::{
+    AssertSqlSafe, Column as _, Decode, Encode, PgConnection, Postgres, Row as _, Type,
+    TypeInfo as _,
+};
 use std::future::Future;
 use svc_store::StoreError;
 use svc_store_sql::{Arg, Dialect, Kind, Stmt};
@@ -130,14 +133,16 @@ impl Dialect for PgDialect {
     }
 
     fn int(row: &PgRow, column: &str) -> Result<Option<i64>, sqlx::Error> {
-        // Counters are bigint; a few small columns (an HTTP status) are integer.
-        match row.try_get::<Option<i64>, _>(column) {
-            Err(sqlx::Error::ColumnDecode { .. }) => {
-                let int: Option<i32> = row.try_get(column)?;
-                Ok(int.map(i64::from))
-            }
-            other => other,
+        // Counters are bigint; a few small columns (an HTTP status) are integer: read by the
+        // column's own type, so neither is decoded twice.
+        let int4 = row
+            .try_column(column)
+            .is_ok_and(|c| c.type_info().name() == "INT4");
+        if int4 {
+            let int: Option<i32> = row.try_get(column)?;
+            return Ok(int.map(i64::from));
         }
+        row.try_get(column)
     }
 
     fn boolean(row: &PgRow, column: &str) -> Result<Option<bool>, sqlx::Error> {

@@ -65,12 +65,11 @@ impl<D: Dialect> ApplicationReads for SqlTx<D> {
         tenant: &TenantId,
         id: &ClientId,
     ) -> Result<Option<Application>, StoreError> {
-        let row = Stmt::new(SELECT_ONE)
+        Stmt::new(SELECT_ONE)
             .bind(tenant.as_str())
             .bind(id.as_str())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     async fn list_applications(
@@ -169,11 +168,10 @@ impl<D: Dialect> OperatorTokenReads for SqlTx<D> {
         &mut self,
         hash: &SecretHash,
     ) -> Result<Option<OperatorToken>, StoreError> {
-        let row = Stmt::new(TOKEN_BY_HASH)
+        Stmt::new(TOKEN_BY_HASH)
             .bind(hash.as_bytes().as_slice())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode_token::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode_token::<D>)
+            .await
     }
 }
 

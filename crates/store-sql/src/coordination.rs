@@ -78,13 +78,12 @@ impl<D: Dialect> CoordinationWrites for SqlTx<D> {
         key: &str,
         now: OffsetDateTime,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        let row = Stmt::new(SELECT_LIVE.pick::<D>())
+        Stmt::new(SELECT_LIVE.pick::<D>())
             .bind(scope)
             .bind(key)
             .bind_instant(now)
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     /// Inserts `record`, or replaces a row of the same key that has expired at

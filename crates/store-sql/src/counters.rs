@@ -65,12 +65,11 @@ impl<D: Dialect> CounterWrites for SqlTx<D> {
         key: &str,
         now: OffsetDateTime,
     ) -> Result<Option<CounterState>, StoreError> {
-        let row = Stmt::new(SELECT_LIVE.pick::<D>())
+        Stmt::new(SELECT_LIVE.pick::<D>())
             .bind(key)
             .bind_instant(now)
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     async fn clear_counter(&mut self, key: &str) -> Result<(), StoreError> {

@@ -140,4 +140,26 @@ impl<'a> Stmt<'a> {
     ) -> Result<Vec<Row<D>>, StoreError> {
         D::fetch_all(conn, self).await
     }
+
+    /// Runs the statement on `conn` and decodes its first row, if any, with `decode`.
+    pub async fn fetch_optional_with<D: Dialect, T>(
+        self,
+        conn: &'a mut Conn<D>,
+        decode: impl Fn(&Row<D>) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        D::fetch_optional(conn, self)
+            .await?
+            .as_ref()
+            .map(decode)
+            .transpose()
+    }
+
+    /// Runs the statement on `conn` and decodes every row with `decode`.
+    pub async fn fetch_all_with<D: Dialect, T>(
+        self,
+        conn: &'a mut Conn<D>,
+        decode: impl Fn(&Row<D>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        D::fetch_all(conn, self).await?.iter().map(decode).collect()
+    }
 }

@@ -156,13 +156,12 @@ impl<D: Dialect> GrantReads for SqlTx<D> {
         id: &InteractionId,
         now: OffsetDateTime,
     ) -> Result<Option<Interaction>, StoreError> {
-        let row = Stmt::new(SELECT_INTERACTION.pick::<D>())
+        Stmt::new(SELECT_INTERACTION.pick::<D>())
             .bind(tenant.as_str())
             .bind(id.as_str())
             .bind_instant(now)
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode_interaction::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode_interaction::<D>)
+            .await
     }
 
     async fn consent(
@@ -171,13 +170,12 @@ impl<D: Dialect> GrantReads for SqlTx<D> {
         user: &UserId,
         client: &ClientId,
     ) -> Result<Option<Consent>, StoreError> {
-        let row = Stmt::new(SELECT_CONSENT)
+        Stmt::new(SELECT_CONSENT)
             .bind(tenant.as_str())
             .bind(user.as_str())
             .bind(client.as_str())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode_consent::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode_consent::<D>)
+            .await
     }
 
     async fn consent_by_subject(
@@ -186,13 +184,12 @@ impl<D: Dialect> GrantReads for SqlTx<D> {
         client: &ClientId,
         subject: &str,
     ) -> Result<Option<Consent>, StoreError> {
-        let row = Stmt::new(SELECT_CONSENT_BY_SUBJECT)
+        Stmt::new(SELECT_CONSENT_BY_SUBJECT)
             .bind(tenant.as_str())
             .bind(client.as_str())
             .bind(subject)
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode_consent::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode_consent::<D>)
+            .await
     }
 
     async fn refresh_token(

@@ -83,12 +83,11 @@ pub(crate) async fn token<D: Dialect>(
     tenant: &TenantId,
     hash: &SecretHash,
 ) -> Result<Option<(RefreshToken, RefreshFamily)>, StoreError> {
-    let row = Stmt::new(SELECT_TOKEN_AND_FAMILY)
+    Stmt::new(SELECT_TOKEN_AND_FAMILY)
         .bind(tenant.as_str())
         .bind(hash.as_bytes())
-        .fetch_optional::<D>(conn)
-        .await?;
-    row.as_ref().map(decode_token_and_family::<D>).transpose()
+        .fetch_optional_with::<D, _>(conn, decode_token_and_family::<D>)
+        .await
 }
 
 pub(crate) async fn insert_family<D: Dialect>(

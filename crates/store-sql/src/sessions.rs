@@ -68,12 +68,11 @@ impl<D: Dialect> SessionReads for SqlTx<D> {
         tenant: &TenantId,
         secret: &SecretHash,
     ) -> Result<Option<Session>, StoreError> {
-        let row = Stmt::new(SELECT_BY_SECRET)
+        Stmt::new(SELECT_BY_SECRET)
             .bind(tenant.as_str())
             .bind(secret.as_bytes())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     async fn session(
@@ -81,12 +80,11 @@ impl<D: Dialect> SessionReads for SqlTx<D> {
         tenant: &TenantId,
         id: &SessionId,
     ) -> Result<Option<Session>, StoreError> {
-        let row = Stmt::new(SELECT_BY_ID)
+        Stmt::new(SELECT_BY_ID)
             .bind(tenant.as_str())
             .bind(id.as_str())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     /// Newest first (see the module documentation).

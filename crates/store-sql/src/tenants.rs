@@ -35,19 +35,17 @@ const DELETE: &str = "DELETE FROM tenants WHERE id = $1";
 #[async_trait]
 impl<D: Dialect> TenantReads for SqlTx<D> {
     async fn tenant_by_id(&mut self, id: &TenantId) -> Result<Option<Tenant>, StoreError> {
-        let row = Stmt::new(SELECT_BY_ID)
+        Stmt::new(SELECT_BY_ID)
             .bind(id.as_str())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     async fn tenant_by_slug(&mut self, slug: &TenantSlug) -> Result<Option<Tenant>, StoreError> {
-        let row = Stmt::new(SELECT_BY_SLUG)
+        Stmt::new(SELECT_BY_SLUG)
             .bind(slug.as_str())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     async fn list_tenants(

@@ -73,12 +73,11 @@ const INVALIDATE_TOKENS: &str = "UPDATE user_tokens SET used_at = $4 \
 #[async_trait]
 impl<D: Dialect> UserReads for SqlTx<D> {
     async fn user(&mut self, tenant: &TenantId, id: &UserId) -> Result<Option<User>, StoreError> {
-        let row = Stmt::new(SELECT_BY_ID)
+        Stmt::new(SELECT_BY_ID)
             .bind(tenant.as_str())
             .bind(id.as_str())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     async fn user_by_email(
@@ -86,12 +85,11 @@ impl<D: Dialect> UserReads for SqlTx<D> {
         tenant: &TenantId,
         email: &Email,
     ) -> Result<Option<User>, StoreError> {
-        let row = Stmt::new(SELECT_BY_EMAIL)
+        Stmt::new(SELECT_BY_EMAIL)
             .bind(tenant.as_str())
             .bind(email.as_str())
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 
     /// Assembled from the filters present, each value bound, so every shape is a range scan of
@@ -192,15 +190,14 @@ impl<D: Dialect> UserTokenWrites for SqlTx<D> {
         purpose: UserTokenPurpose,
         now: OffsetDateTime,
     ) -> Result<Option<UserToken>, StoreError> {
-        let row = Stmt::new(CONSUME_TOKEN.pick::<D>())
+        Stmt::new(CONSUME_TOKEN.pick::<D>())
             .bind(tenant.as_str())
             .bind(hash.as_bytes())
             .bind(purpose.as_str())
             .bind(now)
             .bind_instant(now)
-            .fetch_optional::<D>(self.conn())
-            .await?;
-        row.as_ref().map(decode_token::<D>).transpose()
+            .fetch_optional_with::<D, _>(self.conn(), decode_token::<D>)
+            .await
     }
 
     async fn invalidate_user_tokens(

@@ -89,13 +89,12 @@ pub(super) async fn by_id<D: Dialect>(
     webhook: &WebhookId,
     id: &DeliveryId,
 ) -> Result<Option<Delivery>, StoreError> {
-    let row = Stmt::new(SELECT_BY_ID)
+    Stmt::new(SELECT_BY_ID)
         .bind(tenant.as_str())
         .bind(webhook.as_str())
         .bind(id.as_str())
-        .fetch_optional::<D>(conn)
-        .await?;
-    row.as_ref().map(decode::<D>).transpose()
+        .fetch_optional_with::<D, _>(conn, decode::<D>)
+        .await
 }
 
 pub(super) async fn list<D: Dialect>(
@@ -106,15 +105,14 @@ pub(super) async fn list<D: Dialect>(
     before: Option<&DeliveryId>,
     limit: u32,
 ) -> Result<Vec<Delivery>, StoreError> {
-    let rows = Stmt::new(LIST)
+    Stmt::new(LIST)
         .bind(tenant.as_str())
         .bind(webhook.as_str())
         .bind(before.map_or("~", DeliveryId::as_str))
         .bind(filter.status.map(DeliveryStatus::as_str))
         .bind(i64::from(limit))
-        .fetch_all::<D>(conn)
-        .await?;
-    rows.iter().map(decode::<D>).collect()
+        .fetch_all_with::<D, _>(conn, decode::<D>)
+        .await
 }
 
 pub(super) async fn attempts<D: Dialect>(
@@ -122,12 +120,11 @@ pub(super) async fn attempts<D: Dialect>(
     tenant: &TenantId,
     id: &DeliveryId,
 ) -> Result<Vec<DeliveryAttempt>, StoreError> {
-    let rows = Stmt::new(ATTEMPTS)
+    Stmt::new(ATTEMPTS)
         .bind(tenant.as_str())
         .bind(id.as_str())
-        .fetch_all::<D>(conn)
-        .await?;
-    rows.iter().map(decode_attempt::<D>).collect()
+        .fetch_all_with::<D, _>(conn, decode_attempt::<D>)
+        .await
 }
 
 pub(super) async fn finish_attempt<D: Dialect>(

@@ -62,11 +62,10 @@ pub(super) async fn unrelayed<D: Dialect>(
     conn: &mut Conn<D>,
     limit: u32,
 ) -> Result<Vec<UnrelayedEvent>, StoreError> {
-    let rows = Stmt::new(UNRELAYED.pick::<D>())
+    Stmt::new(UNRELAYED.pick::<D>())
         .bind(i64::from(limit))
-        .fetch_all::<D>(conn)
-        .await?;
-    rows.iter().map(decode::<D>).collect()
+        .fetch_all_with::<D, _>(conn, decode::<D>)
+        .await
 }
 
 pub(super) async fn list<D: Dialect>(

@@ -28,12 +28,11 @@ pub(super) async fn by_id<D: Dialect>(
     tenant: &TenantId,
     id: &WebhookId,
 ) -> Result<Option<Subscription>, StoreError> {
-    let row = Stmt::new(SELECT_BY_ID)
+    Stmt::new(SELECT_BY_ID)
         .bind(tenant.as_str())
         .bind(id.as_str())
-        .fetch_optional::<D>(conn)
-        .await?;
-    row.as_ref().map(|r| decode::<D>(r, "")).transpose()
+        .fetch_optional_with::<D, _>(conn, |r| decode::<D>(r, ""))
+        .await
 }
 
 pub(super) async fn list<D: Dialect>(
@@ -42,24 +41,22 @@ pub(super) async fn list<D: Dialect>(
     after: Option<&WebhookId>,
     limit: u32,
 ) -> Result<Vec<Subscription>, StoreError> {
-    let rows = Stmt::new(LIST)
+    Stmt::new(LIST)
         .bind(tenant.as_str())
         .bind(after.map_or("", WebhookId::as_str))
         .bind(i64::from(limit))
-        .fetch_all::<D>(conn)
-        .await?;
-    rows.iter().map(|r| decode::<D>(r, "")).collect()
+        .fetch_all_with::<D, _>(conn, |r| decode::<D>(r, ""))
+        .await
 }
 
 pub(super) async fn active<D: Dialect>(
     conn: &mut Conn<D>,
     tenant: &TenantId,
 ) -> Result<Vec<Subscription>, StoreError> {
-    let rows = Stmt::new(ACTIVE)
+    Stmt::new(ACTIVE)
         .bind(tenant.as_str())
-        .fetch_all::<D>(conn)
-        .await?;
-    rows.iter().map(|r| decode::<D>(r, "")).collect()
+        .fetch_all_with::<D, _>(conn, |r| decode::<D>(r, ""))
+        .await
 }
 
 pub(super) async fn count<D: Dialect>(
