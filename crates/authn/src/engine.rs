@@ -51,6 +51,8 @@ pub struct Authn {
     pub(crate) passwords: Passwords,
     pub(crate) outbox: Outbox,
     pub(crate) settings: AuthnSettings,
+    /// The CAPTCHA, when the deployment has one ([`Authn::with_captcha`]).
+    pub(crate) captcha: Option<crate::captcha::Captcha>,
 }
 
 impl fmt::Debug for Authn {
@@ -59,6 +61,7 @@ impl fmt::Debug for Authn {
             .field("store", &self.store.backend())
             .field("passwords", &self.passwords)
             .field("settings", &self.settings)
+            .field("captcha", &self.captcha)
             .finish_non_exhaustive()
     }
 }
@@ -82,6 +85,7 @@ impl Authn {
             passwords,
             outbox: Outbox::new(mailer),
             settings,
+            captcha: None,
         }
     }
 
@@ -277,6 +281,12 @@ pub(crate) mod keys {
             "signin:lock:{tenant}:{}",
             hex(&SecretHash::of(email.as_str()))
         )
+    }
+
+    /// Failed sign-ins from one address (counted only with a CAPTCHA, which asks after
+    /// enough of them).
+    pub(crate) fn signin_ip_failures(tenant: &TenantId, client: &ClientInfo) -> Option<String> {
+        client.ip.map(|ip| format!("signin:ipfail:{tenant}:{ip}"))
     }
 
     /// Password checks from one address.

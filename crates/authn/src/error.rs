@@ -39,6 +39,17 @@ pub enum AuthnError {
     /// The breached-password check is unavailable and the deployment fails closed.
     #[error("passwords cannot be checked right now; try again later")]
     BreachCheckUnavailable,
+    /// The form needs a solved CAPTCHA and carries none.
+    #[error("complete the captcha to continue")]
+    CaptchaRequired,
+    /// The CAPTCHA token was refused: forged, expired, used before, for another site or
+    /// action, or scored too low (one answer for all).
+    #[error("the captcha could not be verified; try again")]
+    CaptchaFailed,
+    /// The CAPTCHA provider cannot be reached and the deployment fails closed; the text is
+    /// for logs.
+    #[error("the captcha cannot be checked right now; try again later ({0})")]
+    CaptchaUnavailable(String),
     /// The link is unknown, used, expired or for something else (one answer for all).
     #[error("this link is not valid; it may have expired or been used already")]
     InvalidLink,
@@ -62,5 +73,15 @@ impl From<svc_domain::HasherError> for AuthnError {
 impl From<svc_domain::PasswordError> for AuthnError {
     fn from(e: svc_domain::PasswordError) -> Self {
         Self::WeakPassword(e.to_string())
+    }
+}
+
+impl AuthnError {
+    /// Whether this is a CAPTCHA refusal (required, failed or unavailable).
+    pub fn is_captcha(&self) -> bool {
+        matches!(
+            self,
+            Self::CaptchaRequired | Self::CaptchaFailed | Self::CaptchaUnavailable(_)
+        )
     }
 }

@@ -2,6 +2,9 @@
 //! user management need to know about people proving who they are, with no HTTP framework and
 //! no SQL.
 //!
+//! - [`CaptchaVerifier`]: the port to a CAPTCHA provider (the runtime implements it over
+//!   HTTP); with [`Authn::with_captcha`] sign-up and password-reset requests need a solved
+//!   CAPTCHA, and sign-in does after repeated failures; accepted tokens are refused if replayed;
 //! - [`HibpClient`]: the breached-password check (k-anonymity range API, fail open or closed),
 //!   an implementation of the domain's `BreachedPasswords` port;
 //! - [`Mailer`] / [`LogMailer`] / [`SmtpMailer`]: outgoing mail, sent in the background by an
@@ -10,7 +13,8 @@
 //!   verification, password reset, invitations.
 //!
 //! Time, randomness, storage, passwords and mail are all handed in ([`Authn::new`]); the runtime
-//! builds them from `[auth]`, `[email]` and `[hibp]` (this crate never reads configuration).
+//! builds them from `[auth]`, `[email]`, `[hibp]` and `[captcha]` (this crate never reads
+//! configuration).
 //! The password policy, the breach-check port and the hasher port are the domain's
 //! (`svc_domain::Passwords`), the Argon2id computation is `svc-crypto`'s, and the hasher that
 //! runs it off the async runtime with bounded concurrency is the runtime's: the management API
@@ -31,9 +35,10 @@
 //! `{issuer}/auth/verify-email?token=…`, `{issuer}/auth/reset-password?token=…` and
 //! `{issuer}/auth/accept-invitation?token=…`.
 //!
-//! Passwords, cookie values and link tokens never appear in logs or in `Debug` output.
+//! Passwords, cookie values, link tokens and CAPTCHA tokens never appear in logs or in `Debug` output.
 
 mod breached;
+mod captcha;
 mod engine;
 mod error;
 mod links;
@@ -46,10 +51,14 @@ mod smtp;
 mod texts;
 
 pub use breached::{FailMode, HibpClient, HibpClientError, HibpSettings};
+pub use captcha::{
+    CaptchaAction, CaptchaAnswer, CaptchaCheck, CaptchaError, CaptchaProvider, CaptchaSettings,
+    CaptchaVerdict, CaptchaVerifier, MAX_CAPTCHA_TOKEN_BYTES,
+};
 pub use engine::{AMR_PASSWORD, Authn, MAX_USER_AGENT_CHARS, SESSION_COOKIE_PREFIX, SignedIn};
 pub use error::AuthnError;
 pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer, Outbox};
 pub use settings::{AuthnSettings, ClientInfo};
-pub use sign_up::{MAX_NAME_CHARS, clean_name};
+pub use sign_up::{MAX_NAME_CHARS, SignUpFields, clean_name};
 pub use smtp::{SmtpMailer, SmtpSettings};
 pub use texts::MailTexts;

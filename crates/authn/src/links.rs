@@ -6,6 +6,7 @@
 //! a purpose replaces the older ones. Passwords are checked and hashed before the token is
 //! consumed, so a refused password leaves the link usable.
 
+use crate::captcha::{CaptchaAction, CaptchaAnswer};
 use crate::engine::{Authn, SignedIn, keys};
 use crate::error::AuthnError;
 use crate::settings::ClientInfo;
@@ -37,9 +38,10 @@ impl Authn {
             .filter(|u| u.status != UserStatus::Removed)
             .ok_or(AuthnError::InvalidLink)?;
         if !user.email_verified {
+            let read_at = user.updated_at;
             user.email_verified = true;
             user.updated_at = now;
-            tx.update_user(&user).await?;
+            changed_underneath(tx.update_user_if_unchanged(&user, read_at).await?)?;
             self.user_event(tx.as_mut(), &user, EventType::TenantUserUpdated)
                 .await?;
         }
@@ -89,6 +91,10 @@ impl Authn {
     /// Errors: [`AuthnError::RateLimited`] (per client address, with the registration limits
     /// on a counter of its own); [`AuthnError::InvalidEmail`] for a malformed address, whose
     /// shape is no secret.
+    ///
+    /// With a CAPTCHA ([`Authn::with_captcha`]) this fails with
+    /// [`AuthnError::CaptchaRequired`]: the hosted pages use
+    /// [`Authn::request_password_reset_with_captcha`].
     pub async fn request_password_reset(
         &self,
         tenant: &Tenant,
@@ -96,6 +102,32 @@ impl Authn {
         email: &str,
         client: &ClientInfo,
     ) -> Result<(), AuthnError> {
+        self.request_password_reset_with_captcha(
+            tenant,
+            issuer,
+            email,
+            client,
+            CaptchaAnswer::default(),
+        )
+        .await
+    }
+
+    /// [`Authn::request_password_reset`] carrying the form's CAPTCHA answer, checked (when the
+    /// deployment has a CAPTCHA) before anything else: a missing or refused one writes
+    /// nothing and mails nothing, whether or not the address has an account.
+    ///
+    /// Errors: as [`Authn::request_password_reset`]; [`AuthnError::CaptchaRequired`],
+    /// [`AuthnError::CaptchaFailed`], [`AuthnError::CaptchaUnavailable`].
+    pub async fn request_password_reset_with_captcha(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        email: &str,
+        client: &ClientInfo,
+        captcha: CaptchaAnswer<'_>,
+    ) -> Result<(), AuthnError> {
+        self.check_captcha(CaptchaAction::ForgotPassword, captcha, client)
+            .await?;
         let now = self.now();
         let mut tx = self.store.write().await?;
         self.ip_limit(
@@ -181,8 +213,9 @@ impl Authn {
             .filter(|u| !matches!(u.status, UserStatus::Removed | UserStatus::Suspended))
             .ok_or(AuthnError::InvalidLink)?;
         let claimed = user.status != UserStatus::Active;
+        let read_at = user.updated_at;
         set_password(&mut user, hash, now);
-        tx.update_user(&user).await?;
+        changed_underneath(tx.update_user_if_unchanged(&user, read_at).await?)?;
         self.user_event(tx.as_mut(), &user, EventType::TenantUserUpdated)
             .await?;
         if claimed {
@@ -233,12 +266,13 @@ impl Authn {
             .await?
             .filter(|u| u.status == UserStatus::Invited)
             .ok_or(AuthnError::InvalidLink)?;
+        let read_at = user.updated_at;
         set_password(&mut user, hash, now);
         if let Some(name) = clean_name(name) {
             user.name = Some(name);
         }
         user.last_sign_in_at = Some(now);
-        tx.update_user(&user).await?;
+        changed_underneath(tx.update_user_if_unchanged(&user, read_at).await?)?;
         self.user_event(tx.as_mut(), &user, EventType::TenantUserActivated)
             .await?;
         tx.invalidate_user_tokens(&tenant.id, &user.id, UserTokenPurpose::Invitation, now)
@@ -275,6 +309,15 @@ impl Authn {
 
 /// A password chosen through a mailed link: it also proves the mailbox, and claims an account
 /// that was waiting for its person.
+/// A link's user changed between this transaction's read and its write (an administrator's
+/// concurrent change): the link's ordinary refusal; the rollback leaves the link unused.
+fn changed_underneath(outcome: svc_store::UpdateOutcome) -> Result<(), AuthnError> {
+    match outcome {
+        svc_store::UpdateOutcome::Applied => Ok(()),
+        svc_store::UpdateOutcome::Stale => Err(AuthnError::InvalidLink),
+    }
+}
+
 fn set_password(user: &mut User, hash: PasswordHash, now: time::OffsetDateTime) {
     user.password_hash = Some(hash);
     user.email_verified = true;

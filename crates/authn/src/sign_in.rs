@@ -6,11 +6,15 @@
 //!    window the account locks for the whole lockout, counted per tenant and SHA-256 of the
 //!    normalised address, so unknown addresses lock exactly like real ones.
 //!
+//! With a CAPTCHA, a third: once the account or the address has enough recent failures, a
+//! sign-in must carry a solved CAPTCHA, checked before anything else (`crate::captcha`).
+//!
 //! Every attempt that reaches the password runs exactly one Argon2 verification (against a
 //! dummy hash when the account is unknown, has no password or may not sign in), and every
 //! refusal is the same [`AuthnError::InvalidCredentials`]: neither the answer nor its timing
 //! tells whether the account exists. No database transaction is held while hashing.
 
+use crate::captcha::CaptchaAnswer;
 use crate::engine::{Authn, SignedIn, keys};
 use crate::error::AuthnError;
 use crate::settings::{ClientInfo, span, std_span};
@@ -27,6 +31,9 @@ impl Authn {
     /// that may not sign in; [`AuthnError::Locked`] while the account is locked;
     /// [`AuthnError::RateLimited`] when the client address made too many attempts. Locks and
     /// limits apply to unknown addresses too.
+    ///
+    /// With a CAPTCHA ([`Authn::with_captcha`]) a sign-in that needs one fails here with
+    /// [`AuthnError::CaptchaRequired`]: the hosted pages use [`Authn::sign_in_with_captcha`].
     pub async fn sign_in(
         &self,
         tenant: &Tenant,
@@ -34,6 +41,27 @@ impl Authn {
         password: &str,
         client: &ClientInfo,
     ) -> Result<SignedIn, AuthnError> {
+        self.sign_in_with_captcha(tenant, email, password, client, CaptchaAnswer::default())
+            .await
+    }
+
+    /// [`Authn::sign_in`] carrying the form's CAPTCHA answer. When the account or the address
+    /// has had [`crate::CaptchaSettings::after_failed_sign_ins`] recent failures, the CAPTCHA
+    /// is checked first, before any limit is counted or any password verified: a missing or
+    /// refused one writes nothing.
+    ///
+    /// Errors: as [`Authn::sign_in`]; [`AuthnError::CaptchaRequired`],
+    /// [`AuthnError::CaptchaFailed`], [`AuthnError::CaptchaUnavailable`].
+    pub async fn sign_in_with_captcha(
+        &self,
+        tenant: &Tenant,
+        email: &str,
+        password: &str,
+        client: &ClientInfo,
+        captcha: CaptchaAnswer<'_>,
+    ) -> Result<SignedIn, AuthnError> {
+        self.check_sign_in_captcha(tenant, email, captcha, client)
+            .await?;
         let now = self.now();
         let email = Email::parse(email);
         // Step 1: limits, then the account, in one short transaction (committed so the hits
@@ -147,6 +175,8 @@ impl Authn {
         };
         self.record_event(tx.as_mut(), &tenant.id, EventType::LoginFailure, data)
             .await?;
+        self.count_ip_failure(tx.as_mut(), tenant, client, now)
+            .await?;
         if failures.count >= self.settings.brute_force_max_attempts {
             tx.hit_counter(&keys::account_lock(&tenant.id, email), now, lockout)
                 .await?;
@@ -196,7 +226,13 @@ impl Authn {
         tx.clear_counter(&keys::account_failures(&tenant.id, email))
             .await?;
         current.last_sign_in_at = Some(now);
-        tx.update_user(&current).await?;
+        // Changed since read in this transaction (a concurrent suspension, say): the same refusal.
+        let outcome = tx
+            .update_user_if_unchanged(&current, current.updated_at)
+            .await?;
+        if outcome == svc_store::UpdateOutcome::Stale {
+            return Err(AuthnError::InvalidCredentials);
+        }
         let (session, cookie_value) = self.new_session(&current, client, now);
         tx.insert_session(&session).await?;
         let data = EventData::LoginSucceeded {

@@ -8,11 +8,33 @@
 //! verification link is mailed; nobody is signed in by sign-up (that would tell the two cases
 //! apart), the person signs in once the mail arrived.
 
+use crate::captcha::{CaptchaAction, CaptchaAnswer};
 use crate::engine::{Authn, keys};
 use crate::error::AuthnError;
 use crate::settings::ClientInfo;
 use svc_domain::{Email, EventType, Tenant, User, UserId, UserStatus, UserTokenPurpose};
 use svc_store::StoreError;
+
+/// What a person types into the sign-up form.
+#[derive(Clone, Copy)]
+pub struct SignUpFields<'a> {
+    /// The address.
+    pub email: &'a str,
+    /// The chosen password.
+    pub password: &'a str,
+    /// The display name, when given.
+    pub name: Option<&'a str>,
+}
+
+impl std::fmt::Debug for SignUpFields<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignUpFields")
+            .field("email", &self.email)
+            .field("password", &"<redacted>")
+            .field("name", &self.name)
+            .finish()
+    }
+}
 
 /// Longest name kept, in characters.
 pub const MAX_NAME_CHARS: usize = 200;
@@ -39,6 +61,9 @@ impl Authn {
     /// unless the tenant allows sign-up; [`AuthnError::RateLimited`];
     /// [`AuthnError::InvalidEmail`]; [`AuthnError::WeakPassword`],
     /// [`AuthnError::BreachedPassword`], [`AuthnError::BreachCheckUnavailable`].
+    ///
+    /// With a CAPTCHA ([`Authn::with_captcha`]) this fails with
+    /// [`AuthnError::CaptchaRequired`]: the hosted pages use [`Authn::sign_up_with_captcha`].
     pub async fn sign_up(
         &self,
         tenant: &Tenant,
@@ -48,9 +73,39 @@ impl Authn {
         name: Option<&str>,
         client: &ClientInfo,
     ) -> Result<(), AuthnError> {
+        let fields = SignUpFields {
+            email,
+            password,
+            name,
+        };
+        self.sign_up_with_captcha(tenant, issuer, fields, client, CaptchaAnswer::default())
+            .await
+    }
+
+    /// [`Authn::sign_up`] carrying the form's CAPTCHA answer, checked (when the deployment has
+    /// a CAPTCHA) before anything else: a missing or refused one writes nothing, not even a
+    /// hit on the registration limit.
+    ///
+    /// Errors: as [`Authn::sign_up`]; [`AuthnError::CaptchaRequired`],
+    /// [`AuthnError::CaptchaFailed`], [`AuthnError::CaptchaUnavailable`].
+    pub async fn sign_up_with_captcha(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        fields: SignUpFields<'_>,
+        client: &ClientInfo,
+        captcha: CaptchaAnswer<'_>,
+    ) -> Result<(), AuthnError> {
         if !tenant.signup_enabled {
             return Err(AuthnError::SignupClosed);
         }
+        self.check_captcha(CaptchaAction::SignUp, captcha, client)
+            .await?;
+        let SignUpFields {
+            email,
+            password,
+            name,
+        } = fields;
         let now = self.now();
         let mut tx = self.store.write().await?;
         self.ip_limit(

@@ -213,14 +213,19 @@ mod tests {
             "refused sections are no settings"
         );
         assert!(
-            !text.contains("\n[openapi]\n"),
+            !text.contains("\n[oauth_proxy]\n"),
             "a key that only accepts false is left out"
+        );
+        assert!(
+            text.contains("\n[openapi]\n"),
+            "the API reference switch works and is written"
         );
         assert!(
             text.contains(" [social],"),
             "the header names the refused sections"
         );
-        assert!(text.contains("openapi.enabled other than false"));
+        assert!(text.contains("oauth_proxy.enabled other than false"));
+        assert!(!text.contains("openapi.enabled other than false"));
         assert!(text.contains("fail_mode = \"fail-closed\""));
         assert!(text.contains("default_algorithm = \"ES256\""));
     }

@@ -4,8 +4,7 @@
 //! because accepting a setting that does nothing lets an operator believe a feature is on.
 //!
 //! [`UNAVAILABLE`] is the one place that says what is refused. Its entries are absent from the
-//! model, except `openapi.enabled`, whose typed key stays for the OpenAPI work of the same
-//! release. An entry may accept the one value that states what this version does (a switch that
+//! model. An entry may accept the one value that states what this version does (a switch that
 //! can only be off, the one coordination backend there is), so a configuration that spells it
 //! out still loads. The example generator leaves every entry out of `svc.example.toml` and lists
 //! them in its header. When a feature lands, its entry goes and its typed section comes in.
@@ -32,14 +31,14 @@ enum Shape {
     Section,
     /// An array of tables: `[[chains]]`.
     Tables,
-    /// A key inside a section: `openapi.enabled`.
+    /// A key inside a section: `oauth_proxy.enabled`.
     Key,
 }
 
 /// One refused section or key.
 #[derive(Debug)]
 pub(crate) struct Unavailable {
-    /// The dotted key: `social`, `openapi.enabled`.
+    /// The dotted key: `social`, `oauth_proxy.enabled`.
     pub(crate) key: &'static str,
     shape: Shape,
     /// What the section or key would configure and what this version does instead; the middle
@@ -175,11 +174,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
         "there is no dashboard web app to point at yet",
     ),
     key(
-        "openapi.enabled",
-        Accepts::False,
-        "the OpenAPI document and its UI are not built yet",
-    ),
-    key(
         "oauth_proxy.enabled",
         Accepts::False,
         "the development OAuth proxy is not built yet",
@@ -231,7 +225,7 @@ impl Unavailable {
         self.path().count()
     }
 
-    /// How the entry is written in TOML: `[social]`, `[[chains]]`, `openapi.enabled`.
+    /// How the entry is written in TOML: `[social]`, `[[chains]]`, `oauth_proxy.enabled`.
     pub(crate) fn label(&self) -> String {
         match self.shape {
             Shape::Section => format!("[{}]", self.key),
@@ -393,7 +387,7 @@ mod tests {
     #[test]
     fn strip_refuses_values_other_than_the_accepted_one_and_drops_emptied_tables() {
         let mut input = dict(
-            "[social.google]\nclient_id = \"x\"\n[openapi]\nenabled = false\n\
+            "[social.google]\nclient_id = \"x\"\n[oauth_proxy]\nenabled = false\n\
              [deployment]\ncoordination_backend = \"redis\"\nruntime_plane = \"auth\"\n\
              embedded_chain_monitor = false\n[[chains]]\nname = \"a\"\n",
         );
@@ -403,7 +397,7 @@ mod tests {
             ["social", "chains", "deployment.coordination_backend"]
         );
         let left: Vec<&String> = input.keys().collect();
-        assert_eq!(left, ["deployment"], "openapi emptied and dropped");
+        assert_eq!(left, ["deployment"], "oauth_proxy emptied and dropped");
         let deployment = input["deployment"].as_dict().unwrap();
         assert_eq!(deployment.keys().collect::<Vec<_>>(), ["runtime_plane"]);
     }
@@ -426,23 +420,23 @@ mod tests {
             Some("social")
         );
         assert_eq!(
-            governing(&path("openapi.enabled")).map(|e| e.key),
-            Some("openapi.enabled")
+            governing(&path("oauth_proxy.enabled")).map(|e| e.key),
+            Some("oauth_proxy.enabled")
         );
         assert!(
-            governing(&path("openapi")).is_none(),
+            governing(&path("oauth_proxy")).is_none(),
             "a whole section is checked inside"
         );
         assert!(governing(&path("server.port")).is_none());
-        let entry = governing(&path("openapi.enabled")).unwrap();
+        let entry = governing(&path("oauth_proxy.enabled")).unwrap();
         assert!(accepted_at(
             entry,
-            &path("openapi.enabled"),
+            &path("oauth_proxy.enabled"),
             &Value::from("off")
         ));
         assert!(!accepted_at(
             entry,
-            &path("openapi.enabled"),
+            &path("oauth_proxy.enabled"),
             &Value::from("true")
         ));
     }

@@ -1,6 +1,7 @@
 //! Builds the one sign-in engine ([`svc_authn::Authn`]) of a process from the configuration:
 //! `[auth]` becomes its settings and the process's password hasher, `[email]` its mailer (the
-//! `log` provider's sink, or an SMTP relay), `[hibp]` its breached-password check when enabled.
+//! `log` provider's sink, or an SMTP relay), `[hibp]` its breached-password check when enabled,
+//! `[captcha]` its CAPTCHA (the HTTP verifier of `crate::captcha`) when enabled.
 //! `svc-authn` never sees `svc-config`; this is the only translation between them.
 //!
 //! The password hasher ([`hasher::BoundedHasher`]) and the breach check are built here, not in
@@ -36,14 +37,11 @@ pub(crate) async fn build(
         .map_err(|e| RuntimeError::Authn(format!("auth.argon2_*: {e}")))?;
     let passwords = Passwords::new(Arc::new(hasher), breach_check(config)?);
     let mailer = mailer(config, clock.clone())?;
-    Ok(Arc::new(Authn::new(
-        store,
-        clock,
-        rng,
-        passwords,
-        mailer,
-        settings(config),
-    )))
+    let mut authn = Authn::new(store, clock, rng, passwords, mailer, settings(config));
+    if let Some((settings, verifier)) = crate::captcha::build(&config.captcha)? {
+        authn = authn.with_captcha(settings, verifier);
+    }
+    Ok(Arc::new(authn))
 }
 
 /// What the management API needs of the sign-in side: the engine's own [`Passwords`] (one

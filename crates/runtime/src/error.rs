@@ -61,7 +61,7 @@ pub enum RuntimeError {
     /// Preparing the default tenant failed.
     #[error("bootstrap: {0}")]
     Bootstrap(String),
-    /// The sign-in engine could not be built from `[auth]`, `[email]` or `[hibp]`.
+    /// The sign-in engine could not be built from `[auth]`, `[email]`, `[hibp]` or `[captcha]`.
     #[error("sign-in engine: {0}")]
     Authn(String),
 }

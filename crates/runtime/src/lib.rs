@@ -8,6 +8,7 @@
 mod app;
 mod authn;
 mod bootstrap;
+mod captcha;
 pub mod cli;
 mod directory;
 mod error;

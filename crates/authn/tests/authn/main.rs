@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
 mod breached;
+mod captcha;
 mod events;
 mod links;
 mod sign_in;

@@ -8,7 +8,9 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use svc_authn::{Authn, AuthnSettings, ClientInfo, LogMailer, LogSink};
+use svc_authn::{
+    Authn, AuthnSettings, CaptchaSettings, CaptchaVerifier, ClientInfo, LogMailer, LogSink,
+};
 use svc_crypto::Argon2id;
 use svc_domain::{
     BreachedPasswords, Clock, Email, HasherError, ManualClock, PairwiseSecret, Password,
@@ -100,6 +102,16 @@ pub(crate) async fn harness_with(
     breached: Option<Arc<dyn BreachedPasswords>>,
     signup_enabled: bool,
 ) -> Harness {
+    harness_with_captcha(settings, breached, signup_enabled, None).await
+}
+
+/// A harness as [`harness_with`], with a CAPTCHA when given.
+pub(crate) async fn harness_with_captcha(
+    settings: AuthnSettings,
+    breached: Option<Arc<dyn BreachedPasswords>>,
+    signup_enabled: bool,
+    captcha: Option<(CaptchaSettings, Arc<dyn CaptchaVerifier>)>,
+) -> Harness {
     let store: Arc<dyn Store> = Arc::new(
         svc_store_sqlite::testing::temp_store()
             .await
@@ -128,14 +140,18 @@ pub(crate) async fn harness_with(
     let mut tx = store.write().await.unwrap();
     tx.insert_tenant(&tenant).await.unwrap();
     tx.commit().await.unwrap();
-    let authn = Arc::new(Authn::new(
+    let mut authn = Authn::new(
         store.clone(),
         clock.clone(),
         rng,
         Passwords::new(hasher.clone(), breached),
         mailer,
         settings,
-    ));
+    );
+    if let Some((settings, verifier)) = captcha {
+        authn = authn.with_captcha(settings, verifier);
+    }
+    let authn = Arc::new(authn);
     Harness {
         authn,
         clock,
@@ -227,7 +243,8 @@ impl Harness {
         let mut user = self.stored(id).await;
         user.status = status;
         let mut tx = self.store.write().await.unwrap();
-        tx.update_user(&user).await.unwrap();
+        let outcome = tx.update_user_if_unchanged(&user, user.updated_at).await;
+        assert_eq!(outcome.unwrap(), svc_store::UpdateOutcome::Applied);
         tx.commit().await.unwrap();
     }
 

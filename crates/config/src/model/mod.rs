@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 pub use auth::{AuthConfig, JwtAlgorithm, JwtConfig, OidcConfig};
 pub use database::{DatabaseConfig, KmsConfig, PoolOverride};
 pub use delivery::{
-    CaptchaConfig, EmailConfig, EmailProvider, FailMode, HibpConfig, LogDelivery, SmtpConfig,
+    CaptchaConfig, CaptchaProvider, EmailConfig, EmailProvider, FailMode, HibpConfig, LogDelivery,
+    SmtpConfig,
 };
 pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
@@ -56,8 +57,7 @@ pub struct Config {
     pub oidc: OidcConfig,
     /// Production mode and security switches.
     pub security: SecurityConfig,
-    /// OpenAPI document on the control plane. Not available in this version: only
-    /// `enabled = false` loads.
+    /// The API reference (OpenAPI document, UI, problem-type pages) on the control plane.
     pub openapi: OpenApiConfig,
     /// Tenant resolution and single-tenant mode.
     pub tenant: TenantConfig,

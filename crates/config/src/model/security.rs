@@ -1,5 +1,5 @@
-//! `[security]`, `[openapi]` and `[tenant]`: the production switch, the OpenAPI switch (only
-//! `false` is available in this version), and single-tenant mode.
+//! `[security]`, `[openapi]` and `[tenant]`: the production switch, the API-reference switch,
+//! and single-tenant mode.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -23,8 +23,9 @@ pub struct SecurityConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct OpenApiConfig {
-    /// Serve the OpenAPI document (must be false in production). Not available in this
-    /// version: `true` is refused at load. Default: false.
+    /// Serve the API reference on the control plane: the OpenAPI 3.1 document at
+    /// `/openapi.json`, an interactive UI at `/` and a page per problem type under `/problems/`
+    /// (must be false in production). Default: false.
     pub enabled: bool,
 }
 

@@ -18,6 +18,8 @@ fn production_switch_alone_lists_every_unmet_rule() {
         "database.require_ssl",
         "oidc.issuer_url or server.base_domain must be set",
         "captcha.enabled",
+        "captcha.provider",
+        "captcha.site_key",
         "captcha.secret_key",
         "hibp.enabled",
         "email.provider = log",
@@ -132,4 +134,75 @@ fn production_fixture_is_reusable() {
     let dir = tempfile::tempdir().unwrap();
     let config = production_config(dir.path());
     assert_eq!(config.server.allowed_hosts.len(), 2);
+}
+
+#[test]
+fn captcha_enabled_without_its_keys_refuses_to_start_naming_each() {
+    let errors = errors_of(None, &[("SVC_CAPTCHA__ENABLED", "true")]);
+    for key in ["captcha.provider", "captcha.site_key", "captcha.secret_key"] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains(&format!("{key} is required when captcha.enabled = true"))),
+            "{key} not named in:\n{}",
+            errors.join("\n")
+        );
+    }
+    assert_eq!(errors.len(), 3, "{}", errors.join("\n"));
+}
+
+#[test]
+fn captcha_keys_load_from_the_environment() {
+    let loaded = super::support::load_with(
+        None,
+        &[
+            ("SVC_CAPTCHA__ENABLED", "true"),
+            ("SVC_CAPTCHA__PROVIDER", "recaptcha"),
+            ("SVC_CAPTCHA__SITE_KEY", "site-key"),
+            ("SVC_CAPTCHA__SECRET_KEY", "captcha-secret-value"),
+            (
+                "SVC_CAPTCHA__VERIFY_URL",
+                "http://127.0.0.1:9000/siteverify",
+            ),
+            ("SVC_CAPTCHA__MIN_SCORE", "0.7"),
+            ("SVC_CAPTCHA__AFTER_FAILED_SIGN_INS", "5"),
+            ("SVC_CAPTCHA__TIMEOUT_MS", "1500"),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let captcha = loaded.config.captcha;
+    assert_eq!(captcha.provider, Some(crate::CaptchaProvider::Recaptcha));
+    assert_eq!(captcha.site_key.as_deref(), Some("site-key"));
+    assert!(
+        (captcha.min_score - 0.7).abs() < 1e-6,
+        "{}",
+        captcha.min_score
+    );
+    assert_eq!(captcha.score_threshold().to_bits(), 0.7_f64.to_bits());
+    assert_eq!(captcha.after_failed_sign_ins, 5);
+    assert_eq!(captcha.timeout_ms, 1500);
+    assert_eq!(
+        captcha.effective_verify_url().as_deref(),
+        Some("http://127.0.0.1:9000/siteverify")
+    );
+    let mut defaulted = crate::CaptchaConfig {
+        provider: Some(crate::CaptchaProvider::Hcaptcha),
+        ..crate::CaptchaConfig::default()
+    };
+    assert_eq!(
+        defaulted.effective_verify_url().as_deref(),
+        Some("https://api.hcaptcha.com/siteverify")
+    );
+    defaulted.provider = None;
+    assert_eq!(defaulted.effective_verify_url(), None);
+}
+
+#[test]
+fn an_unknown_captcha_provider_is_refused_naming_the_key() {
+    let errors = errors_of(None, &[("SVC_CAPTCHA__PROVIDER", "friendly-captcha")]);
+    assert!(
+        errors.iter().any(|e| e.contains("captcha.provider")),
+        "{}",
+        errors.join("\n")
+    );
 }

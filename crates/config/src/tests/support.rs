@@ -69,6 +69,8 @@ username = "svc"
 
 [captcha]
 enabled = true
+provider = "turnstile"
+site_key = "0x4AAAAAAA-site-key"
 
 [hibp]
 enabled = true

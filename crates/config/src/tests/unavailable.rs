@@ -232,12 +232,6 @@ const CASES: &[Case] = &[
         "http://dashboard.localhost:3000",
     ),
     case(
-        "openapi.enabled",
-        "[openapi]\nenabled = true\n",
-        "SVC_OPENAPI__ENABLED",
-        "true",
-    ),
-    case(
         "oauth_proxy.enabled",
         "[oauth_proxy]\nenabled = true\n",
         "SVC_OAUTH_PROXY__ENABLED",
@@ -444,12 +438,8 @@ fn production_cannot_turn_on_what_does_not_exist() {
     let dir = tempfile::tempdir().unwrap();
     write_production_files(dir.path());
     let mut env = PRODUCTION_ENV.to_vec();
-    env.extend([
-        ("SVC_OPENAPI__ENABLED", "true"),
-        ("SVC_OAUTH_PROXY__ENABLED", "true"),
-    ]);
+    env.extend([("SVC_OAUTH_PROXY__ENABLED", "true")]);
     let errors = load(&sources(dir.path(), &env)).unwrap_err();
-    assert_eq!(errors.errors().len(), 2, "{errors}");
-    assert!(errors.contains("openapi.enabled is not available in this version"));
+    assert_eq!(errors.errors().len(), 1, "{errors}");
     assert!(errors.contains("oauth_proxy.enabled is not available in this version"));
 }

@@ -272,6 +272,16 @@ pub(super) fn urls_are_valid(config: &Config, report: &mut Report) {
             "https://docs.example.com/problems",
         );
     }
+    if let Some(raw) = &config.captcha.verify_url
+        && let Err(problem) = hosts::parse_http_url(raw)
+    {
+        bad(
+            "captcha.verify_url",
+            raw,
+            problem,
+            "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+        );
+    }
     if let Err(problem) = hosts::parse_http_url(&config.hibp.base_url) {
         bad(
             "hibp.base_url",
@@ -340,6 +350,55 @@ pub(super) fn smtp_is_complete(config: &Config, report: &mut Report) {
             "email.from",
             "email.from is required when email.provider = smtp: set a sender address such as \
              no-reply@example.com",
+        );
+    }
+}
+
+/// `[captcha]`: once enabled, a provider, its site key and its secret (in production on the
+/// auth plane the production guard names them instead, so nothing is said twice); the reCAPTCHA
+/// score threshold is a fraction.
+pub(super) fn captcha_is_complete(config: &Config, report: &mut Report) {
+    let captcha = &config.captcha;
+    if !(0.0..=1.0).contains(&captcha.min_score) {
+        report.error(
+            "captcha.min_score",
+            format!(
+                "captcha.min_score = {} is out of range 0.0 to 1.0: choose a value in that range, \
+                 e.g. 0.5",
+                captcha.min_score
+            ),
+        );
+    }
+    if !captcha.enabled || super::production::production_auth_plane(config) {
+        return;
+    }
+    if captcha.provider.is_none() {
+        report.error(
+            "captcha.provider",
+            "captcha.provider is required when captcha.enabled = true: set it to \"turnstile\", \
+             \"hcaptcha\" or \"recaptcha\"",
+        );
+    }
+    if captcha
+        .site_key
+        .as_deref()
+        .is_none_or(|k| k.trim().is_empty())
+    {
+        report.error(
+            "captcha.site_key",
+            "captcha.site_key is required when captcha.enabled = true: set the provider's public \
+             site key",
+        );
+    }
+    if captcha
+        .secret_key
+        .as_ref()
+        .is_none_or(|k| k.expose_secret().trim().is_empty())
+    {
+        report.error(
+            "captcha.secret_key",
+            "captcha.secret_key is required when captcha.enabled = true (the server verifies \
+             every token with it): set SVC_CAPTCHA__SECRET_KEY",
         );
     }
 }

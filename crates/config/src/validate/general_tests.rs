@@ -255,6 +255,58 @@ fn smtp_needs_host_and_sender() {
 }
 
 #[test]
+fn enabled_captcha_needs_provider_site_key_and_secret() {
+    let mut config = Config::default();
+    assert!(run(captcha_is_complete, &config).errors.is_empty());
+    config.captcha.enabled = true;
+    let report = run(captcha_is_complete, &config);
+    let keys: Vec<Option<&str>> = report.errors.iter().map(|e| e.key()).collect();
+    assert_eq!(
+        keys,
+        [
+            Some("captcha.provider"),
+            Some("captcha.site_key"),
+            Some("captcha.secret_key")
+        ]
+    );
+    assert!(messages(&report)[0].contains("captcha.provider is required when captcha.enabled"));
+    config.captcha.provider = Some(crate::model::CaptchaProvider::Hcaptcha);
+    config.captcha.site_key = Some("site".into());
+    config.captcha.secret_key = Some(crate::secret::Secret::new("secret"));
+    assert!(run(captcha_is_complete, &config).errors.is_empty());
+    // In production on the auth plane the production guard names them instead.
+    let mut production = Config::default();
+    production.security.production = true;
+    production.captcha.enabled = true;
+    assert!(run(captcha_is_complete, &production).errors.is_empty());
+}
+
+#[test]
+fn captcha_score_threshold_is_a_fraction() {
+    for bad in [-0.1, 1.5, f64::NAN] {
+        let mut config = Config::default();
+        config.captcha.min_score = bad;
+        let text = messages(&run(captcha_is_complete, &config));
+        assert_eq!(text.len(), 1, "{bad}: {text:?}");
+        assert!(text[0].contains("captcha.min_score"), "{text:?}");
+    }
+    let mut config = Config::default();
+    config.captcha.min_score = 1.0;
+    assert!(run(captcha_is_complete, &config).errors.is_empty());
+}
+
+#[test]
+fn captcha_verify_url_must_be_a_url() {
+    let mut config = Config::default();
+    config.captcha.verify_url = Some("not a url".into());
+    let text = messages(&run(urls_are_valid, &config));
+    assert_eq!(text.len(), 1, "{text:?}");
+    assert!(text[0].contains("captcha.verify_url = \"not a url\""));
+    config.captcha.verify_url = Some("http://127.0.0.1:4000/siteverify".into());
+    assert!(run(urls_are_valid, &config).errors.is_empty());
+}
+
+#[test]
 fn webhook_schedule_and_lease_are_consistent() {
     assert!(
         run(webhook_schedule_and_lease_consistent, &Config::default())

@@ -67,6 +67,7 @@ const RULES: &[Rule] = &[
     general::urls_are_valid,
     general::host_names_are_valid,
     general::smtp_is_complete,
+    general::captcha_is_complete,
     general::webhook_schedule_and_lease_consistent,
 ];
 

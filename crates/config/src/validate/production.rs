@@ -223,11 +223,14 @@ pub(super) fn production_webhook_ports_standard(config: &Config, report: &mut Re
     }
 }
 
-fn production_auth_plane(config: &Config) -> bool {
+/// Whether the auth plane's production rules apply (production mode, serving the auth plane).
+pub(super) fn production_auth_plane(config: &Config) -> bool {
     config.is_production() && config.deployment.runtime_plane.serves_auth()
 }
 
-/// Abuse controls (auth plane): CAPTCHA on, with a secret, failing closed.
+/// Abuse controls (auth plane): CAPTCHA on with a provider, its site key and secret, verified
+/// over https, failing closed. Each missing piece is named on its own line (the every-mode rule
+/// `general::captcha_is_complete` stays quiet here, so nothing is said twice).
 pub(super) fn production_captcha_enforced(config: &Config, report: &mut Report) {
     if !production_auth_plane(config) {
         return;
@@ -238,16 +241,43 @@ pub(super) fn production_captcha_enforced(config: &Config, report: &mut Report) 
             "captcha.enabled",
             format!(
                 "captcha.enabled must be true {IN_PRODUCTION} on the auth plane: enable it with \
-                 captcha.secret_key and captcha.fail_mode = \"fail-closed\""
+                 captcha.provider, captcha.site_key, captcha.secret_key and captcha.fail_mode = \
+                 \"fail-closed\""
             ),
         );
     }
-    if captcha.secret_key.is_none() {
+    if captcha.provider.is_none() {
+        report.error(
+            "captcha.provider",
+            format!(
+                "captcha.provider must be set {IN_PRODUCTION} on the auth plane: set it to \
+                 \"turnstile\", \"hcaptcha\" or \"recaptcha\""
+            ),
+        );
+    }
+    if captcha
+        .site_key
+        .as_deref()
+        .is_none_or(|k| k.trim().is_empty())
+    {
+        report.error(
+            "captcha.site_key",
+            format!(
+                "captcha.site_key must be set {IN_PRODUCTION} on the auth plane: set the \
+                 provider's public site key"
+            ),
+        );
+    }
+    if captcha
+        .secret_key
+        .as_ref()
+        .is_none_or(|k| k.expose_secret().trim().is_empty())
+    {
         report.error(
             "captcha.secret_key",
             format!(
-                "captcha.secret_key must be set {IN_PRODUCTION} on the auth plane (captcha.enabled \
-                 needs it): set SVC_CAPTCHA__SECRET_KEY"
+                "captcha.secret_key must be set {IN_PRODUCTION} on the auth plane (the server \
+                 verifies every token with it): set SVC_CAPTCHA__SECRET_KEY"
             ),
         );
     }
@@ -257,6 +287,20 @@ pub(super) fn production_captcha_enforced(config: &Config, report: &mut Report) 
             format!(
                 "captcha.fail_mode = fail-open is not allowed {IN_PRODUCTION}: set \
                  captcha.fail_mode = \"fail-closed\""
+            ),
+        );
+    }
+    if let Some(url) = &captcha.verify_url
+        && !url
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("https://")
+    {
+        report.error(
+            "captcha.verify_url",
+            format!(
+                "captcha.verify_url = \"{url}\" must use https {IN_PRODUCTION}: remove it to use \
+                 the provider's endpoint, or write https://…"
             ),
         );
     }

@@ -226,18 +226,25 @@ fn webhook_ports_must_be_standard() {
     );
 }
 
-#[test]
-fn captcha_must_be_enforced() {
+fn captcha_fixed() -> Config {
     let mut fixed = production();
     fixed.captcha.enabled = true;
+    fixed.captcha.provider = Some(crate::model::CaptchaProvider::Turnstile);
+    fixed.captcha.site_key = Some("site".into());
     fixed.captcha.secret_key = Some(Secret::new("k"));
+    fixed
+}
+
+#[test]
+fn captcha_must_be_enforced() {
+    let fixed = captcha_fixed();
     let mut broken = fixed.clone();
     broken.captcha.enabled = false;
     check(
         production_captcha_enforced,
         &broken,
         &fixed,
-        "captcha.enabled",
+        "captcha.enabled must be true",
     );
     let mut broken = fixed.clone();
     broken.captcha.secret_key = None;
@@ -245,7 +252,7 @@ fn captcha_must_be_enforced() {
         production_captcha_enforced,
         &broken,
         &fixed,
-        "captcha.secret_key",
+        "captcha.secret_key must be set",
     );
     let mut broken = fixed.clone();
     broken.captcha.fail_mode = FailMode::FailOpen;
@@ -254,6 +261,61 @@ fn captcha_must_be_enforced() {
         &broken,
         &fixed,
         "captcha.fail_mode = fail-open",
+    );
+}
+
+#[test]
+fn captcha_needs_a_provider_and_its_keys_not_just_the_switch() {
+    let fixed = captcha_fixed();
+    let mut broken = fixed.clone();
+    broken.captcha.provider = None;
+    check(
+        production_captcha_enforced,
+        &broken,
+        &fixed,
+        "captcha.provider must be set",
+    );
+    let mut broken = fixed.clone();
+    broken.captcha.site_key = Some("  ".into());
+    check(
+        production_captcha_enforced,
+        &broken,
+        &fixed,
+        "captcha.site_key must be set",
+    );
+    let mut broken = fixed.clone();
+    broken.captcha.secret_key = Some(Secret::new(""));
+    check(
+        production_captcha_enforced,
+        &broken,
+        &fixed,
+        "captcha.secret_key must be set",
+    );
+    // The switch and a secret alone (what used to pass) no longer do.
+    let mut switch_only = production();
+    switch_only.captcha.enabled = true;
+    switch_only.captcha.secret_key = Some(Secret::new("k"));
+    let report = run(production_captcha_enforced, &switch_only);
+    let keys: Vec<Option<&str>> = report.errors.iter().map(|e| e.key()).collect();
+    assert_eq!(
+        keys,
+        [Some("captcha.provider"), Some("captcha.site_key")],
+        "{:?}",
+        report.errors
+    );
+}
+
+#[test]
+fn captcha_verification_goes_over_https_in_production() {
+    let mut broken = captcha_fixed();
+    broken.captcha.verify_url = Some("http://127.0.0.1:9/siteverify".into());
+    let mut fixed = captcha_fixed();
+    fixed.captcha.verify_url = Some("https://verify.example.com/siteverify".into());
+    check(
+        production_captcha_enforced,
+        &broken,
+        &fixed,
+        "captcha.verify_url = \"http://127.0.0.1:9/siteverify\" must use https",
     );
 }
 

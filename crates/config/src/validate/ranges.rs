@@ -258,6 +258,18 @@ pub(crate) const BOUNDS: &[Bound] = &[
         65_535,
     ),
     bound(
+        "captcha.after_failed_sign_ins",
+        |c| Some(c.captcha.after_failed_sign_ins.into()),
+        0,
+        1_000,
+    ),
+    bound(
+        "captcha.timeout_ms",
+        |c| Some(c.captcha.timeout_ms.into()),
+        100,
+        30_000,
+    ),
+    bound(
         "webhooks.request_timeout_secs",
         |c| Some(c.webhooks.request_timeout_secs.into()),
         1,

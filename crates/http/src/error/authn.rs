@@ -29,11 +29,14 @@ impl From<AuthnError> for Problem {
             A::InvalidCredentials => Self::unauthorized(error.to_string()),
             A::SignupClosed => Self::forbidden(error.to_string()),
             A::WeakPassword(message) => Self::bad_request(format!("password: {message}")),
-            A::BreachedPassword | A::InvalidEmail | A::InvalidLink => {
-                Self::bad_request(error.to_string())
-            }
+            A::BreachedPassword
+            | A::InvalidEmail
+            | A::InvalidLink
+            | A::CaptchaRequired
+            | A::CaptchaFailed => Self::bad_request(error.to_string()),
             A::UnknownUser => Self::not_found(error.to_string()),
             other @ (A::BreachCheckUnavailable
+            | A::CaptchaUnavailable(_)
             | A::Store(svc_store::StoreError::Unavailable(_))) => {
                 Self::service_unavailable().with_source(other)
             }
@@ -75,6 +78,26 @@ pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response>
         AuthnError::BreachCheckUnavailable => {
             (StatusCode::SERVICE_UNAVAILABLE, s.server_error, None, None)
         }
+        // The CAPTCHA's own message under the widget (`captcha`), the form shown again.
+        AuthnError::CaptchaRequired => (
+            StatusCode::BAD_REQUEST,
+            s.captcha_required,
+            Some("captcha"),
+            None,
+        ),
+        AuthnError::CaptchaFailed => (
+            StatusCode::BAD_REQUEST,
+            s.captcha_failed,
+            Some("captcha"),
+            None,
+        ),
+        // The verifier logged why; the page only says to try again.
+        AuthnError::CaptchaUnavailable(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            s.captcha_unavailable,
+            Some("captcha"),
+            None,
+        ),
         AuthnError::SignupClosed => return Err(sign_up_closed(ctx)),
         AuthnError::InvalidLink | AuthnError::UnknownUser => return Err(invalid_link(ctx)),
         other @ (AuthnError::Store(_) | AuthnError::Internal(_)) => {
@@ -141,6 +164,13 @@ mod tests {
             (AuthnError::InvalidLink, 400, "bad_request"),
             (AuthnError::UnknownUser, 404, "not_found"),
             (AuthnError::BreachCheckUnavailable, 503, "server_error"),
+            (AuthnError::CaptchaRequired, 400, "bad_request"),
+            (AuthnError::CaptchaFailed, 400, "bad_request"),
+            (
+                AuthnError::CaptchaUnavailable("timeout".into()),
+                503,
+                "server_error",
+            ),
             (
                 AuthnError::Store(StoreError::Unavailable("down".into())),
                 503,

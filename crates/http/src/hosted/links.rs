@@ -3,17 +3,20 @@
 //!
 //! A link's GET only shows a form; the token is spent by its POST, so mail scanners that
 //! prefetch links cannot consume it. The forgot-password answer is the same page whether or not
-//! the account exists.
+//! the account exists. With a CAPTCHA configured, the forgot-password form always carries the
+//! provider's widget and the engine verifies its token before anything else (a missing,
+//! refused or replayed one shows the form again, and nothing is written or mailed).
 
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
-use super::sign_in::signed_in_response;
+use super::sign_in::{captcha_answer, captcha_widget, page_host, signed_in_response};
 use super::view::{Button, Field, Form, Page};
 use super::{Ctx, HostedState, cookies, interaction_param, path_with, see_other};
 use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
+use svc_authn::CaptchaAction;
 
 /// Longest link token accepted (ours are far shorter); longer ones are not worth a lookup.
 const MAX_TOKEN: usize = 512;
@@ -111,6 +114,12 @@ fn forgot_form(
             Form::new("/auth/forgot-password", csrf)
                 .hidden("interaction", interaction)
                 .field(field)
+                .captcha(captcha_widget(
+                    state,
+                    ctx,
+                    CaptchaAction::ForgotPassword,
+                    refusal,
+                ))
                 .button(Button::primary(s.forgot_password_submit)),
         )
         .link(
@@ -163,9 +172,17 @@ pub(crate) async fn forgot_submit(
     let interaction = interaction_param(fields.get("interaction")).ok().flatten();
     let interaction = interaction.as_ref().map(|i| i.as_str());
     let email = fields.get("email").unwrap_or_default();
+    let host = page_host(&ctx);
+    let answer = captcha_answer(&state, &fields, host.as_deref());
     match state
         .authn
-        .request_password_reset(&ctx.current.tenant, &ctx.current.issuer, email, &ctx.client)
+        .request_password_reset_with_captcha(
+            &ctx.current.tenant,
+            &ctx.current.issuer,
+            email,
+            &ctx.client,
+            answer,
+        )
         .await
     {
         Ok(()) => see_other(&path_with(

@@ -10,16 +10,23 @@
 //! A sign-up that passes the checks answers the same 303 to `/auth/sign-up?sent=1` whether the
 //! address was new or already had an account (the engine mails a verification link or a
 //! notice), and signs nobody in: the answer says nothing about existing accounts.
+//!
+//! With a CAPTCHA configured, the sign-up form always carries the provider's widget, and the
+//! sign-in form once the engine says the account (or, before an address is typed, the client
+//! address) has had enough recent failures. The token comes back in the provider's own field
+//! (`cf-turnstile-response`, `h-captcha-response`, `g-recaptcha-response`) and the engine
+//! verifies it before anything else; a missing, refused or replayed one shows the form again
+//! with the error under the widget, and nothing is written.
 
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
-use super::view::{Button, Field, Form, Page};
+use super::view::{Button, CaptchaWidget, Field, Form, Page};
 use super::{Ctx, HostedState, cookies, interaction_param, path_with, see_other};
 use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use svc_authn::SignedIn;
+use svc_authn::{CaptchaAction, CaptchaAnswer, SignUpFields, SignedIn};
 use svc_domain::{InteractionId, LogoutReason};
 
 /// What a sign-in or sign-up page shows besides its fields.
@@ -59,11 +66,67 @@ async fn pending(state: &HostedState, ctx: &Ctx, raw: Option<&str>) -> Result<Pe
     }
 }
 
+/// The CAPTCHA widget of a form protecting `action`, when the deployment has a CAPTCHA; the
+/// refusal's CAPTCHA message (if any) goes under it.
+pub(crate) fn captcha_widget(
+    state: &HostedState,
+    ctx: &Ctx,
+    action: CaptchaAction,
+    refusal: Option<&Refusal>,
+) -> Option<CaptchaWidget> {
+    let settings = state.authn.captcha()?;
+    let widget = CaptchaWidget::new(
+        ctx.s(),
+        settings.provider,
+        &settings.site_key,
+        action.as_str(),
+    );
+    Some(widget.error(refusal.and_then(|r| r.on("captcha"))))
+}
+
+/// The host name pages of this tenant are served on (the issuer's), which a provider reports
+/// back for its token.
+pub(crate) fn page_host(ctx: &Ctx) -> Option<String> {
+    url::Url::parse(&ctx.current.issuer)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+}
+
+/// The CAPTCHA answer of a submitted form: the token in the provider's own field.
+pub(crate) fn captcha_answer<'a>(
+    state: &HostedState,
+    fields: &'a Fields,
+    host: Option<&'a str>,
+) -> CaptchaAnswer<'a> {
+    CaptchaAnswer {
+        token: state
+            .authn
+            .captcha()
+            .and_then(|c| fields.get(c.provider.response_field())),
+        hostname: host,
+    }
+}
+
+/// Whether the sign-in form shows the CAPTCHA for `email` (or, without one, for the client
+/// address alone). When the counters cannot be read the widget is shown: harmless if not
+/// needed, and the engine decides on submission anyway.
+async fn sign_in_captcha(state: &HostedState, ctx: &Ctx, email: Option<&str>) -> bool {
+    if state.authn.captcha().is_none() {
+        return false;
+    }
+    let email = email.map(str::trim).filter(|e| !e.is_empty());
+    state
+        .authn
+        .sign_in_needs_captcha(&ctx.current.tenant, email, &ctx.client)
+        .await
+        .unwrap_or(true)
+}
+
 fn sign_in_page(
     state: &HostedState,
     ctx: &Ctx,
     pending: &Pending,
-    email: &str,
+    (email, captcha): (&str, bool),
     refusal: Option<&Refusal>,
 ) -> Response {
     let s = ctx.s();
@@ -89,10 +152,14 @@ fn sign_in_page(
     if let Some(target) = &pending.redirect_uri {
         page = page.form_target(target);
     }
+    let widget = captcha
+        .then(|| captcha_widget(state, ctx, CaptchaAction::SignIn, refusal))
+        .flatten();
     let form = Form::new("/auth/sign-in", csrf.value())
         .hidden("interaction", interaction)
         .field(email_field)
         .field(password_field)
+        .captcha(widget)
         .button(Button::primary(s.sign_in_submit));
     page = page.form(form).link(
         None,
@@ -126,7 +193,8 @@ pub(crate) async fn page(
         Err(page) => return page,
     };
     let hint = pending.login_hint.clone().unwrap_or_default();
-    sign_in_page(&state, &ctx, &pending, &hint, None)
+    let captcha = sign_in_captcha(&state, &ctx, Some(&hint)).await;
+    sign_in_page(&state, &ctx, &pending, (&hint, captcha), None)
 }
 
 /// `POST /auth/sign-in`.
@@ -144,18 +212,27 @@ pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Bod
     };
     let email = fields.get("email").unwrap_or_default();
     let password = fields.get("password").unwrap_or_default();
+    let host = page_host(&ctx);
+    let answer = captcha_answer(&state, &fields, host.as_deref());
     match state
         .authn
-        .sign_in(&ctx.current.tenant, email, password, &ctx.client)
+        .sign_in_with_captcha(&ctx.current.tenant, email, password, &ctx.client, answer)
         .await
     {
         Ok(signed_in) => {
             signed_in_response(&state, &ctx, signed_in, pending.interaction.as_ref()).await
         }
-        Err(e) => match error::refusal(&ctx, e) {
-            Ok(refusal) => sign_in_page(&state, &ctx, &pending, email, Some(&refusal)),
-            Err(page) => page,
-        },
+        Err(e) => {
+            // A CAPTCHA refusal shows the widget again; any other refusal shows it when this
+            // failure (or earlier ones) reached the threshold.
+            let captcha = e.is_captcha() || sign_in_captcha(&state, &ctx, Some(email)).await;
+            match error::refusal(&ctx, e) {
+                Ok(refusal) => {
+                    sign_in_page(&state, &ctx, &pending, (email, captcha), Some(&refusal))
+                }
+                Err(page) => page,
+            }
+        }
     }
 }
 
@@ -229,6 +306,7 @@ fn sign_up_page(
         .field(name_field)
         .field(email_field)
         .field(password_field)
+        .captcha(captcha_widget(state, ctx, CaptchaAction::SignUp, refusal))
         .button(Button::primary(s.sign_up_submit));
     let page = page.form(form).link(
         Some(s.have_account),
@@ -303,15 +381,21 @@ pub(crate) async fn sign_up_submit(
     let email = fields.get("email").unwrap_or_default();
     let name = fields.get("name").unwrap_or_default();
     let password = fields.get("password").unwrap_or_default();
+    let host = page_host(&ctx);
+    let answer = captcha_answer(&state, &fields, host.as_deref());
+    let typed = SignUpFields {
+        email,
+        password,
+        name: fields.non_empty("name"),
+    };
     match state
         .authn
-        .sign_up(
+        .sign_up_with_captcha(
             &ctx.current.tenant,
             &ctx.current.issuer,
-            email,
-            password,
-            fields.non_empty("name"),
+            typed,
             &ctx.client,
+            answer,
         )
         .await
     {

@@ -59,6 +59,18 @@ pub struct Strings {
     pub breached_password: &'static str,
     /// A field that must be filled in.
     pub required_field: &'static str,
+    /// Label of the CAPTCHA widget's group.
+    pub captcha_label: &'static str,
+    /// Under an invisible CAPTCHA (reCAPTCHA v3), which shows no challenge.
+    pub captcha_invisible_hint: &'static str,
+    /// The CAPTCHA needs JavaScript (shown only without it).
+    pub captcha_needs_javascript: &'static str,
+    /// A form sent without solving the CAPTCHA.
+    pub captcha_required: &'static str,
+    /// A CAPTCHA the provider refused (forged, expired, used before, scored too low).
+    pub captcha_failed: &'static str,
+    /// The CAPTCHA could not be checked (provider unreachable, failing closed).
+    pub captcha_unavailable: &'static str,
     /// Title of the page shown after sign-up (and after a reset request).
     pub check_inbox_title: &'static str,
     /// Body of the page shown after sign-up: the same whether the address was new or already
@@ -241,6 +253,12 @@ pub static EN: Strings = Strings {
     weak_password: "This password is too short or too easy to guess.",
     breached_password: "This password has appeared in a data breach. Choose a different one.",
     required_field: "This field is required.",
+    captcha_label: "Security check",
+    captcha_invisible_hint: "This form is protected by reCAPTCHA: the Google Privacy Policy and Terms of Service apply.",
+    captcha_needs_javascript: "This security check needs JavaScript. Turn it on for this page, then try again.",
+    captcha_required: "Complete the security check, then send the form again.",
+    captcha_failed: "The security check could not be confirmed. Complete it again, then send the form.",
+    captcha_unavailable: "The security check cannot be confirmed right now. Try again in a moment.",
     check_inbox_title: "Check your inbox",
     verification_sent: "We sent a message to the address you entered. Follow it to confirm your address, then sign in.",
     continue_link: "Continue",

@@ -7,7 +7,11 @@
 //! every input has a `<label for>`, the first (or first invalid) field has `autofocus`, errors
 //! sit in `role="alert"` elements that invalid inputs point to with `aria-describedby`.
 //! askama escapes every value for HTML; nothing reflected is ever marked safe (only the
-//! stylesheet, a constant, is).
+//! stylesheet and the reCAPTCHA glue script, constants, are).
+//!
+//! A form may carry a CAPTCHA widget ([`CaptchaWidget`]); only a page that renders one loads
+//! the provider's script, and only its Content-Security-Policy opens `script-src`,
+//! `frame-src` and `connect-src` to that provider's origin.
 
 use super::strings::Strings;
 use askama::Template;
@@ -21,6 +25,7 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, StatusCode};
 use sha2::{Digest, Sha256};
 use std::sync::LazyLock;
+use svc_authn::CaptchaProvider;
 
 /// The stylesheet, inlined in every page and allowed by its hash in the CSP (no external
 /// assets, no extra request, no `'unsafe-inline'`).
@@ -34,6 +39,7 @@ h1{font-size:1.5rem;margin:.25rem 0 1rem}\
 .tenant{margin:0;color:#4a4a55;font-weight:600}\
 .field{margin:0 0 1rem}\
 label{display:block;font-weight:600;margin-bottom:.25rem}\
+.label{font-weight:600;margin:0 0 .25rem}\
 input{width:100%;padding:.6rem;font:inherit;border:1px solid #767680;border-radius:.25rem}\
 input[aria-invalid=true]{border-color:#b3261e;border-width:2px}\
 .hint{margin:.25rem 0 0;color:#4a4a55;font-size:.9rem}\
@@ -63,13 +69,68 @@ static STYLE_HASH: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// Where a page's form may lead besides our own origin: the origin of an application's
-/// redirect target. Browsers that apply `form-action` to the redirects following a submission
-/// (Chromium, Safari) would otherwise refuse the final 303 to the application.
+/// The reCAPTCHA v3 glue: on submit, asks `grecaptcha` for a token for the widget's site key
+/// and action, puts it in `g-recaptcha-response` and submits. A constant, allowed by its hash.
+const RECAPTCHA_JS: &str = "(function(){var w=document.getElementById(\"captcha\");if(!w)return;\
+var f=w.closest(\"form\"),k=w.getAttribute(\"data-sitekey\"),a=w.getAttribute(\"data-action\"),d=false;\
+f.addEventListener(\"submit\",function(e){if(d)return;e.preventDefault();grecaptcha.ready(function(){\
+grecaptcha.execute(k,{action:a}).then(function(t){f.elements[\"g-recaptcha-response\"].value=t;d=true;\
+f.submit();});});});})();";
+
+/// SHA-256 of the reCAPTCHA glue, as a CSP hash source.
+static RECAPTCHA_JS_HASH: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "'sha256-{}'",
+        STANDARD.encode(Sha256::digest(RECAPTCHA_JS.as_bytes()))
+    )
+});
+
+/// The origins a provider's widget loads from, per CSP directive: `(script-src, frame-src,
+/// connect-src, extra style-src)`, as each provider documents them.
+fn captcha_sources(
+    provider: CaptchaProvider,
+) -> (String, &'static str, &'static str, &'static str) {
+    match provider {
+        CaptchaProvider::Turnstile => (
+            "https://challenges.cloudflare.com".to_owned(),
+            "https://challenges.cloudflare.com",
+            "https://challenges.cloudflare.com",
+            "",
+        ),
+        // hCaptcha styles its checkbox from its own origin too.
+        CaptchaProvider::Hcaptcha => (
+            "https://hcaptcha.com https://*.hcaptcha.com".to_owned(),
+            "https://hcaptcha.com https://*.hcaptcha.com",
+            "https://hcaptcha.com https://*.hcaptcha.com",
+            " https://hcaptcha.com https://*.hcaptcha.com",
+        ),
+        CaptchaProvider::RecaptchaV3 => (
+            format!(
+                "{} https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/",
+                *RECAPTCHA_JS_HASH
+            ),
+            "https://www.google.com/recaptcha/ https://recaptcha.google.com/recaptcha/",
+            "https://www.google.com/recaptcha/",
+            "",
+        ),
+    }
+}
+
+/// What a page's policy allows beyond our own origin: where its form may lead (the origin of
+/// an application's redirect target: browsers that apply `form-action` to the redirects
+/// following a submission, Chromium and Safari, would otherwise refuse the final 303 to the
+/// application), and the CAPTCHA provider whose widget it renders, if any.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct FormTargets(Vec<String>);
+pub(crate) struct FormTargets {
+    sources: Vec<String>,
+    captcha: Option<CaptchaProvider>,
+}
 
 impl FormTargets {
+    fn is_empty(&self) -> bool {
+        self.sources.is_empty() && self.captcha.is_none()
+    }
+
     /// The CSP source for `uri`: its origin for http(s), its scheme for a native app's private
     /// scheme (RFC 8252 §7.1); `None` for anything unusable.
     pub(crate) fn source_of(uri: &str) -> Option<String> {
@@ -89,18 +150,26 @@ impl FormTargets {
 
 /// `Content-Security-Policy` of a hosted response: nothing may load but the inline
 /// stylesheet, forms post only to us (and where `targets` say they lead), no site may frame
-/// the pages (RFC 9700 §4.16), and no `<base>` may redirect relative links.
+/// the pages (RFC 9700 §4.16), and no `<base>` may redirect relative links. A page with a
+/// CAPTCHA widget also lets its provider's origin serve scripts, frames and requests.
 fn csp(targets: Option<&FormTargets>) -> HeaderValue {
     let mut form_action = "'self'".to_owned();
-    for source in targets.map(|t| t.0.as_slice()).unwrap_or_default() {
+    for source in targets.map(|t| t.sources.as_slice()).unwrap_or_default() {
         form_action.push(' ');
         form_action.push_str(source);
     }
-    let policy = format!(
-        "default-src 'none'; style-src {}; frame-ancestors 'none'; \
+    let captcha = targets.and_then(|t| t.captcha).map(captcha_sources);
+    let style_extra = captcha.as_ref().map(|c| c.3).unwrap_or_default();
+    let mut policy = format!(
+        "default-src 'none'; style-src {}{style_extra}; frame-ancestors 'none'; \
          form-action {form_action}; base-uri 'none'",
         *STYLE_HASH
     );
+    if let Some((script, frame, connect, _)) = &captcha {
+        policy.push_str(&format!(
+            "; script-src {script}; frame-src {frame}; connect-src {connect}"
+        ));
+    }
     HeaderValue::from_str(&policy).unwrap_or_else(|_| {
         HeaderValue::from_static(
             "default-src 'none'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
@@ -283,12 +352,89 @@ impl Button {
     }
 }
 
+/// A CAPTCHA widget in a form: the provider's own element (Turnstile's `cf-turnstile`,
+/// hCaptcha's `h-captcha`, or reCAPTCHA v3's invisible token field) inside a labelled group,
+/// its error (`role="alert"`, referenced by `aria-describedby`), a note for browsers without
+/// JavaScript, and the provider's script after the form.
+#[derive(Debug, Clone)]
+pub(crate) struct CaptchaWidget {
+    pub(crate) provider: CaptchaProvider,
+    pub(crate) site_key: String,
+    /// The action name the provider reports back (`sign_up`, …).
+    pub(crate) action: &'static str,
+    pub(crate) label: &'static str,
+    /// What an invisible check (reCAPTCHA v3) shows instead of a challenge.
+    pub(crate) invisible_hint: &'static str,
+    pub(crate) noscript: &'static str,
+    pub(crate) error: Option<&'static str>,
+}
+
+impl CaptchaWidget {
+    /// The widget of `provider` for `action`.
+    pub(crate) fn new(
+        s: &Strings,
+        provider: CaptchaProvider,
+        site_key: &str,
+        action: &'static str,
+    ) -> Self {
+        Self {
+            provider,
+            site_key: site_key.to_owned(),
+            action,
+            label: s.captcha_label,
+            invisible_hint: s.captcha_invisible_hint,
+            noscript: s.captcha_needs_javascript,
+            error: None,
+        }
+    }
+
+    /// Shows `message` under the widget.
+    pub(crate) fn error(mut self, message: Option<&'static str>) -> Self {
+        self.error = message;
+        self
+    }
+
+    /// Whether the person sees a challenge (reCAPTCHA v3 is invisible).
+    pub(crate) fn visible(&self) -> bool {
+        self.provider != CaptchaProvider::RecaptchaV3
+    }
+
+    /// The class the provider's script looks for.
+    pub(crate) fn class(&self) -> &'static str {
+        match self.provider {
+            CaptchaProvider::Turnstile => "cf-turnstile",
+            CaptchaProvider::Hcaptcha => "h-captcha",
+            CaptchaProvider::RecaptchaV3 => "g-recaptcha-v3",
+        }
+    }
+
+    /// The provider's script.
+    pub(crate) fn script_src(&self) -> String {
+        match self.provider {
+            CaptchaProvider::Turnstile => {
+                "https://challenges.cloudflare.com/turnstile/v0/api.js".to_owned()
+            }
+            CaptchaProvider::Hcaptcha => "https://js.hcaptcha.com/1/api.js".to_owned(),
+            CaptchaProvider::RecaptchaV3 => format!(
+                "https://www.google.com/recaptcha/api.js?render={}",
+                url::form_urlencoded::byte_serialize(self.site_key.as_bytes()).collect::<String>()
+            ),
+        }
+    }
+
+    /// The inline glue reCAPTCHA v3 needs (allowed by its hash), empty for the others.
+    pub(crate) fn glue(&self) -> &'static str {
+        if self.visible() { "" } else { RECAPTCHA_JS }
+    }
+}
+
 /// A POST form; the CSRF token is always its first hidden field.
 #[derive(Debug, Clone)]
 pub(crate) struct Form {
     pub(crate) action: String,
     pub(crate) hidden: Vec<(String, String)>,
     pub(crate) fields: Vec<Field>,
+    pub(crate) captcha: Option<CaptchaWidget>,
     pub(crate) buttons: Vec<Button>,
 }
 
@@ -299,6 +445,7 @@ impl Form {
             action: action.into(),
             hidden: vec![("csrf".to_owned(), csrf.to_owned())],
             fields: Vec::new(),
+            captcha: None,
             buttons: Vec::new(),
         }
     }
@@ -314,6 +461,12 @@ impl Form {
     /// Adds a field.
     pub(crate) fn field(mut self, field: Field) -> Self {
         self.fields.push(field);
+        self
+    }
+
+    /// Adds a CAPTCHA widget (after the fields, before the buttons), when there is one.
+    pub(crate) fn captcha(mut self, widget: Option<CaptchaWidget>) -> Self {
+        self.captcha = widget;
         self
     }
 
@@ -447,7 +600,7 @@ impl Page {
     /// Lets the form lead to where `uri` points (its origin), when it is usable.
     pub(crate) fn form_target(mut self, uri: &str) -> Self {
         if let Some(source) = FormTargets::source_of(uri) {
-            self.targets.0.push(source);
+            self.targets.sources.push(source);
         }
         self
     }
@@ -457,6 +610,7 @@ impl Page {
         let has_alert = self.alert.is_some();
         if let Some(form) = &mut self.form {
             form.finish(has_alert);
+            self.targets.captcha = form.captcha.as_ref().map(|c| c.provider);
         }
         let view = PageView {
             chrome,
@@ -464,7 +618,7 @@ impl Page {
             page: &self,
         };
         let mut response = html(self.status, view.render());
-        if !self.targets.0.is_empty() {
+        if !self.targets.is_empty() {
             response.extensions_mut().insert(self.targets.clone());
         }
         response
@@ -659,7 +813,7 @@ mod tests {
             assert_eq!(FormTargets::source_of(bad), None, "{bad}");
         }
         let mut targets = FormTargets::default();
-        targets.0.push("https://app.example.com".into());
+        targets.sources.push("https://app.example.com".into());
         let mut headers = HeaderMap::new();
         secure_headers(&mut headers, Some(&targets));
         let csp = headers[CONTENT_SECURITY_POLICY]
@@ -670,6 +824,109 @@ mod tests {
             csp.contains("form-action 'self' https://app.example.com;"),
             "{csp}"
         );
+    }
+
+    fn captcha_page(provider: CaptchaProvider, error: Option<&'static str>) -> Page {
+        let widget = CaptchaWidget::new(&EN, provider, XSS, "sign_up").error(error);
+        Page::new(EN.sign_up_title).form(
+            Form::new("/auth/sign-up", "tok")
+                .field(Field::email(&EN, ""))
+                .captcha(Some(widget))
+                .button(Button::primary(EN.sign_up_submit)),
+        )
+    }
+
+    fn policy_of(response: &mut Response) -> String {
+        let targets = response.extensions_mut().remove::<FormTargets>();
+        let mut headers = HeaderMap::new();
+        secure_headers(&mut headers, targets.as_ref());
+        headers[CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[tokio::test]
+    async fn only_pages_with_a_captcha_open_the_policy_and_only_to_their_provider() {
+        let mut plain = Page::new(EN.sign_in_title).render(&Chrome::new(&EN, "Acme"));
+        let policy = policy_of(&mut plain);
+        for directive in ["script-src", "frame-src", "connect-src"] {
+            assert!(!policy.contains(directive), "{policy}");
+        }
+        for (provider, script, frame) in [
+            (
+                CaptchaProvider::Turnstile,
+                "script-src https://challenges.cloudflare.com;",
+                "frame-src https://challenges.cloudflare.com;",
+            ),
+            (
+                CaptchaProvider::Hcaptcha,
+                "script-src https://hcaptcha.com https://*.hcaptcha.com;",
+                "frame-src https://hcaptcha.com https://*.hcaptcha.com;",
+            ),
+            (
+                CaptchaProvider::RecaptchaV3,
+                "https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/;",
+                "frame-src https://www.google.com/recaptcha/ https://recaptcha.google.com/recaptcha/;",
+            ),
+        ] {
+            let mut response = captcha_page(provider, None).render(&Chrome::new(&EN, "Acme"));
+            let policy = policy_of(&mut response);
+            assert!(policy.contains(script), "{provider:?}: {policy}");
+            assert!(policy.contains(frame), "{provider:?}: {policy}");
+            assert!(policy.contains("connect-src https://"), "{policy}");
+            assert!(policy.contains("default-src 'none'"), "{policy}");
+            assert!(!policy.contains("unsafe-inline"), "{policy}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_recaptcha_glue_is_allowed_by_its_hash_and_nothing_else_inline() {
+        let mut response =
+            captcha_page(CaptchaProvider::RecaptchaV3, None).render(&Chrome::new(&EN, "Acme"));
+        let policy = policy_of(&mut response);
+        let html = body(response).await;
+        assert!(html.contains(&format!("<script>{RECAPTCHA_JS}</script>")));
+        let hash = STANDARD.encode(Sha256::digest(RECAPTCHA_JS.as_bytes()));
+        assert!(
+            policy.contains(&format!("script-src 'sha256-{hash}'")),
+            "{policy}"
+        );
+        let turnstile =
+            body(captcha_page(CaptchaProvider::Turnstile, None).render(&Chrome::new(&EN, "Acme")))
+                .await;
+        assert!(
+            !turnstile.contains("<script>"),
+            "no inline script: {turnstile}"
+        );
+    }
+
+    #[tokio::test]
+    async fn captcha_widgets_escape_the_site_key_and_describe_their_error() {
+        let html = body(
+            captcha_page(CaptchaProvider::Turnstile, Some(EN.captcha_required))
+                .render(&Chrome::new(&EN, "Acme")),
+        )
+        .await;
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("class=\"cf-turnstile\" data-sitekey=\"&#34;&#62;&#60;img"));
+        assert!(html.contains(
+            "role=\"group\" aria-labelledby=\"captcha-label\" aria-describedby=\"captcha-error\""
+        ));
+        assert!(html.contains(&format!(
+            "<p id=\"captcha-error\" class=\"error\" role=\"alert\">{}</p>",
+            EN.captcha_required
+        )));
+        assert!(html.contains("<noscript>"));
+        let recaptcha = body(
+            captcha_page(CaptchaProvider::RecaptchaV3, None).render(&Chrome::new(&EN, "Acme")),
+        )
+        .await;
+        assert!(
+            recaptcha.contains("api.js?render=%22%3E%3Cimg+src%3Dx"),
+            "the site key is URL-encoded in the script URL: {recaptcha}"
+        );
+        assert!(recaptcha.contains("name=\"g-recaptcha-response\" value=\"\""));
     }
 
     #[tokio::test]

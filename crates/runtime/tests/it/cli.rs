@@ -31,6 +31,9 @@ async fn production_without_configuration_lists_every_unmet_rule_at_once() {
         "database URL is required",
         "kms must be configured",
         "captcha.enabled",
+        "captcha.provider",
+        "captcha.site_key",
+        "captcha.secret_key",
         "hibp.enabled",
         "oidc.issuer_url",
         "email.provider",
@@ -45,6 +48,34 @@ async fn production_without_configuration_lists_every_unmet_rule_at_once() {
         !dir.path().join("data").exists(),
         "a refused start must not create the embedded database"
     );
+}
+
+#[tokio::test]
+async fn an_enabled_captcha_without_provider_or_keys_refuses_to_start_naming_each_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let exit = Process::run(
+        binary(),
+        dir.path(),
+        &[],
+        &[
+            ("SVC_CAPTCHA__ENABLED", "true"),
+            ("SVC_CAPTCHA__SECRET_KEY", "captcha-secret-never-printed"),
+        ],
+    )
+    .await;
+    assert_ne!(exit.code, Some(0));
+    no_panic(&exit.stderr);
+    for key in ["captcha.provider", "captcha.site_key"] {
+        assert!(
+            exit.stderr
+                .contains(&format!("{key} is required when captcha.enabled = true")),
+            "{key} not named in:\n{}",
+            exit.stderr
+        );
+    }
+    assert!(!exit.stderr.contains("captcha.secret_key is required"));
+    assert!(!exit.stderr.contains("captcha-secret-never-printed"));
+    assert!(!dir.path().join("data").exists());
 }
 
 #[tokio::test]
@@ -292,7 +323,14 @@ fn production_env(
         ("DATABASE_URL", format!("{database_url}?sslmode=require")),
         ("SVC_OIDC__ISSUER_URL", "https://localhost".to_owned()),
         ("SVC_CAPTCHA__ENABLED", "true".to_owned()),
+        ("SVC_CAPTCHA__PROVIDER", "turnstile".to_owned()),
+        ("SVC_CAPTCHA__SITE_KEY", "site-key".to_owned()),
         ("SVC_CAPTCHA__SECRET_KEY", "captcha-secret".to_owned()),
+        // Nothing is submitted here; a syntactically valid https endpoint is enough.
+        (
+            "SVC_CAPTCHA__VERIFY_URL",
+            "https://localhost/siteverify".to_owned(),
+        ),
         ("SVC_HIBP__ENABLED", "true".to_owned()),
         ("SVC_EMAIL__PROVIDER", "smtp".to_owned()),
         ("SVC_EMAIL__SMTP__HOST", "smtp.localhost".to_owned()),

@@ -1,9 +1,10 @@
 //! Hosted sign-in end to end, as a browser drives it: the authorization code flow through the
 //! sign-in and consent pages, the account pages (sign-up, email verification, password reset,
 //! invitations, sessions, sign-out, RP-initiated logout), and the pages' defences (CSRF,
-//! escaping, security headers, form limits), on SQLite and PostgreSQL.
+//! escaping, security headers, form limits, CAPTCHA), on SQLite and PostgreSQL.
 
 mod accounts;
+mod captcha;
 mod flow;
 mod security;
 pub(crate) mod support;

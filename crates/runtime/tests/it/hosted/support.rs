@@ -400,7 +400,7 @@ fn unescape(s: &str) -> String {
 }
 
 impl Browser {
-    fn new(app: &TestApp, host: &str) -> Self {
+    pub(crate) fn new(app: &TestApp, host: &str) -> Self {
         let addr: std::net::SocketAddr = app.url.trim_start_matches("http://").parse().unwrap();
         let hostname = host.split(':').next().unwrap();
         let jar = Arc::new(Jar::default());
@@ -533,4 +533,26 @@ pub(crate) fn param(url: &str, name: &str) -> Option<String> {
     url::form_urlencoded::parse(query.as_bytes())
         .find(|(k, _)| k == name)
         .map(|(_, v)| v.into_owned())
+}
+
+impl Browser {
+    /// A browser on `host` (`name:port`) of a service listening at `url` (`http://ip:port`),
+    /// e.g. the real binary started as a child process.
+    pub(crate) fn at(url: &str, host: &str) -> Self {
+        let addr: std::net::SocketAddr = url.trim_start_matches("http://").parse().unwrap();
+        let hostname = host.split(':').next().unwrap();
+        let jar = Arc::new(Jar::default());
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .cookie_provider(jar.clone())
+            .resolve(hostname, addr)
+            .user_agent("hosted-e2e/1.0")
+            .build()
+            .unwrap();
+        Self {
+            client,
+            base: format!("http://{host}"),
+            jar,
+        }
+    }
 }
