@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs) needs: Debian's
-# Chromium, the Node packages of interop/package-lock.json (openid-client, jose, playwright-core)
-# and a Python venv with interop/authlib/requirements.txt (authlib, requests, PyJWT).
+# Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs) and the API
+# reference gates (crates/runtime/tests/it/openapi.rs) need: Debian's Chromium, the Node packages
+# of interop/package-lock.json (openid-client, jose, playwright-core), a Python venv with
+# interop/authlib/requirements.txt (authlib, requests, PyJWT) and one with
+# interop/api/requirements.txt (schemathesis, openapi-spec-validator).
 # Idempotent and quick when everything is already in place; safe to run any number of times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,9 +39,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" >"$stamp"
 fi
 
-# 3. Python venv for authlib. Python 3.11 preferred (any 3.10+ works).
-py_dir="$root/interop/authlib"
-venv="$py_dir/.venv"
+# 3. Python venvs, one per requirements file. Python 3.11 preferred (any 3.10+ works).
 python=""
 for candidate in python3.11 python3; do
   if command -v "$candidate" >/dev/null 2>&1 &&
@@ -49,17 +49,28 @@ for candidate in python3.11 python3; do
   fi
 done
 [ -n "$python" ] || { echo "interop-setup: python 3.10+ is required" >&2; exit 1; }
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
-  echo "interop-setup: creating $venv with $python"
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-fi
-pystamp="$venv/.interop-requirements.sha256"
-want=$(sha256sum "$py_dir/requirements.txt" | cut -d' ' -f1)
-if [ ! -f "$pystamp" ] || [ "$(cat "$pystamp")" != "$want" ]; then
-  echo "interop-setup: pip install -r interop/authlib/requirements.txt"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$py_dir/requirements.txt"
-  echo "$want" >"$pystamp"
-fi
 
-echo "interop-setup: ready (chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'), node $(node --version), $("$venv/bin/python" --version))"
+# python_venv DIR: DIR/.venv with DIR/requirements.txt installed. The stamp holds the
+# requirements' hash; pip runs only when they changed or the venv is gone.
+python_venv() {
+  local py_dir="$root/$1" venv="$root/$1/.venv" pystamp want
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    echo "interop-setup: creating $venv with $python"
+    rm -rf "$venv"
+    "$python" -m venv "$venv"
+  fi
+  pystamp="$venv/.interop-requirements.sha256"
+  want=$(sha256sum "$py_dir/requirements.txt" | cut -d' ' -f1)
+  if [ ! -f "$pystamp" ] || [ "$(cat "$pystamp")" != "$want" ]; then
+    echo "interop-setup: pip install -r $1/requirements.txt"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$py_dir/requirements.txt"
+    echo "$want" >"$pystamp"
+  fi
+}
+# authlib, requests, PyJWT: the Python relying party (interop/authlib/rp.py).
+python_venv interop/authlib
+# schemathesis and openapi-spec-validator: the API reference checked against the live server.
+python_venv interop/api
+venv="$root/interop/authlib/.venv"
+
+echo "interop-setup: ready (chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'), node $(node --version), $("$venv/bin/python" --version), schemathesis $("$root/interop/api/.venv/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))'))"

@@ -39,7 +39,7 @@ step "dependency direction"
 bash scripts/check-deps.sh
 bash scripts/check-deps.sh --self-test
 
-step "interop prerequisites (Chromium, interop/node_modules, interop/authlib/.venv)"
+step "interop prerequisites (Chromium, interop/node_modules, interop/authlib/.venv, interop/api/.venv)"
 bash scripts/interop-setup.sh
 
 step "tests (SQLite and PostgreSQL)"

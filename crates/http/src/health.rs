@@ -1,4 +1,6 @@
-//! Health endpoints: `/health/live`, `/health/startup`, `/health/ready`.
+//! Health endpoints: `/health/live`, `/health/startup`, `/health/ready`; and [`operational`],
+//! the routes of every plane's operational endpoints (these and `/metrics`), whose OpenAPI
+//! operations come from the same declaration ([`operations`]).
 //!
 //! Bodies expose only `{"status":"ok"}` or `{"status":"unavailable"}` (spec "Tenant and
 //! operational endpoints": failing check details go to the logs), so probes leak nothing about
@@ -16,6 +18,71 @@ use http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderValue, StatusCode};
 
 use crate::HttpState;
+use crate::metrics;
+use crate::openapi::refusals::{self, Refusals};
+use crate::openapi::tags;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// Name of the security scheme of `/metrics`.
+pub const METRICS_TOKEN: &str = "metrics_token";
+
+/// The operational routes every plane serves: `/health/live`, `/health/startup`,
+/// `/health/ready` and `/metrics` (state not applied; [`crate::router`] applies it).
+pub(crate) fn operational() -> OpenApiRouter<HttpState> {
+    OpenApiRouter::new()
+        .routes(routes!(live))
+        .routes(routes!(startup))
+        .routes(routes!(ready))
+        .routes(routes!(metrics::scrape))
+}
+
+/// The OpenAPI operations of the operational routes, with the scheme `/metrics` names and the
+/// refusals of the middleware (the probes are exempt from the host check; `/metrics` with a
+/// service token resolves the host's tenant).
+#[must_use]
+pub fn operations() -> utoipa::openapi::OpenApi {
+    let mut doc = operational().into_openapi();
+    let mut scheme = Http::new(HttpAuthScheme::Bearer);
+    scheme.description = Some(
+        "`/metrics`: the static `server.metrics_bearer_token` when one is configured; \
+         otherwise a service access token of the host's tenant (client credentials) with the \
+         `metrics:read` scope and the management API audience."
+            .to_owned(),
+    );
+    doc.components
+        .get_or_insert_with(Default::default)
+        .add_security_scheme(METRICS_TOKEN, SecurityScheme::Http(scheme));
+    refusals::add(&mut doc, |path| {
+        if path == "/metrics" {
+            Refusals::TENANT
+        } else {
+            Refusals::PROBE
+        }
+    });
+    doc
+}
+
+fn health_status() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(
+            "`ok`, or `unavailable` (details go to the logs, never here).",
+        ))
+        .enum_values(Some(["ok", "unavailable"]))
+}
+
+/// The whole body of a health answer.
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({"status": "ok"}))]
+pub struct HealthStatus {
+    /// The probe's verdict.
+    #[schema(schema_with = health_status)]
+    pub status: String,
+}
 
 /// One readiness dependency (database ping, worker heartbeat, signing keys), implemented by the
 /// runtime.
@@ -161,16 +228,55 @@ fn health_response(ok: bool) -> Response {
 }
 
 /// `GET /health/live`: the process is running.
+#[utoipa::path(
+    get, path = "/health/live", tag = tags::OPERATIONS,
+    operation_id = "getLiveness",
+    summary = "Liveness probe",
+    description = "Whether the process is running: always `ok` while it answers. Exempt from \
+        `server.allowed_hosts` (probes address the instance by IP); never cached.",
+    responses(
+        (status = 200, description = "The process is running.", body = HealthStatus,
+         headers(("Cache-Control" = String, description = "`no-store`."))),
+    ),
+)]
 pub(crate) async fn live() -> Response {
     health_response(true)
 }
 
 /// `GET /health/startup`: startup work is done.
+#[utoipa::path(
+    get, path = "/health/startup", tag = tags::OPERATIONS,
+    operation_id = "getStartup",
+    summary = "Startup probe",
+    description = "Whether startup is complete: databases migrated and the signing keys the \
+        plane uses loaded. Exempt from `server.allowed_hosts`; never cached.",
+    responses(
+        (status = 200, description = "Started.", body = HealthStatus,
+         headers(("Cache-Control" = String, description = "`no-store`."))),
+        (status = 503, description = "Still starting: `{\"status\":\"unavailable\"}`.",
+         body = HealthStatus),
+    ),
+)]
 pub(crate) async fn startup(State(state): State<HttpState>) -> Response {
     health_response(state.health.is_started())
 }
 
 /// `GET /health/ready`: the instance should receive traffic.
+#[utoipa::path(
+    get, path = "/health/ready", tag = tags::OPERATIONS,
+    operation_id = "getReadiness",
+    summary = "Readiness probe",
+    description = "Whether the instance should receive traffic: started, not draining for \
+        shutdown, and every readiness check (databases, workers, signing keys) passing within \
+        its own short timeout, so a hung dependency fails the probe fast. Failing checks are \
+        logged, never shown. Exempt from `server.allowed_hosts`; never cached.",
+    responses(
+        (status = 200, description = "Ready.", body = HealthStatus,
+         headers(("Cache-Control" = String, description = "`no-store`."))),
+        (status = 503, description = "Not ready: `{\"status\":\"unavailable\"}`.",
+         body = HealthStatus),
+    ),
+)]
 pub(crate) async fn ready(State(state): State<HttpState>) -> Response {
     health_response(state.health.is_ready().await)
 }

@@ -17,6 +17,7 @@ pub mod health;
 pub mod hosted;
 pub mod metrics;
 pub mod middleware;
+pub mod openapi;
 pub mod routes;
 pub mod settings;
 pub mod tenancy;
@@ -29,7 +30,6 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::routing::get;
 use http::HeaderName;
 use http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION, SET_COOKIE};
 use tower::ServiceBuilder;
@@ -97,11 +97,9 @@ pub fn router(plane_routes: Router, state: HttpState) -> Router {
     let render = Arc::new(RenderConfig::new(&settings, Arc::clone(&hosts)));
     let max_body = settings.max_request_body_bytes;
 
-    let operational = Router::new()
-        .route("/health/live", get(health::live))
-        .route("/health/startup", get(health::startup))
-        .route("/health/ready", get(health::ready))
-        .route("/metrics", get(metrics::scrape))
+    let operational = health::operational()
+        .split_for_parts()
+        .0
         .with_state(state.clone());
 
     let stack = ServiceBuilder::new()

@@ -329,6 +329,35 @@ pub(crate) async fn record(State(metrics): State<Metrics>, req: Request, next: N
 }
 
 /// `GET /metrics`.
+#[utoipa::path(
+    get, path = "/metrics", tag = crate::openapi::tags::OPERATIONS,
+    operation_id = "getMetrics",
+    summary = "Prometheus metrics",
+    description = "This instance's metrics in the OpenMetrics text format: HTTP requests and \
+        their durations by method, route template and status, database pool connections, build \
+        info, and what other components register. Never cached.\n\n\
+        Access: when `server.metrics_bearer_token` is set, exactly that token as \
+        `Authorization: Bearer` (anything else is 401 with a bare `Bearer` challenge). \
+        Otherwise a service access token of the host's tenant, from the client credentials \
+        grant, with the `metrics:read` scope and the management API audience \
+        (`{issuer}/api/v1`): a missing, invalid or expired one is 401 and a token without the \
+        scope 403 `insufficient_scope`, both with an RFC 6750 challenge; the tenant comes from \
+        the host as on every tenant surface.",
+    responses(
+        (status = 200, description = "The exposition (ends with `# EOF`).", body = String,
+         content_type = "application/openmetrics-text",
+         headers(("Cache-Control" = String, description = "`no-store`."))),
+        (status = 401, description = "No valid metrics token.",
+         body = crate::openapi::ProblemSchema, content_type = "application/problem+json",
+         headers(("WWW-Authenticate" = String, description = "An RFC 6750 `Bearer` challenge."))),
+        (status = 403, description = "The service token lacks `metrics:read` \
+            (`insufficient_scope`, with a challenge) or is not a service token.",
+         body = crate::openapi::ProblemSchema, content_type = "application/problem+json",
+         headers(("WWW-Authenticate" = String,
+                  description = "An RFC 6750 challenge, for `insufficient_scope`."))),
+    ),
+    security(("metrics_token" = [])),
+)]
 pub(crate) async fn scrape(
     State(state): State<HttpState>,
     client: crate::ClientContext,

@@ -4,8 +4,11 @@
 
 use crate::page::split_page;
 use crate::{Actor, ManageContext, ManageError, RequestMeta, clamp_limit};
+use serde::Serialize;
 use svc_domain::{AuditEntry, AuditEntryId, AuditOutcome, TenantId};
 use svc_store::{AuditFilter, WriteTx};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
 
 /// The audited actions, dotted `<record>.<past-tense verb>`.
 pub mod action {
@@ -86,17 +89,128 @@ pub async fn record(tx: &mut dyn WriteTx, entry: &AuditEntry) -> Result<(), Mana
 }
 
 /// Up to `limit` (default 50, clamped to 1..=200) entries of `tenant` matching `filter`, newest
-/// first, older than the cursor `before`, and the cursor of the next page (`None` on the last).
+/// first, after the cursor `after` (the cursor of the previous page: the entries that follow it
+/// in this order, i.e. older ones), and the cursor of the next page (`None` on the last).
 pub async fn list_audit(
     ctx: &ManageContext,
     tenant: &TenantId,
     filter: &AuditFilter,
-    before: Option<&AuditEntryId>,
+    after: Option<&AuditEntryId>,
     limit: Option<u32>,
 ) -> Result<(Vec<AuditEntry>, Option<AuditEntryId>), ManageError> {
     let limit = clamp_limit(limit);
     let mut tx = ctx.store.read().await?;
-    let rows = tx.list_audit(tenant, filter, before, limit + 1).await?;
+    // Newest first, so the entries after the cursor are the ones before it in time.
+    let rows = tx.list_audit(tenant, filter, after, limit + 1).await?;
     tx.finish().await?;
     Ok(split_page(rows, limit, |e| e.id.clone()))
+}
+
+/// An audit entry as the management API shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "aud_01jd3k2m4n5p6q7r8s9t0v1w2x",
+    "tenant_id": "ten_01jd3k0a1b2c3d4e5f6g7h8j9k",
+    "actor": "client:app_01jd3k0a1b2c3d4e5f6g7h8j9m",
+    "action": "application.created",
+    "target": "app_01jd3k2m4n5p6q7r8s9t0v1w2y",
+    "request_id": "01JD3K2M4N5P6Q7R8S9T0V1W2Z",
+    "client_ip": "203.0.113.7",
+    "outcome": "success",
+    "occurred_at": "2026-11-23T09:14:07.123456Z"
+}))]
+pub struct AuditEntryView {
+    /// The entry's id (`aud_…`), time-ordered; also the pagination cursor.
+    pub id: String,
+    /// The tenant concerned (`ten_…`); `null` for deployment-wide control-plane actions.
+    #[schema(required = true)]
+    pub tenant_id: Option<String>,
+    /// Who acted: `operator:opt_…`, `client:app_…`, `user:usr_…` or `system`.
+    pub actor: String,
+    /// What was done, dotted `<record>.<past-tense verb>`: `application.created`,
+    /// `tenant_user.suspended`, `webhook.secret_rotated`, ...
+    pub action: String,
+    /// The record acted on (`app_…`, `usr_…`, `whk_…`, ...), when any.
+    #[schema(required = true)]
+    pub target: Option<String>,
+    /// The request's `x-request-id`, when it had one.
+    #[schema(required = true)]
+    pub request_id: Option<String>,
+    /// The client's address (as seen through the deployment's trusted proxies), when known.
+    #[schema(required = true)]
+    pub client_ip: Option<String>,
+    /// Whether the action took effect.
+    pub outcome: AuditOutcomeView,
+    /// When it happened (RFC 3339).
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub occurred_at: OffsetDateTime,
+}
+
+/// Whether an audited action took effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditOutcomeView {
+    /// It took effect.
+    Success,
+    /// It was refused (recorded for security-relevant refusals).
+    Failure,
+}
+
+impl From<&AuditEntry> for AuditEntryView {
+    fn from(entry: &AuditEntry) -> Self {
+        Self {
+            id: entry.id.to_string(),
+            tenant_id: entry.tenant_id.as_ref().map(ToString::to_string),
+            actor: entry.actor.clone(),
+            action: entry.action.clone(),
+            target: entry.target.clone(),
+            request_id: entry.request_id.clone(),
+            client_ip: entry.client_ip.clone(),
+            outcome: match entry.outcome {
+                AuditOutcome::Success => AuditOutcomeView::Success,
+                AuditOutcome::Failure => AuditOutcomeView::Failure,
+            },
+            occurred_at: entry.occurred_at,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use svc_domain::{ManualClock, SeededRandom};
+
+    #[test]
+    fn the_view_serializes_exactly_like_the_entry() {
+        let at = OffsetDateTime::from_unix_timestamp_nanos(1_790_000_000_123_456_000)
+            .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+        let clock = ManualClock::new(at);
+        let rng = SeededRandom::new(7);
+        let full = AuditEntry {
+            id: AuditEntryId::generate(&clock, &rng),
+            tenant_id: Some(TenantId::generate(&clock, &rng)),
+            actor: "client:app_01jd0000000000000000000000".to_owned(),
+            action: action::APPLICATION_CREATED.to_owned(),
+            target: Some("app_01jd0000000000000000000001".to_owned()),
+            request_id: Some("req-1".to_owned()),
+            client_ip: Some("203.0.113.7".to_owned()),
+            outcome: AuditOutcome::Success,
+            occurred_at: at,
+        };
+        let bare = AuditEntry {
+            tenant_id: None,
+            target: None,
+            request_id: None,
+            client_ip: None,
+            outcome: AuditOutcome::Failure,
+            ..full.clone()
+        };
+        for entry in [full, bare] {
+            assert_eq!(
+                serde_json::to_value(AuditEntryView::from(&entry)).ok(),
+                serde_json::to_value(&entry).ok()
+            );
+        }
+    }
 }

@@ -22,6 +22,10 @@ pub enum ManageError {
     /// reused with another request or still in progress); the text is safe to show.
     #[error("{0}")]
     Conflict(String),
+    /// 412 `precondition_failed`: the resource changed since the revision the caller named in
+    /// `If-Match` (or while this update ran); read it again and retry.
+    #[error("the resource has changed since it was read")]
+    PreconditionFailed,
     /// 403 `forbidden`: the request is well formed but not allowed (e.g. deleting the management
     /// application); the text is safe to show.
     #[error("{0}")]

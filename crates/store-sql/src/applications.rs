@@ -17,6 +17,7 @@ use svc_domain::{
 };
 use svc_store::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, StoreError,
+    UpdateOutcome,
 };
 use time::OffsetDateTime;
 
@@ -45,12 +46,19 @@ const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_ur
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
-// Never id, tenant_id, created_at or is_management.
+// Never id, tenant_id, created_at or is_management; only the revision read ($16). Equality on
+// `updated_at` is exact on both dialects: PostgreSQL compares `timestamptz` values, and SQLite's
+// text has one spelling per instant (UTC RFC 3339, see the SQLite dialect), so no `_ns` twin is
+// needed for an equality. Under READ COMMITTED, PostgreSQL re-evaluates the condition on the
+// newest committed row version, so a writer that committed since the read makes this a no-op.
 const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, grant_types = $5, \
      token_endpoint_auth_method = $6, allowed_scopes = $7, secret_hash = $8, api_audience = $9, \
      first_party = $10, id_token_signed_response_alg = $11, jwks = $12, jwks_uri = $13, \
      updated_at = $14, post_logout_redirect_uris = $15 \
-     WHERE tenant_id = $1 AND id = $2";
+     WHERE tenant_id = $1 AND id = $2 AND updated_at = $16";
+/// Whether the application exists at all: tells a stale revision from a missing record after a
+/// conditional update changed nothing.
+const EXISTS: &str = "SELECT id FROM applications WHERE tenant_id = $1 AND id = $2";
 const DELETE: &str = "DELETE FROM applications WHERE tenant_id = $1 AND id = $2";
 
 const TOKEN_BY_HASH: &str =
@@ -119,7 +127,11 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
         Ok(())
     }
 
-    async fn update_application(&mut self, app: &Application) -> Result<(), StoreError> {
+    async fn update_application(
+        &mut self,
+        app: &Application,
+        read_at: OffsetDateTime,
+    ) -> Result<UpdateOutcome, StoreError> {
         let lists = lists(app)?;
         let changed = Stmt::new(UPDATE)
             .bind(app.tenant_id.as_str())
@@ -137,12 +149,23 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.jwks_uri.as_deref())
             .bind(app.updated_at)
             .bind_json(lists.post_logout_redirect_uris)
+            .bind(read_at)
             .execute::<D>(self.conn())
             .await?;
-        if changed == 0 {
-            return Err(StoreError::NotFound);
+        if changed > 0 {
+            return Ok(UpdateOutcome::Applied);
         }
-        Ok(())
+        let exists = Stmt::new(EXISTS)
+            .bind(app.tenant_id.as_str())
+            .bind(app.id.as_str())
+            .fetch_optional::<D>(self.conn())
+            .await?
+            .is_some();
+        if exists {
+            Ok(UpdateOutcome::Stale)
+        } else {
+            Err(StoreError::NotFound)
+        }
     }
 
     async fn delete_application(

@@ -1,7 +1,7 @@
 //! The tenant aggregate: its statements, its row form, and the `TenantReads`/`TenantWrites`
 //! ports for [`SqlTx`].
 
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, PerDialect};
 use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
@@ -15,6 +15,13 @@ const SELECT_BY_ID: &str = "SELECT id, slug, display_name, status, signup_enable
 const SELECT_BY_SLUG: &str = "SELECT id, slug, display_name, status, signup_enabled, \
      pairwise_secret, created_at, updated_at \
      FROM tenants WHERE slug = $1";
+// SQLite has no row locks: its write transaction already excludes every other writer.
+const SELECT_FOR_UPDATE: PerDialect = PerDialect {
+    sqlite: SELECT_BY_ID,
+    postgres: "SELECT id, slug, display_name, status, signup_enabled, \
+     pairwise_secret, created_at, updated_at \
+     FROM tenants WHERE id = $1 FOR NO KEY UPDATE",
+};
 // Two statements rather than `$1 IS NULL OR id > $1`, so each has a plain index range scan.
 const LIST_FIRST: &str = "SELECT id, slug, display_name, status, signup_enabled, \
      pairwise_secret, created_at, updated_at \
@@ -26,8 +33,13 @@ const INSERT: &str = "INSERT INTO tenants (id, slug, display_name, status, signu
      pairwise_secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 // Never id, slug, created_at or pairwise_secret: the secret is fixed at creation, since changing
 // it would change every pairwise subject the tenant's third-party applications know.
+// Conditional on the revision the caller read (`$6`, its `updated_at`): an equality, which the
+// stored text decides exactly on SQLite (one UTC spelling per instant) and `timestamptz` on
+// PostgreSQL; under READ COMMITTED a concurrent update that committed first makes the row fail
+// the condition.
 const UPDATE: &str = "UPDATE tenants SET display_name = $2, status = $3, signup_enabled = $4, \
-     updated_at = $5 WHERE id = $1";
+     updated_at = $5 WHERE id = $1 AND updated_at = $6";
+const EXISTS: &str = "SELECT count(*) AS n FROM tenants WHERE id = $1";
 // Cascades to everything the tenant owns (signing keys, applications, users, sessions, link
 // tokens, grants); audit entries have no foreign key.
 const DELETE: &str = "DELETE FROM tenants WHERE id = $1";
@@ -80,19 +92,40 @@ impl<D: Dialect> TenantWrites for SqlTx<D> {
         Ok(())
     }
 
-    async fn update_tenant(&mut self, tenant: &Tenant) -> Result<(), StoreError> {
+    async fn tenant_for_update(&mut self, id: &TenantId) -> Result<Option<Tenant>, StoreError> {
+        Stmt::new(SELECT_FOR_UPDATE.pick::<D>())
+            .bind(id.as_str())
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
+    }
+
+    async fn update_tenant(
+        &mut self,
+        tenant: &Tenant,
+        read_at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
         let changed = Stmt::new(UPDATE)
             .bind(tenant.id.as_str())
             .bind(tenant.display_name.as_str())
             .bind(tenant.status.as_str())
             .bind(tenant.signup_enabled)
             .bind(tenant.updated_at)
+            .bind(read_at)
             .execute::<D>(self.conn())
             .await?;
-        if changed == 0 {
+        if changed > 0 {
+            return Ok(true);
+        }
+        // Nothing matched: gone (NotFound), or changed since the caller read it (false).
+        let row = Stmt::new(EXISTS)
+            .bind(tenant.id.as_str())
+            .fetch_one::<D>(self.conn())
+            .await?;
+        let n: i64 = Columns::<D>::new(&row, "tenants").get("n")?;
+        if n == 0 {
             return Err(StoreError::NotFound);
         }
-        Ok(())
+        Ok(false)
     }
 
     async fn delete_tenant(&mut self, id: &TenantId) -> Result<(), StoreError> {

@@ -19,7 +19,7 @@ use svc_domain::{
     Email, PasswordHash, SecretHash, TenantId, User, UserId, UserStatus, UserToken,
     UserTokenPurpose,
 };
-use svc_store::{StoreError, UserFilter, UserReads, UserTokenWrites, UserWrites};
+use svc_store::{StoreError, UpdateOutcome, UserFilter, UserReads, UserTokenWrites, UserWrites};
 use time::OffsetDateTime;
 
 /// The partial unique index on the address, as both backends report it.
@@ -46,10 +46,10 @@ const SELECT_LIST: &str = select_users!("WHERE tenant_id = ");
 const INSERT: &str = "INSERT INTO users (id, tenant_id, email, email_verified, name, given_name, \
      family_name, status, password_hash, created_at, updated_at, last_sign_in_at) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
-// Never id, tenant_id or created_at.
+// Never id, tenant_id or created_at; only at the revision read ($12, see `update_user_if_unchanged`).
 const UPDATE: &str = "UPDATE users SET email = $3, email_verified = $4, name = $5, \
      given_name = $6, family_name = $7, status = $8, password_hash = $9, updated_at = $10, \
-     last_sign_in_at = $11 WHERE tenant_id = $1 AND id = $2";
+     last_sign_in_at = $11 WHERE tenant_id = $1 AND id = $2 AND updated_at = $12";
 
 const INSERT_TOKEN: PerDialect = PerDialect {
     sqlite: "INSERT INTO user_tokens (hash, tenant_id, user_id, purpose, created_at, \
@@ -140,7 +140,16 @@ impl<D: Dialect> UserWrites for SqlTx<D> {
         Ok(())
     }
 
-    async fn update_user(&mut self, user: &User) -> Result<(), StoreError> {
+    /// One conditional `UPDATE` on `updated_at`, compared as the column itself on both dialects:
+    /// an equality, never an order, so SQLite's text (one spelling per instant, see its
+    /// `timestamps`) is exact to the nanosecond and PostgreSQL compares `timestamptz` (the bound
+    /// value truncated to microseconds as it was when stored). When no row matched, a read tells
+    /// a missing user from one at another revision.
+    async fn update_user_if_unchanged(
+        &mut self,
+        user: &User,
+        read_at: OffsetDateTime,
+    ) -> Result<UpdateOutcome, StoreError> {
         let changed = Stmt::new(UPDATE)
             .bind(user.tenant_id.as_str())
             .bind(user.id.as_str())
@@ -153,13 +162,17 @@ impl<D: Dialect> UserWrites for SqlTx<D> {
             .bind(user.password_hash.as_ref().map(PasswordHash::as_str))
             .bind(user.updated_at)
             .bind(user.last_sign_in_at)
+            .bind(read_at)
             .execute::<D>(self.conn())
             .await
             .map_err(name_conflict)?;
-        if changed == 0 {
-            return Err(StoreError::NotFound);
+        if changed > 0 {
+            return Ok(UpdateOutcome::Applied);
         }
-        Ok(())
+        match self.user(&user.tenant_id, &user.id).await? {
+            Some(_) => Ok(UpdateOutcome::Stale),
+            None => Err(StoreError::NotFound),
+        }
     }
 }
 

@@ -3,6 +3,19 @@
 use crate::StoreError;
 use async_trait::async_trait;
 use svc_domain::{Application, ClientId, OperatorToken, SecretHash, TenantId};
+use time::OffsetDateTime;
+
+/// What a conditional update did (optimistic concurrency: the caller names the revision it
+/// read, and the write applies only to that revision).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum UpdateOutcome {
+    /// The record was still at the revision read; it now holds the new values.
+    Applied,
+    /// The record exists but changed since it was read (another writer committed first);
+    /// nothing was written.
+    Stale,
+}
 
 /// Reads of applications; always within one tenant, so another tenant's id reads as absent.
 #[async_trait]
@@ -29,9 +42,18 @@ pub trait ApplicationWrites {
     /// Stores a new application; a taken id is [`StoreError::Conflict`].
     async fn insert_application(&mut self, app: &Application) -> Result<(), StoreError>;
 
-    /// Replaces every mutable field (all but id, tenant, created_at, is_management);
-    /// [`StoreError::NotFound`] when `app.id` is not an application of `app.tenant_id`.
-    async fn update_application(&mut self, app: &Application) -> Result<(), StoreError>;
+    /// Replaces every mutable field (all but id, tenant, created_at, is_management), provided
+    /// the stored application is still the revision the caller read, i.e. its `updated_at` is
+    /// still `read_at` (compared in the same statement, so it holds even under PostgreSQL's
+    /// READ COMMITTED, where a concurrent writer may commit between the read and this write).
+    ///
+    /// [`UpdateOutcome::Stale`] (nothing written) when it changed since; [`StoreError::NotFound`]
+    /// when `app.id` is not an application of `app.tenant_id`.
+    async fn update_application(
+        &mut self,
+        app: &Application,
+        read_at: OffsetDateTime,
+    ) -> Result<UpdateOutcome, StoreError>;
 
     /// Deletes an application of `tenant`; [`StoreError::NotFound`] when absent.
     async fn delete_application(

@@ -21,7 +21,7 @@ mod webhooks;
 pub mod conformance;
 
 pub use applications::{
-    ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites,
+    ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, UpdateOutcome,
 };
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
 pub use error::StoreError;

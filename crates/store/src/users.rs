@@ -1,7 +1,7 @@
 //! Ports of tenant users, browser sessions and one-time link tokens (the hosted sign-in's own
 //! records), plus the fixed-window counters behind brute-force protection.
 
-use crate::StoreError;
+use crate::{StoreError, UpdateOutcome};
 use async_trait::async_trait;
 use svc_domain::{
     Email, SecretHash, Session, SessionId, TenantId, User, UserId, UserStatus, UserToken,
@@ -48,9 +48,19 @@ pub trait UserWrites {
     /// user of the tenant that is not removed holds the address.
     async fn insert_user(&mut self, user: &User) -> Result<(), StoreError>;
 
-    /// Replaces every mutable field (all but id, tenant and creation time);
-    /// [`StoreError::NotFound`] when absent, the same conflict as insert on the address.
-    async fn update_user(&mut self, user: &User) -> Result<(), StoreError>;
+    /// Replaces every mutable field (all but id, tenant and creation time), but only while the
+    /// stored `updated_at` still equals `read_at`, the revision the caller read (as the store gave
+    /// it back): a compare-and-set, so two writers that read the same revision cannot both apply
+    /// (no lost update). On PostgreSQL under READ COMMITTED the second writer waits for the first
+    /// one's row lock, re-checks the condition against the committed row and changes nothing.
+    ///
+    /// [`UpdateOutcome::Stale`] (nothing written) when the row is at another revision;
+    /// [`StoreError::NotFound`] when absent; the same conflict as insert on the address.
+    async fn update_user_if_unchanged(
+        &mut self,
+        user: &User,
+        read_at: OffsetDateTime,
+    ) -> Result<UpdateOutcome, StoreError>;
 }
 
 /// Reads of browser sessions.

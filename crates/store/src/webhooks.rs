@@ -164,14 +164,35 @@ pub trait WebhookWrites {
     /// Creates a subscription.
     async fn insert_webhook(&mut self, webhook: &Subscription) -> Result<(), StoreError>;
 
-    /// Replaces every mutable field of a subscription; [`StoreError::NotFound`] when absent.
-    async fn update_webhook(&mut self, webhook: &Subscription) -> Result<(), StoreError>;
+    /// The subscription `id` of `tenant`, its row locked against other writers until this
+    /// transaction ends, so concurrent read-modify-write changes of one subscription take turns
+    /// (each reads what the previous one committed) instead of failing their conditional update.
+    /// PostgreSQL: `SELECT … FOR NO KEY UPDATE` (deliveries referencing it can still be added);
+    /// SQLite: the single writer already excludes every other.
+    async fn webhook_for_update(
+        &mut self,
+        tenant: &TenantId,
+        id: &WebhookId,
+    ) -> Result<Option<Subscription>, StoreError>;
 
-    /// Deletes a subscription and its deliveries; false when absent.
+    /// Replaces every mutable field of a subscription, only while it is still at the revision
+    /// the caller read: its stored `updated_at` equals `read_at`. `Ok(false)` (nothing written)
+    /// when it changed since, so of two writers that read the same revision only the first
+    /// commits, even under PostgreSQL's READ COMMITTED; [`StoreError::NotFound`] when absent.
+    async fn update_webhook(
+        &mut self,
+        webhook: &Subscription,
+        read_at: OffsetDateTime,
+    ) -> Result<bool, StoreError>;
+
+    /// Deletes a subscription and its deliveries, only while it is still at the revision the
+    /// caller read (`updated_at` equals `read_at`); false (nothing deleted) when it is absent or
+    /// changed since.
     async fn delete_webhook(
         &mut self,
         tenant: &TenantId,
         id: &WebhookId,
+        read_at: OffsetDateTime,
     ) -> Result<bool, StoreError>;
 
     /// Up to `limit` events not yet fanned out, oldest first. On PostgreSQL the rows stay

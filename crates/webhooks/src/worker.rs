@@ -307,7 +307,7 @@ impl DeliveryWorker {
     ) -> Result<(), StoreError> {
         let delivery = &claimed.delivery;
         let Some(mut subscription) = tx
-            .webhook(&delivery.tenant_id, &delivery.webhook_id)
+            .webhook_for_update(&delivery.tenant_id, &delivery.webhook_id)
             .await?
         else {
             return Ok(());
@@ -322,8 +322,12 @@ impl DeliveryWorker {
             now.format(&time::format_description::well_known::Rfc3339)
                 .unwrap_or_default()
         ));
-        subscription.updated_at = now;
-        tx.update_webhook(&subscription).await?;
+        let read_at = subscription.updated_at;
+        subscription.updated_at = now.max(read_at + time::Duration::microseconds(1));
+        if !tx.update_webhook(&subscription, read_at).await? {
+            // Read locked, so unchanged since; nothing to switch off if it did change.
+            return Ok(());
+        }
         let event = Event::new(
             self.clock.as_ref(),
             self.rng.as_ref(),

@@ -436,7 +436,8 @@ async fn during_a_secret_rotation_both_signatures_are_sent() {
     webhook.previous_secret = Some((old.clone(), h.clock.now() + time::Duration::hours(1)));
     webhook.secret = WebhookSecret::generate(&OsRandom);
     let mut tx = h.store.write().await.unwrap();
-    tx.update_webhook(&webhook).await.unwrap();
+    let read_at = webhook.updated_at;
+    assert!(tx.update_webhook(&webhook, read_at).await.unwrap());
     tx.commit().await.unwrap();
     h.record(EventType::TenantUserSuspended).await;
     h.relay.relay_once().await.unwrap();

@@ -1,6 +1,7 @@
 //! `idempotency-key` on POSTs (spec "Retryable writes take idempotency-key"): the first request
 //! with a key runs and its response is stored; a repeat with the same key and the same request
-//! replays that response; the same key with a different request is 409 `conflict`. Keys are
+//! replays that response; the same key with a different request is 409 `conflict`. Only
+//! successful responses are stored: a refused or failed request leaves the key free. Keys are
 //! scoped to the caller and expire after 24 hours.
 
 use crate::Problem;
@@ -59,8 +60,10 @@ where
         Ok(Begin::Fresh) => {
             let response = handler().await;
             let status = response.status();
-            // Server errors are not final: let the client retry with the same key.
-            if status.is_server_error() {
+            // Only a success is final and replayed. A refusal (4xx) changed nothing, and a server
+            // error is not final: either way the client may retry with the same key, and a
+            // refusal is answered afresh (as the problem+json it is, with its own request id).
+            if !status.is_success() {
                 let _ = release(ctx, scope, key).await;
                 return response;
             }

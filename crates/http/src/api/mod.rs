@@ -7,6 +7,7 @@
 //! - [`OperatorCaller`] for `/api/v1/control-plane/*`: a control-plane operator token.
 
 mod auth;
+pub mod conventions;
 mod idempotency;
 
 pub use auth::{

@@ -51,12 +51,9 @@ pub(crate) fn userinfo_refused(error: &OAuthError) -> Response {
 pub(crate) fn api_refused(error: &ValidationError) -> Problem {
     let problem = match error.status() {
         401 => Problem::unauthorized(error.to_string()),
-        403 if error.error_code() == "insufficient_scope" => Problem::new(
-            StatusCode::FORBIDDEN,
-            "insufficient_scope",
-            "Insufficient Scope",
-            error.to_string(),
-        ),
+        403 if error.error_code() == "insufficient_scope" => {
+            Problem::insufficient_scope(error.to_string())
+        }
         403 => Problem::forbidden(error.to_string()),
         _ => Problem::service_unavailable(),
     };

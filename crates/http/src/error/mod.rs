@@ -20,10 +20,12 @@
 
 pub(crate) mod authn;
 pub(crate) mod bearer;
+pub mod catalogue;
 pub(crate) mod oauth;
 pub(crate) mod page;
 pub mod problem;
 
+pub use catalogue::{PROBLEM_TYPES, ProblemType};
 pub use problem::{PROBLEM_CONTENT_TYPE, Problem};
 
 use std::time::Duration;

@@ -146,6 +146,29 @@ impl Problem {
         Self::new(StatusCode::CONFLICT, "conflict", "Conflict", detail)
     }
 
+    /// 412 `precondition_failed`: `If-Match` named a revision the resource no longer has.
+    #[must_use]
+    pub fn precondition_failed() -> Self {
+        Self::new(
+            StatusCode::PRECONDITION_FAILED,
+            "precondition_failed",
+            "Precondition Failed",
+            "the resource has changed since the revision named in If-Match; read it again and retry",
+        )
+    }
+
+    /// 403 `insufficient_scope`: the token lacks the scope the operation requires. Add the
+    /// matching `WWW-Authenticate` challenge with [`Problem::with_header`].
+    #[must_use]
+    pub fn insufficient_scope(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "insufficient_scope",
+            "Insufficient Scope",
+            detail,
+        )
+    }
+
     /// 413 `payload_too_large`: the request body is over `max_request_body_bytes`.
     #[must_use]
     pub fn payload_too_large() -> Self {
@@ -459,6 +482,7 @@ impl From<svc_manage::ManageError> for Problem {
             E::NotFound => Self::not_found("no such resource in this tenant"),
             E::Conflict(message) => Self::conflict(message),
             E::Forbidden(message) => Self::forbidden(message),
+            E::PreconditionFailed => Self::precondition_failed(),
             other @ (E::Unavailable(_) | E::PasswordCheckUnavailable) => {
                 Self::service_unavailable().with_source(other)
             }

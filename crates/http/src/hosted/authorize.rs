@@ -40,6 +40,26 @@ pub(crate) fn outcome(ctx: &Ctx, outcome: AuthorizeOutcome) -> Response {
 }
 
 /// `GET /oauth/authorize`.
+#[utoipa::path(
+    get, path = "/oauth/authorize", tag = crate::openapi::tags::PROTOCOL,
+    operation_id = "authorize",
+    summary = "Start an authorization (authorization endpoint)",
+    description = super::AUTHORIZE_DESCRIPTION,
+    params(super::AuthorizationRequestParams),
+    responses(
+        (status = 303, description = "To the application's redirect URI with `code` (or \
+            `error`), `state` and `iss`; or to the hosted sign-in or consent page first.",
+         headers(("Location" = String, description = "Where the browser goes next."))),
+        (status = 400, description = "HTML error page: the request cannot be honoured and \
+            cannot be redirected (unknown client, missing or unregistered redirect URI, a \
+            repeated `client_id` or `redirect_uri`). The page shows the error code.",
+         body = String, content_type = "text/html"),
+        (status = 500, description = "HTML error page: an unexpected fault.",
+         body = String, content_type = "text/html"),
+        (status = 503, description = "HTML error page: a dependency is unavailable; try again.",
+         body = String, content_type = "text/html"),
+    ),
+)]
 pub(crate) async fn authorize_get(
     State(state): State<HostedState>,
     ctx: Ctx,
@@ -51,6 +71,32 @@ pub(crate) async fn authorize_get(
 
 /// `POST /oauth/authorize` (OIDC Core §3.1.2.1). No CSRF token: applications post here from
 /// their own origin; the engine treats it exactly like the GET.
+#[utoipa::path(
+    post, path = "/oauth/authorize", tag = crate::openapi::tags::PROTOCOL,
+    operation_id = "authorizeWithForm",
+    summary = "Start an authorization with a form post",
+    description = super::AUTHORIZE_DESCRIPTION,
+    request_body(
+        content = super::AuthorizationRequestParams,
+        content_type = "application/x-www-form-urlencoded",
+        description = "The authorization request's parameters (OIDC Core §3.1.2.1 allows a \
+                       form post); treated exactly like the GET.",
+    ),
+    responses(
+        (status = 303, description = "To the application's redirect URI with `code` (or \
+            `error`), `state` and `iss`; or to the hosted sign-in or consent page first.",
+         headers(("Location" = String, description = "Where the browser goes next."))),
+        (status = 400, description = "HTML error page: the body is not a URL-encoded form, or \
+            the request cannot be honoured and cannot be redirected (unknown client, missing or \
+            unregistered redirect URI).", body = String, content_type = "text/html"),
+        (status = 413, description = "HTML error page: the form is over 16 KiB.",
+         body = String, content_type = "text/html"),
+        (status = 500, description = "HTML error page: an unexpected fault.",
+         body = String, content_type = "text/html"),
+        (status = 503, description = "HTML error page: a dependency is unavailable; try again.",
+         body = String, content_type = "text/html"),
+    ),
+)]
 pub(crate) async fn authorize_post(
     State(state): State<HostedState>,
     ctx: Ctx,

@@ -18,6 +18,30 @@ use svc_domain::LogoutReason;
 use svc_oauth::end_session::EndSessionOutcome;
 
 /// `GET /oauth/end-session` (OpenID RP-Initiated Logout 1.0 §2).
+#[utoipa::path(
+    get, path = "/oauth/end-session", tag = crate::openapi::tags::PROTOCOL,
+    operation_id = "endSession",
+    summary = "Sign out at the issuer (RP-initiated logout)",
+    description = super::END_SESSION_DESCRIPTION,
+    params(super::EndSessionParams),
+    responses(
+        (status = 200, description = "HTML page asking the person to confirm the sign-out.",
+         body = String, content_type = "text/html"),
+        (status = 303, description = "Signed out: to the registered `post_logout_redirect_uri` \
+            (with `state`), or to the hosted signed-out page.",
+         headers(
+             ("Location" = String, description = "Where the browser goes next."),
+             ("Set-Cookie" = String, description = "Clears the session cookie."),
+         )),
+        (status = 400, description = "HTML error page: a repeated parameter, an invalid \
+            `id_token_hint`, a `client_id` that is not the hint's audience or unknown, or an \
+            unregistered `post_logout_redirect_uri`.", body = String, content_type = "text/html"),
+        (status = 500, description = "HTML error page: an unexpected fault.",
+         body = String, content_type = "text/html"),
+        (status = 503, description = "HTML error page: a dependency is unavailable; try again.",
+         body = String, content_type = "text/html"),
+    ),
+)]
 pub(crate) async fn end_session_get(
     State(state): State<HostedState>,
     ctx: Ctx,
@@ -29,6 +53,41 @@ pub(crate) async fn end_session_get(
 
 /// `POST /oauth/end-session`: the relying party's form post (no CSRF token, treated like the
 /// GET) or our confirmation (`confirm=yes` with a CSRF token, which signs out).
+#[utoipa::path(
+    post, path = "/oauth/end-session", tag = crate::openapi::tags::PROTOCOL,
+    operation_id = "endSessionWithForm",
+    summary = "Sign out at the issuer with a form post (or confirm a sign-out)",
+    description = super::END_SESSION_DESCRIPTION,
+    request_body(
+        content = super::EndSessionForm,
+        content_type = "application/x-www-form-urlencoded",
+        description = "The logout request's parameters (no field twice), or the confirmation \
+                       page's form.",
+    ),
+    responses(
+        (status = 200, description = "HTML page asking the person to confirm the sign-out.",
+         body = String, content_type = "text/html"),
+        (status = 303, description = "Signed out: to the registered `post_logout_redirect_uri` \
+            (with `state`), or to the hosted signed-out page.",
+         headers(
+             ("Location" = String, description = "Where the browser goes next."),
+             ("Set-Cookie" = String, description = "Clears the session cookie."),
+         )),
+        (status = 400, description = "HTML error page: the body is not a URL-encoded form or \
+            repeats a field, an invalid `id_token_hint`, a `client_id` that is not the hint's \
+            audience or unknown, or an unregistered `post_logout_redirect_uri`.",
+         body = String, content_type = "text/html"),
+        (status = 403, description = "HTML error page: `confirm=yes` without a CSRF token \
+            matching the CSRF cookie; nothing was changed.", body = String,
+         content_type = "text/html"),
+        (status = 413, description = "HTML error page: the form is over 16 KiB.",
+         body = String, content_type = "text/html"),
+        (status = 500, description = "HTML error page: an unexpected fault.",
+         body = String, content_type = "text/html"),
+        (status = 503, description = "HTML error page: a dependency is unavailable; try again.",
+         body = String, content_type = "text/html"),
+    ),
+)]
 pub(crate) async fn end_session_post(
     State(state): State<HostedState>,
     ctx: Ctx,

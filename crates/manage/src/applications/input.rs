@@ -8,24 +8,39 @@ use svc_domain::{GrantType, RedirectUri, ScopeSet, SigningAlg, TokenEndpointAuth
 
 /// The configuration of an application as sent on create and (full replacement) update.
 /// Unknown fields are refused, so a misspelt field is an error rather than silently ignored.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({
+    "name": "Shop",
+    "redirect_uris": ["https://shop.example/callback"],
+    "post_logout_redirect_uris": ["https://shop.example/signed-out"],
+    "grant_types": ["authorization_code", "refresh_token"],
+    "token_endpoint_auth_method": "client_secret_basic",
+    "allowed_scopes": ["openid", "profile", "email", "offline_access"],
+    "first_party": false
+}))]
 pub struct ApplicationInput {
     /// Display name, 1 to 200 characters.
+    #[schema(min_length = 1, max_length = 200)]
     pub name: String,
     /// Redirect URIs, matched exactly; at most 20.
     #[serde(default)]
+    #[schema(max_items = 20)]
     pub redirect_uris: Vec<String>,
     /// Where RP-initiated logout may return (OpenID RP-Initiated Logout 1.0 §3), matched
     /// exactly; at most 20.
     #[serde(default)]
+    #[schema(max_items = 20)]
     pub post_logout_redirect_uris: Vec<String>,
-    /// `authorization_code`, `refresh_token`, `client_credentials`.
+    /// At least one of `authorization_code`, `refresh_token`, `client_credentials`.
+    #[schema(min_items = 1, value_type = Vec<super::names::GrantTypeName>)]
     pub grant_types: Vec<String>,
     /// `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
+    #[schema(value_type = super::names::AuthMethodName)]
     pub token_endpoint_auth_method: String,
     /// Scopes the application may be granted; at most 64.
     #[serde(default)]
+    #[schema(max_items = 64)]
     pub allowed_scopes: Vec<String>,
     /// Audience of its access tokens (absolute URI); absent means the management API.
     #[serde(default)]
@@ -35,9 +50,11 @@ pub struct ApplicationInput {
     pub first_party: bool,
     /// `ES256`, `EdDSA` or `RS256` (default).
     #[serde(default)]
+    #[schema(value_type = Option<super::names::SigningAlgName>)]
     pub id_token_signed_response_alg: Option<String>,
     /// Inline public JWK Set, for `private_key_jwt`.
     #[serde(default)]
+    #[schema(value_type = Option<Object>)]
     pub jwks: Option<serde_json::Value>,
     /// Where the public JWK Set is published (https), for `private_key_jwt`.
     #[serde(default)]

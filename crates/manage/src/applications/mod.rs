@@ -7,6 +7,7 @@ mod delete;
 mod input;
 mod list;
 mod management;
+mod names;
 mod read;
 mod rotate_secret;
 mod rules;
@@ -21,7 +22,7 @@ pub use management::{MANAGEMENT_APPLICATION_NAME, MANAGEMENT_SCOPES};
 pub use read::get;
 pub use rotate_secret::rotate_secret;
 pub use update::update;
-pub use view::{ApplicationView, CreatedApplicationView};
+pub use view::{ApplicationView, CreatedApplicationView, RotatedSecretView};
 
 pub(crate) use management::management_application;
 
@@ -71,4 +72,24 @@ fn assemble(
 /// A new client secret (256 random bits).
 fn new_secret(ctx: &crate::ManageContext) -> GeneratedSecret {
     GeneratedSecret::generate(CLIENT_SECRET_PREFIX, ctx.rng.as_ref())
+}
+
+/// The `updated_at` of a change to a record last changed at `previous`: now, but always after
+/// `previous` (by at least the microsecond every backend stores), so each change gets a new
+/// revision even when the clock has not moved or went back.
+fn next_revision(ctx: &crate::ManageContext, previous: OffsetDateTime) -> OffsetDateTime {
+    ctx.now().max(previous + time::Duration::microseconds(1))
+}
+
+/// Writes `app`, read at revision `read_at` in this transaction, unless another writer changed
+/// it since ([`ManageError::PreconditionFailed`]: the caller reads again and retries).
+async fn store_update(
+    tx: &mut dyn svc_store::WriteTx,
+    app: &Application,
+    read_at: OffsetDateTime,
+) -> Result<(), crate::ManageError> {
+    match tx.update_application(app, read_at).await? {
+        svc_store::UpdateOutcome::Applied => Ok(()),
+        svc_store::UpdateOutcome::Stale => Err(crate::ManageError::PreconditionFailed),
+    }
 }

@@ -7,9 +7,9 @@
 //! manage the tenant; changing those is forbidden, so a tenant cannot lock itself out.
 
 use super::input::ValidApplication;
-use super::{ApplicationInput, Identity, assemble, new_secret};
+use super::{ApplicationInput, Identity, assemble, new_secret, next_revision, store_update};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, events};
 use std::collections::BTreeSet;
 use svc_domain::EventType;
 use svc_domain::{Application, ClientId, TenantId};
@@ -18,9 +18,14 @@ use svc_domain::{Application, ClientId, TenantId};
 /// `application.updated`. Returns the application and, when it newly became secret-based, its
 /// new plaintext secret (`cs_…`), shown this once.
 ///
+/// The change applies only if the stored application satisfies `precondition` (`If-Match`) and
+/// is still the revision read here when it is written.
+///
 /// Errors: [`ManageError::Invalid`] as on create; [`ManageError::NotFound`] when absent (or
-/// another tenant's); [`ManageError::Forbidden`] when it would change the management
-/// application's grants, scopes, method or audience. Nothing is written on error.
+/// another tenant's); [`ManageError::PreconditionFailed`] when it is not at a revision
+/// `precondition` names, or changed while this ran; [`ManageError::Forbidden`] when it would
+/// change the management application's grants, scopes, method or audience. Nothing is written
+/// on error.
 pub async fn update(
     ctx: &ManageContext,
     tenant: &TenantId,
@@ -28,6 +33,7 @@ pub async fn update(
     meta: &RequestMeta,
     id: &ClientId,
     input: ApplicationInput,
+    precondition: &Precondition,
 ) -> Result<(Application, Option<String>), ManageError> {
     let valid = input.validate()?;
     let mut tx = ctx.store.write().await?;
@@ -35,6 +41,7 @@ pub async fn update(
         .application(tenant, id)
         .await?
         .ok_or(ManageError::NotFound)?;
+    precondition.check(existing.updated_at)?;
     if existing.is_management {
         check_management_unchanged(&existing, &valid)?;
     }
@@ -51,10 +58,10 @@ pub async fn update(
         tenant_id: tenant,
         is_management: existing.is_management,
         created_at: existing.created_at,
-        updated_at: ctx.now(),
+        updated_at: next_revision(ctx, existing.updated_at),
     };
     let application = assemble(valid, identity, secret_hash);
-    tx.update_application(&application).await?;
+    store_update(tx.as_mut(), &application, existing.updated_at).await?;
     let entry = audit::entry(
         ctx,
         actor,

@@ -4,43 +4,72 @@
 use serde::Serialize;
 use svc_domain::Application;
 use time::OffsetDateTime;
+use utoipa::ToSchema;
 
 /// An application as the management API shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "client_id": "app_01jd3k2m4n5p6q7r8s9t0v1w2x",
+    "name": "Shop",
+    "redirect_uris": ["https://shop.example/callback"],
+    "post_logout_redirect_uris": ["https://shop.example/signed-out"],
+    "grant_types": ["authorization_code", "refresh_token"],
+    "token_endpoint_auth_method": "client_secret_basic",
+    "allowed_scopes": ["email", "offline_access", "openid", "profile"],
+    "api_audience": null,
+    "first_party": false,
+    "id_token_signed_response_alg": "RS256",
+    "jwks": null,
+    "jwks_uri": null,
+    "is_management": false,
+    "confidential": true,
+    "created_at": "2026-11-23T09:14:07.123456Z",
+    "updated_at": "2026-11-23T09:14:07.123456Z"
+}))]
 pub struct ApplicationView {
-    /// The application's id, which is its OAuth `client_id`.
+    /// The application's id (`app_…`), which is its OAuth `client_id`.
     pub client_id: String,
     /// Display name.
     pub name: String,
-    /// Registered redirect URIs.
+    /// Registered redirect URIs, matched exactly.
     pub redirect_uris: Vec<String>,
-    /// Registered post-logout redirect URIs.
+    /// Registered post-logout redirect URIs, matched exactly.
     pub post_logout_redirect_uris: Vec<String>,
-    /// Allowed grants.
+    /// Allowed grants: `authorization_code`, `refresh_token`, `client_credentials`.
+    #[schema(value_type = Vec<super::names::GrantTypeName>)]
     pub grant_types: Vec<String>,
-    /// Registered client authentication method.
+    /// Registered client authentication method: `none`, `client_secret_basic`,
+    /// `client_secret_post` or `private_key_jwt`.
+    #[schema(value_type = super::names::AuthMethodName)]
     pub token_endpoint_auth_method: String,
     /// Scopes it may be granted, sorted.
     pub allowed_scopes: Vec<String>,
     /// Audience of its access tokens; `null` means the management API.
+    #[schema(required = true)]
     pub api_audience: Option<String>,
     /// Whether consent is skipped.
     pub first_party: bool,
-    /// ID token signing algorithm.
+    /// ID token signing algorithm: `RS256`, `ES256` or `EdDSA`.
+    #[schema(value_type = super::names::SigningAlgName)]
     pub id_token_signed_response_alg: String,
-    /// Inline public JWK Set.
+    /// Inline public JWK Set (`{"keys": [...]}`), for `private_key_jwt`; `null` when none.
+    #[schema(value_type = Option<Object>, required = true)]
     pub jwks: Option<serde_json::Value>,
-    /// Published JWK Set URL.
+    /// Where its public JWK Set is published, for `private_key_jwt`; `null` when none.
+    #[schema(required = true)]
     pub jwks_uri: Option<String>,
-    /// Whether this is the tenant's management application.
+    /// Whether this is the tenant's management application (which cannot be deleted, and
+    /// whose grants, scopes, authentication method and audience are fixed).
     pub is_management: bool,
-    /// Whether it is a confidential client.
+    /// Whether it is a confidential client (authenticates at the token endpoint).
     pub confidential: bool,
     /// Creation time (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
-    /// Last change (RFC 3339).
+    /// Last change (RFC 3339); its revision is the `ETag` of the application.
     #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
 }
 
@@ -89,13 +118,19 @@ impl From<&Application> for ApplicationView {
 
 /// An application just created, updated or given a new secret: the view plus, when one was
 /// generated, the plaintext `client_secret`, shown this once and never again.
-#[derive(Clone, PartialEq, Serialize)]
+#[derive(Clone, PartialEq, Serialize, ToSchema)]
 pub struct CreatedApplicationView {
     /// The application.
     #[serde(flatten)]
     pub application: ApplicationView,
-    /// The new secret; absent when none was generated.
+    /// The new client secret (`cs_…`), shown this once: only its hash is stored. Absent when
+    /// none was generated (a public or `private_key_jwt` client, or an update that kept the
+    /// existing secret).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(
+        nullable = false,
+        example = "cs_4fJr0bqgWmT2xYkq7nB1vD8cZ5sH3eLa9uP6wN0tR2i"
+    )]
     pub client_secret: Option<String>,
 }
 
@@ -118,5 +153,58 @@ impl CreatedApplicationView {
             application: ApplicationView::from(application),
             client_secret,
         }
+    }
+}
+
+/// The answer to a secret rotation: the application's id and its new secret, shown this once.
+#[derive(Clone, PartialEq, Serialize, ToSchema)]
+pub struct RotatedSecretView {
+    /// The application (`app_…`).
+    #[schema(example = "app_01jd3k2m4n5p6q7r8s9t0v1w2x")]
+    pub client_id: String,
+    /// The new client secret (`cs_…`); the previous one stopped working.
+    #[schema(example = "cs_4fJr0bqgWmT2xYkq7nB1vD8cZ5sH3eLa9uP6wN0tR2i")]
+    pub client_secret: String,
+}
+
+impl std::fmt::Debug for RotatedSecretView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RotatedSecretView")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::management_application;
+    use super::*;
+    use svc_domain::{ManualClock, SeededRandom, TenantId};
+
+    #[test]
+    fn a_created_view_is_the_view_plus_the_secret_only_when_there_is_one() {
+        let clock = ManualClock::new(OffsetDateTime::UNIX_EPOCH);
+        let rng = SeededRandom::new(3);
+        let tenant = TenantId::generate(&clock, &rng);
+        let (app, _) = management_application(&clock, &rng, &tenant, OffsetDateTime::UNIX_EPOCH);
+        let view = serde_json::to_value(ApplicationView::from(&app)).unwrap_or_default();
+        let without = serde_json::to_value(CreatedApplicationView::new(&app, None));
+        assert_eq!(without.ok(), Some(view.clone()), "no client_secret member");
+        let with = serde_json::to_value(CreatedApplicationView::new(&app, Some("cs_x".into())))
+            .unwrap_or_default();
+        let mut expected = view;
+        if let Some(map) = expected.as_object_mut() {
+            map.insert("client_secret".into(), "cs_x".into());
+        }
+        assert_eq!(with, expected);
+        assert!(
+            !format!(
+                "{:?}",
+                CreatedApplicationView::new(&app, Some("cs_x".into()))
+            )
+            .contains("cs_x"),
+            "never in logs"
+        );
     }
 }

@@ -10,13 +10,22 @@ use std::fmt;
 use svc_domain::{Application, PairwiseSecret, Tenant, TenantId, TenantSlug, TenantStatus};
 use svc_store::StoreError;
 
-/// What an operator sends to create a tenant.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// What an operator sends to create a tenant. Unknown fields are refused.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"slug": "acme", "display_name": "Acme Corp", "signup_enabled": false}))]
 pub struct NewTenant {
-    /// The host label (`{slug}.{base_domain}`): a lowercase DNS label, unique.
+    /// The host label (`{slug}.{base_domain}`): a lowercase DNS label (letters, digits and
+    /// inner hyphens, at most 63 characters), unique, never changed.
+    #[schema(
+        example = "acme",
+        min_length = 1,
+        max_length = 63,
+        pattern = "^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+    )]
     pub slug: String,
-    /// Name shown on hosted pages, 1 to 200 characters.
+    /// Name shown on hosted pages, 1 to 200 characters after trimming, no control characters.
+    #[schema(example = "Acme Corp", min_length = 1, max_length = 200)]
     pub display_name: String,
     /// Whether people may create their own account on the hosted sign-up page (default false).
     #[serde(default)]

@@ -19,7 +19,15 @@ pub async fn issue_management_credentials(
             crate::applications::list(ctx, tenant, after.as_ref(), Some(crate::MAX_PAGE_SIZE))
                 .await?;
         if let Some(app) = page.iter().find(|a| a.is_management) {
-            let secret = rotate_secret(ctx, tenant, actor, meta, &app.id).await?;
+            let (_, secret) = rotate_secret(
+                ctx,
+                tenant,
+                actor,
+                meta,
+                &app.id,
+                &crate::Precondition::None,
+            )
+            .await?;
             return Ok((app.id.clone(), secret));
         }
         match next {

@@ -27,4 +27,7 @@ pub use management_credentials::issue_management_credentials;
 pub use reactivate_tenant::reactivate_tenant;
 pub use suspend_tenant::suspend_tenant;
 pub use update_tenant::{TenantPatch, update_tenant};
-pub use view::{CreatedTenantView, TenantView};
+pub use view::{
+    CreatedTenantView, ManagementApplicationView, ManagementCredentialsView, TenantState,
+    TenantView,
+};

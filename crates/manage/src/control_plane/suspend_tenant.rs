@@ -1,6 +1,7 @@
 //! Suspends a tenant: every surface of the tenant answers 403 until it is reactivated. Its
 //! records are kept.
 
+use super::update_tenant::next_revision;
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, RequestMeta};
 use svc_domain::{Tenant, TenantId, TenantStatus};
@@ -19,6 +20,8 @@ pub async fn suspend_tenant(
 }
 
 /// Moves the tenant to `status` and audits the transition; a no-op when it is already there.
+/// The tenant is read locked and the write is conditional on the revision read, so a concurrent
+/// edit is never overwritten.
 pub(super) async fn change_status(
     ctx: &ManageContext,
     actor: &Actor,
@@ -27,13 +30,19 @@ pub(super) async fn change_status(
     status: TenantStatus,
 ) -> Result<Tenant, ManageError> {
     let mut tx = ctx.store.write().await?;
-    let mut tenant = tx.tenant_by_id(id).await?.ok_or(ManageError::NotFound)?;
+    let mut tenant = tx
+        .tenant_for_update(id)
+        .await?
+        .ok_or(ManageError::NotFound)?;
     if tenant.status == status {
         return Ok(tenant);
     }
+    let read_at = tenant.updated_at;
     tenant.status = status;
-    tenant.updated_at = ctx.now();
-    tx.update_tenant(&tenant).await?;
+    tenant.updated_at = next_revision(ctx.now(), read_at);
+    if !tx.update_tenant(&tenant, read_at).await? {
+        return Err(ManageError::PreconditionFailed);
+    }
     let action = match status {
         TenantStatus::Suspended => action::TENANT_SUSPENDED,
         TenantStatus::Active => action::TENANT_REACTIVATED,

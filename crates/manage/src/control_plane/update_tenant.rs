@@ -1,35 +1,44 @@
-//! Changes a tenant's display name. The slug is the tenant's host and issuer, so it never
-//! changes; status changes are their own use cases (suspend, reactivate).
+//! Changes a tenant's display name and sign-up switch. The slug is the tenant's host and issuer,
+//! so it never changes; status changes are their own use cases (suspend, reactivate).
 
 use super::rules::check_display_name;
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta};
 use serde::Deserialize;
 use svc_domain::{Tenant, TenantId};
+use time::{Duration, OffsetDateTime};
 
-/// The fields of a tenant an operator may change; absent fields stay as they are.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+/// The fields of a tenant an operator may change; absent fields stay as they are. Unknown
+/// fields are refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"display_name": "Acme Corporation", "signup_enabled": true}))]
 pub struct TenantPatch {
-    /// New display name, 1 to 200 characters.
+    /// New display name, 1 to 200 characters after trimming, no control characters.
     #[serde(default)]
+    #[schema(example = "Acme Corporation", min_length = 1, max_length = 200)]
     pub display_name: Option<String>,
     /// Whether people may create their own account on the hosted sign-up page.
     #[serde(default)]
     pub signup_enabled: Option<bool>,
 }
 
-/// Applies `patch` to the tenant `id`, audited as `tenant.updated`. A patch that changes
-/// nothing writes nothing and returns the tenant as it is.
+/// Applies `patch` to the tenant `id` if it satisfies `precondition` (`If-Match`), audited as
+/// `tenant.updated`. A patch that changes nothing writes nothing and returns the tenant as it
+/// is. The tenant is read locked, so concurrent changes take turns (each applies to what the
+/// previous one committed), and the write is conditional on the revision read: a concurrent
+/// change (a suspension, an edit by another operator) is never overwritten.
 ///
 /// Errors: [`ManageError::Invalid`] for a bad display name; [`ManageError::NotFound`] when
-/// the tenant does not exist.
+/// the tenant does not exist; [`ManageError::PreconditionFailed`] when it is not at a revision
+/// the precondition names, or changed while this update ran.
 pub async fn update_tenant(
     ctx: &ManageContext,
     actor: &Actor,
     meta: &RequestMeta,
     id: &TenantId,
     patch: TenantPatch,
+    precondition: &Precondition,
 ) -> Result<Tenant, ManageError> {
     let display_name = patch
         .display_name
@@ -37,7 +46,12 @@ pub async fn update_tenant(
         .map(check_display_name)
         .transpose()?;
     let mut tx = ctx.store.write().await?;
-    let mut tenant = tx.tenant_by_id(id).await?.ok_or(ManageError::NotFound)?;
+    let mut tenant = tx
+        .tenant_for_update(id)
+        .await?
+        .ok_or(ManageError::NotFound)?;
+    precondition.check(tenant.updated_at)?;
+    let read_at = tenant.updated_at;
     let mut changed = false;
     if let Some(name) = display_name
         && name != tenant.display_name
@@ -54,8 +68,10 @@ pub async fn update_tenant(
     if !changed {
         return Ok(tenant);
     }
-    tenant.updated_at = ctx.now();
-    tx.update_tenant(&tenant).await?;
+    tenant.updated_at = next_revision(ctx.now(), read_at);
+    if !tx.update_tenant(&tenant, read_at).await? {
+        return Err(ManageError::PreconditionFailed);
+    }
     let entry = audit::entry(
         ctx,
         actor,
@@ -68,4 +84,10 @@ pub async fn update_tenant(
     tx.commit().await?;
     ctx.changes.tenant_changed(id);
     Ok(tenant)
+}
+
+/// The `updated_at` of a change made at `now` to a tenant read at `read_at`: strictly later, so
+/// every change is a new revision even when clocks disagree or stand still.
+pub(super) fn next_revision(now: OffsetDateTime, read_at: OffsetDateTime) -> OffsetDateTime {
+    now.max(read_at + Duration::microseconds(1))
 }

@@ -6,6 +6,7 @@ use crate::ManageError;
 use serde::{Deserialize, Deserializer};
 use std::fmt;
 use svc_domain::Email;
+use utoipa::ToSchema;
 
 /// Longest name accepted (`name`, `given_name`, `family_name`), in characters.
 pub const MAX_NAME_CHARS: usize = 200;
@@ -15,27 +16,42 @@ pub const MAX_NAME_CHARS: usize = 200;
 /// With `password` the user is `active`; with `invite: true` the user is `invited` and mailed an
 /// invitation; with neither the user is `pre_provisioned` (they claim the account through a
 /// password reset). Both at once is refused.
-#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({
+    "email": "ada@example.com",
+    "name": "Ada Lovelace",
+    "given_name": "Ada",
+    "family_name": "Lovelace",
+    "invite": true
+}))]
 pub struct NewUser {
-    /// Sign-in address.
+    /// Sign-in address (`local@domain`, at most 254 characters; stored trimmed and
+    /// lowercased). Unique among the tenant's users that are not removed.
+    #[schema(format = Email, max_length = 254, example = "ada@example.com")]
     pub email: String,
-    /// Full name.
+    /// Full name (1 to 200 characters after trimming, no control characters).
     #[serde(default)]
+    #[schema(max_length = 200, example = "Ada Lovelace")]
     pub name: Option<String>,
-    /// Given name.
+    /// Given name (same rule as `name`).
     #[serde(default)]
+    #[schema(max_length = 200, example = "Ada")]
     pub given_name: Option<String>,
-    /// Family name.
+    /// Family name (same rule as `name`).
     #[serde(default)]
+    #[schema(max_length = 200, example = "Lovelace")]
     pub family_name: Option<String>,
     /// Whether the address is known to be the person's (default false).
     #[serde(default)]
     pub email_verified: Option<bool>,
-    /// Initial password (password policy and breach check apply).
+    /// Initial password: the user is `active`. The tenant's password policy and the
+    /// breached-password check apply. Never shown again.
     #[serde(default)]
+    #[schema(format = Password, write_only)]
     pub password: Option<String>,
-    /// Send an invitation instead of setting a password.
+    /// `true`: the user is `invited` and mailed an invitation link instead of being given a
+    /// password (not together with `password`).
     #[serde(default)]
     pub invite: Option<bool>,
 }
@@ -56,26 +72,35 @@ impl fmt::Debug for NewUser {
 
 /// Body of `PATCH /api/v1/tenant-users/{id}`: absent fields stay as they are; `null` clears a
 /// name.
-#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Ada King", "family_name": null}))]
 pub struct UserPatch {
-    /// New sign-in address; unless `email_verified` is given too, it starts unverified.
+    /// New sign-in address; unless `email_verified` is given too, it starts unverified, and
+    /// every link mailed to the old address stops working (an invited user is invited again at
+    /// the new one).
     #[serde(default)]
+    #[schema(format = Email, max_length = 254, example = "ada.king@example.com")]
     pub email: Option<String>,
     /// New full name, or `null` to clear it.
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 200, example = "Ada King")]
     pub name: Option<Option<String>>,
     /// New given name, or `null` to clear it.
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 200)]
     pub given_name: Option<Option<String>>,
     /// New family name, or `null` to clear it.
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 200)]
     pub family_name: Option<Option<String>>,
     /// New verification flag.
     #[serde(default)]
     pub email_verified: Option<bool>,
-    /// New password; ends the user's sessions and refresh tokens.
+    /// New password (policy and breach check apply); ends the user's sessions and refresh
+    /// tokens, and activates an invited or pre-provisioned user.
     #[serde(default)]
+    #[schema(format = Password, write_only)]
     pub password: Option<String>,
 }
 

@@ -4,7 +4,13 @@
 //! absent, and every write appends its audit entry in the same transaction.
 //!
 //! Status changes follow [`svc_domain::UserStatus::can_become`]; anything else is a
-//! [`ManageError::Conflict`]. Entering `suspended` or `removed` revokes the user's sessions and
+//! [`ManageError::Conflict`].
+//!
+//! Every change (update, suspend, reactivate, remove) takes a [`Precondition`] (`If-Match`),
+//! checked against the user as read in the write transaction, and writes only at the revision it
+//! read ([`svc_store::UserWrites::update_user_if_unchanged`]); a user that changed in between is
+//! [`ManageError::PreconditionFailed`], never a lost update. Each change moves `updated_at`
+//! forward, by at least a microsecond, so every change is a new revision. Entering `suspended` or `removed` revokes the user's sessions and
 //! refresh-token families in the same transaction as the status change. Passwords are checked
 //! and hashed, and invitations issued, through the context's [`crate::SignInServices`]: the
 //! same rules, hasher and links as the sign-in engine, without depending on it.
@@ -27,16 +33,46 @@ pub use remove::remove;
 pub use sessions::{list_sessions, revoke_session};
 pub use status::{reactivate, suspend};
 pub use update::update;
-pub use view::{SessionView, UserView};
+pub use view::{SessionView, UserStatusSchema, UserView};
 
-use crate::ManageError;
+use crate::{ManageError, Precondition};
 use svc_domain::{TenantId, User, UserId, UserStatus, UserTokenPurpose};
-use svc_store::WriteTx;
-use time::OffsetDateTime;
+use svc_store::{StoreError, UpdateOutcome, WriteTx};
+use time::{Duration, OffsetDateTime};
 
-/// The user `id` of `tenant`, or [`ManageError::NotFound`].
-async fn load(tx: &mut dyn WriteTx, tenant: &TenantId, id: &UserId) -> Result<User, ManageError> {
-    tx.user(tenant, id).await?.ok_or(ManageError::NotFound)
+/// The user `id` of `tenant`, or [`ManageError::NotFound`], if it satisfies `precondition`
+/// ([`ManageError::PreconditionFailed`] otherwise).
+async fn load(
+    tx: &mut dyn WriteTx,
+    tenant: &TenantId,
+    id: &UserId,
+    precondition: &Precondition,
+) -> Result<User, ManageError> {
+    let user = tx.user(tenant, id).await?.ok_or(ManageError::NotFound)?;
+    precondition.check(user.updated_at)?;
+    Ok(user)
+}
+
+/// The `updated_at` of a change made at `now` to a user read at revision `read`: `now`, or one
+/// microsecond (what PostgreSQL keeps) after `read` when the clock has not moved past it, so
+/// the revision always changes.
+fn next_revision(read: OffsetDateTime, now: OffsetDateTime) -> OffsetDateTime {
+    if now > read {
+        now
+    } else {
+        read + Duration::microseconds(1)
+    }
+}
+
+/// Writes `user` over the revision `read`: [`ManageError::PreconditionFailed`] when it changed
+/// since, [`ManageError::Conflict`] when its address is taken.
+async fn save(tx: &mut dyn WriteTx, user: &User, read: OffsetDateTime) -> Result<(), ManageError> {
+    match tx.update_user_if_unchanged(user, read).await {
+        Ok(UpdateOutcome::Applied) => Ok(()),
+        Ok(UpdateOutcome::Stale) => Err(ManageError::PreconditionFailed),
+        Err(StoreError::Conflict { .. }) => Err(ManageError::Conflict(create::EMAIL_TAKEN.into())),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Rule: a status change must be one [`UserStatus::can_become`] allows.
@@ -87,3 +123,22 @@ const ALL_LINKS: [UserTokenPurpose; 3] = [
     UserTokenPurpose::ResetPassword,
     UserTokenPurpose::Invitation,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_always_moves_the_revision_forward() {
+        let read = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000);
+        let later = read + Duration::milliseconds(3);
+        assert_eq!(next_revision(read, later), later);
+        assert_eq!(next_revision(read, read), read + Duration::microseconds(1));
+        let earlier = read - Duration::seconds(1);
+        assert_eq!(
+            next_revision(read, earlier),
+            read + Duration::microseconds(1),
+            "a clock stepped back still moves the revision"
+        );
+    }
+}

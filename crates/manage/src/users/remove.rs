@@ -2,29 +2,32 @@
 //! reused and the audit trail keeps pointing at something; its address is freed for a new user.
 //! Removal is final.
 
-use super::{ALL_LINKS, check_transition, end_access, invalidate_links, load};
+use super::{ALL_LINKS, check_transition, end_access, invalidate_links, load, next_revision, save};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, events};
 use svc_domain::{EventType, TenantId, User, UserId, UserStatus};
 
 /// Removes the user `id` of `tenant`, audited as `tenant_user.removed`: sessions, refresh-token
 /// families and outstanding mailed links end in the same transaction.
 ///
-/// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] when already removed.
+/// Errors: [`ManageError::NotFound`]; [`ManageError::PreconditionFailed`] when `precondition`
+/// does not hold or the user changed meanwhile; [`ManageError::Conflict`] when already removed.
 pub async fn remove(
     ctx: &ManageContext,
     tenant: &TenantId,
     actor: &Actor,
     meta: &RequestMeta,
     id: &UserId,
+    precondition: &Precondition,
 ) -> Result<User, ManageError> {
     let mut tx = ctx.store.write().await?;
-    let mut user = load(tx.as_mut(), tenant, id).await?;
+    let mut user = load(tx.as_mut(), tenant, id, precondition).await?;
     check_transition(&user, UserStatus::Removed)?;
     let now = ctx.now();
+    let read = user.updated_at;
     user.status = UserStatus::Removed;
-    user.updated_at = now;
-    tx.update_user(&user).await?;
+    user.updated_at = next_revision(read, now);
+    save(tx.as_mut(), &user, read).await?;
     end_access(tx.as_mut(), &user, now, "user_removed").await?;
     invalidate_links(tx.as_mut(), &user, &ALL_LINKS, now).await?;
     let entry = audit::entry(

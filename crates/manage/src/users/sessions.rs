@@ -1,24 +1,38 @@
-//! A tenant user's live browser sessions, and revoking one of them (e.g. a lost device).
+//! A tenant user's live browser sessions, a page at a time, and revoking one of them (e.g. a
+//! lost device).
 
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use crate::page::split_page;
+use crate::{Actor, ManageContext, ManageError, RequestMeta, clamp_limit, events};
 use svc_domain::{EventData, EventType, LogoutReason, Session, SessionId, TenantId, UserId};
 
-/// The live sessions of the user `id` of `tenant`, newest first.
+/// Up to `limit` (default 50, clamped to 1..=200) live sessions of the user `id` of `tenant`,
+/// newest first (by id, which grows with creation time), after the cursor `after`, and the
+/// cursor of the next page (`None` on the last). A cursor whose session has ended since still
+/// works: the page starts at the next older session.
 ///
 /// Errors: [`ManageError::NotFound`] when the user is absent.
 pub async fn list_sessions(
     ctx: &ManageContext,
     tenant: &TenantId,
     id: &UserId,
-) -> Result<Vec<Session>, ManageError> {
+    after: Option<&SessionId>,
+    limit: Option<u32>,
+) -> Result<(Vec<Session>, Option<SessionId>), ManageError> {
+    let limit = clamp_limit(limit);
     let mut tx = ctx.store.read().await?;
     if tx.user(tenant, id).await?.is_none() {
         return Err(ManageError::NotFound);
     }
-    let sessions = tx.live_sessions(tenant, id, ctx.now()).await?;
+    let mut sessions = tx.live_sessions(tenant, id, ctx.now()).await?;
     tx.finish().await?;
-    Ok(sessions)
+    sessions.sort_by(|a, b| b.id.cmp(&a.id));
+    if let Some(after) = after {
+        sessions.retain(|s| s.id < *after);
+    }
+    let rows = usize::try_from(limit).map_or(usize::MAX, |n| n.saturating_add(1));
+    sessions.truncate(rows);
+    Ok(split_page(sessions, limit, |s| s.id.clone()))
 }
 
 /// Revokes the live session `session` of the user `id` of `tenant`, audited as

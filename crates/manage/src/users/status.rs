@@ -6,29 +6,32 @@
 //! password becomes `active`, one without (suspended before they ever chose one) goes back to
 //! `pre_provisioned`, claimable through a password reset like any provisioned account.
 
-use super::{check_transition, end_access, load};
+use super::{check_transition, end_access, load, next_revision, save};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, events};
 use svc_domain::{EventType, TenantId, User, UserId, UserStatus};
 
 /// Suspends the user `id` of `tenant`, audited as `tenant_user.suspended`.
 ///
-/// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] when the user is already
-/// suspended or removed.
+/// Errors: [`ManageError::NotFound`]; [`ManageError::PreconditionFailed`] when `precondition`
+/// does not hold or the user changed meanwhile; [`ManageError::Conflict`] when the user is
+/// already suspended or removed.
 pub async fn suspend(
     ctx: &ManageContext,
     tenant: &TenantId,
     actor: &Actor,
     meta: &RequestMeta,
     id: &UserId,
+    precondition: &Precondition,
 ) -> Result<User, ManageError> {
     let mut tx = ctx.store.write().await?;
-    let mut user = load(tx.as_mut(), tenant, id).await?;
+    let mut user = load(tx.as_mut(), tenant, id, precondition).await?;
     check_transition(&user, UserStatus::Suspended)?;
     let now = ctx.now();
+    let read = user.updated_at;
     user.status = UserStatus::Suspended;
-    user.updated_at = now;
-    tx.update_user(&user).await?;
+    user.updated_at = next_revision(read, now);
+    save(tx.as_mut(), &user, read).await?;
     end_access(tx.as_mut(), &user, now, "user_suspended").await?;
     let entry = audit::entry(
         ctx,
@@ -54,17 +57,19 @@ pub async fn suspend(
 /// Reactivates the suspended user `id` of `tenant`, audited as `tenant_user.reactivated`:
 /// `active` with a password, `pre_provisioned` without one (see the module documentation).
 ///
-/// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] unless the user is suspended
-/// (a removed user never comes back).
+/// Errors: [`ManageError::NotFound`]; [`ManageError::PreconditionFailed`] when `precondition`
+/// does not hold or the user changed meanwhile; [`ManageError::Conflict`] unless the user is
+/// suspended (a removed user never comes back).
 pub async fn reactivate(
     ctx: &ManageContext,
     tenant: &TenantId,
     actor: &Actor,
     meta: &RequestMeta,
     id: &UserId,
+    precondition: &Precondition,
 ) -> Result<User, ManageError> {
     let mut tx = ctx.store.write().await?;
-    let mut user = load(tx.as_mut(), tenant, id).await?;
+    let mut user = load(tx.as_mut(), tenant, id, precondition).await?;
     if user.status != UserStatus::Suspended {
         return Err(ManageError::Conflict(format!(
             "only a suspended user can be reactivated; this user is {}",
@@ -73,9 +78,10 @@ pub async fn reactivate(
     }
     let back_to = reactivated_status(&user);
     check_transition(&user, back_to)?;
+    let read = user.updated_at;
     user.status = back_to;
-    user.updated_at = ctx.now();
-    tx.update_user(&user).await?;
+    user.updated_at = next_revision(read, ctx.now());
+    save(tx.as_mut(), &user, read).await?;
     let entry = audit::entry(
         ctx,
         actor,

@@ -7,21 +7,22 @@
 //!   one is signed out) and kills outstanding reset links; it activates an invited or
 //!   pre-provisioned user, as creating a user with a password does.
 //! - A removed user cannot be changed.
+//! - With `If-Match`, the user must still be at one of the revisions given.
 
-use super::create::EMAIL_TAKEN;
 use super::input::{UserPatch, check_email, check_name};
-use super::{ALL_LINKS, end_access, invalidate_links, load};
+use super::{ALL_LINKS, end_access, invalidate_links, load, next_revision, save};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, events};
 use svc_domain::{EventType, Tenant, User, UserId, UserStatus, UserTokenPurpose};
-use svc_store::StoreError;
 
 /// Applies `patch` to the user `id` of `tenant`, audited as `tenant_user.updated`. A patch that
 /// changes nothing writes nothing and returns the user as it is.
 ///
 /// Errors: [`ManageError::Invalid`] naming the field; [`ManageError::NotFound`];
-/// [`ManageError::Conflict`] when the address is taken or the user is removed;
+/// [`ManageError::PreconditionFailed`] when `precondition` does not hold or the user changed
+/// meanwhile; [`ManageError::Conflict`] when the address is taken or the user is removed;
 /// [`ManageError::PasswordCheckUnavailable`] when the breached-password check is unavailable.
+#[allow(clippy::too_many_arguments)] // the request's facts, each distinct
 pub async fn update(
     ctx: &ManageContext,
     tenant: &Tenant,
@@ -30,6 +31,7 @@ pub async fn update(
     meta: &RequestMeta,
     id: &UserId,
     patch: UserPatch,
+    precondition: &Precondition,
 ) -> Result<User, ManageError> {
     let email = patch.email.as_deref().map(check_email).transpose()?;
     let name = names("name", patch.name.as_ref())?;
@@ -46,7 +48,7 @@ pub async fn update(
 
     let now = ctx.now();
     let mut tx = ctx.store.write().await?;
-    let before = load(tx.as_mut(), &tenant.id, id).await?;
+    let before = load(tx.as_mut(), &tenant.id, id, precondition).await?;
     if before.status == UserStatus::Removed {
         return Err(ManageError::Conflict(
             "a removed user cannot be changed".to_owned(),
@@ -84,12 +86,8 @@ pub async fn update(
     if user == before && !new_password {
         return Ok(before);
     }
-    user.updated_at = now;
-    match tx.update_user(&user).await {
-        Ok(()) => {}
-        Err(StoreError::Conflict { .. }) => return Err(ManageError::Conflict(EMAIL_TAKEN.into())),
-        Err(e) => return Err(e.into()),
-    }
+    user.updated_at = next_revision(before.updated_at, now);
+    save(tx.as_mut(), &user, before.updated_at).await?;
     if new_address {
         invalidate_links(tx.as_mut(), &user, &ALL_LINKS, now).await?;
     }

@@ -64,8 +64,8 @@ pub async fn send_test(
     Ok(DeliveryView::new(&delivery, &[]))
 }
 
-/// A page of the subscription's deliveries, newest first, older than the cursor `before`,
-/// each with its attempts, and the next cursor.
+/// A page of the subscription's deliveries, newest first, after the cursor `after` in that
+/// order (so older than it), each with its attempts, and the next cursor.
 ///
 /// Errors: [`ManageError::NotFound`] when the subscription is absent.
 pub async fn list_deliveries(
@@ -73,7 +73,7 @@ pub async fn list_deliveries(
     tenant: &TenantId,
     id: &WebhookId,
     filter: &DeliveryFilter,
-    before: Option<&DeliveryId>,
+    after: Option<&DeliveryId>,
     limit: Option<u32>,
 ) -> Result<(Vec<DeliveryView>, Option<DeliveryId>), ManageError> {
     let limit = limit
@@ -82,7 +82,7 @@ pub async fn list_deliveries(
     let mut tx = ctx.store.read().await?;
     tx.webhook(tenant, id).await?.ok_or(ManageError::NotFound)?;
     let mut rows = tx
-        .list_deliveries(tenant, id, filter, before, limit + 1)
+        .list_deliveries(tenant, id, filter, after, limit + 1)
         .await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);

@@ -5,50 +5,78 @@ use super::{MAX_SECRET_OVERLAP_SECS, WebhookRules};
 use crate::ManageError;
 use serde::Deserialize;
 use svc_domain::{EventType, WebhookSecret, WebhookUrl};
+use utoipa::ToSchema;
 
 /// Longest description accepted.
 const MAX_DESCRIPTION: usize = 500;
 /// Most event types one subscription may name (more than the catalog is never needed).
 const MAX_EVENT_TYPES: usize = 100;
 
-/// `POST /api/v1/webhooks`.
-#[derive(Debug, Clone, Deserialize)]
+/// `POST /api/v1/webhooks`: a new subscription. Unknown fields are refused.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({
+    "url": "https://hooks.example.com/svc",
+    "event_types": ["auth.login.success", "tenant_user.invited"],
+    "description": "CRM sync"
+}))]
 pub struct NewWebhook {
-    /// The receiver (required).
+    /// The receiver: an absolute `https` URL without credentials (plain `http`, other ports
+    /// and internal addresses only where the deployment allows them).
+    #[schema(example = "https://hooks.example.com/svc", max_length = 2048)]
     pub url: String,
-    /// The event types delivered (required, non-empty).
+    /// The event types delivered, 1 to 100 names from `GET /api/v1/webhooks/event-types`
+    /// (sorted and de-duplicated when stored). A type not emitted yet may be named: it is
+    /// delivered once the feature that records it lands.
+    #[schema(min_items = 1, max_items = 100)]
     pub event_types: Vec<String>,
-    /// A signing secret with 32 bytes of entropy; generated when absent.
+    /// A signing secret with at least 32 bytes (256 bits) of entropy, e.g. `whsec_` and 44
+    /// base64 characters; generated and returned once when absent.
+    #[schema(
+        example = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8bW4rG1CGAs=",
+        max_length = 256
+    )]
     pub secret: Option<String>,
-    /// What it is for, or who owns it.
+    /// What it is for, or who owns it: at most 500 characters, no control characters.
+    #[schema(max_length = 500)]
     pub description: Option<String>,
     /// Whether deliveries go out (default true).
     pub active: Option<bool>,
 }
 
-/// `PUT /api/v1/webhooks/{id}`: the fields sent change, the others stay.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `PUT /api/v1/webhooks/{id}`: the fields sent change, the others stay; at least one is
+/// required. The secret changes with `POST /api/v1/webhooks/{id}/rotate-secret`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"event_types": ["auth.logout"], "active": true}))]
 pub struct WebhookPatch {
-    /// A new receiver.
+    /// A new receiver, under the same rules as on creation.
+    #[schema(example = "https://hooks.example.com/svc-v2", max_length = 2048)]
     pub url: Option<String>,
-    /// New event types (non-empty).
+    /// New event types (1 to 100 names from the catalog).
+    #[schema(min_items = 1, max_items = 100)]
     pub event_types: Option<Vec<String>>,
-    /// A new description; `null` clears it.
+    /// A new description (at most 500 characters); `null` clears it.
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 500)]
     pub description: Option<Option<String>>,
     /// Switch deliveries on or off; switching on clears a 410's `disabled_reason`.
     pub active: Option<bool>,
 }
 
-/// `POST /api/v1/webhooks/{id}/rotate-secret`.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `POST /api/v1/webhooks/{id}/rotate-secret`: every field is optional, and an empty body
+/// asks for a generated secret with the default overlap.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"overlap_secs": 3600}))]
 pub struct RotateSecret {
-    /// The new secret (32 bytes of entropy); generated when absent.
+    /// The new secret (at least 32 bytes of entropy, different from the current one);
+    /// generated and returned once when absent.
+    #[schema(max_length = 256)]
     pub secret: Option<String>,
-    /// Seconds the old secret keeps signing beside the new one (0 to 604800, default 86400).
+    /// Seconds the old secret keeps signing beside the new one: 0 to 604800 (a week), default
+    /// 86400. 0 retires it at once.
+    #[schema(minimum = 0, maximum = 604_800, example = 86_400)]
     pub overlap_secs: Option<u32>,
 }
 

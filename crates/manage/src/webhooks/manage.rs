@@ -7,10 +7,10 @@ use super::input::{
 use super::{CreatedWebhookView, WebhookRules, WebhookView};
 use crate::audit::{self, action};
 use crate::page::split_page;
-use crate::{Actor, ManageContext, ManageError, RequestMeta, clamp_limit, events};
+use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, clamp_limit, events};
 use svc_domain::{EventData, EventType, Subscription, TenantId, WebhookId, WebhookSecret};
 use svc_store::WriteTx;
-use time::Duration;
+use time::{Duration, OffsetDateTime};
 
 /// The subscription `id` of `tenant`.
 ///
@@ -42,11 +42,16 @@ pub async fn list(
     Ok((page.iter().map(|w| WebhookView::at(w, now)).collect(), next))
 }
 
-/// Changes the fields `patch` carries: audited as `webhook.updated`, announced as
-/// `admin.webhook.updated`. Switching a subscription on clears the reason a 410 left.
+/// Changes the fields `patch` carries, if the subscription satisfies `precondition`
+/// (`If-Match`): audited as `webhook.updated`, announced as `admin.webhook.updated`. Switching a
+/// subscription on clears the reason a 410 left. The subscription is read locked, so concurrent
+/// changes take turns (each applies to what the previous one committed), and the write is
+/// conditional on the revision read: a concurrent change is never overwritten.
 ///
 /// Errors: [`ManageError::NotFound`]; [`ManageError::Invalid`] as for creation, or for an
-/// empty patch.
+/// empty patch; [`ManageError::PreconditionFailed`] when the subscription is not at a revision
+/// the precondition names, or changed while this update ran.
+#[allow(clippy::too_many_arguments)] // one per input of the use case
 pub async fn update(
     ctx: &ManageContext,
     rules: &WebhookRules,
@@ -55,6 +60,7 @@ pub async fn update(
     meta: &RequestMeta,
     id: &WebhookId,
     patch: WebhookPatch,
+    precondition: &Precondition,
 ) -> Result<WebhookView, ManageError> {
     if patch.url.is_none()
         && patch.event_types.is_none()
@@ -84,7 +90,12 @@ pub async fn update(
         .transpose()?;
     let now = ctx.now();
     let mut tx = ctx.store.write().await?;
-    let mut webhook = tx.webhook(tenant, id).await?.ok_or(ManageError::NotFound)?;
+    let mut webhook = tx
+        .webhook_for_update(tenant, id)
+        .await?
+        .ok_or(ManageError::NotFound)?;
+    precondition.check(webhook.updated_at)?;
+    let read_at = webhook.updated_at;
     if let Some(url) = url {
         webhook.url = url;
     }
@@ -100,8 +111,10 @@ pub async fn update(
         }
         webhook.active = active;
     }
-    webhook.updated_at = now;
-    tx.update_webhook(&webhook).await?;
+    webhook.updated_at = next_revision(now, read_at);
+    if !tx.update_webhook(&webhook, read_at).await? {
+        return Err(ManageError::PreconditionFailed);
+    }
     changed(
         tx.as_mut(),
         ctx,
@@ -116,20 +129,34 @@ pub async fn update(
     Ok(WebhookView::at(&webhook, now))
 }
 
-/// Deletes the subscription and its delivery history: audited as `webhook.deleted`, announced
-/// as `admin.webhook.deleted` (to the tenant's other subscriptions).
+/// Deletes the subscription and its delivery history, if it satisfies `precondition`
+/// (`If-Match`): audited as `webhook.deleted`, announced as `admin.webhook.deleted` (to the
+/// tenant's other subscriptions). The subscription is read locked and the delete is conditional
+/// on the revision read.
 ///
-/// Errors: [`ManageError::NotFound`].
+/// Errors: [`ManageError::NotFound`]; [`ManageError::PreconditionFailed`] when the subscription
+/// is not at a revision the precondition names, or changed while this ran.
 pub async fn delete(
     ctx: &ManageContext,
     tenant: &TenantId,
     actor: &Actor,
     meta: &RequestMeta,
     id: &WebhookId,
+    precondition: &Precondition,
 ) -> Result<(), ManageError> {
     let mut tx = ctx.store.write().await?;
-    let webhook = tx.webhook(tenant, id).await?.ok_or(ManageError::NotFound)?;
-    tx.delete_webhook(tenant, id).await?;
+    let webhook = tx
+        .webhook_for_update(tenant, id)
+        .await?
+        .ok_or(ManageError::NotFound)?;
+    precondition.check(webhook.updated_at)?;
+    if !tx.delete_webhook(tenant, id, webhook.updated_at).await? {
+        // Deleted or changed by a concurrent request since it was read.
+        return Err(match tx.webhook(tenant, id).await? {
+            Some(_) => ManageError::PreconditionFailed,
+            None => ManageError::NotFound,
+        });
+    }
     changed(
         tx.as_mut(),
         ctx,
@@ -144,12 +171,13 @@ pub async fn delete(
     Ok(())
 }
 
-/// Replaces the signing secret. The old one keeps signing beside the new one for
-/// `overlap_secs` (both signatures are sent), so receivers can switch without losing
-/// deliveries. Audited as `webhook.secret_rotated`, announced as `admin.webhook.secret_rotated`.
+/// Replaces the signing secret, if the subscription satisfies `precondition` (`If-Match`). The
+/// old one keeps signing beside the new one for `overlap_secs` (both signatures are sent), so
+/// receivers can switch without losing deliveries. Audited as `webhook.secret_rotated`,
+/// announced as `admin.webhook.secret_rotated`.
 ///
 /// Errors: [`ManageError::NotFound`]; [`ManageError::Invalid`] for a weak secret or an overlap
-/// over a week.
+/// over a week; [`ManageError::PreconditionFailed`] as for [`update`].
 pub async fn rotate_secret(
     ctx: &ManageContext,
     tenant: &TenantId,
@@ -157,6 +185,7 @@ pub async fn rotate_secret(
     meta: &RequestMeta,
     id: &WebhookId,
     input: RotateSecret,
+    precondition: &Precondition,
 ) -> Result<CreatedWebhookView, ManageError> {
     let overlap = check_overlap(input.overlap_secs)?;
     let (secret, generated) = match input.secret.as_deref() {
@@ -165,7 +194,12 @@ pub async fn rotate_secret(
     };
     let now = ctx.now();
     let mut tx = ctx.store.write().await?;
-    let mut webhook = tx.webhook(tenant, id).await?.ok_or(ManageError::NotFound)?;
+    let mut webhook = tx
+        .webhook_for_update(tenant, id)
+        .await?
+        .ok_or(ManageError::NotFound)?;
+    precondition.check(webhook.updated_at)?;
+    let read_at = webhook.updated_at;
     if secret == webhook.secret {
         return Err(ManageError::invalid(
             "secret",
@@ -175,8 +209,10 @@ pub async fn rotate_secret(
     let old = std::mem::replace(&mut webhook.secret, secret);
     webhook.previous_secret =
         (overlap > 0).then(|| (old, now + Duration::seconds(i64::from(overlap))));
-    webhook.updated_at = now;
-    tx.update_webhook(&webhook).await?;
+    webhook.updated_at = next_revision(now, read_at);
+    if !tx.update_webhook(&webhook, read_at).await? {
+        return Err(ManageError::PreconditionFailed);
+    }
     changed(
         tx.as_mut(),
         ctx,
@@ -192,6 +228,12 @@ pub async fn rotate_secret(
         webhook: WebhookView::at(&webhook, now),
         secret: generated.then(|| webhook.secret.expose().to_owned()),
     })
+}
+
+/// The `updated_at` of a change made at `now` to a subscription read at `read_at`: strictly
+/// later, so every change is a new revision even when clocks disagree or stand still.
+fn next_revision(now: OffsetDateTime, read_at: OffsetDateTime) -> OffsetDateTime {
+    now.max(read_at + Duration::microseconds(1))
 }
 
 /// The audit entry and the `admin.webhook.*` event of a change.

@@ -14,7 +14,10 @@ pub use create::create;
 pub use deliveries::{delivery, list_deliveries, redeliver, send_test};
 pub use input::{NewWebhook, RotateSecret, WebhookPatch};
 pub use manage::{delete, get, list, rotate_secret, update};
-pub use view::{CreatedWebhookView, DeliveryView, EventTypeView, WebhookView, event_catalog};
+pub use view::{
+    AttemptView, CreatedWebhookView, DeliveryState, DeliveryView, EventTypeView, WebhookView,
+    event_catalog,
+};
 
 use svc_domain::TargetPolicy;
 

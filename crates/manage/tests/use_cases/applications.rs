@@ -4,12 +4,15 @@
 use crate::support::{client_actor, harness, meta, operator, spa, web_app};
 use serde_json::json;
 use svc_domain::{AuditOutcome, SigningAlg, TokenEndpointAuthMethod};
-use svc_manage::ManageError;
 use svc_manage::applications::{
     self as apps, ApplicationInput, ApplicationView, CreatedApplicationView,
 };
 use svc_manage::audit::action;
 use svc_manage::control_plane::delete_tenant;
+use svc_manage::{ManageError, Precondition, Revision};
+
+/// No `If-Match`.
+const NONE: Precondition = Precondition::None;
 
 #[tokio::test]
 async fn a_confidential_application_gets_a_secret_shown_once() {
@@ -253,17 +256,17 @@ async fn another_tenants_application_is_not_found_and_untouched() {
         ..web_app()
     };
     not_found(
-        apps::update(&h.ctx, tenant, &actor, &meta(), id, pwned)
+        apps::update(&h.ctx, tenant, &actor, &meta(), id, pwned, &NONE)
             .await
             .map(drop),
         "update",
     );
     not_found(
-        apps::delete(&h.ctx, tenant, &actor, &meta(), id).await,
+        apps::delete(&h.ctx, tenant, &actor, &meta(), id, &NONE).await,
         "delete",
     );
     not_found(
-        apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), id)
+        apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), id, &NONE)
             .await
             .map(drop),
         "rotate",
@@ -276,6 +279,7 @@ async fn another_tenants_application_is_not_found_and_untouched() {
             &actor,
             &meta(),
             &acme.management_application.id,
+            &NONE,
         )
         .await,
         "delete another tenant's management app",
@@ -306,7 +310,7 @@ async fn the_management_application_cannot_be_deleted_or_stripped() {
         client_actor(&acme),
     );
 
-    let err = apps::delete(&h.ctx, tenant, &actor, &meta(), id)
+    let err = apps::delete(&h.ctx, tenant, &actor, &meta(), id, &NONE)
         .await
         .unwrap_err();
     assert!(
@@ -327,7 +331,7 @@ async fn the_management_application_cannot_be_deleted_or_stripped() {
         allowed_scopes: vec!["audit:read".to_owned()],
         ..same.clone()
     };
-    let err = apps::update(&h.ctx, tenant, &actor, &meta(), id, stripped)
+    let err = apps::update(&h.ctx, tenant, &actor, &meta(), id, stripped, &NONE)
         .await
         .unwrap_err();
     assert!(
@@ -340,7 +344,7 @@ async fn the_management_application_cannot_be_deleted_or_stripped() {
         name: "Ops robot".to_owned(),
         ..same
     };
-    let (updated, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, renamed)
+    let (updated, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, renamed, &NONE)
         .await
         .unwrap();
     assert_eq!(updated.name, "Ops robot");
@@ -370,7 +374,7 @@ async fn update_replaces_the_configuration_and_the_secret_follows_the_method() {
         first_party: true,
         ..web_app()
     };
-    let (updated, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, changed)
+    let (updated, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, changed, &NONE)
         .await
         .unwrap();
     assert_eq!(secret, None);
@@ -388,7 +392,7 @@ async fn update_replaces_the_configuration_and_the_secret_follows_the_method() {
     assert!(stored.secret_hash.as_ref().unwrap().verify(&first_secret));
 
     // To a public client: the secret is dropped.
-    let (_, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, spa())
+    let (_, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, spa(), &NONE)
         .await
         .unwrap();
     assert_eq!(secret, None);
@@ -398,7 +402,7 @@ async fn update_replaces_the_configuration_and_the_secret_follows_the_method() {
     );
 
     // Back to a secret: a new one, returned once.
-    let (_, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, web_app())
+    let (_, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, web_app(), &NONE)
         .await
         .unwrap();
     let new_secret = secret.expect("a new secret");
@@ -427,7 +431,7 @@ async fn deleting_an_application_is_audited() {
     let (app, _) = apps::create(&h.ctx, tenant, &actor, &meta(), spa())
         .await
         .unwrap();
-    apps::delete(&h.ctx, tenant, &actor, &meta(), &app.id)
+    apps::delete(&h.ctx, tenant, &actor, &meta(), &app.id, &NONE)
         .await
         .unwrap();
     assert!(matches!(
@@ -438,7 +442,7 @@ async fn deleting_an_application_is_audited() {
     assert_eq!(audit[0].action, action::APPLICATION_DELETED);
     assert_eq!(audit[0].target.as_deref(), Some(app.id.as_str()));
     assert!(matches!(
-        apps::delete(&h.ctx, tenant, &actor, &meta(), &app.id).await,
+        apps::delete(&h.ctx, tenant, &actor, &meta(), &app.id, &NONE).await,
         Err(ManageError::NotFound)
     ));
 }
@@ -453,7 +457,7 @@ async fn rotating_a_secret_invalidates_the_old_one_at_once() {
         .unwrap();
     let old = old.unwrap();
 
-    let new = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id)
+    let (_, new) = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id, &NONE)
         .await
         .unwrap();
     assert!(new.starts_with("cs_"));
@@ -471,7 +475,7 @@ async fn rotating_a_secret_invalidates_the_old_one_at_once() {
 
     // The management application's secret rotates too.
     let mgmt_id = &acme.management_application.id;
-    let mgmt_new = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), mgmt_id)
+    let (_, mgmt_new) = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), mgmt_id, &NONE)
         .await
         .unwrap();
     let hash = apps::get(&h.ctx, tenant, mgmt_id)
@@ -486,7 +490,7 @@ async fn rotating_a_secret_invalidates_the_old_one_at_once() {
         .await
         .unwrap();
     let before = h.audit(tenant).await.len();
-    let err = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), &public.id)
+    let err = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), &public.id, &NONE)
         .await
         .unwrap_err();
     assert!(
@@ -523,4 +527,99 @@ async fn applications_are_listed_a_page_at_a_time() {
     let mut sorted = seen.clone();
     sorted.sort();
     assert_eq!(seen, sorted, "ordered by id");
+}
+
+#[tokio::test]
+async fn if_match_guards_update_delete_and_rotation() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, actor) = (&acme.tenant.id, client_actor(&acme));
+    let (app, _) = apps::create(&h.ctx, tenant, &actor, &meta(), web_app())
+        .await
+        .unwrap();
+    let id = &app.id;
+    let read = Revision::of(app.updated_at);
+    let audit_before = h.audit(tenant).await.len();
+
+    // A changed resource refuses every write naming the old revision, and nothing is written.
+    let (updated, _) = apps::update(
+        &h.ctx,
+        tenant,
+        &actor,
+        &meta(),
+        id,
+        web_app(),
+        &Precondition::OneOf(vec![Some(read)]),
+    )
+    .await
+    .unwrap();
+    assert_ne!(Revision::of(updated.updated_at), read, "a new revision");
+    let stale = Precondition::OneOf(vec![Some(read)]);
+    let renamed = ApplicationInput {
+        name: "Lost update".to_owned(),
+        ..web_app()
+    };
+    let refused = [
+        apps::update(&h.ctx, tenant, &actor, &meta(), id, renamed, &stale)
+            .await
+            .map(drop),
+        apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), id, &stale)
+            .await
+            .map(drop),
+        apps::delete(&h.ctx, tenant, &actor, &meta(), id, &stale).await,
+        // A tag that is not ours matches nothing.
+        apps::delete(
+            &h.ctx,
+            tenant,
+            &actor,
+            &meta(),
+            id,
+            &Precondition::OneOf(vec![None]),
+        )
+        .await,
+    ];
+    for result in refused {
+        assert!(
+            matches!(result, Err(ManageError::PreconditionFailed)),
+            "{result:?}"
+        );
+    }
+    assert_eq!(apps::get(&h.ctx, tenant, id).await.unwrap(), updated);
+    assert_eq!(h.audit(tenant).await.len(), audit_before + 1);
+
+    // The current revision (one of several listed) and `*` apply.
+    let current = Precondition::OneOf(vec![Some(read), Some(Revision::of(updated.updated_at))]);
+    let (rotated, secret) = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), id, &current)
+        .await
+        .unwrap();
+    assert!(rotated.secret_hash.as_ref().unwrap().verify(&secret));
+    assert!(rotated.updated_at > updated.updated_at);
+    assert_eq!(apps::get(&h.ctx, tenant, id).await.unwrap(), rotated);
+    apps::delete(&h.ctx, tenant, &actor, &meta(), id, &Precondition::Exists)
+        .await
+        .unwrap();
+    assert!(matches!(
+        apps::delete(&h.ctx, tenant, &actor, &meta(), id, &Precondition::Exists).await,
+        Err(ManageError::NotFound)
+    ));
+}
+
+#[tokio::test]
+async fn every_change_gets_a_new_revision_even_when_the_clock_goes_back() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, actor) = (&acme.tenant.id, client_actor(&acme));
+    let (app, _) = apps::create(&h.ctx, tenant, &actor, &meta(), web_app())
+        .await
+        .unwrap();
+    h.clock.advance(time::Duration::seconds(-30));
+    let (updated, _) = apps::update(&h.ctx, tenant, &actor, &meta(), &app.id, web_app(), &NONE)
+        .await
+        .unwrap();
+    assert!(updated.updated_at > app.updated_at);
+    let (rotated, _) = apps::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id, &NONE)
+        .await
+        .unwrap();
+    assert!(rotated.updated_at > updated.updated_at);
+    assert_eq!(apps::get(&h.ctx, tenant, &app.id).await.unwrap(), rotated);
 }

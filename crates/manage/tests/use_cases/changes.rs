@@ -32,10 +32,11 @@ async fn application_and_tenant_changes_reach_the_hook_after_commit() {
         recorder.0.lock().unwrap().is_empty(),
         "a new application has nothing cached"
     );
-    applications::update(&h.ctx, tenant, &actor, &meta(), &app.id, web_app())
+    let none = svc_manage::Precondition::None;
+    applications::update(&h.ctx, tenant, &actor, &meta(), &app.id, web_app(), &none)
         .await
         .unwrap();
-    applications::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id)
+    applications::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id, &none)
         .await
         .unwrap();
     // A refused change (the management application cannot be deleted) tells nothing.
@@ -45,10 +46,11 @@ async fn application_and_tenant_changes_reach_the_hook_after_commit() {
         &actor,
         &meta(),
         &acme.management_application.id,
+        &none,
     )
     .await;
     assert!(refused.is_err());
-    applications::delete(&h.ctx, tenant, &actor, &meta(), &app.id)
+    applications::delete(&h.ctx, tenant, &actor, &meta(), &app.id, &none)
         .await
         .unwrap();
     control_plane::suspend_tenant(&h.ctx, &operator(), &meta(), tenant)

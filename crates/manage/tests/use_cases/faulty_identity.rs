@@ -10,7 +10,8 @@ use svc_domain::{
 };
 use svc_store::{
     CodeRedemption, CounterState, CounterWrites, GrantReads, GrantWrites, RefreshRotation,
-    SessionReads, SessionWrites, StoreError, UserFilter, UserReads, UserTokenWrites, UserWrites,
+    SessionReads, SessionWrites, StoreError, UpdateOutcome, UserFilter, UserReads, UserTokenWrites,
+    UserWrites,
 };
 use time::OffsetDateTime;
 
@@ -43,9 +44,13 @@ impl UserWrites for FaultyTx {
         self.check("insert_user")?;
         self.inner.insert_user(user).await
     }
-    async fn update_user(&mut self, user: &User) -> Result<(), StoreError> {
+    async fn update_user_if_unchanged(
+        &mut self,
+        user: &User,
+        read_at: OffsetDateTime,
+    ) -> Result<UpdateOutcome, StoreError> {
         self.check("update_user")?;
-        self.inner.update_user(user).await
+        self.inner.update_user_if_unchanged(user, read_at).await
     }
 }
 

@@ -94,18 +94,31 @@ impl WebhookWrites for FaultyTx {
         self.inner.insert_webhook(webhook).await
     }
 
-    async fn update_webhook(&mut self, webhook: &Subscription) -> Result<(), StoreError> {
+    async fn webhook_for_update(
+        &mut self,
+        tenant: &TenantId,
+        id: &WebhookId,
+    ) -> Result<Option<Subscription>, StoreError> {
+        self.inner.webhook_for_update(tenant, id).await
+    }
+
+    async fn update_webhook(
+        &mut self,
+        webhook: &Subscription,
+        read_at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
         self.check("update_webhook")?;
-        self.inner.update_webhook(webhook).await
+        self.inner.update_webhook(webhook, read_at).await
     }
 
     async fn delete_webhook(
         &mut self,
         tenant: &TenantId,
         id: &WebhookId,
+        read_at: OffsetDateTime,
     ) -> Result<bool, StoreError> {
         self.check("delete_webhook")?;
-        self.inner.delete_webhook(tenant, id).await
+        self.inner.delete_webhook(tenant, id, read_at).await
     }
 
     async fn unrelayed_events(&mut self, limit: u32) -> Result<Vec<UnrelayedEvent>, StoreError> {

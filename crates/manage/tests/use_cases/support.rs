@@ -263,9 +263,16 @@ impl TenantWrites for FaultyTx {
         self.check("insert_tenant")?;
         self.inner.insert_tenant(tenant).await
     }
-    async fn update_tenant(&mut self, tenant: &Tenant) -> Result<(), StoreError> {
+    async fn tenant_for_update(&mut self, id: &TenantId) -> Result<Option<Tenant>, StoreError> {
+        self.inner.tenant_for_update(id).await
+    }
+    async fn update_tenant(
+        &mut self,
+        tenant: &Tenant,
+        read_at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
         self.check("update_tenant")?;
-        self.inner.update_tenant(tenant).await
+        self.inner.update_tenant(tenant, read_at).await
     }
     async fn delete_tenant(&mut self, id: &TenantId) -> Result<(), StoreError> {
         self.check("delete_tenant")?;
@@ -328,9 +335,13 @@ impl ApplicationWrites for FaultyTx {
         self.check("insert_application")?;
         self.inner.insert_application(app).await
     }
-    async fn update_application(&mut self, app: &Application) -> Result<(), StoreError> {
+    async fn update_application(
+        &mut self,
+        app: &Application,
+        read_at: OffsetDateTime,
+    ) -> Result<svc_store::UpdateOutcome, StoreError> {
         self.check("update_application")?;
-        self.inner.update_application(app).await
+        self.inner.update_application(app, read_at).await
     }
     async fn delete_application(
         &mut self,

@@ -8,7 +8,7 @@ use svc_manage::control_plane::{
     CreatedTenantView, NewTenant, TenantPatch, create_tenant, delete_tenant, get_tenant,
     list_tenants, reactivate_tenant, suspend_tenant, update_tenant,
 };
-use svc_manage::{ManageError, RequestMeta};
+use svc_manage::{ManageError, Precondition, RequestMeta, Revision};
 
 fn new_tenant(slug: &str) -> NewTenant {
     NewTenant {
@@ -65,8 +65,16 @@ async fn creating_a_tenant_creates_its_management_application_with_one_audit_ent
 
     let view = serde_json::to_value(CreatedTenantView::from(&created)).unwrap();
     assert_eq!(view["tenant"]["slug"], "acme");
-    assert_eq!(view["management_application"]["is_management"], true);
-    assert_eq!(view["client_secret"], created.client_secret.as_str());
+    assert_eq!(
+        view["management_application"]["application"]["is_management"],
+        true
+    );
+    assert_eq!(view["management_application"]["client_id"], app.id.as_str());
+    assert_eq!(
+        view["management_application"]["client_secret"],
+        created.client_secret.as_str()
+    );
+    assert!(!format!("{:?}", CreatedTenantView::from(&created)).contains(&created.client_secret));
     assert!(!format!("{created:?}").contains(&created.client_secret));
 }
 
@@ -190,6 +198,7 @@ async fn updating_a_tenant_changes_its_display_name_and_is_audited() {
             display_name: Some("Acme Inc".to_owned()),
             ..TenantPatch::default()
         },
+        &Precondition::None,
     )
     .await
     .unwrap();
@@ -203,9 +212,16 @@ async fn updating_a_tenant_changes_its_display_name_and_is_audited() {
     assert_eq!(audit[0].target.as_deref(), Some(id.as_str()));
 
     // A patch that changes nothing writes nothing.
-    let same = update_tenant(&h.ctx, &operator(), &meta(), &id, TenantPatch::default())
-        .await
-        .unwrap();
+    let same = update_tenant(
+        &h.ctx,
+        &operator(),
+        &meta(),
+        &id,
+        TenantPatch::default(),
+        &Precondition::None,
+    )
+    .await
+    .unwrap();
     assert_eq!(same, updated);
     assert_eq!(h.audit(&id).await.len(), 2);
 
@@ -218,6 +234,7 @@ async fn updating_a_tenant_changes_its_display_name_and_is_audited() {
             display_name: Some(String::new()),
             ..TenantPatch::default()
         },
+        &Precondition::None,
     )
     .await
     .unwrap_err();
@@ -318,8 +335,93 @@ async fn unknown_tenants_are_not_found() {
             .map(drop),
     );
     check(
-        update_tenant(&h.ctx, &operator(), &meta(), &ghost, TenantPatch::default())
+        update_tenant(
+            &h.ctx,
+            &operator(),
+            &meta(),
+            &ghost,
+            TenantPatch::default(),
+            &Precondition::None,
+        )
+        .await
+        .map(drop),
+    );
+}
+
+#[tokio::test]
+async fn a_tenant_update_honours_if_match_and_a_stale_revision_changes_nothing() {
+    let h = harness().await;
+    let created = h.tenant("acme").await;
+    let id = created.tenant.id.clone();
+    let first = Revision::of(created.tenant.updated_at);
+    let at = |rev: Revision| Precondition::OneOf(vec![Some(rev)]);
+    let rename = |name: &str| TenantPatch {
+        display_name: Some(name.to_owned()),
+        ..TenantPatch::default()
+    };
+
+    let updated = update_tenant(&h.ctx, &operator(), &meta(), &id, rename("One"), &at(first))
+        .await
+        .unwrap();
+    assert_eq!(updated.display_name, "One");
+    let second = Revision::of(updated.updated_at);
+    assert_ne!(first, second);
+    for refused in [at(first), Precondition::OneOf(vec![None])] {
+        let err = update_tenant(&h.ctx, &operator(), &meta(), &id, rename("Two"), &refused)
             .await
-            .map(drop),
+            .unwrap_err();
+        assert!(matches!(err, ManageError::PreconditionFailed), "{err:?}");
+    }
+    // A stale revision is refused even when the patch would change nothing.
+    let err = update_tenant(
+        &h.ctx,
+        &operator(),
+        &meta(),
+        &id,
+        TenantPatch::default(),
+        &at(first),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, ManageError::PreconditionFailed));
+    assert_eq!(get_tenant(&h.ctx, &id).await.unwrap(), updated);
+    assert_eq!(
+        h.audit(&id).await.len(),
+        2,
+        "only the creation and one update"
+    );
+
+    // A suspension is a change too: it moves the revision, even with the clock set back.
+    h.clock.advance(time::Duration::hours(-1));
+    let suspended = suspend_tenant(&h.ctx, &operator(), &meta(), &id)
+        .await
+        .unwrap();
+    assert!(suspended.updated_at > updated.updated_at);
+    let err = update_tenant(
+        &h.ctx,
+        &operator(),
+        &meta(),
+        &id,
+        rename("Two"),
+        &at(second),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, ManageError::PreconditionFailed));
+    let renamed = update_tenant(
+        &h.ctx,
+        &operator(),
+        &meta(),
+        &id,
+        rename("Two"),
+        &Precondition::Exists,
+    )
+    .await
+    .unwrap();
+    assert_eq!(renamed.display_name, "Two");
+    assert_eq!(
+        renamed.status,
+        TenantStatus::Suspended,
+        "the suspension is kept"
     );
 }

@@ -15,11 +15,15 @@ use svc_domain::{
 use svc_manage::audit::action;
 use svc_manage::control_plane::CreatedTenant;
 use svc_manage::users::{self, NewUser, UserPatch, UserView};
-use svc_manage::{Invitations, ManageContext, ManageError, PendingMail, SignInServices};
+use svc_manage::{
+    Invitations, ManageContext, ManageError, PendingMail, Precondition, Revision, SignInServices,
+};
 use svc_store::{StoreError, UserFilter, WriteTx};
 
 const ISSUER: &str = "https://acme.example.com";
 const PW: &str = "correct horse battery";
+/// No `If-Match`.
+const NONE: Precondition = Precondition::None;
 
 /// The sign-in engine on the harness's store, mailing to a temporary file, wired into a
 /// management context as the runtime wires it: one [`Passwords`] for both, and the engine
@@ -332,6 +336,7 @@ async fn a_breach_check_that_fails_closed_refuses_new_passwords_as_unavailable()
             password: Some(PW.to_owned()),
             ..UserPatch::default()
         },
+        &NONE,
     )
     .await
     .unwrap_err();
@@ -506,8 +511,18 @@ async fn a_patch_changes_only_what_it_names() {
     create(&e, &acme, new_user("bob@example.com")).await;
     let patch = |json: Value| serde_json::from_value::<UserPatch>(json).unwrap();
     let request = meta();
-    let update =
-        |p: UserPatch| users::update(&e.ctx, &acme.tenant, ISSUER, &actor, &request, &ada.id, p);
+    let update = |p: UserPatch| {
+        users::update(
+            &e.ctx,
+            &acme.tenant,
+            ISSUER,
+            &actor,
+            &request,
+            &ada.id,
+            p,
+            &NONE,
+        )
+    };
 
     let audit_before = h.audit(&acme.tenant.id).await.len();
     let same = update(patch(serde_json::json!({}))).await.unwrap();
@@ -599,22 +614,23 @@ async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
         .await
         .unwrap();
 
-    let suspended = users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id)
+    let suspended = users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id, &NONE)
         .await
         .unwrap();
     assert_eq!(suspended.status, UserStatus::Suspended);
     assert!(
-        users::list_sessions(&h.ctx, tenant, &ada.id)
+        users::list_sessions(&h.ctx, tenant, &ada.id, None, None)
             .await
             .unwrap()
+            .0
             .is_empty()
     );
-    let again = users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id)
+    let again = users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id, &NONE)
         .await
         .unwrap_err();
     assert!(matches!(again, ManageError::Conflict(_)));
 
-    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id)
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id, &NONE)
         .await
         .unwrap();
     assert_eq!(back.status, UserStatus::Active);
@@ -626,23 +642,23 @@ async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
             .is_none(),
         "reactivation grants nothing back"
     );
-    let not_suspended = users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id)
+    let not_suspended = users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id, &NONE)
         .await
         .unwrap_err();
     assert!(matches!(not_suspended, ManageError::Conflict(_)));
 
-    let removed = users::remove(&h.ctx, tenant, &actor, &meta(), &ada.id)
+    let removed = users::remove(&h.ctx, tenant, &actor, &meta(), &ada.id, &NONE)
         .await
         .unwrap();
     assert_eq!(removed.status, UserStatus::Removed);
     for err in [
-        users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id)
+        users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id, &NONE)
             .await
             .unwrap_err(),
-        users::remove(&h.ctx, tenant, &actor, &meta(), &ada.id)
+        users::remove(&h.ctx, tenant, &actor, &meta(), &ada.id, &NONE)
             .await
             .unwrap_err(),
-        users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id)
+        users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id, &NONE)
             .await
             .unwrap_err(),
     ] {
@@ -683,11 +699,11 @@ async fn reactivating_a_user_who_never_had_a_password_returns_them_to_pre_provis
     let tenant = &acme.tenant.id;
     let grace = create(&e, &acme, new_user("grace@example.com")).await;
     assert_eq!(grace.status, UserStatus::PreProvisioned);
-    users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id)
+    users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id, &NONE)
         .await
         .unwrap();
 
-    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &grace.id)
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &grace.id, &NONE)
         .await
         .unwrap();
     assert_eq!(
@@ -721,10 +737,10 @@ async fn reactivating_a_user_who_never_had_a_password_returns_them_to_pre_provis
     assert_eq!(claimed.status, UserStatus::Active);
 
     // With a password, reactivation is straight back to active.
-    users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id)
+    users::suspend(&h.ctx, tenant, &actor, &meta(), &grace.id, &NONE)
         .await
         .unwrap();
-    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &grace.id)
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &grace.id, &NONE)
         .await
         .unwrap();
     assert_eq!(back.status, UserStatus::Active);
@@ -766,8 +782,10 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
         .sign_in(&acme.tenant, "ada@example.com", PW, &browser())
         .await
         .unwrap();
-    let sessions = users::list_sessions(&h.ctx, tenant, &ada.id).await.unwrap();
-    assert_eq!(sessions.len(), 2);
+    let (sessions, next) = users::list_sessions(&h.ctx, tenant, &ada.id, None, None)
+        .await
+        .unwrap();
+    assert_eq!((sessions.len(), next), (2, None));
 
     let wrong_owner =
         users::revoke_session(&h.ctx, tenant, &actor, &meta(), &bob.id, &one.session.id).await;
@@ -778,7 +796,9 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
     let again =
         users::revoke_session(&h.ctx, tenant, &actor, &meta(), &ada.id, &one.session.id).await;
     assert!(matches!(again, Err(ManageError::NotFound)));
-    let left = users::list_sessions(&h.ctx, tenant, &ada.id).await.unwrap();
+    let (left, _) = users::list_sessions(&h.ctx, tenant, &ada.id, None, None)
+        .await
+        .unwrap();
     assert_eq!(
         left.iter().map(|s| &s.id).collect::<Vec<_>>(),
         vec![&two.session.id]
@@ -795,10 +815,18 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
         Err(ManageError::NotFound)
     ));
     assert!(matches!(
-        users::list_sessions(&h.ctx, other, &ada.id).await,
+        users::list_sessions(&h.ctx, other, &ada.id, None, None).await,
         Err(ManageError::NotFound)
     ));
-    let cross = users::suspend(&h.ctx, other, &client_actor(&globex), &meta(), &ada.id).await;
+    let cross = users::suspend(
+        &h.ctx,
+        other,
+        &client_actor(&globex),
+        &meta(),
+        &ada.id,
+        &NONE,
+    )
+    .await;
     assert!(matches!(cross, Err(ManageError::NotFound)));
 }
 
@@ -824,7 +852,15 @@ async fn a_suspension_whose_revocation_fails_changes_nothing() {
         .unwrap();
     let audit_before = h.audit(tenant).await.len();
     h.store.fail_on(Some("revoke_user_refresh_families"));
-    let err = users::suspend(&h.ctx, tenant, &client_actor(&acme), &meta(), &ada.id).await;
+    let err = users::suspend(
+        &h.ctx,
+        tenant,
+        &client_actor(&acme),
+        &meta(),
+        &ada.id,
+        &NONE,
+    )
+    .await;
     h.store.fail_on(None);
     assert!(matches!(err, Err(ManageError::Unavailable(_))), "{err:?}");
     assert_eq!(
@@ -839,4 +875,167 @@ async fn a_suspension_whose_revocation_fails_changes_nothing() {
             .is_some()
     );
     assert_eq!(h.audit(tenant).await.len(), audit_before);
+}
+
+#[tokio::test]
+async fn every_change_honours_if_match_and_makes_a_new_revision() {
+    let h = harness().await;
+    let e = Engine::new(&h).await;
+    let acme = h.tenant("acme").await;
+    let actor = client_actor(&acme);
+    let tenant = &acme.tenant.id;
+    let ada = create(
+        &e,
+        &acme,
+        NewUser {
+            password: Some(PW.to_owned()),
+            ..new_user("ada@example.com")
+        },
+    )
+    .await;
+    let at = |user: &User| Precondition::OneOf(vec![Some(Revision::of(user.updated_at))]);
+    let stale = at(&ada);
+    let rename = |name: &str| UserPatch {
+        name: Some(Some(name.to_owned())),
+        ..UserPatch::default()
+    };
+    let update = |patch: UserPatch, precondition: Precondition| {
+        let (e, acme, actor, id) = (&e, &acme, &actor, ada.id.clone());
+        async move {
+            users::update(
+                &e.ctx,
+                &acme.tenant,
+                ISSUER,
+                actor,
+                &meta(),
+                &id,
+                patch,
+                &precondition,
+            )
+            .await
+        }
+    };
+
+    let renamed = update(rename("Ada"), stale.clone()).await.unwrap();
+    assert!(renamed.updated_at > ada.updated_at, "a new revision");
+    assert_ne!(
+        Revision::of(renamed.updated_at),
+        Revision::of(ada.updated_at)
+    );
+    let audit_before = h.audit(tenant).await.len();
+
+    // The revision read before the rename is stale now, for every kind of change, and for a
+    // patch that would change nothing too; a tag that is not ours never matches.
+    let foreign = Precondition::OneOf(vec![None]);
+    for precondition in [stale.clone(), foreign] {
+        for err in [
+            update(rename("Mallory"), precondition.clone())
+                .await
+                .unwrap_err(),
+            update(UserPatch::default(), precondition.clone())
+                .await
+                .unwrap_err(),
+            users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id, &precondition)
+                .await
+                .unwrap_err(),
+            users::remove(&h.ctx, tenant, &actor, &meta(), &ada.id, &precondition)
+                .await
+                .unwrap_err(),
+        ] {
+            assert!(matches!(err, ManageError::PreconditionFailed), "{err:?}");
+        }
+    }
+    assert_eq!(users::get(&h.ctx, tenant, &ada.id).await.unwrap(), renamed);
+    assert_eq!(h.audit(tenant).await.len(), audit_before, "nothing written");
+
+    // The current revision (alone or in a list), or `*`, lets each change through.
+    let listed = Precondition::OneOf(vec![None, Some(Revision::of(renamed.updated_at))]);
+    let suspended = users::suspend(&h.ctx, tenant, &actor, &meta(), &ada.id, &listed)
+        .await
+        .unwrap();
+    assert!(suspended.updated_at > renamed.updated_at);
+    let err = users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id, &at(&renamed))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ManageError::PreconditionFailed), "{err:?}");
+    let back = users::reactivate(&h.ctx, tenant, &actor, &meta(), &ada.id, &at(&suspended))
+        .await
+        .unwrap();
+    assert_eq!(back.status, UserStatus::Active);
+    let patched = update(rename("Ada L."), Precondition::Exists)
+        .await
+        .unwrap();
+    assert!(patched.updated_at > back.updated_at);
+    assert_eq!(users::get(&h.ctx, tenant, &ada.id).await.unwrap(), patched);
+    let removed = users::remove(&h.ctx, tenant, &actor, &meta(), &ada.id, &at(&patched))
+        .await
+        .unwrap();
+    assert_eq!(removed.status, UserStatus::Removed);
+    assert_eq!(users::get(&h.ctx, tenant, &ada.id).await.unwrap(), removed);
+}
+
+#[tokio::test]
+async fn sessions_page_newest_first_and_a_vanished_cursor_still_works() {
+    let h = harness().await;
+    let e = Engine::new(&h).await;
+    let acme = h.tenant("acme").await;
+    let tenant = &acme.tenant.id;
+    let ada = create(
+        &e,
+        &acme,
+        NewUser {
+            password: Some(PW.to_owned()),
+            ..new_user("ada@example.com")
+        },
+    )
+    .await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let signed = e
+            .authn
+            .sign_in(&acme.tenant, "ada@example.com", PW, &browser())
+            .await
+            .unwrap();
+        ids.push(signed.session.id);
+    }
+    ids.reverse(); // newest first
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let (page, next) = users::list_sessions(&h.ctx, tenant, &ada.id, after.as_ref(), Some(2))
+            .await
+            .unwrap();
+        assert!(page.len() <= 2);
+        seen.extend(page.into_iter().map(|s| s.id));
+        match next {
+            Some(cursor) => after = Some(cursor),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ids, "each session once, newest first");
+
+    // The cursor's own session ends between two pages: the next page is unaffected.
+    let (first, cursor) = users::list_sessions(&h.ctx, tenant, &ada.id, None, Some(2))
+        .await
+        .unwrap();
+    let cursor = cursor.unwrap();
+    assert_eq!(cursor, first[1].id);
+    users::revoke_session(
+        &h.ctx,
+        tenant,
+        &client_actor(&acme),
+        &meta(),
+        &ada.id,
+        &cursor,
+    )
+    .await
+    .unwrap();
+    let (rest, next) = users::list_sessions(&h.ctx, tenant, &ada.id, Some(&cursor), Some(10))
+        .await
+        .unwrap();
+    assert_eq!(
+        rest.iter().map(|s| &s.id).collect::<Vec<_>>(),
+        ids[2..].iter().collect::<Vec<_>>()
+    );
+    assert_eq!(next, None);
 }

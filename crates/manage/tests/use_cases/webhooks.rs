@@ -4,9 +4,9 @@
 
 use crate::support::{client_actor, harness, meta};
 use svc_domain::{DeliveryId, DeliveryStatus, EventType, TargetPolicy, WebhookId, WebhookSecret};
-use svc_manage::ManageError;
 use svc_manage::audit::action;
 use svc_manage::webhooks::{self, NewWebhook, RotateSecret, WebhookPatch, WebhookRules};
+use svc_manage::{ManageError, Precondition, Revision};
 use svc_store::{AttemptNext, DeliveryFilter, Store};
 use time::Duration;
 
@@ -266,9 +266,18 @@ async fn updates_change_only_what_is_sent_and_reactivation_clears_a_410() {
         event_types: Some(vec!["auth.login.failure".into()]),
         ..WebhookPatch::default()
     };
-    let updated = webhooks::update(&h.ctx, &RULES, tenant, &actor, &meta(), &id, patch)
-        .await
-        .unwrap();
+    let updated = webhooks::update(
+        &h.ctx,
+        &RULES,
+        tenant,
+        &actor,
+        &meta(),
+        &id,
+        patch,
+        &Precondition::None,
+    )
+    .await
+    .unwrap();
     assert_eq!(updated.event_types, vec!["auth.login.failure"]);
     assert_eq!(updated.url, "https://h.example/h");
     assert_eq!(updated.description.as_deref(), Some("billing team"));
@@ -277,9 +286,18 @@ async fn updates_change_only_what_is_sent_and_reactivation_clears_a_410() {
         active: Some(false),
         ..WebhookPatch::default()
     };
-    let updated = webhooks::update(&h.ctx, &RULES, tenant, &actor, &meta(), &id, cleared)
-        .await
-        .unwrap();
+    let updated = webhooks::update(
+        &h.ctx,
+        &RULES,
+        tenant,
+        &actor,
+        &meta(),
+        &id,
+        cleared,
+        &Precondition::None,
+    )
+    .await
+    .unwrap();
     assert_eq!(updated.description, None);
     assert!(!updated.active);
     let err = webhooks::update(
@@ -290,6 +308,7 @@ async fn updates_change_only_what_is_sent_and_reactivation_clears_a_410() {
         &meta(),
         &id,
         WebhookPatch::default(),
+        &Precondition::None,
     )
     .await
     .unwrap_err();
@@ -299,7 +318,8 @@ async fn updates_change_only_what_is_sent_and_reactivation_clears_a_410() {
     let mut tx = h.store.write().await.unwrap();
     let mut stored = tx.webhook(tenant, &id).await.unwrap().unwrap();
     stored.disabled_reason = Some("the receiver answered 410 Gone".into());
-    tx.update_webhook(&stored).await.unwrap();
+    let read_at = stored.updated_at;
+    assert!(tx.update_webhook(&stored, read_at).await.unwrap());
     tx.commit().await.unwrap();
     assert!(
         webhooks::get(&h.ctx, tenant, &id)
@@ -312,9 +332,18 @@ async fn updates_change_only_what_is_sent_and_reactivation_clears_a_410() {
         active: Some(true),
         ..WebhookPatch::default()
     };
-    let updated = webhooks::update(&h.ctx, &RULES, tenant, &actor, &meta(), &id, on)
-        .await
-        .unwrap();
+    let updated = webhooks::update(
+        &h.ctx,
+        &RULES,
+        tenant,
+        &actor,
+        &meta(),
+        &id,
+        on,
+        &Precondition::None,
+    )
+    .await
+    .unwrap();
     assert!(updated.active);
     assert_eq!(updated.disabled_reason, None);
 
@@ -370,13 +399,14 @@ async fn another_tenants_subscription_and_deliveries_are_not_found() {
             WebhookPatch {
                 active: Some(false),
                 ..WebhookPatch::default()
-            }
+            },
+            &Precondition::None
         )
         .await,
         Err(ManageError::NotFound)
     ));
     assert!(matches!(
-        webhooks::delete(&h.ctx, theirs, &intruder, &meta(), &id).await,
+        webhooks::delete(&h.ctx, theirs, &intruder, &meta(), &id, &Precondition::None).await,
         Err(ManageError::NotFound)
     ));
     assert!(matches!(
@@ -395,7 +425,8 @@ async fn another_tenants_subscription_and_deliveries_are_not_found() {
             &intruder,
             &meta(),
             &id,
-            RotateSecret::default()
+            RotateSecret::default(),
+            &Precondition::None
         )
         .await,
         Err(ManageError::NotFound)
@@ -445,6 +476,7 @@ async fn rotation_keeps_the_old_secret_signing_for_the_overlap() {
             secret: None,
             overlap_secs: Some(3600),
         },
+        &Precondition::None,
     )
     .await
     .unwrap();
@@ -473,6 +505,7 @@ async fn rotation_keeps_the_old_secret_signing_for_the_overlap() {
             secret: None,
             overlap_secs: Some(0),
         },
+        &Precondition::None,
     )
     .await
     .unwrap();
@@ -487,6 +520,7 @@ async fn rotation_keeps_the_old_secret_signing_for_the_overlap() {
             secret: Some("short".into()),
             overlap_secs: None,
         },
+        &Precondition::None,
     )
     .await
     .unwrap_err();
@@ -612,9 +646,18 @@ async fn test_deliveries_and_redeliveries_are_queued_for_active_subscriptions_on
         active: Some(false),
         ..WebhookPatch::default()
     };
-    webhooks::update(&h.ctx, &RULES, tenant, &actor, &meta(), &id, off)
-        .await
-        .unwrap();
+    webhooks::update(
+        &h.ctx,
+        &RULES,
+        tenant,
+        &actor,
+        &meta(),
+        &id,
+        off,
+        &Precondition::None,
+    )
+    .await
+    .unwrap();
     assert!(matches!(
         webhooks::send_test(&h.ctx, tenant, &actor, &meta(), &id).await,
         Err(ManageError::Conflict(_))
@@ -625,7 +668,7 @@ async fn test_deliveries_and_redeliveries_are_queued_for_active_subscriptions_on
     ));
 
     // Deleting the subscription takes its history with it.
-    webhooks::delete(&h.ctx, tenant, &actor, &meta(), &id)
+    webhooks::delete(&h.ctx, tenant, &actor, &meta(), &id, &Precondition::None)
         .await
         .unwrap();
     assert!(matches!(
@@ -685,13 +728,15 @@ async fn application_changes_are_recorded_as_admin_events_with_their_actor() {
         &meta(),
         &app.id,
         crate::support::web_app(),
+        &svc_manage::Precondition::None,
     )
     .await
     .unwrap();
-    svc_manage::applications::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id)
+    let none = svc_manage::Precondition::None;
+    svc_manage::applications::rotate_secret(&h.ctx, tenant, &actor, &meta(), &app.id, &none)
         .await
         .unwrap();
-    svc_manage::applications::delete(&h.ctx, tenant, &actor, &meta(), &app.id)
+    svc_manage::applications::delete(&h.ctx, tenant, &actor, &meta(), &app.id, &none)
         .await
         .unwrap();
     let mut tx = h.store.write().await.unwrap();
@@ -767,4 +812,118 @@ async fn application_changes_are_recorded_as_admin_events_with_their_actor() {
         body["data"]["actor"],
         format!("client:{}", acme.management_application.id)
     );
+}
+
+#[tokio::test]
+async fn updates_deletes_and_rotations_honour_if_match_and_a_stale_revision_changes_nothing() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let tenant = &acme.tenant.id;
+    let actor = client_actor(&acme);
+    let created = webhooks::create(
+        &h.ctx,
+        &RULES,
+        tenant,
+        &actor,
+        &meta(),
+        new("https://h.example/h", &["auth.logout"]),
+    )
+    .await
+    .unwrap();
+    let id = WebhookId::parse(&created.webhook.id).unwrap();
+    let first = Revision::of(created.webhook.updated_at);
+    let at = |rev: Revision| Precondition::OneOf(vec![Some(rev)]);
+    let off = || WebhookPatch {
+        active: Some(false),
+        ..WebhookPatch::default()
+    };
+
+    let updated = webhooks::update(
+        &h.ctx,
+        &RULES,
+        tenant,
+        &actor,
+        &meta(),
+        &id,
+        off(),
+        &at(first),
+    )
+    .await
+    .unwrap();
+    let second = Revision::of(updated.updated_at);
+    assert_ne!(first, second, "every change is a new revision");
+    let audited = h.audit(tenant).await.len();
+    let announced = outbox(h.store.as_ref()).await.len();
+
+    // The revision read before the update is stale now: nothing changes, nothing is recorded.
+    let stale = webhooks::update(
+        &h.ctx,
+        &RULES,
+        tenant,
+        &actor,
+        &meta(),
+        &id,
+        WebhookPatch {
+            description: Some(Some("late".into())),
+            ..WebhookPatch::default()
+        },
+        &at(first),
+    )
+    .await;
+    assert!(
+        matches!(stale, Err(ManageError::PreconditionFailed)),
+        "{stale:?}"
+    );
+    let rotated = webhooks::rotate_secret(
+        &h.ctx,
+        tenant,
+        &actor,
+        &meta(),
+        &id,
+        RotateSecret::default(),
+        &at(first),
+    )
+    .await;
+    assert!(matches!(rotated, Err(ManageError::PreconditionFailed)));
+    let deleted = webhooks::delete(&h.ctx, tenant, &actor, &meta(), &id, &at(first)).await;
+    assert!(matches!(deleted, Err(ManageError::PreconditionFailed)));
+    let foreign = Precondition::OneOf(vec![None]);
+    let refused = webhooks::delete(&h.ctx, tenant, &actor, &meta(), &id, &foreign).await;
+    assert!(
+        matches!(refused, Err(ManageError::PreconditionFailed)),
+        "a tag that is not ours matches nothing"
+    );
+    assert_eq!(webhooks::get(&h.ctx, tenant, &id).await.unwrap(), updated);
+    let mut tx = h.store.read().await.unwrap();
+    let stored = tx.webhook(tenant, &id).await.unwrap().unwrap();
+    tx.finish().await.unwrap();
+    assert_eq!(
+        stored.secret.expose(),
+        created.secret.as_deref().unwrap(),
+        "not rotated"
+    );
+    assert_eq!(h.audit(tenant).await.len(), audited);
+    assert_eq!(outbox(h.store.as_ref()).await.len(), announced);
+
+    // Even with the clock set back, a change moves the revision forward.
+    h.clock.advance(Duration::hours(-1));
+    let rotated = webhooks::rotate_secret(
+        &h.ctx,
+        tenant,
+        &actor,
+        &meta(),
+        &id,
+        RotateSecret::default(),
+        &Precondition::OneOf(vec![None, Some(second)]),
+    )
+    .await
+    .unwrap();
+    assert!(rotated.webhook.updated_at > updated.updated_at);
+    webhooks::delete(&h.ctx, tenant, &actor, &meta(), &id, &Precondition::Exists)
+        .await
+        .unwrap();
+    assert!(matches!(
+        webhooks::delete(&h.ctx, tenant, &actor, &meta(), &id, &Precondition::Exists).await,
+        Err(ManageError::NotFound)
+    ));
 }

@@ -1,5 +1,6 @@
 //! The control plane's routes (ARCHITECTURE.md "Planes"): the operator's control-plane API and
-//! each tenant's management API (applications, users, webhooks), all over one [`ApiState`].
+//! each tenant's management API (applications, users, webhooks), all over one [`ApiState`],
+//! and the API reference when `[openapi].enabled`.
 
 use axum::Router;
 use svc_http::api::ApiState;
@@ -12,4 +13,9 @@ pub(super) fn routes(api: &ApiState) -> Router {
         .merge(applications::router(api.clone()))
         .merge(users::router(api.clone()))
         .merge(webhooks::router(api.clone()))
+}
+
+/// The API reference: `/openapi.json`, the UI at `/` and the problem-type pages.
+pub(super) fn reference() -> Router {
+    svc_http::openapi::router(&svc_http::openapi::document())
 }

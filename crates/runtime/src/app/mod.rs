@@ -110,6 +110,9 @@ impl App {
         }
         if plane.runs(Plane::Control) {
             plane_routes = plane_routes.merge(control_plane::routes(&services.api));
+            if config.openapi.enabled {
+                plane_routes = plane_routes.merge(control_plane::reference());
+            }
         }
         if config.server.metrics_bearer_token.is_none() {
             metrics.set_authorizer(Arc::new(MetricsReadAuthorizer(services.api.clone())));
@@ -156,6 +159,13 @@ impl App {
     /// The plane this app runs.
     pub fn plane(&self) -> Plane {
         self.plane
+    }
+
+    /// The assembled router, exactly as [`App::start`] serves it (the API reference's parity
+    /// test reads its paths from its `Debug` output; axum has no route listing).
+    #[doc(hidden)]
+    pub fn router(&self) -> &Router {
+        &self.router
     }
 
     /// Human-readable locations of the opened databases (passwords redacted).

@@ -34,23 +34,23 @@ const USER_PASSWORD: &str = "Analytical-Engine-1843!";
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(240);
 
 /// One interop script at a time: the machine has two cores and each runs Chromium or Python.
-static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
         .unwrap()
 }
 
-fn chromium_path() -> PathBuf {
+pub(crate) fn chromium_path() -> PathBuf {
     std::env::var_os("CHROMIUM_PATH")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
 }
 
 /// Fails (never skips) when something `scripts/interop-setup.sh` installs is missing.
-fn require_prerequisites(needs: &[Prerequisite]) {
+pub(crate) fn require_prerequisites(needs: &[Prerequisite]) {
     let root = repo_root();
     let mut missing = Vec::new();
     for need in needs {
@@ -81,7 +81,7 @@ fn require_prerequisites(needs: &[Prerequisite]) {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Prerequisite {
+pub(crate) enum Prerequisite {
     Chromium,
     NodeModules,
     PlaywrightCore,
@@ -199,7 +199,7 @@ impl Fixture {
     }
 }
 
-fn str_field(value: &Value, key: &str) -> String {
+pub(crate) fn str_field(value: &Value, key: &str) -> String {
     value[key]
         .as_str()
         .unwrap_or_else(|| panic!("no string {key} in {value}"))
@@ -288,7 +288,7 @@ async fn management_token(app: &TestApp) -> String {
     str_field(&token, "access_token")
 }
 
-async fn create_application(app: &TestApp, token: &str, body: Value) -> Value {
+pub(crate) async fn create_application(app: &TestApp, token: &str, body: Value) -> Value {
     let response = app
         .request(reqwest::Method::POST, "/api/v1/applications")
         .bearer_auth(token)
@@ -325,16 +325,16 @@ async fn create_user(app: &TestApp, token: &str) {
 }
 
 /// What a script printed and how it ended.
-struct ScriptRun {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
+pub(crate) struct ScriptRun {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) elapsed: Duration,
 }
 
 impl ScriptRun {
     /// The last JSON line on stdout (the summary), asserting success.
-    fn summary(&self, what: &str) -> Value {
+    pub(crate) fn summary(&self, what: &str) -> Value {
         let summary = self
             .stdout
             .lines()
@@ -354,20 +354,46 @@ impl ScriptRun {
     }
 }
 
-async fn run_script(program: &Path, script: &Path, env: &[(String, String)]) -> ScriptRun {
+pub(crate) async fn run_script(
+    program: &Path,
+    script: &Path,
+    env: &[(String, String)],
+) -> ScriptRun {
     let _turn = ONE_AT_A_TIME.lock().await;
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    run_command(
+        program,
+        &[script.as_os_str()],
+        &repo_root().join("interop"),
+        &env,
+        SCRIPT_TIMEOUT,
+    )
+    .await
+}
+
+/// Runs `program args…` in `cwd` (colours off) and collects what it printed, killing it after
+/// `timeout`. The caller holds [`ONE_AT_A_TIME`] when the program is heavy.
+pub(crate) async fn run_command(
+    program: &Path,
+    args: &[impl AsRef<std::ffi::OsStr>],
+    cwd: &Path,
+    env: &[(&str, &str)],
+    timeout: Duration,
+) -> ScriptRun {
     let started = Instant::now();
     let child = tokio::process::Command::new(program)
-        .arg(script)
-        .current_dir(repo_root().join("interop"))
-        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .args(args)
+        .current_dir(cwd)
+        .envs(env.iter().copied())
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "120")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .unwrap_or_else(|e| panic!("could not start {}: {e}", program.display()));
-    match tokio::time::timeout(SCRIPT_TIMEOUT, child.wait_with_output()).await {
+    match tokio::time::timeout(timeout, child.wait_with_output()).await {
         Ok(output) => {
             let output = output.unwrap();
             ScriptRun {
@@ -377,11 +403,14 @@ async fn run_script(program: &Path, script: &Path, env: &[(String, String)]) -> 
                 elapsed: started.elapsed(),
             }
         }
-        Err(_) => panic!(
-            "{} {} did not finish within {SCRIPT_TIMEOUT:?} (killed)",
-            program.display(),
-            script.display()
-        ),
+        Err(_) => {
+            let args: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy()).collect();
+            panic!(
+                "{} {} did not finish within {timeout:?} (killed)",
+                program.display(),
+                args.join(" ")
+            )
+        }
     }
 }
 

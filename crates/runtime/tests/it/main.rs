@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod advertised;
+mod api_conventions;
 mod cli;
 mod common;
 mod discovery;
@@ -11,12 +12,15 @@ mod hosted;
 mod interop;
 mod kms;
 mod machine_access;
+mod openapi;
 mod planes;
 mod postgres_outage;
 mod tenant_users;
 mod tls;
 mod unavailable;
+mod users_conventions;
 mod webhooks;
+mod webhooks_conventions;
 
 /// Path of the binary under test.
 pub(crate) fn binary() -> &'static std::path::Path {

@@ -1,7 +1,9 @@
 //! Tenant users end to end, on SQLite and PostgreSQL: a tenant's management application
 //! creates users three ways (password, invitation read from the log mailer's file, pre-provisioned),
 //! lists, reads, patches, suspends, reactivates and removes them, manages their sessions, and
-//! every refusal comes back as the right problem.
+//! every refusal comes back as the right problem. The API conventions on these routes (ETag,
+//! If-Match, Location, pagination) are in `users_conventions`, which shares [`spawn`] and
+//! [`Api`].
 
 use crate::common::{
     CreatedTenant as Tenant, create_tenant, management_token as token, operator_token,
@@ -10,11 +12,11 @@ use serde_json::{Value, json};
 use svc_domain::{Clock, SecretHash, Session, SessionId, SystemClock, UserId};
 use svc_testkit::{BACKENDS, TestApp};
 
-const PW: &str = "correct horse battery";
+pub(crate) const PW: &str = "correct horse battery";
 
 /// An app serving tenants under `localhost`, with cheap Argon2, a small body limit and the log
 /// mailer appending to `mail`.
-async fn spawn(backend: svc_testkit::Backend, mail: &std::path::Path) -> TestApp {
+pub(crate) async fn spawn(backend: svc_testkit::Backend, mail: &std::path::Path) -> TestApp {
     let sink = format!("file:{}", mail.display());
     TestApp::spawn_with(
         backend,
@@ -31,14 +33,14 @@ async fn spawn(backend: svc_testkit::Backend, mail: &std::path::Path) -> TestApp
 }
 
 /// Calls the users API on `tenant`'s host with `token`.
-struct Api<'a> {
-    app: &'a TestApp,
-    tenant: &'a Tenant,
-    token: String,
+pub(crate) struct Api<'a> {
+    pub(crate) app: &'a TestApp,
+    pub(crate) tenant: &'a Tenant,
+    pub(crate) token: String,
 }
 
 impl Api<'_> {
-    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.app
             .request(method, path)
             .header("host", &self.tenant.host)
@@ -46,7 +48,12 @@ impl Api<'_> {
     }
 
     /// Sends `body` (when given) and returns the status and parsed JSON body (`Null` if none).
-    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub(crate) async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
         let mut request = self.request(method, path);
         if let Some(body) = body {
             request = request.json(&body);
@@ -183,7 +190,7 @@ async fn tenant_users_are_created_listed_changed_and_retired() {
         let (status, _) = api.call(M::POST, base, Some(huge)).await;
         assert_eq!(status, 413);
 
-        // An idempotent retry replays the first answer.
+        // An idempotent retry replays the first answer, `Location` included.
         let retry = || {
             api.request(M::POST, base)
                 .header("idempotency-key", "create-zoe-1")
@@ -191,10 +198,16 @@ async fn tenant_users_are_created_listed_changed_and_retired() {
         };
         let first = retry().send().await.unwrap();
         assert_eq!(first.status(), 201);
+        let location = first.headers()["location"].to_str().unwrap().to_owned();
         let first: Value = first.json().await.unwrap();
+        assert_eq!(
+            location,
+            format!("{base}/{}", first["id"].as_str().unwrap())
+        );
         let again = retry().send().await.unwrap();
         assert_eq!(again.status(), 201);
         assert_eq!(again.headers()["idempotent-replayed"], "true");
+        assert_eq!(again.headers()["location"], location.as_str());
         assert_eq!(again.json::<Value>().await.unwrap()["id"], first["id"]);
 
         // List, filter and paginate.
@@ -261,6 +274,7 @@ async fn tenant_users_are_created_listed_changed_and_retired() {
         let (status, listed) = api.call(M::GET, &sessions_path, None).await;
         assert_eq!(status, 200);
         assert_eq!(listed["items"][0]["id"], session_id.as_str());
+        assert!(listed["next_cursor"].is_null());
         assert!(!listed.to_string().contains("secret"));
         let one = format!("{sessions_path}/{session_id}");
         assert_eq!(api.call(M::DELETE, &one, None).await.0, 204);

@@ -74,8 +74,6 @@ default_locale = "fr"
 [server]
 identity_app_origin = "http://id.localhost:3000"
 dashboard_app_origin = "http://dashboard.localhost:3000"
-[openapi]
-enabled = true
 [oauth_proxy]
 enabled = true
 [deployment]
@@ -129,7 +127,6 @@ const LABELS: &[&str] = &[
     "[i18n]",
     "server.identity_app_origin",
     "server.dashboard_app_origin",
-    "openapi.enabled",
     "oauth_proxy.enabled",
     "deployment.coordination_backend",
     "[redis]",
@@ -190,7 +187,7 @@ async fn a_refused_section_set_by_a_variable_names_the_variable() {
         &[],
         &[
             ("SVC_SCIM__ENABLED", "true"),
-            ("SVC_OPENAPI__ENABLED", "true"),
+            ("SVC_OAUTH_PROXY__ENABLED", "true"),
             (
                 "MAINTENANCE_DATABASE_URL",
                 "postgres://m:never-echoed-secret@db/svc",
@@ -202,8 +199,8 @@ async fn a_refused_section_set_by_a_variable_names_the_variable() {
     for expected in [
         "[scim] is not available in this version (set by environment variable SVC_SCIM__ENABLED): \
          SCIM provisioning (/scim/v2) is not built yet; remove the section",
-        "openapi.enabled is not available in this version (set by environment variable \
-         SVC_OPENAPI__ENABLED)",
+        "oauth_proxy.enabled is not available in this version (set by environment variable \
+         SVC_OAUTH_PROXY__ENABLED)",
         "database.maintenance_url is not available in this version (set by environment variable \
          MAINTENANCE_DATABASE_URL)",
     ] {
@@ -239,13 +236,7 @@ async fn the_generated_example_lists_only_what_works_and_passes_config_check() {
             "the example's header names the refused {label}"
         );
     }
-    for setting in [
-        "\n[scim]",
-        "\n# [scim]",
-        "\n[openapi]",
-        "\n[phone]",
-        "\n[redis]",
-    ] {
+    for setting in ["\n[scim]", "\n# [scim]", "\n[phone]", "\n[redis]"] {
         assert!(!text.contains(setting), "{setting} is written as a setting");
     }
 }

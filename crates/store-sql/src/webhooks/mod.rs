@@ -136,16 +136,29 @@ impl<D: Dialect> WebhookWrites for SqlTx<D> {
         subscriptions::insert::<D>(self.conn(), webhook).await
     }
 
-    async fn update_webhook(&mut self, webhook: &Subscription) -> Result<(), StoreError> {
-        subscriptions::update::<D>(self.conn(), webhook).await
+    async fn webhook_for_update(
+        &mut self,
+        tenant: &TenantId,
+        id: &WebhookId,
+    ) -> Result<Option<Subscription>, StoreError> {
+        subscriptions::for_update::<D>(self.conn(), tenant, id).await
+    }
+
+    async fn update_webhook(
+        &mut self,
+        webhook: &Subscription,
+        read_at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        subscriptions::update::<D>(self.conn(), webhook, read_at).await
     }
 
     async fn delete_webhook(
         &mut self,
         tenant: &TenantId,
         id: &WebhookId,
+        read_at: OffsetDateTime,
     ) -> Result<bool, StoreError> {
-        subscriptions::delete::<D>(self.conn(), tenant, id).await
+        subscriptions::delete::<D>(self.conn(), tenant, id, read_at).await
     }
 
     async fn unrelayed_events(&mut self, limit: u32) -> Result<Vec<UnrelayedEvent>, StoreError> {

@@ -1,12 +1,18 @@
 //! Tenants' webhook subscriptions: their statements and `decode`.
 
 use super::rows::{SubscriptionRow, encode_event_types};
-use crate::dialect::{Conn, Dialect};
+use crate::dialect::{Conn, Dialect, PerDialect};
 use crate::{Columns, Row, Stmt, naming};
 use svc_domain::{Subscription, TenantId, WebhookId};
 use svc_store::StoreError;
+use time::OffsetDateTime;
 
 const SELECT_BY_ID: &str = select_subscriptions!("WHERE s.tenant_id = $1 AND s.id = $2");
+// SQLite has no row locks: its write transaction already excludes every other writer.
+const SELECT_FOR_UPDATE: PerDialect = PerDialect {
+    sqlite: SELECT_BY_ID,
+    postgres: select_subscriptions!("WHERE s.tenant_id = $1 AND s.id = $2 FOR NO KEY UPDATE OF s"),
+};
 // `""` sorts before every id, so "no cursor" is a lower bound like any other.
 const LIST: &str =
     select_subscriptions!("WHERE s.tenant_id = $1 AND s.id > $2 ORDER BY s.id LIMIT $3");
@@ -15,13 +21,19 @@ const COUNT: &str = "SELECT count(*) AS n FROM webhook_subscriptions WHERE tenan
 const INSERT: &str = "INSERT INTO webhook_subscriptions (id, tenant_id, url, event_types, \
      description, active, secret, previous_secret, previous_secret_until, disabled_reason, \
      created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
-// Never id, tenant_id or created_at.
+// Never id, tenant_id or created_at. Conditional on the revision the caller read (`$12`, its
+// `updated_at`): an equality, which the stored text decides exactly on SQLite (one UTC spelling
+// per instant, see the backend's `timestamps`) and `timestamptz` on PostgreSQL; under READ
+// COMMITTED a concurrent update that committed first makes the row fail the condition.
 const UPDATE: &str = "UPDATE webhook_subscriptions SET url = $3, event_types = $4, \
      description = $5, active = $6, secret = $7, previous_secret = $8, \
      previous_secret_until = $9, disabled_reason = $10, updated_at = $11 \
+     WHERE tenant_id = $1 AND id = $2 AND updated_at = $12";
+const EXISTS: &str = "SELECT count(*) AS n FROM webhook_subscriptions \
      WHERE tenant_id = $1 AND id = $2";
-// Cascades to the subscription's deliveries and their attempts.
-const DELETE: &str = "DELETE FROM webhook_subscriptions WHERE tenant_id = $1 AND id = $2";
+// Cascades to the subscription's deliveries and their attempts. Conditional like `UPDATE`.
+const DELETE: &str = "DELETE FROM webhook_subscriptions \
+     WHERE tenant_id = $1 AND id = $2 AND updated_at = $3";
 
 pub(super) async fn by_id<D: Dialect>(
     conn: &mut Conn<D>,
@@ -29,6 +41,18 @@ pub(super) async fn by_id<D: Dialect>(
     id: &WebhookId,
 ) -> Result<Option<Subscription>, StoreError> {
     Stmt::new(SELECT_BY_ID)
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .fetch_optional_with::<D, _>(conn, |r| decode::<D>(r, ""))
+        .await
+}
+
+pub(super) async fn for_update<D: Dialect>(
+    conn: &mut Conn<D>,
+    tenant: &TenantId,
+    id: &WebhookId,
+) -> Result<Option<Subscription>, StoreError> {
+    Stmt::new(SELECT_FOR_UPDATE.pick::<D>())
         .bind(tenant.as_str())
         .bind(id.as_str())
         .fetch_optional_with::<D, _>(conn, |r| decode::<D>(r, ""))
@@ -96,7 +120,8 @@ pub(super) async fn insert<D: Dialect>(
 pub(super) async fn update<D: Dialect>(
     conn: &mut Conn<D>,
     webhook: &Subscription,
-) -> Result<(), StoreError> {
+    read_at: OffsetDateTime,
+) -> Result<bool, StoreError> {
     let changed = Stmt::new(UPDATE)
         .bind(webhook.tenant_id.as_str())
         .bind(webhook.id.as_str())
@@ -109,22 +134,34 @@ pub(super) async fn update<D: Dialect>(
         .bind(webhook.previous_secret.as_ref().map(|(_, until)| *until))
         .bind(webhook.disabled_reason.as_deref())
         .bind(webhook.updated_at)
+        .bind(read_at)
         .execute::<D>(conn)
         .await?;
-    if changed == 0 {
+    if changed > 0 {
+        return Ok(true);
+    }
+    // Nothing matched: gone (NotFound), or changed since the caller read it (false).
+    let row = Stmt::new(EXISTS)
+        .bind(webhook.tenant_id.as_str())
+        .bind(webhook.id.as_str())
+        .fetch_one::<D>(conn)
+        .await?;
+    if super::count(&Columns::<D>::new(&row, "webhook_subscriptions"), "n")? == 0 {
         return Err(StoreError::NotFound);
     }
-    Ok(())
+    Ok(false)
 }
 
 pub(super) async fn delete<D: Dialect>(
     conn: &mut Conn<D>,
     tenant: &TenantId,
     id: &WebhookId,
+    read_at: OffsetDateTime,
 ) -> Result<bool, StoreError> {
     let changed = Stmt::new(DELETE)
         .bind(tenant.as_str())
         .bind(id.as_str())
+        .bind(read_at)
         .execute::<D>(conn)
         .await?;
     Ok(changed > 0)

@@ -1,7 +1,7 @@
 //! Conformance: the application and operator-token repositories, and tenant deletion.
 
 use super::tenant_fixture;
-use crate::{Store, StoreError};
+use crate::{Store, StoreError, UpdateOutcome};
 use std::sync::Arc;
 use svc_domain::{
     Application, ClientId, GrantType, ManualClock, OperatorToken, OperatorTokenId, RedirectUri,
@@ -161,7 +161,7 @@ pub async fn applications_are_isolated_per_tenant(store: Arc<dyn Store>) {
     hijack.name = "Hijacked".into();
     let mut tx = store.write().await.expect("write");
     assert!(matches!(
-        tx.update_application(&hijack).await,
+        tx.update_application(&hijack, app.updated_at).await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
@@ -263,7 +263,12 @@ pub async fn update_application_changes_mutable_fields_only(store: Arc<dyn Store
     changed.created_at += Duration::days(3); // must be ignored
     changed.is_management = true; // must be ignored
     let mut tx = store.write().await.expect("write");
-    tx.update_application(&changed).await.expect("update");
+    assert_eq!(
+        tx.update_application(&changed, original.updated_at)
+            .await
+            .expect("update"),
+        UpdateOutcome::Applied
+    );
     tx.commit().await.expect("commit");
 
     let expected = Application {
@@ -283,9 +288,137 @@ pub async fn update_application_changes_mutable_fields_only(store: Arc<dyn Store
     let mut tx = store.write().await.expect("write");
     let ghost = application_fixture(&acme, 11);
     assert!(matches!(
-        tx.update_application(&ghost).await,
+        tx.update_application(&ghost, ghost.updated_at).await,
         Err(StoreError::NotFound)
     ));
+}
+
+/// An update names the revision it read (`updated_at`): once another write committed, an update
+/// carrying the old revision is refused as stale and changes nothing, whichever revision the
+/// caller names that is not the stored one (older, newer, or off by a microsecond).
+pub async fn update_application_refuses_a_stale_revision(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let original = application_fixture(&acme, 10);
+    insert_app(&store, &original).await.expect("insert");
+    let read_at = original.updated_at;
+
+    // Another writer commits a change after our read.
+    let first = Application {
+        name: "First writer".into(),
+        updated_at: read_at + Duration::seconds(1),
+        ..original.clone()
+    };
+    let mut tx = store.write().await.expect("write");
+    assert_eq!(
+        tx.update_application(&first, read_at).await.expect("first"),
+        UpdateOutcome::Applied
+    );
+    tx.commit().await.expect("commit");
+
+    // Our write, based on what we read before it: refused, for every revision but the stored one.
+    let second = Application {
+        name: "Second writer".into(),
+        updated_at: read_at + Duration::seconds(2),
+        ..original.clone()
+    };
+    for stale in [
+        read_at,
+        first.updated_at - Duration::microseconds(1),
+        first.updated_at + Duration::microseconds(1),
+    ] {
+        let mut tx = store.write().await.expect("write");
+        assert_eq!(
+            tx.update_application(&second, stale).await.expect("stale"),
+            UpdateOutcome::Stale,
+            "{stale}"
+        );
+        tx.commit().await.expect("commit");
+    }
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.application(&acme.id, &original.id)
+            .await
+            .expect("read"),
+        Some(first.clone()),
+        "the first writer's change stands"
+    );
+    read.finish().await.expect("finish");
+
+    // Named with the current revision, the same write applies.
+    let mut tx = store.write().await.expect("write");
+    assert_eq!(
+        tx.update_application(&second, first.updated_at)
+            .await
+            .expect("current"),
+        UpdateOutcome::Applied
+    );
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.application(&acme.id, &original.id)
+            .await
+            .expect("read"),
+        Some(second)
+    );
+    read.finish().await.expect("finish");
+}
+
+/// Writers racing on one application, each writing back what it read with its own change: every
+/// update that applies was based on the revision current at that moment, so none is lost. The
+/// applied ones form a chain from the original revision and the stored application is the last
+/// of them; the others are refused as stale. (PostgreSQL runs them concurrently under READ
+/// COMMITTED; SQLite one at a time.)
+pub async fn racing_application_updates_lose_nothing(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let original = application_fixture(&acme, 10);
+    insert_app(&store, &original).await.expect("insert");
+    let attempts = (0..4i64).map(|i| {
+        let store = store.clone();
+        let (tenant, id) = (acme.id.clone(), original.id.clone());
+        async move {
+            let mut tx = store.write().await?;
+            let read = tx
+                .application(&tenant, &id)
+                .await?
+                .ok_or(StoreError::NotFound)?;
+            let changed = Application {
+                name: format!("Writer {i}"),
+                updated_at: read.updated_at + Duration::milliseconds(i + 1),
+                ..read.clone()
+            };
+            let outcome = tx.update_application(&changed, read.updated_at).await?;
+            tx.commit().await?;
+            Ok::<_, StoreError>((read.updated_at, changed, outcome))
+        }
+    });
+    let results = futures_util::future::join_all(attempts).await;
+    let mut applied = Vec::new();
+    for result in results {
+        match result {
+            Ok((read_at, changed, UpdateOutcome::Applied)) => applied.push((read_at, changed)),
+            Ok((_, _, UpdateOutcome::Stale)) => {}
+            Err(e) => panic!("unexpected {e:?}"),
+        }
+    }
+    let mut revision = original.updated_at;
+    let mut last = None;
+    while let Some(next) = applied.iter().position(|(read_at, _)| *read_at == revision) {
+        let (_, changed) = applied.swap_remove(next);
+        revision = changed.updated_at;
+        last = Some(changed);
+    }
+    assert!(
+        applied.is_empty(),
+        "an update applied over a revision another writer had replaced: {applied:?}"
+    );
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.application(&acme.id, &original.id)
+            .await
+            .expect("read"),
+        Some(last.expect("at least one writer applies"))
+    );
+    read.finish().await.expect("finish");
 }
 
 /// Deleting removes exactly one application; a second delete is NotFound.

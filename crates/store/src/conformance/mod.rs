@@ -66,6 +66,7 @@ macro_rules! conformance_suite {
             read_once_sees_each_committed_state,
             update_tenant_changes_mutable_fields_only,
             update_of_missing_tenant_is_not_found,
+            tenant_updates_carrying_a_stale_revision_change_nothing,
             list_tenants_paginates_in_id_order,
             concurrent_distinct_inserts_all_succeed,
             concurrent_same_slug_inserts_admit_exactly_one,
@@ -80,6 +81,8 @@ macro_rules! conformance_suite {
             application_conflicts_name_the_constraint,
             list_applications_paginates_in_id_order,
             update_application_changes_mutable_fields_only,
+            update_application_refuses_a_stale_revision,
+            racing_application_updates_lose_nothing,
             delete_application_is_scoped,
             operator_tokens_are_found_by_hash,
             audit_log_lists_newest_first_with_filters_and_cursor,
@@ -93,6 +96,7 @@ macro_rules! conformance_suite {
             user_email_is_unique_among_users_not_removed,
             list_users_filters_and_paginates,
             users_are_isolated_per_tenant,
+            user_updates_apply_only_at_the_revision_read,
             sessions_round_trip_revoke_and_list_live,
             user_tokens_are_single_use,
             counters_count_in_fixed_windows,
@@ -112,6 +116,7 @@ macro_rules! conformance_suite {
             expired_leases_are_reported_and_inactive_subscriptions_wait,
             queue_stats_and_history_purge,
             racing_delivery_claims_lease_each_delivery_once,
+            webhook_writes_carrying_a_stale_revision_change_nothing,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {

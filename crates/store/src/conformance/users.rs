@@ -1,7 +1,7 @@
 //! Conformance: tenant users, browser sessions, one-time link tokens and fixed-window counters.
 
 use super::tenant_fixture;
-use crate::{Store, StoreError, UserFilter};
+use crate::{Store, StoreError, UpdateOutcome, UserFilter};
 use std::sync::Arc;
 use svc_domain::{
     Email, ManualClock, PasswordHash, SecretHash, SeededRandom, Session, SessionId, Tenant, User,
@@ -83,9 +83,16 @@ async fn insert_user(store: &Arc<dyn Store>, user: &User) -> Result<(), StoreErr
     tx.commit().await
 }
 
+/// Writes `user` at the revision stored now (read in the same transaction), expecting it to
+/// apply.
 async fn update_user(store: &Arc<dyn Store>, user: &User) -> Result<(), StoreError> {
     let mut tx = store.write().await?;
-    tx.update_user(user).await?;
+    let read_at = tx
+        .user(&user.tenant_id, &user.id)
+        .await?
+        .map_or(user.updated_at, |stored| stored.updated_at);
+    let outcome = tx.update_user_if_unchanged(user, read_at).await?;
+    assert_eq!(outcome, UpdateOutcome::Applied, "at the revision just read");
     tx.commit().await
 }
 
@@ -359,6 +366,121 @@ pub async fn users_are_isolated_per_tenant(store: Arc<dyn Store>) {
         "users go with their tenant"
     );
     tx.commit().await.expect("commit");
+}
+
+/// An update applies only at the revision it read: one carrying a stale `updated_at` is
+/// [`UpdateOutcome::Stale`] and changes nothing (a missing user is still NotFound), sub-second
+/// revisions compare exactly, and racing read-then-write transactions never lose an update:
+/// every writer that reports `Applied` had read the revision it replaced.
+pub async fn user_updates_apply_only_at_the_revision_read(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let ada = User {
+        updated_at: acme.created_at + Duration::nanoseconds(1_234_567_000),
+        ..user_fixture(&acme, 1, "ada@example.com")
+    };
+    insert_user(&store, &ada).await.expect("insert");
+    let read_back = |store: Arc<dyn Store>, tenant: svc_domain::TenantId, id: UserId| async move {
+        let mut read = store.read().await.expect("read");
+        let user = read.user(&tenant, &id).await.expect("user");
+        read.finish().await.expect("finish");
+        user.expect("stored")
+    };
+    let r0 = read_back(store.clone(), acme.id.clone(), ada.id.clone())
+        .await
+        .updated_at;
+
+    let first = User {
+        name: Some("First".into()),
+        updated_at: r0 + Duration::microseconds(1),
+        ..ada.clone()
+    };
+    let mut tx = store.write().await.expect("write");
+    assert_eq!(
+        tx.update_user_if_unchanged(&first, r0)
+            .await
+            .expect("first"),
+        UpdateOutcome::Applied
+    );
+    tx.commit().await.expect("commit");
+    let after_first = read_back(store.clone(), acme.id.clone(), ada.id.clone()).await;
+    assert_eq!(after_first.name.as_deref(), Some("First"));
+
+    // A second writer that also read r0 is refused, and nothing it carried is written.
+    let stale = User {
+        name: Some("Stale".into()),
+        status: UserStatus::Suspended,
+        updated_at: r0 + Duration::seconds(5),
+        ..ada.clone()
+    };
+    let mut tx = store.write().await.expect("write");
+    assert_eq!(
+        tx.update_user_if_unchanged(&stale, r0)
+            .await
+            .expect("stale"),
+        UpdateOutcome::Stale
+    );
+    tx.commit().await.expect("commit");
+    assert_eq!(
+        read_back(store.clone(), acme.id.clone(), ada.id.clone()).await,
+        after_first,
+        "a stale update changes nothing"
+    );
+    // One microsecond off is another revision too.
+    let mut tx = store.write().await.expect("write");
+    let near = after_first.updated_at - Duration::microseconds(1);
+    assert_eq!(
+        tx.update_user_if_unchanged(&stale, near)
+            .await
+            .expect("near"),
+        UpdateOutcome::Stale
+    );
+    let ghost = user_fixture(&acme, 2, "ghost@example.com");
+    assert!(matches!(
+        tx.update_user_if_unchanged(&ghost, ghost.updated_at).await,
+        Err(StoreError::NotFound)
+    ));
+    drop(tx); // rolled back
+
+    // Racing read-then-write transactions: each appends its mark to the name it read.
+    let attempts = (0..4u8).map(|i| {
+        let store = store.clone();
+        let (tenant, id) = (acme.id.clone(), ada.id.clone());
+        async move {
+            let mut tx = store.write().await?;
+            let read = tx.user(&tenant, &id).await?.ok_or(StoreError::NotFound)?;
+            let next = User {
+                name: Some(format!("{}|{i}", read.name.clone().unwrap_or_default())),
+                updated_at: read.updated_at + Duration::milliseconds(1),
+                ..read.clone()
+            };
+            let outcome = tx.update_user_if_unchanged(&next, read.updated_at).await?;
+            tx.commit().await?;
+            Ok::<_, StoreError>((i, outcome))
+        }
+    });
+    let mut applied = Vec::new();
+    for result in futures_util::future::join_all(attempts).await {
+        let (i, outcome) = result.expect("transaction");
+        if outcome == UpdateOutcome::Applied {
+            applied.push(i);
+        }
+    }
+    assert!(!applied.is_empty(), "someone wins");
+    let last = read_back(store.clone(), acme.id.clone(), ada.id.clone()).await;
+    let mut marks: Vec<u8> = last
+        .name
+        .as_deref()
+        .unwrap_or_default()
+        .split('|')
+        .skip(1)
+        .map(|m| m.parse().expect("mark"))
+        .collect();
+    marks.sort_unstable();
+    assert_eq!(
+        marks, applied,
+        "every applied update is kept: {:?}",
+        last.name
+    );
 }
 
 /// Sessions read back by cookie hash and by id within their tenant only; use is recorded;

@@ -168,18 +168,30 @@ pub async fn webhooks_round_trip_and_are_isolated_per_tenant(store: Arc<dyn Stor
     let mut foreign = changed.clone();
     foreign.tenant_id = other.id.clone();
     let mut tx = store.write().await.expect("write");
-    tx.update_webhook(&changed).await.expect("update");
+    assert!(
+        tx.update_webhook(&changed, a.updated_at)
+            .await
+            .expect("update")
+    );
     assert!(matches!(
-        tx.update_webhook(&foreign).await,
+        tx.update_webhook(&foreign, a.updated_at).await,
         Err(StoreError::NotFound)
     ));
     assert!(
-        !tx.delete_webhook(&other.id, &b.id)
+        !tx.delete_webhook(&other.id, &b.id, b.updated_at)
             .await
             .expect("foreign delete")
     );
-    assert!(tx.delete_webhook(&acme.id, &b.id).await.expect("delete"));
-    assert!(!tx.delete_webhook(&acme.id, &b.id).await.expect("again"));
+    assert!(
+        tx.delete_webhook(&acme.id, &b.id, b.updated_at)
+            .await
+            .expect("delete")
+    );
+    assert!(
+        !tx.delete_webhook(&acme.id, &b.id, b.updated_at)
+            .await
+            .expect("again")
+    );
     tx.commit().await.expect("commit");
     let mut read = store.read().await.expect("read");
     assert_eq!(
@@ -514,7 +526,11 @@ pub async fn expired_leases_are_reported_and_inactive_subscriptions_wait(store: 
     let mut paused = webhook.clone();
     paused.active = false;
     let mut tx = store.write().await.expect("write");
-    tx.update_webhook(&paused).await.expect("pause");
+    assert!(
+        tx.update_webhook(&paused, webhook.updated_at)
+            .await
+            .expect("pause")
+    );
     assert!(
         tx.claim_deliveries("w", retry, retry + Duration::minutes(1), 10)
             .await
@@ -526,7 +542,11 @@ pub async fn expired_leases_are_reported_and_inactive_subscriptions_wait(store: 
         stats.open_deliveries, 0,
         "a paused subscription's deliveries are not waiting work"
     );
-    tx.update_webhook(&webhook).await.expect("resume");
+    assert!(
+        tx.update_webhook(&webhook, paused.updated_at)
+            .await
+            .expect("resume")
+    );
     let stats = tx.webhook_queue_stats().await.expect("stats");
     assert_eq!(stats.open_deliveries, 1);
     assert_eq!(stats.oldest_pending_at, Some(t0));
@@ -641,4 +661,111 @@ pub async fn racing_delivery_claims_lease_each_delivery_once(store: Arc<dyn Stor
     }
     assert_eq!(seen.len(), 20, "no delivery leased twice");
     assert_eq!(seen.into_iter().collect::<HashSet<_>>(), expected);
+}
+
+/// Updates and deletes are conditional on the revision the caller read: one carrying a stale
+/// revision is refused with `false` and changes nothing (a missing subscription is still
+/// `NotFound`), and of eight writers racing from the same revision exactly one wins, so no update
+/// is lost, on every backend and isolation level.
+pub async fn webhook_writes_carrying_a_stale_revision_change_nothing(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let t0 = base(&acme);
+    let webhook = subscription_fixture(&acme, 1, &[EventType::Logout], t0);
+    let mut tx = store.write().await.expect("write");
+    tx.insert_webhook(&webhook).await.expect("insert");
+    tx.commit().await.expect("commit");
+
+    let mut first = webhook.clone();
+    first.description = Some("first".into());
+    first.updated_at = t0 + Duration::seconds(1);
+    let mut late = webhook.clone();
+    late.description = Some("late".into());
+    late.updated_at = t0 + Duration::seconds(2);
+    let mut tx = store.write().await.expect("write");
+    assert!(tx.update_webhook(&first, t0).await.expect("first"));
+    assert!(
+        !tx.update_webhook(&late, t0).await.expect("stale update"),
+        "read at a revision that is no longer current"
+    );
+    assert!(
+        !tx.delete_webhook(&acme.id, &webhook.id, t0)
+            .await
+            .expect("stale delete")
+    );
+    let ghost = subscription_fixture(&acme, 2, &[EventType::Logout], t0);
+    assert!(matches!(
+        tx.update_webhook(&ghost, t0).await,
+        Err(StoreError::NotFound)
+    ));
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.webhook(&acme.id, &webhook.id).await.expect("read"),
+        Some(first.clone()),
+        "the stale writes changed nothing"
+    );
+    read.finish().await.expect("finish");
+
+    // Eight writers that all read `first` race; each commits only if its update applied.
+    let writers = (1..=8i64).map(|n| {
+        let store = store.clone();
+        let mut mine = first.clone();
+        mine.description = Some(format!("writer {n}"));
+        mine.updated_at = first.updated_at + Duration::microseconds(n);
+        async move {
+            let mut tx = store.write().await?;
+            let applied = tx.update_webhook(&mine, first.updated_at).await?;
+            tx.commit().await?;
+            Ok::<_, StoreError>(applied.then_some(mine))
+        }
+    });
+    let winners: Vec<Subscription> = join_all(writers)
+        .await
+        .into_iter()
+        .filter_map(|r| r.expect("writer"))
+        .collect();
+    assert_eq!(winners.len(), 1, "exactly one writer applies its update");
+    let mut read = store.read().await.expect("read");
+    let won = read.webhook(&acme.id, &webhook.id).await.expect("read");
+    assert_eq!(won, winners.into_iter().next());
+    read.finish().await.expect("finish");
+
+    // Writers that read with `webhook_for_update` take turns: each sees the previous commit, so
+    // every conditional update applies and no change is lost.
+    let writers = (1..=8i64).map(|n| {
+        let store = store.clone();
+        let (tenant, id) = (acme.id.clone(), webhook.id.clone());
+        async move {
+            let mut tx = store.write().await?;
+            let mut mine = tx.webhook_for_update(&tenant, &id).await?.expect("present");
+            let read_at = mine.updated_at;
+            mine.description = Some(format!("{}+", mine.description.unwrap_or_default()));
+            mine.updated_at = read_at + Duration::microseconds(n);
+            let applied = tx.update_webhook(&mine, read_at).await?;
+            tx.commit().await?;
+            Ok::<_, StoreError>(applied)
+        }
+    });
+    for applied in join_all(writers).await {
+        assert!(applied.expect("writer"), "a locked read is never stale");
+    }
+    let mut read = store.read().await.expect("read");
+    let last = read
+        .webhook(&acme.id, &webhook.id)
+        .await
+        .expect("read")
+        .expect("present");
+    read.finish().await.expect("finish");
+    let before = won.and_then(|w| w.description).unwrap_or_default();
+    assert_eq!(last.description, Some(format!("{before}++++++++")));
+    let other = stored_tenant(&store, "other", 2).await;
+    let mut tx = store.write().await.expect("write");
+    for (tenant, id) in [(&acme.id, &ghost.id), (&other.id, &webhook.id)] {
+        assert_eq!(
+            tx.webhook_for_update(tenant, id).await.expect("missing"),
+            None,
+            "absent, or another tenant's"
+        );
+    }
+    tx.commit().await.expect("commit");
 }

@@ -47,7 +47,11 @@ async fn rotated_secrets_work_at_once_and_retired_ones_until_invalidation() {
     let mut rotated = client.app.clone();
     rotated.secret_hash = Some(fresh.hash.clone());
     let mut tx = fx.store.write().await.unwrap();
-    tx.update_application(&rotated).await.unwrap();
+    let outcome = tx
+        .update_application(&rotated, client.app.updated_at)
+        .await
+        .unwrap();
+    assert_eq!(outcome, svc_store::UpdateOutcome::Applied);
     tx.commit().await.unwrap();
 
     let new = basic(client.id(), &fresh.plaintext);

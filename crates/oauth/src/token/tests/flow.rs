@@ -296,7 +296,8 @@ impl Flow {
             .unwrap()
             .unwrap();
         user.status = status;
-        tx.update_user(&user).await.unwrap();
+        let outcome = tx.update_user_if_unchanged(&user, user.updated_at).await;
+        assert_eq!(outcome.unwrap(), svc_store::UpdateOutcome::Applied);
         tx.commit().await.unwrap();
     }
 

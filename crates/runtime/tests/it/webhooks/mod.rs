@@ -8,4 +8,4 @@ mod delivery;
 mod python;
 mod reliability;
 mod sign_in;
-mod support;
+pub(crate) mod support;

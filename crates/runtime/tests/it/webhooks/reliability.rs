@@ -119,8 +119,8 @@ async fn all_deliveries(world: &World, webhook: &str) -> Vec<Value> {
     let mut cursor: Option<String> = None;
     loop {
         let mut path = format!("/api/v1/webhooks/{webhook}/deliveries?limit=100");
-        if let Some(before) = &cursor {
-            path.push_str(&format!("&before={before}"));
+        if let Some(after) = &cursor {
+            path.push_str(&format!("&after={after}"));
         }
         let page: Value = world
             .api(reqwest::Method::GET, &path)

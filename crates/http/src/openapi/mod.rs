@@ -1,0 +1,165 @@
+//! The API reference (spec "OpenAPI"): an OpenAPI 3.1 document generated from the handlers'
+//! own annotations, served at `/openapi.json` with a vendored Swagger UI at `/` and a page per
+//! problem type under `/problems/`, on the control plane when `[openapi].enabled` is true.
+//!
+//! Each route module builds its routes through `utoipa_axum`'s `OpenApiRouter`, so a route and
+//! its operation come from one declaration; [`document`] merges every module's operations into
+//! [`base`]: info, tags, security schemes, the shared `Problem` schema and the error responses
+//! every management operation can meet (`ErrorResponses`). The document describes what this
+//! deployment serves; a test compares it with the router in both directions.
+
+mod pages;
+pub(crate) mod refusals;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+pub use pages::router;
+pub use schema::{ProblemSchema, common_responses};
+
+use utoipa::openapi::security::{
+    ClientCredentials, Flow, Http, HttpAuthScheme, OAuth2, Scopes, SecurityScheme,
+};
+use utoipa::openapi::{OpenApi, Server};
+use utoipa::{Modify, OpenApi as _};
+
+/// Name of the security scheme of tenant management tokens (client credentials, scopes).
+pub const TENANT_TOKEN: &str = "tenant_token";
+/// Name of the security scheme of control-plane operator tokens.
+pub const OPERATOR_TOKEN: &str = "operator_token";
+/// Name of the security scheme of a person's access token (UserInfo).
+pub const ACCESS_TOKEN: &str = "access_token";
+/// Name of the security scheme of client authentication at the token endpoints.
+pub const CLIENT_BASIC: &str = "client_secret_basic";
+
+/// Tag names, one per resource family.
+pub mod tags {
+    /// Applications (OAuth clients).
+    pub const APPLICATIONS: &str = "Applications";
+    /// The audit log.
+    pub const AUDIT: &str = "Audit log";
+    /// Tenant users.
+    pub const USERS: &str = "Users";
+    /// Webhook subscriptions.
+    pub const WEBHOOKS: &str = "Webhooks";
+    /// The operator's control plane.
+    pub const CONTROL_PLANE: &str = "Control plane";
+    /// OAuth 2.0 / OpenID Connect protocol endpoints.
+    pub const PROTOCOL: &str = "OAuth 2.0 and OpenID Connect";
+    /// Discovery and keys.
+    pub const DISCOVERY: &str = "Discovery";
+    /// Health and metrics.
+    pub const OPERATIONS: &str = "Operations";
+}
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    info(
+        title = "svc",
+        description = "Multi-tenant identity and access service: tenant management APIs, the \
+                       operator's control plane and the OAuth 2.0 / OpenID Connect endpoints.\n\n\
+                       Management operations take an access token of the tenant's management \
+                       application (client credentials at `/oauth/token`, on the tenant's host) \
+                       with the scope each operation names. Errors are RFC 9457 problems \
+                       (`application/problem+json`) whose `type` URI resolves to a page under \
+                       `/problems/`; the protocol endpoints answer RFC 6749 §5.2 errors instead.\n\n\
+                       What a tenant's authorization server supports is in its discovery document \
+                       (`/.well-known/openid-configuration`), which is authoritative.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    tags(
+        (name = tags::APPLICATIONS, description = "OAuth clients of the tenant."),
+        (name = tags::USERS, description = "People who sign in to the tenant."),
+        (name = tags::WEBHOOKS, description = "Signed webhook subscriptions and their deliveries."),
+        (name = tags::AUDIT, description = "Who changed what, newest first."),
+        (name = tags::CONTROL_PLANE, description = "Tenants, for the deployment's operators."),
+        (name = tags::PROTOCOL, description = "Token, introspection, revocation, UserInfo, authorization and logout."),
+        (name = tags::DISCOVERY, description = "Authorization-server and resource metadata, signing keys."),
+        (name = tags::OPERATIONS, description = "Health probes and metrics."),
+    ),
+    components(schemas(ProblemSchema)),
+    modifiers(&SecuritySchemes),
+)]
+struct Base;
+
+/// Registers the security schemes the operations name.
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let scopes = Scopes::from_iter(
+            svc_domain::MANAGEMENT_API_SCOPES
+                .iter()
+                .map(|scope| (*scope, scope_description(scope))),
+        );
+        let mut tenant = OAuth2::new([Flow::ClientCredentials(ClientCredentials::new(
+            "/oauth/token",
+            scopes,
+        ))]);
+        tenant.description = Some(
+            "An access token of the tenant's management application (client credentials), \
+             requested on the tenant's host with the scopes the operation names."
+                .to_owned(),
+        );
+        components.add_security_scheme(TENANT_TOKEN, SecurityScheme::OAuth2(tenant));
+        let mut operator = Http::new(HttpAuthScheme::Bearer);
+        operator.description =
+            Some("A control-plane operator token (`svc-runtime operator-token`).".to_owned());
+        components.add_security_scheme(OPERATOR_TOKEN, SecurityScheme::Http(operator));
+        let mut access = Http::new(HttpAuthScheme::Bearer);
+        access.bearer_format = Some("JWT".to_owned());
+        access.description =
+            Some("An access token issued to a person, with the `openid` scope.".to_owned());
+        components.add_security_scheme(ACCESS_TOKEN, SecurityScheme::Http(access));
+        let mut basic = Http::new(HttpAuthScheme::Basic);
+        basic.description = Some(
+            "Client authentication (RFC 6749 §2.3.1): client id and secret, each \
+             form-urlencoded. `client_secret_post` (in the body) is accepted too."
+                .to_owned(),
+        );
+        components.add_security_scheme(CLIENT_BASIC, SecurityScheme::Http(basic));
+    }
+}
+
+fn scope_description(scope: &str) -> &'static str {
+    match scope {
+        "applications:read" => "Read applications.",
+        "applications:write" => "Create, change and delete applications.",
+        "users:read" => "Read users and their sessions.",
+        "users:write" => "Create, change, suspend and remove users.",
+        "webhooks:read" => "Read webhook subscriptions and deliveries.",
+        "webhooks:write" => "Create, change, test and delete webhook subscriptions.",
+        "audit:read" => "Read the audit log.",
+        _ => "A management scope.",
+    }
+}
+
+/// The document's fixed part: info, tags, security schemes and shared components.
+#[must_use]
+pub fn base() -> OpenApi {
+    let mut doc = Base::openapi();
+    doc.servers = Some(vec![Server::new("/")]);
+    common_responses(&mut doc);
+    doc
+}
+
+/// The whole document: [`base`] and the operations of every route module.
+#[must_use]
+pub fn document() -> OpenApi {
+    let mut doc = base();
+    for part in [
+        crate::routes::applications::operations(),
+        crate::routes::control_plane::operations(),
+        crate::routes::users::operations(),
+        crate::routes::webhooks::operations(),
+        crate::routes::token::operations(),
+        crate::routes::well_known::operations(),
+        crate::hosted::operations(),
+        crate::health::operations(),
+    ] {
+        doc.merge(part);
+    }
+    schema::add_error_responses(&mut doc);
+    doc
+}

@@ -1,0 +1,65 @@
+//! The closed sets of values some application fields take, as OpenAPI schemas only: the fields
+//! stay strings (parsed by the registration rules, which name the offending field), but the
+//! document tells clients and test generators which values exist.
+
+use utoipa::ToSchema;
+
+/// A grant an application may use.
+#[derive(ToSchema)]
+#[schema(as = ApplicationGrantType)]
+#[expect(
+    dead_code,
+    reason = "a schema only: the wire value is a checked string"
+)]
+pub(crate) enum GrantTypeName {
+    /// `authorization_code` (RFC 6749 §4.1); needs a redirect URI.
+    #[schema(rename = "authorization_code")]
+    AuthorizationCode,
+    /// `refresh_token` (RFC 6749 §6); needs `authorization_code`.
+    #[schema(rename = "refresh_token")]
+    RefreshToken,
+    /// `client_credentials` (RFC 6749 §4.4); confidential clients only.
+    #[schema(rename = "client_credentials")]
+    ClientCredentials,
+}
+
+/// How an application authenticates at the token endpoint (RFC 7591 §2).
+#[derive(ToSchema)]
+#[schema(as = ApplicationAuthMethod)]
+#[expect(
+    dead_code,
+    reason = "a schema only: the wire value is a checked string"
+)]
+pub(crate) enum AuthMethodName {
+    /// A public client: no authentication.
+    #[schema(rename = "none")]
+    None,
+    /// Client id and secret in HTTP Basic (RFC 6749 §2.3.1).
+    #[schema(rename = "client_secret_basic")]
+    ClientSecretBasic,
+    /// Client id and secret in the form body (RFC 6749 §2.3.1).
+    #[schema(rename = "client_secret_post")]
+    ClientSecretPost,
+    /// A JWT signed with the application's key (RFC 7523).
+    #[schema(rename = "private_key_jwt")]
+    PrivateKeyJwt,
+}
+
+/// How ID tokens issued to an application are signed.
+#[derive(ToSchema)]
+#[schema(as = ApplicationSigningAlg)]
+#[expect(
+    dead_code,
+    reason = "a schema only: the wire value is a checked string"
+)]
+pub(crate) enum SigningAlgName {
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (the default).
+    #[schema(rename = "RS256")]
+    Rs256,
+    /// ECDSA P-256 with SHA-256.
+    #[schema(rename = "ES256")]
+    Es256,
+    /// Ed25519.
+    #[schema(rename = "EdDSA")]
+    EdDsa,
+}
