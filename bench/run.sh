@@ -346,22 +346,46 @@ provision_ours() {
   log "svc ($backend): code-flow client $OURS_CODE_CLIENT_ID (first party), $BENCH_USERS users"
 }
 
+# peer_diagnostics PID PORT: what the machine was doing when the peer did not answer (its state and
+# CPU time, who listens on its port, the busiest processes), for the raw log of a failed start.
+peer_diagnostics() {
+  local pid=$1 port=$2
+  {
+    echo "--- peer pid $pid: $(ps -o stat=,pcpu=,etime=,time= -p "$pid" 2>/dev/null || echo gone)"
+    echo "--- listening on $port:"; ss -ltnp "sport = :$port" 2>/dev/null || true
+    echo "--- busiest processes:"; ps -eo pid,stat,pcpu,etime,comm --sort=-pcpu 2>/dev/null | head -8
+    echo "--- load: $(cat /proc/loadavg)"
+  } >&2
+}
+
 start_peer() {
-  local backend=$1
-  PEER_PORT=$(free_port)
-  local t0; t0=$(now_ms)
-  (cd "$BENCH_DIR/peer" && exec env NODE_ENV=production PEER_PORT="$PEER_PORT" PEER_CLIENT_ID="$PEER_CLIENT_ID" \
-      PEER_CLIENT_SECRET="$PEER_CLIENT_SECRET" PEER_RESOURCE_JWT="$PEER_RESOURCE_JWT" \
-      PEER_RESOURCE_OPAQUE="$PEER_RESOURCE_OPAQUE" PEER_CODE_CLIENT_ID="$PEER_CODE_CLIENT_ID" \
-      PEER_CODE_CLIENT_SECRET="$PEER_CODE_CLIENT_SECRET" PEER_REDIRECT_URI="$REDIRECT_URI" PEER_ID_TOKEN_ALG="$ID_TOKEN_ALG" node server.js) >"$RAW/peer-$backend.log" 2>&1 &
-  PEER_PID=$!
-  wait_ready "$PEER_PID" "http://127.0.0.1:$PEER_PORT/.well-known/openid-configuration" \
-    || { tail -20 "$RAW/peer-$backend.log" >&2; die "peer did not become ready"; }
-  local t1; t1=$(now_ms)
-  echo "${backend}_peer_ready_ms=$((t1 - t0))" >>"$META"
-  sleep 1
-  echo "${backend}_peer_idle_rss_kb=$(status_kb "$PEER_PID" VmRSS)" >>"$META"
-  log "peer: pid $PEER_PID ready in $((t1 - t0)) ms on 127.0.0.1:$PEER_PORT"
+  local backend=$1 attempt
+  # One retry on a new port: a CI run once saw the peer alive but silent for 60 s after its
+  # start (stop 25); the diagnostics above say why if it happens twice.
+  for attempt in 1 2; do
+    PEER_PORT=$(free_port)
+    local t0; t0=$(now_ms)
+    (cd "$BENCH_DIR/peer" && exec env NODE_ENV=production PEER_PORT="$PEER_PORT" PEER_CLIENT_ID="$PEER_CLIENT_ID" \
+        PEER_CLIENT_SECRET="$PEER_CLIENT_SECRET" PEER_RESOURCE_JWT="$PEER_RESOURCE_JWT" \
+        PEER_RESOURCE_OPAQUE="$PEER_RESOURCE_OPAQUE" PEER_CODE_CLIENT_ID="$PEER_CODE_CLIENT_ID" \
+        PEER_CODE_CLIENT_SECRET="$PEER_CODE_CLIENT_SECRET" PEER_REDIRECT_URI="$REDIRECT_URI" PEER_ID_TOKEN_ALG="$ID_TOKEN_ALG" node server.js) >"$RAW/peer-$backend.log" 2>&1 &
+    PEER_PID=$!
+    if wait_ready "$PEER_PID" "http://127.0.0.1:$PEER_PORT/.well-known/openid-configuration"; then
+      local t1; t1=$(now_ms)
+      echo "${backend}_peer_ready_ms=$((t1 - t0))" >>"$META"
+      sleep 1
+      echo "${backend}_peer_idle_rss_kb=$(status_kb "$PEER_PID" VmRSS)" >>"$META"
+      log "peer: pid $PEER_PID ready in $((t1 - t0)) ms on 127.0.0.1:$PEER_PORT"
+      return 0
+    fi
+    tail -20 "$RAW/peer-$backend.log" >&2
+    peer_diagnostics "$PEER_PID" "$PEER_PORT"
+    stop_pid "$PEER_PID"
+    PEER_PID=""
+    cp "$RAW/peer-$backend.log" "$RAW/peer-$backend-attempt$attempt.log" 2>/dev/null || true
+    log "peer did not become ready on 127.0.0.1:$PEER_PORT (attempt $attempt of 2)"
+  done
+  die "peer did not become ready"
 }
 
 # ---------------------------------------------------------------------------------------------
