@@ -16,8 +16,9 @@ use time::OffsetDateTime;
 
 macro_rules! catalog {
     ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, emitted: $emitted:literal; )*) => {
-        /// Every event type a subscription may name. Types that no feature of this version emits
-        /// yet are in the catalog so subscriptions stay valid when their feature lands.
+        /// Every event type the spec names or we add. Only the types this version emits
+        /// ([`EventType::emitted`]) are advertised and may be subscribed to; the others wait for
+        /// their feature, so nothing is offered that would never be delivered.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum EventType {
             $( $(#[doc = $doc])* $variant, )*
@@ -35,6 +36,11 @@ macro_rules! catalog {
             /// Whether this version records events of this type.
             pub fn is_emitted(self) -> bool {
                 match self { $( Self::$variant => $emitted, )* }
+            }
+
+            /// The types this version records, in declaration order: the advertised catalog.
+            pub fn emitted() -> impl Iterator<Item = EventType> {
+                Self::ALL.iter().copied().filter(|t| t.is_emitted())
             }
 
             /// One line on when the event is recorded.

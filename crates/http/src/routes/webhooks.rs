@@ -84,9 +84,8 @@ fn tagged(view: &WebhookView, body: impl Serialize) -> Response {
         subscriptions that existed when it happened). The receiver must satisfy the \
         deployment's target policy (in production `https` on port 443 to a public address).\n\n\
         `event_types` names types of `GET /api/v1/webhooks/event-types`; unknown names are \
-        refused with the catalog in `detail`. A type that is not emitted yet (`emitted: false`) \
-        may be named so the subscription stays valid when its feature lands (ADR 0003); this \
-        version never delivers it.\n\n\
+        refused with the catalog in `detail`, and so are types of features this version does \
+        not have yet: only what can be delivered is accepted.\n\n\
         Without `secret`, a signing secret is generated and returned in `secret`, this once; a \
         supplied secret must carry 256 bits of entropy and is never echoed. A tenant has at \
         most `webhooks.max_subscriptions_per_tenant` subscriptions (409 beyond). Audited as \
@@ -191,7 +190,7 @@ async fn list(
 /// The event catalog.
 #[derive(Debug, Serialize, ToSchema)]
 struct EventCatalog {
-    /// Every event type, emitted or not.
+    /// Every event type this version records.
     items: Vec<EventTypeView>,
 }
 
@@ -200,11 +199,9 @@ struct EventCatalog {
     get, path = "/api/v1/webhooks/event-types", tag = tags::WEBHOOKS,
     operation_id = "listWebhookEventTypes",
     summary = "List the event types a subscription may name",
-    description = "The whole event catalog, each type with what records it and whether this \
-        version emits it. A subscription may name any of them, including a type with \
-        `emitted: false`: such types belong to features still to come and are listed so \
-        subscriptions naming them stay valid when the feature lands (ADR 0003). Until then \
-        nothing of that type is ever delivered by this version. Not paginated.",
+    description = "The event catalog: every type this version records, each with what \
+        records it. A subscription may name exactly these; types of features still to come \
+        are neither listed nor accepted. Not paginated.",
     responses((status = 200, description = "The catalog.", body = EventCatalog)),
     security(("tenant_token" = ["webhooks:read"])),
 )]

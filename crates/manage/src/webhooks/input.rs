@@ -26,8 +26,7 @@ pub struct NewWebhook {
     #[schema(example = "https://hooks.example.com/svc", max_length = 2048)]
     pub url: String,
     /// The event types delivered, 1 to 100 names from `GET /api/v1/webhooks/event-types`
-    /// (sorted and de-duplicated when stored). A type not emitted yet may be named: it is
-    /// delivered once the feature that records it lands.
+    /// (sorted and de-duplicated when stored). Only types this version records are accepted.
     #[schema(min_items = 1, max_items = 100)]
     pub event_types: Vec<String>,
     /// A signing secret with at least 32 bytes (256 bits) of entropy, e.g. `whsec_` and 44
@@ -94,7 +93,8 @@ pub(super) fn check_url(raw: &str, rules: &WebhookRules) -> Result<WebhookUrl, M
     Ok(url)
 }
 
-/// Parses, sorts and de-duplicates event types; an unknown one is refused with the catalog.
+/// Parses, sorts and de-duplicates event types; an unknown one, or one that this version does
+/// not record (its feature is still to come), is refused with the catalog.
 pub(super) fn check_event_types(raw: &[String]) -> Result<Vec<EventType>, ManageError> {
     if raw.is_empty() {
         return Err(ManageError::invalid(
@@ -110,13 +110,19 @@ pub(super) fn check_event_types(raw: &[String]) -> Result<Vec<EventType>, Manage
     }
     let mut types = Vec::with_capacity(raw.len());
     for name in raw {
-        let Some(t) = EventType::parse(name) else {
-            let valid: Vec<&str> = EventType::ALL.iter().map(|t| t.as_str()).collect();
+        let parsed = EventType::parse(name);
+        let Some(t) = parsed.filter(|t| t.is_emitted()) else {
+            let valid: Vec<&str> = EventType::emitted().map(EventType::as_str).collect();
             let shown: String = name.chars().take(80).collect();
+            let what = if parsed.is_some() {
+                "is not recorded by this version (its feature is not built yet)"
+            } else {
+                "is unknown"
+            };
             return Err(ManageError::invalid(
                 "event_types",
                 format!(
-                    "unknown event type {shown:?}; valid types are: {}",
+                    "event type {shown:?} {what}; valid types are: {}",
                     valid.join(", ")
                 ),
             ));
@@ -187,8 +193,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.starts_with("event_types: unknown event type \"auth.login.sucess\""),
+            err.starts_with("event_types: event type \"auth.login.sucess\" is unknown"),
             "{err}"
+        );
+        let dormant = check_event_types(&["wallet.tx.signed".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            dormant.starts_with(
+                "event_types: event type \"wallet.tx.signed\" is not recorded by this version"
+            ),
+            "{dormant}"
+        );
+        assert!(
+            !dormant
+                .split("valid types are: ")
+                .nth(1)
+                .unwrap()
+                .contains("wallet."),
+            "only recorded types are offered: {dormant}"
         );
         assert!(
             err.contains("auth.login.success, auth.login.failure"),

@@ -222,8 +222,7 @@ impl DeliveryView {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[schema(example = json!({
     "type": "auth.login.success",
-    "description": "A person signed in on the hosted pages.",
-    "emitted": true
+    "description": "A person signed in on the hosted pages."
 }))]
 pub struct EventTypeView {
     /// The dotted name, as named in a subscription's `event_types`.
@@ -233,20 +232,15 @@ pub struct EventTypeView {
     /// When it is recorded.
     #[schema(value_type = String)]
     pub description: &'static str,
-    /// Whether this version records it. Types of features still to come are listed with
-    /// `false` so subscriptions naming them stay valid when they land; until then nothing of
-    /// that type is ever delivered.
-    pub emitted: bool,
 }
 
-/// The whole catalog.
+/// The catalog: the types this version records, and only those (a type of a feature still to
+/// come is neither listed nor accepted in a subscription).
 pub fn event_catalog() -> Vec<EventTypeView> {
-    EventType::ALL
-        .iter()
+    EventType::emitted()
         .map(|t| EventTypeView {
             event_type: t.as_str(),
             description: t.description(),
-            emitted: t.is_emitted(),
         })
         .collect()
 }

@@ -113,7 +113,11 @@ async fn subscriptions_are_created_read_listed_updated_and_deleted_with_the_secr
         assert!(
             items
                 .iter()
-                .any(|i| i["type"] == "security.refresh_token.reuse" && i["emitted"] == true)
+                .any(|i| i["type"] == "security.refresh_token.reuse")
+        );
+        assert!(
+            items.iter().all(|i| i["type"] != "wallet.tx.signed"),
+            "a type nothing records is not advertised"
         );
 
         let (status, _) =
@@ -177,8 +181,21 @@ async fn weak_secrets_unknown_types_bad_urls_and_hostile_bodies_get_clear_errors
         assert_eq!(status, 400);
         let detail = problem["detail"].as_str().unwrap();
         assert!(
-            detail
-                .contains("unknown event type \"auth.logon\"; valid types are: auth.login.success"),
+            detail.contains(
+                "event type \"auth.logon\" is unknown; valid types are: auth.login.success"
+            ),
+            "{detail}"
+        );
+
+        // A type of a feature still to come is not offered, so it is not accepted either.
+        let (status, problem) = send(post(
+            json!({"url": "https://hooks.example.com/a", "event_types": ["auth.logout", "wallet.tx.signed"]}),
+        ))
+        .await;
+        assert_eq!(status, 400);
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("\"wallet.tx.signed\" is not recorded by this version"),
             "{detail}"
         );
 
