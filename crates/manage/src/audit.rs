@@ -6,7 +6,7 @@ use crate::page::split_page;
 use crate::{Actor, ManageContext, ManageError, RequestMeta, clamp_limit};
 use serde::Serialize;
 use svc_domain::{AuditEntry, AuditEntryId, AuditOutcome, TenantId};
-use svc_store::{AuditFilter, WriteTx};
+use svc_store::{AuditFilter, Order, WriteTx};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -88,20 +88,24 @@ pub async fn record(tx: &mut dyn WriteTx, entry: &AuditEntry) -> Result<(), Mana
     Ok(())
 }
 
-/// Up to `limit` (default 50, clamped to 1..=200) entries of `tenant` matching `filter`, newest
-/// first, after the cursor `after` (the cursor of the previous page: the entries that follow it
-/// in this order, i.e. older ones), and the cursor of the next page (`None` on the last).
+/// Up to `limit` (default 50, clamped to 1..=200) entries of `tenant` matching `filter`, in
+/// time `order` (default newest first), past the cursor `after` (the cursor of the previous
+/// page: the entries that follow it in this order), and the cursor of the next page (`None` on
+/// the last).
 pub async fn list_audit(
     ctx: &ManageContext,
     tenant: &TenantId,
     filter: &AuditFilter,
     after: Option<&AuditEntryId>,
+    order: Option<Order>,
     limit: Option<u32>,
 ) -> Result<(Vec<AuditEntry>, Option<AuditEntryId>), ManageError> {
     let limit = clamp_limit(limit);
     let mut tx = ctx.store.read().await?;
-    // Newest first, so the entries after the cursor are the ones before it in time.
-    let rows = tx.list_audit(tenant, filter, after, limit + 1).await?;
+    let order = order.unwrap_or(Order::Descending);
+    let rows = tx
+        .list_audit(tenant, filter, after, order, limit + 1)
+        .await?;
     tx.finish().await?;
     Ok(split_page(rows, limit, |e| e.id.clone()))
 }

@@ -736,7 +736,10 @@ async fn undecodable_applications_are_corrupt() {
             other => panic!("expected Corrupt, got {other:?}"),
         }
     }
-    match read.list_applications(&acme.id, None, 10).await {
+    match read
+        .list_applications(&acme.id, None, svc_store::Order::Ascending, 10)
+        .await
+    {
         Err(StoreError::Corrupt(_)) => {}
         other => panic!("expected Corrupt, got {other:?}"),
     }

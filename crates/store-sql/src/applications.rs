@@ -9,6 +9,7 @@
 use crate::dialect::Dialect;
 use crate::naming;
 use crate::record::{decode_strings, encode_scopes, encode_strings};
+use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
@@ -16,8 +17,8 @@ use svc_domain::{
     SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod,
 };
 use svc_store::{
-    ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, StoreError,
-    UpdateOutcome,
+    ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, Order,
+    StoreError, UpdateOutcome,
 };
 use time::OffsetDateTime;
 
@@ -30,17 +31,19 @@ const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris \
      FROM applications WHERE tenant_id = $1 AND id = $2";
-// Two statements rather than `$2 IS NULL OR id > $2`, so each has a plain index range scan.
-const LIST_FIRST: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
+// `$2` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
+const LIST: Sorted = Sorted {
+    asc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris \
-     FROM applications WHERE tenant_id = $1 ORDER BY id LIMIT $2";
-const LIST_AFTER: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
+     FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+    desc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris \
-     FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3";
+     FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
+};
 const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
@@ -84,17 +87,15 @@ impl<D: Dialect> ApplicationReads for SqlTx<D> {
         &mut self,
         tenant: &TenantId,
         after: Option<&ClientId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<Application>, StoreError> {
-        let limit = i64::from(limit);
-        let stmt = match after {
-            None => Stmt::new(LIST_FIRST).bind(tenant.as_str()).bind(limit),
-            Some(after) => Stmt::new(LIST_AFTER)
-                .bind(tenant.as_str())
-                .bind(after.as_str())
-                .bind(limit),
-        };
-        let rows = stmt.fetch_all::<D>(self.conn()).await?;
+        let rows = Stmt::new(LIST.pick(order))
+            .bind(tenant.as_str())
+            .bind(sorted::cursor(after.map(ClientId::as_str), order))
+            .bind(i64::from(limit))
+            .fetch_all::<D>(self.conn())
+            .await?;
         rows.iter().map(decode::<D>).collect()
     }
 }

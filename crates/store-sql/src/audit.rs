@@ -10,10 +10,11 @@
 
 use crate::dialect::{Dialect, PerDialect};
 use crate::record::Record;
+use crate::sorted;
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{AuditEntry, AuditEntryId, AuditOutcome, TenantId};
-use svc_store::{AuditFilter, AuditReads, AuditWrites, StoreError};
+use svc_store::{AuditFilter, AuditReads, AuditWrites, Order, StoreError};
 use time::OffsetDateTime;
 
 // Completed by `list_audit`: the tenant's placeholder, then the filters present.
@@ -46,13 +47,14 @@ impl<D: Dialect> AuditReads for SqlTx<D> {
         &mut self,
         tenant: &TenantId,
         filter: &AuditFilter,
-        before: Option<&AuditEntryId>,
+        after: Option<&AuditEntryId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<AuditEntry>, StoreError> {
         let mut stmt = Stmt::dynamic(SELECT);
         stmt.push_bind(tenant.as_str());
-        if let Some(before) = before {
-            stmt.push(" AND id < ").push_bind(before.as_str());
+        if let Some(after) = after {
+            stmt.push(sorted::past(order)).push_bind(after.as_str());
         }
         if let Some(action) = &filter.action {
             stmt.push(" AND action = ").push_bind(action.as_str());
@@ -69,7 +71,7 @@ impl<D: Dialect> AuditReads for SqlTx<D> {
         if let Some(until) = filter.until {
             stmt.push(UNTIL.pick::<D>()).push_bind_instant(until);
         }
-        stmt.push(" ORDER BY id DESC LIMIT ")
+        stmt.push(sorted::order_by(order))
             .push_bind(i64::from(limit));
         let rows = stmt.fetch_all::<D>(self.conn()).await?;
         rows.iter().map(decode::<D>).collect()

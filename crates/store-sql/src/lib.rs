@@ -16,6 +16,7 @@ mod dialect;
 mod migrations;
 pub mod naming;
 mod record;
+mod sorted;
 mod stmt;
 mod tx;
 

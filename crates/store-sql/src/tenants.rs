@@ -3,10 +3,11 @@
 
 use crate::dialect::{Dialect, PerDialect};
 use crate::record::Record;
+use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{PairwiseSecret, Tenant, TenantId, TenantSlug, TenantStatus};
-use svc_store::{StoreError, TenantReads, TenantWrites};
+use svc_store::{Order, StoreError, TenantReads, TenantWrites};
 use time::OffsetDateTime;
 
 const SELECT_BY_ID: &str = "SELECT id, slug, display_name, status, signup_enabled, \
@@ -22,13 +23,15 @@ const SELECT_FOR_UPDATE: PerDialect = PerDialect {
      pairwise_secret, created_at, updated_at \
      FROM tenants WHERE id = $1 FOR NO KEY UPDATE",
 };
-// Two statements rather than `$1 IS NULL OR id > $1`, so each has a plain index range scan.
-const LIST_FIRST: &str = "SELECT id, slug, display_name, status, signup_enabled, \
+// `$1` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
+const LIST: Sorted = Sorted {
+    asc: "SELECT id, slug, display_name, status, signup_enabled, \
      pairwise_secret, created_at, updated_at \
-     FROM tenants ORDER BY id LIMIT $1";
-const LIST_AFTER: &str = "SELECT id, slug, display_name, status, signup_enabled, \
+     FROM tenants WHERE id > $1 ORDER BY id LIMIT $2",
+    desc: "SELECT id, slug, display_name, status, signup_enabled, \
      pairwise_secret, created_at, updated_at \
-     FROM tenants WHERE id > $1 ORDER BY id LIMIT $2";
+     FROM tenants WHERE id < $1 ORDER BY id DESC LIMIT $2",
+};
 const INSERT: &str = "INSERT INTO tenants (id, slug, display_name, status, signup_enabled, \
      pairwise_secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 // Never id, slug, created_at or pairwise_secret: the secret is fixed at creation, since changing
@@ -63,14 +66,14 @@ impl<D: Dialect> TenantReads for SqlTx<D> {
     async fn list_tenants(
         &mut self,
         after: Option<&TenantId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<Tenant>, StoreError> {
-        let limit = i64::from(limit);
-        let stmt = match after {
-            None => Stmt::new(LIST_FIRST).bind(limit),
-            Some(after) => Stmt::new(LIST_AFTER).bind(after.as_str()).bind(limit),
-        };
-        let rows = stmt.fetch_all::<D>(self.conn()).await?;
+        let rows = Stmt::new(LIST.pick(order))
+            .bind(sorted::cursor(after.map(TenantId::as_str), order))
+            .bind(i64::from(limit))
+            .fetch_all::<D>(self.conn())
+            .await?;
         rows.iter().map(decode::<D>).collect()
     }
 }

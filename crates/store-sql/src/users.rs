@@ -13,13 +13,16 @@
 use crate::dialect::{Dialect, PerDialect};
 use crate::naming;
 use crate::record::{Record, hash_name};
+use crate::sorted;
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
     Email, PasswordHash, SecretHash, TenantId, User, UserId, UserStatus, UserToken,
     UserTokenPurpose,
 };
-use svc_store::{StoreError, UpdateOutcome, UserFilter, UserReads, UserTokenWrites, UserWrites};
+use svc_store::{
+    Order, StoreError, UpdateOutcome, UserFilter, UserReads, UserTokenWrites, UserWrites,
+};
 use time::OffsetDateTime;
 
 /// The partial unique index on the address, as both backends report it.
@@ -99,12 +102,13 @@ impl<D: Dialect> UserReads for SqlTx<D> {
         tenant: &TenantId,
         filter: &UserFilter,
         after: Option<&UserId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<User>, StoreError> {
         let mut stmt = Stmt::dynamic(SELECT_LIST);
         stmt.push_bind(tenant.as_str());
         if let Some(after) = after {
-            stmt.push(" AND id > ").push_bind(after.as_str());
+            stmt.push(sorted::past(order)).push_bind(after.as_str());
         }
         if let Some(status) = filter.status {
             stmt.push(" AND status = ").push_bind(status.as_str());
@@ -112,7 +116,8 @@ impl<D: Dialect> UserReads for SqlTx<D> {
         if let Some(email) = &filter.email {
             stmt.push(" AND email = ").push_bind(email.as_str());
         }
-        stmt.push(" ORDER BY id LIMIT ").push_bind(i64::from(limit));
+        stmt.push(sorted::order_by(order))
+            .push_bind(i64::from(limit));
         let rows = stmt.fetch_all::<D>(self.conn()).await?;
         rows.iter().map(decode::<D>).collect()
     }

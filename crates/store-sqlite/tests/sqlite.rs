@@ -157,7 +157,13 @@ async fn a_second_writer_waits_for_the_first_instead_of_failing() {
         .expect("second writer succeeds once the lock is free");
 
     let mut read = store.read().await.expect("read");
-    assert_eq!(read.list_tenants(None, 10).await.expect("list").len(), 2);
+    assert_eq!(
+        read.list_tenants(None, svc_store::Order::Ascending, 10)
+            .await
+            .expect("list")
+            .len(),
+        2
+    );
     read.finish().await.expect("finish");
     store.close().await;
 }
@@ -194,7 +200,13 @@ async fn writers_of_one_process_take_turns_and_a_self_wait_gives_up() {
             .expect("every writer gets its turn");
     }
     let mut read = store.read().await.expect("read");
-    assert_eq!(read.list_tenants(None, 100).await.expect("list").len(), 40);
+    assert_eq!(
+        read.list_tenants(None, svc_store::Order::Ascending, 100)
+            .await
+            .expect("list")
+            .len(),
+        40
+    );
     read.finish().await.expect("finish");
 
     let held = store.write().await.expect("first");
@@ -322,7 +334,10 @@ async fn undecodable_rows_are_corrupt() {
             other => panic!("expected Corrupt, got {other:?}"),
         }
     }
-    match read.list_tenants(None, 10).await {
+    match read
+        .list_tenants(None, svc_store::Order::Ascending, 10)
+        .await
+    {
         Err(StoreError::Corrupt(_)) => {}
         other => panic!("expected Corrupt, got {other:?}"),
     }
@@ -598,7 +613,10 @@ async fn undecodable_applications_are_corrupt() {
             other => panic!("expected Corrupt, got {other:?}"),
         }
     }
-    match read.list_applications(&acme.id, None, 10).await {
+    match read
+        .list_applications(&acme.id, None, svc_store::Order::Ascending, 10)
+        .await
+    {
         Err(StoreError::Corrupt(_)) => {}
         other => panic!("expected Corrupt, got {other:?}"),
     }
@@ -711,7 +729,13 @@ async fn expiry_and_audit_filters_compare_instants_not_stored_text() {
     assert_eq!(text_trap, 3, "the trap this test is about");
     let mut read = store.read().await.expect("read");
     let since = read
-        .list_audit(&acme.id, &filter(Some(quarter_past), None), None, 10)
+        .list_audit(
+            &acme.id,
+            &filter(Some(quarter_past), None),
+            None,
+            svc_store::Order::Descending,
+            10,
+        )
         .await
         .expect("list");
     assert_eq!(
@@ -720,7 +744,13 @@ async fn expiry_and_audit_filters_compare_instants_not_stored_text() {
         "the entry at the whole second is before a quarter past it"
     );
     let until = read
-        .list_audit(&acme.id, &filter(None, Some(quarter_past)), None, 10)
+        .list_audit(
+            &acme.id,
+            &filter(None, Some(quarter_past)),
+            None,
+            svc_store::Order::Descending,
+            10,
+        )
         .await
         .expect("list");
     assert_eq!(until.len(), 1);

@@ -1,6 +1,6 @@
 //! Ports of the application aggregate and of control-plane operator tokens.
 
-use crate::StoreError;
+use crate::{Order, StoreError};
 use async_trait::async_trait;
 use svc_domain::{Application, ClientId, OperatorToken, SecretHash, TenantId};
 use time::OffsetDateTime;
@@ -27,11 +27,12 @@ pub trait ApplicationReads {
         id: &ClientId,
     ) -> Result<Option<Application>, StoreError>;
 
-    /// Up to `limit` applications of `tenant` ordered by id, after `after` (cursor pagination).
+    /// Up to `limit` applications of `tenant` in id `order`, past the cursor `after`.
     async fn list_applications(
         &mut self,
         tenant: &TenantId,
         after: Option<&ClientId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<Application>, StoreError>;
 }

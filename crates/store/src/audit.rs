@@ -1,7 +1,7 @@
 //! Ports of the audit log and of the two small coordination tables the protocol needs:
 //! idempotency records and single-use assertion ids.
 
-use crate::StoreError;
+use crate::{Order, StoreError};
 use async_trait::async_trait;
 use svc_domain::{AuditEntry, AuditEntryId, ClientId, TenantId};
 use time::OffsetDateTime;
@@ -24,12 +24,13 @@ pub struct AuditFilter {
 /// Reads of the audit log.
 #[async_trait]
 pub trait AuditReads {
-    /// Up to `limit` entries of `tenant`, newest first, older than the cursor `before`.
+    /// Up to `limit` entries of `tenant` in id (time) `order`, past the cursor `after`.
     async fn list_audit(
         &mut self,
         tenant: &TenantId,
         filter: &AuditFilter,
-        before: Option<&AuditEntryId>,
+        after: Option<&AuditEntryId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<AuditEntry>, StoreError>;
 }

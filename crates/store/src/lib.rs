@@ -12,6 +12,7 @@ mod applications;
 mod audit;
 mod error;
 mod grants;
+mod order;
 mod signing_keys;
 mod tenants;
 mod users;
@@ -26,6 +27,7 @@ pub use applications::{
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
 pub use error::StoreError;
 pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
+pub use order::Order;
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
 pub use users::{

@@ -1,6 +1,6 @@
 //! The tenant aggregate's repository port.
 
-use crate::StoreError;
+use crate::{Order, StoreError};
 use async_trait::async_trait;
 use svc_domain::{Tenant, TenantId, TenantSlug};
 use time::OffsetDateTime;
@@ -14,10 +14,11 @@ pub trait TenantReads {
     /// The tenant with this slug, if any.
     async fn tenant_by_slug(&mut self, slug: &TenantSlug) -> Result<Option<Tenant>, StoreError>;
 
-    /// Up to `limit` tenants ordered by id, starting after `after` (cursor pagination).
+    /// Up to `limit` tenants in id `order`, past the cursor `after`.
     async fn list_tenants(
         &mut self,
         after: Option<&TenantId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<Tenant>, StoreError>;
 }

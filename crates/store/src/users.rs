@@ -1,7 +1,7 @@
 //! Ports of tenant users, browser sessions and one-time link tokens (the hosted sign-in's own
 //! records), plus the fixed-window counters behind brute-force protection.
 
-use crate::{StoreError, UpdateOutcome};
+use crate::{Order, StoreError, UpdateOutcome};
 use async_trait::async_trait;
 use svc_domain::{
     Email, SecretHash, Session, SessionId, TenantId, User, UserId, UserStatus, UserToken,
@@ -31,12 +31,13 @@ pub trait UserReads {
         email: &Email,
     ) -> Result<Option<User>, StoreError>;
 
-    /// Up to `limit` users of `tenant` ordered by id, after the cursor `after`.
+    /// Up to `limit` users of `tenant` in id `order`, past the cursor `after`.
     async fn list_users(
         &mut self,
         tenant: &TenantId,
         filter: &UserFilter,
         after: Option<&UserId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<User>, StoreError>;
 }

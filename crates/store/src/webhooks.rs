@@ -7,7 +7,7 @@
 //! [`WebhookWrites::finish_attempt`], which only takes effect while the worker still holds the
 //! lease for that attempt (a fence against a worker that outlived its lease).
 
-use crate::StoreError;
+use crate::{Order, StoreError};
 use async_trait::async_trait;
 use svc_domain::{
     Delivery, DeliveryAttempt, DeliveryId, DeliveryStatus, Event, EventId, EventType, Subscription,
@@ -109,11 +109,12 @@ pub trait WebhookReads {
         id: &WebhookId,
     ) -> Result<Option<Subscription>, StoreError>;
 
-    /// Up to `limit` subscriptions of `tenant` in id order, after the cursor `after`.
+    /// Up to `limit` subscriptions of `tenant` in id `order`, past the cursor `after`.
     async fn list_webhooks(
         &mut self,
         tenant: &TenantId,
         after: Option<&WebhookId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<Subscription>, StoreError>;
 
@@ -128,13 +129,14 @@ pub trait WebhookReads {
         id: &DeliveryId,
     ) -> Result<Option<Delivery>, StoreError>;
 
-    /// Up to `limit` deliveries of `webhook`, newest first, older than the cursor `before`.
+    /// Up to `limit` deliveries of `webhook` in id `order`, past the cursor `after`.
     async fn list_deliveries(
         &mut self,
         tenant: &TenantId,
         webhook: &WebhookId,
         filter: &DeliveryFilter,
-        before: Option<&DeliveryId>,
+        after: Option<&DeliveryId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<Delivery>, StoreError>;
 

@@ -176,6 +176,7 @@ impl Harness {
                 webhook,
                 &DeliveryFilter::default(),
                 None,
+                svc_store::Order::Descending,
                 100,
             )
             .await

@@ -1,7 +1,8 @@
 //! The conventions every management list and resource follows, written once:
 //!
-//! - lists take `limit` (1..=200, default 50) and `after` (the `next_cursor` of the previous
-//!   page) and answer `{"items": [...], "next_cursor": "…" | null}`, oldest first;
+//! - lists take `limit` (1..=200, default 50), `after` (the `next_cursor` of the previous
+//!   page) and `order` (`asc`: oldest first, `desc`: newest first; each list has its default)
+//!   and answer `{"items": [...], "next_cursor": "…" | null}`;
 //! - a created resource answers `201 Created` with `Location` (RFC 9110 §10.2.2);
 //! - a mutable resource answers with a strong `ETag`, and an update or delete honours
 //!   `If-Match` (RFC 9110 §13.1.1): `*`, or a list of tags one of which must be current,
@@ -17,6 +18,31 @@ use svc_manage::{Precondition, Revision};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
+/// Which end of the creation order a list starts from (ids grow with creation time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SortOrder {
+    /// Oldest first.
+    Asc,
+    /// Newest first.
+    Desc,
+}
+
+impl From<SortOrder> for svc_store::Order {
+    fn from(order: SortOrder) -> Self {
+        match order {
+            SortOrder::Asc => Self::Ascending,
+            SortOrder::Desc => Self::Descending,
+        }
+    }
+}
+
+/// The order a caller asked for, if any, in the store's terms.
+#[must_use]
+pub fn order(requested: Option<SortOrder>) -> Option<svc_store::Order> {
+    requested.map(Into::into)
+}
+
 /// Cursor pagination parameters of every list.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -25,15 +51,19 @@ pub struct ListQuery {
     /// Page size, 1..=200 (default 50; larger values are clamped).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
-    /// Return items after this cursor: the `next_cursor` of the previous page.
+    /// Return items after this cursor, in the list's order: the `next_cursor` of the previous
+    /// page (taken with the same `order`).
     #[param(max_length = 64)]
     pub after: Option<String>,
+    /// `asc` (oldest first) or `desc` (newest first); the operation says its default.
+    #[param(inline)]
+    pub order: Option<SortOrder>,
 }
 
 /// One page of a list.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Page<T: ToSchema> {
-    /// The items of this page, oldest first.
+    /// The items of this page, in the order asked for.
     pub items: Vec<T>,
     /// Pass as `after` to get the next page; `null` on the last page.
     pub next_cursor: Option<String>,

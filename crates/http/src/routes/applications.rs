@@ -144,8 +144,8 @@ async fn create(
     get, path = "/api/v1/applications", tag = tags::APPLICATIONS,
     operation_id = "listApplications",
     summary = "List applications",
-    description = "The tenant's applications, its management application included, in id \
-        (creation) order, a page at a time: pass `next_cursor` as `after` for the next page; \
+    description = "The tenant's applications, its management application included, in \
+        creation order (oldest first; `order=desc` for newest first), a page at a time: pass `next_cursor` as `after` for the next page; \
         it is `null` on the last. Secrets are never shown.",
     params(ListQuery),
     responses((status = 200, description = "A page of applications.",
@@ -169,6 +169,7 @@ async fn list(
         &state.manage,
         &caller.tenant.tenant.id,
         after.as_ref(),
+        conventions::order(q.order),
         q.limit,
     )
     .await?;
@@ -343,10 +344,14 @@ struct AuditQuery {
     /// Page size, 1..=200 (default 50; larger values are clamped).
     #[param(minimum = 1, maximum = 200)]
     limit: Option<u32>,
-    /// Return the entries after this cursor, i.e. older ones: the `next_cursor` of the previous
-    /// page.
+    /// Return the entries after this cursor, in the list's order (by default older ones): the
+    /// `next_cursor` of the previous page.
     #[param(max_length = 64, example = "aud_01jd3k2m4n5p6q7r8s9t0v1w2x")]
     after: Option<String>,
+    /// `asc` (oldest first) or `desc` (newest first); default `desc`.
+    #[param(inline)]
+    order: Option<conventions::SortOrder>,
+
     /// Only this action, exactly (e.g. `application.created`).
     #[param(example = "application.created")]
     action: Option<String>,
@@ -367,7 +372,7 @@ struct AuditQuery {
 /// One page of the audit log.
 #[derive(Debug, Serialize, ToSchema)]
 struct AuditPage {
-    /// The entries of this page, newest first.
+    /// The entries of this page, newest first unless `order=asc`.
     items: Vec<AuditEntryView>,
     /// Pass as `after` to get the next (older) page; `null` on the last.
     next_cursor: Option<String>,
@@ -392,7 +397,7 @@ fn instant(field: &str, raw: Option<&str>) -> Result<Option<OffsetDateTime>, Pro
         next (older) page; it is `null` on the last. The filters combine (all must match); \
         `since` is inclusive, `until` exclusive. Entries are kept after the tenant is deleted.",
     params(AuditQuery),
-    responses((status = 200, description = "A page of entries, newest first.",
+    responses((status = 200, description = "A page of entries, newest first unless `order=asc`.",
                body = AuditPage)),
     security(("tenant_token" = ["audit:read"])),
 )]
@@ -422,6 +427,7 @@ async fn audit_logs(
         &caller.tenant.tenant.id,
         &filter,
         after.as_ref(),
+        conventions::order(q.order),
         q.limit,
     )
     .await?;

@@ -124,7 +124,7 @@ async fn create(
 /// A page of tenants.
 #[derive(Debug, Serialize, ToSchema)]
 struct TenantList {
-    /// The tenants of this page, in id order (oldest first).
+    /// The tenants of this page, in creation order (oldest first unless `order=desc`).
     items: Vec<TenantView>,
     /// Pass as `after` to get the next page; `null` on the last page.
     #[schema(required = true)]
@@ -136,7 +136,7 @@ struct TenantList {
     get, path = "/api/v1/control-plane/tenants", tag = tags::CONTROL_PLANE,
     operation_id = "listTenants",
     summary = "List tenants",
-    description = "Every tenant of the deployment in id (creation) order, a page at a time: \
+    description = "Every tenant of the deployment in creation order (oldest first; `order=desc` for newest first), a page at a time: \
         pass `next_cursor` as `after` for the next page; it is `null` on the last.",
     params(ListQuery),
     responses((status = 200, description = "A page of tenants.",
@@ -154,7 +154,13 @@ async fn list(
         .as_deref()
         .map(|a| TenantId::parse(a).map_err(|_| Problem::bad_request("after: not a tenant id")))
         .transpose()?;
-    let (tenants, next) = cp::list_tenants(&state.manage, after.as_ref(), page.limit).await?;
+    let (tenants, next) = cp::list_tenants(
+        &state.manage,
+        after.as_ref(),
+        conventions::order(page.order),
+        page.limit,
+    )
+    .await?;
     Ok(Json(TenantList {
         items: tenants.iter().map(TenantView::from).collect(),
         next_cursor: next.map(|id| id.to_string()),

@@ -173,18 +173,22 @@ struct UsersQuery {
     /// matter; removed users included).
     #[param(format = Email, example = "ada@example.com")]
     email: Option<String>,
-    /// Return users after this cursor: the `next_cursor` of the previous page.
+    /// Return users after this cursor, in the list's order: the `next_cursor` of the previous
+    /// page.
     #[param(max_length = 64)]
     after: Option<String>,
     /// Page size, 1..=200 (default 50; larger values are clamped).
     #[param(minimum = 1, maximum = 200)]
     limit: Option<u32>,
+    /// `asc` (oldest first) or `desc` (newest first); default `asc`.
+    #[param(inline)]
+    order: Option<conventions::SortOrder>,
 }
 
 /// A page of users.
 #[derive(Debug, Serialize, ToSchema)]
 struct UserList {
-    /// The users of this page, in id order (oldest first).
+    /// The users of this page, in creation order (oldest first unless `order=desc`).
     items: Vec<UserView>,
     /// Pass as `after` to get the next page; `null` on the last page.
     #[schema(required = true)]
@@ -195,7 +199,7 @@ struct UserList {
     get, path = "/api/v1/tenant-users", tag = tags::USERS,
     operation_id = "listTenantUsers",
     summary = "List users",
-    description = "The tenant's users in id order (oldest first), removed ones included, a page \
+    description = "The tenant's users in creation order (oldest first; `order=desc` for newest first), removed ones included, a page \
         at a time: pass the `next_cursor` of a page as `after` to get the next one. `status` and \
         `email` narrow the list (both at once: users matching both). Unknown query parameters \
         are refused (`400`).",
@@ -236,6 +240,7 @@ async fn list(
         &caller.tenant.tenant.id,
         &filter,
         after.as_ref(),
+        conventions::order(q.order),
         q.limit,
     )
     .await?;
@@ -452,7 +457,7 @@ async fn reactivate(
 /// A page of a user's live sessions.
 #[derive(Debug, Serialize, ToSchema)]
 struct SessionList {
-    /// The sessions of this page, newest first.
+    /// The sessions of this page, newest first unless `order=asc`.
     items: Vec<SessionView>,
     /// Pass as `after` to get the next page; `null` on the last page.
     #[schema(required = true)]
@@ -463,7 +468,7 @@ struct SessionList {
     get, path = "/api/v1/tenant-users/{id}/sessions", tag = tags::USERS,
     operation_id = "listTenantUserSessions",
     summary = "List a user's sessions",
-    description = "The user's live browser sessions (not revoked, not expired), newest first, a \
+    description = "The user's live browser sessions (not revoked, not expired), newest first (`order=asc` for oldest first), a \
         page at a time: pass the `next_cursor` of a page as `after` to get the next one. Unknown \
         query parameters are refused (`400`).",
     params(
@@ -488,8 +493,15 @@ async fn sessions(
         .map(|a| SessionId::parse(a).map_err(|_| Problem::bad_request("after: not a session id")))
         .transpose()?;
     let tenant = &caller.tenant.tenant.id;
-    let (sessions, next) =
-        users::list_sessions(&state.manage, tenant, &id, after.as_ref(), q.limit).await?;
+    let (sessions, next) = users::list_sessions(
+        &state.manage,
+        tenant,
+        &id,
+        after.as_ref(),
+        conventions::order(q.order),
+        q.limit,
+    )
+    .await?;
     Ok(Json(SessionList {
         items: sessions.iter().map(SessionView::from).collect(),
         next_cursor: next.map(|id| id.to_string()),

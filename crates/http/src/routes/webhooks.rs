@@ -142,7 +142,7 @@ async fn create(
 /// A page of subscriptions.
 #[derive(Debug, Serialize, ToSchema)]
 struct WebhookList {
-    /// The subscriptions of this page, in id order (oldest first).
+    /// The subscriptions of this page, in creation order (oldest first unless `order=desc`).
     items: Vec<WebhookView>,
     /// Pass as `after` to get the next page; `null` on the last page.
     #[schema(required = true)]
@@ -154,7 +154,7 @@ struct WebhookList {
     get, path = "/api/v1/webhooks", tag = tags::WEBHOOKS,
     operation_id = "listWebhooks",
     summary = "List webhook subscriptions",
-    description = "The tenant's subscriptions in id (creation) order, a page at a time: pass \
+    description = "The tenant's subscriptions in creation order (oldest first; `order=desc` for newest first), a page at a time: pass \
         `next_cursor` as `after` for the next page; it is `null` on the last. Secrets are never \
         shown.",
     params(ListQuery),
@@ -177,6 +177,7 @@ async fn list(
         &state.manage,
         &caller.tenant.tenant.id,
         after.as_ref(),
+        conventions::order(q.order),
         q.limit,
     )
     .await?;
@@ -457,16 +458,20 @@ struct DeliveriesQuery {
     /// attempts.
     #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
-    /// Return the deliveries after this cursor in the list's newest-first order: the
-    /// `next_cursor` of the previous page.
+    /// Return the deliveries after this cursor, in the list's order: the `next_cursor` of the
+    /// previous page.
     #[param(max_length = 64)]
     after: Option<String>,
+    /// `asc` (oldest first) or `desc` (newest first); default `desc`.
+    #[param(inline)]
+    order: Option<conventions::SortOrder>,
 }
 
 /// A page of a subscription's deliveries.
 #[derive(Debug, Serialize, ToSchema)]
 struct DeliveryList {
-    /// The deliveries of this page, newest first, each with its attempts.
+    /// The deliveries of this page, in the order asked for (default newest first), each with its
+    /// attempts.
     items: Vec<DeliveryView>,
     /// Pass as `after` to get the next (older) page; `null` on the last page.
     #[schema(required = true)]
@@ -478,7 +483,7 @@ struct DeliveryList {
     get, path = "/api/v1/webhooks/{id}/deliveries", tag = tags::WEBHOOKS,
     operation_id = "listWebhookDeliveries",
     summary = "List a subscription's deliveries",
-    description = "The delivery history, newest first, each delivery with its attempts: \
+    description = "The delivery history, newest first (`order=asc` for oldest first), each delivery with its attempts: \
         `pending` (waiting for its first attempt), `failed` (the last attempt failed and \
         another is scheduled at `next_attempt_at`), `succeeded`, or `exhausted` (no attempt \
         will follow). Pass `next_cursor` as `after` for the next (older) page; it is `null` on \
@@ -488,7 +493,7 @@ struct DeliveryList {
          example = "whk_01jd3k2m4n5p6q7r8s9t0v1w2x"),
         DeliveriesQuery,
     ),
-    responses((status = 200, description = "A page of deliveries, newest first.",
+    responses((status = 200, description = "A page of deliveries, in the order asked for.",
                body = DeliveryList)),
     security(("tenant_token" = ["webhooks:read"])),
 )]
@@ -520,6 +525,7 @@ async fn deliveries(
         &id,
         &DeliveryFilter { status },
         after.as_ref(),
+        conventions::order(q.order),
         q.limit,
     )
     .await?;

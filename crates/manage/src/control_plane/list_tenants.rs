@@ -3,17 +3,21 @@
 use crate::page::split_page;
 use crate::{ManageContext, ManageError, clamp_limit};
 use svc_domain::{Tenant, TenantId};
+use svc_store::Order;
 
-/// Up to `limit` (default 50, clamped to 1..=200) tenants ordered by id, after the cursor
-/// `after`, and the cursor of the next page (`None` on the last).
+/// Up to `limit` (default 50, clamped to 1..=200) tenants in creation `order` (default oldest
+/// first), past the cursor `after`, and the cursor of the next page (`None` on the last).
 pub async fn list_tenants(
     ctx: &ManageContext,
     after: Option<&TenantId>,
+    order: Option<Order>,
     limit: Option<u32>,
 ) -> Result<(Vec<Tenant>, Option<TenantId>), ManageError> {
     let limit = clamp_limit(limit);
     let mut tx = ctx.store.read().await?;
-    let rows = tx.list_tenants(after, limit + 1).await?;
+    let rows = tx
+        .list_tenants(after, order.unwrap_or(Order::Ascending), limit + 1)
+        .await?;
     tx.finish().await?;
     Ok(split_page(rows, limit, |t| t.id.clone()))
 }

@@ -15,9 +15,14 @@ pub async fn issue_management_credentials(
 ) -> Result<(ClientId, String), ManageError> {
     let mut after: Option<ClientId> = None;
     loop {
-        let (page, next) =
-            crate::applications::list(ctx, tenant, after.as_ref(), Some(crate::MAX_PAGE_SIZE))
-                .await?;
+        let (page, next) = crate::applications::list(
+            ctx,
+            tenant,
+            after.as_ref(),
+            None,
+            Some(crate::MAX_PAGE_SIZE),
+        )
+        .await?;
         if let Some(app) = page.iter().find(|a| a.is_management) {
             let (_, secret) = rotate_secret(
                 ctx,

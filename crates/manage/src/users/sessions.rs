@@ -5,11 +5,12 @@ use crate::audit::{self, action};
 use crate::page::split_page;
 use crate::{Actor, ManageContext, ManageError, RequestMeta, clamp_limit, events};
 use svc_domain::{EventData, EventType, LogoutReason, Session, SessionId, TenantId, UserId};
+use svc_store::Order;
 
 /// Up to `limit` (default 50, clamped to 1..=200) live sessions of the user `id` of `tenant`,
-/// newest first (by id, which grows with creation time), after the cursor `after`, and the
-/// cursor of the next page (`None` on the last). A cursor whose session has ended since still
-/// works: the page starts at the next older session.
+/// in creation `order` (by id, which grows with creation time; default newest first), past the
+/// cursor `after`, and the cursor of the next page (`None` on the last). A cursor whose session
+/// has ended since still works: the page starts at the next session in that order.
 ///
 /// Errors: [`ManageError::NotFound`] when the user is absent.
 pub async fn list_sessions(
@@ -17,6 +18,7 @@ pub async fn list_sessions(
     tenant: &TenantId,
     id: &UserId,
     after: Option<&SessionId>,
+    order: Option<Order>,
     limit: Option<u32>,
 ) -> Result<(Vec<Session>, Option<SessionId>), ManageError> {
     let limit = clamp_limit(limit);
@@ -26,9 +28,17 @@ pub async fn list_sessions(
     }
     let mut sessions = tx.live_sessions(tenant, id, ctx.now()).await?;
     tx.finish().await?;
-    sessions.sort_by(|a, b| b.id.cmp(&a.id));
+    // A person has a handful of live sessions: ordered and cut here rather than in SQL.
+    let order = order.unwrap_or(Order::Descending);
+    match order {
+        Order::Ascending => sessions.sort_by(|a, b| a.id.cmp(&b.id)),
+        Order::Descending => sessions.sort_by(|a, b| b.id.cmp(&a.id)),
+    }
     if let Some(after) = after {
-        sessions.retain(|s| s.id < *after);
+        sessions.retain(|s| match order {
+            Order::Ascending => s.id > *after,
+            Order::Descending => s.id < *after,
+        });
     }
     let rows = usize::try_from(limit).map_or(usize::MAX, |n| n.saturating_add(1));
     sessions.truncate(rows);

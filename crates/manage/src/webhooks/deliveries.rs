@@ -7,7 +7,7 @@ use svc_domain::{
     Delivery, DeliveryId, DeliveryStatus, Event, EventData, EventType, Subscription, TenantId,
     WebhookId,
 };
-use svc_store::{DeliveryFilter, WriteTx};
+use svc_store::{DeliveryFilter, Order, WriteTx};
 
 /// Page size of the history when the caller asks for none, and the largest.
 const DEFAULT_HISTORY_PAGE: u32 = 20;
@@ -64,8 +64,8 @@ pub async fn send_test(
     Ok(DeliveryView::new(&delivery, &[]))
 }
 
-/// A page of the subscription's deliveries, newest first, after the cursor `after` in that
-/// order (so older than it), each with its attempts, and the next cursor.
+/// A page of the subscription's deliveries in creation `order` (default newest first), past the
+/// cursor `after` in that order, each with its attempts, and the next cursor.
 ///
 /// Errors: [`ManageError::NotFound`] when the subscription is absent.
 pub async fn list_deliveries(
@@ -74,6 +74,7 @@ pub async fn list_deliveries(
     id: &WebhookId,
     filter: &DeliveryFilter,
     after: Option<&DeliveryId>,
+    order: Option<Order>,
     limit: Option<u32>,
 ) -> Result<(Vec<DeliveryView>, Option<DeliveryId>), ManageError> {
     let limit = limit
@@ -82,7 +83,14 @@ pub async fn list_deliveries(
     let mut tx = ctx.store.read().await?;
     tx.webhook(tenant, id).await?.ok_or(ManageError::NotFound)?;
     let mut rows = tx
-        .list_deliveries(tenant, id, filter, after, limit + 1)
+        .list_deliveries(
+            tenant,
+            id,
+            filter,
+            after,
+            order.unwrap_or(Order::Descending),
+            limit + 1,
+        )
         .await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);

@@ -9,7 +9,7 @@ use crate::audit::{self, action};
 use crate::page::split_page;
 use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, clamp_limit, events};
 use svc_domain::{EventData, EventType, Subscription, TenantId, WebhookId, WebhookSecret};
-use svc_store::WriteTx;
+use svc_store::{Order, WriteTx};
 use time::{Duration, OffsetDateTime};
 
 /// The subscription `id` of `tenant`.
@@ -26,16 +26,20 @@ pub async fn get(
     Ok(WebhookView::at(&webhook, ctx.now()))
 }
 
-/// A page of `tenant`'s subscriptions in id order after the cursor `after`, and the next cursor.
+/// A page of `tenant`'s subscriptions in creation `order` (default oldest first) past the
+/// cursor `after`, and the next cursor.
 pub async fn list(
     ctx: &ManageContext,
     tenant: &TenantId,
     after: Option<&WebhookId>,
+    order: Option<Order>,
     limit: Option<u32>,
 ) -> Result<(Vec<WebhookView>, Option<WebhookId>), ManageError> {
     let limit = clamp_limit(limit);
     let mut tx = ctx.store.read().await?;
-    let rows = tx.list_webhooks(tenant, after, limit + 1).await?;
+    let rows = tx
+        .list_webhooks(tenant, after, order.unwrap_or(Order::Ascending), limit + 1)
+        .await?;
     tx.finish().await?;
     let (page, next) = split_page(rows, limit, |w| w.id.clone());
     let now = ctx.now();

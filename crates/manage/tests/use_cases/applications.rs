@@ -296,7 +296,7 @@ async fn another_tenants_application_is_not_found_and_untouched() {
         ),
         audit_before
     );
-    let (theirs, _) = apps::list(&h.ctx, tenant, None, None).await.unwrap();
+    let (theirs, _) = apps::list(&h.ctx, tenant, None, None, None).await.unwrap();
     assert!(theirs.iter().all(|a| a.tenant_id == *tenant));
 }
 
@@ -513,7 +513,7 @@ async fn applications_are_listed_a_page_at_a_time() {
     let mut seen = Vec::new();
     let mut cursor = None;
     loop {
-        let (items, next) = apps::list(&h.ctx, tenant, cursor.as_ref(), Some(2))
+        let (items, next) = apps::list(&h.ctx, tenant, cursor.as_ref(), None, Some(2))
             .await
             .unwrap();
         assert!(items.len() <= 2);

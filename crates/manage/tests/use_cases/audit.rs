@@ -22,7 +22,7 @@ async fn the_audit_log_lists_newest_first_with_filters_and_a_cursor() {
     assert!(all.windows(2).all(|w| w[0].id > w[1].id), "newest first");
     assert_eq!(all[3].action, action::TENANT_CREATED);
 
-    let first = list_audit(&h.ctx, tenant, &AuditFilter::default(), None, Some(3))
+    let first = list_audit(&h.ctx, tenant, &AuditFilter::default(), None, None, Some(3))
         .await
         .unwrap();
     assert_eq!(first.0, all[..3]);
@@ -32,6 +32,7 @@ async fn the_audit_log_lists_newest_first_with_filters_and_a_cursor() {
         tenant,
         &AuditFilter::default(),
         first.1.as_ref(),
+        None,
         Some(3),
     )
     .await
@@ -43,7 +44,7 @@ async fn the_audit_log_lists_newest_first_with_filters_and_a_cursor() {
         action: Some(action::APPLICATION_CREATED.to_owned()),
         ..AuditFilter::default()
     };
-    let page = list_audit(&h.ctx, tenant, &created, None, None)
+    let page = list_audit(&h.ctx, tenant, &created, None, None, None)
         .await
         .unwrap();
     assert_eq!(page.0.len(), 3);
@@ -53,14 +54,14 @@ async fn the_audit_log_lists_newest_first_with_filters_and_a_cursor() {
         actor: Some(crate::support::operator().as_audit_string()),
         ..AuditFilter::default()
     };
-    let page = list_audit(&h.ctx, tenant, &by_operator, None, None)
+    let page = list_audit(&h.ctx, tenant, &by_operator, None, None, None)
         .await
         .unwrap();
     assert_eq!(page.0.len(), 1);
     assert_eq!(page.0[0].action, action::TENANT_CREATED);
 
     assert_eq!(
-        list_audit(&h.ctx, tenant, &AuditFilter::default(), None, Some(0))
+        list_audit(&h.ctx, tenant, &AuditFilter::default(), None, None, Some(0))
             .await
             .unwrap()
             .0

@@ -32,9 +32,12 @@ impl UserReads for FaultyTx {
         tenant: &TenantId,
         filter: &UserFilter,
         after: Option<&UserId>,
+        order: svc_store::Order,
         limit: u32,
     ) -> Result<Vec<User>, StoreError> {
-        self.inner.list_users(tenant, filter, after, limit).await
+        self.inner
+            .list_users(tenant, filter, after, order, limit)
+            .await
     }
 }
 

@@ -34,9 +34,10 @@ impl WebhookReads for FaultyTx {
         &mut self,
         tenant: &TenantId,
         after: Option<&WebhookId>,
+        order: svc_store::Order,
         limit: u32,
     ) -> Result<Vec<Subscription>, StoreError> {
-        self.inner.list_webhooks(tenant, after, limit).await
+        self.inner.list_webhooks(tenant, after, order, limit).await
     }
 
     async fn count_webhooks(&mut self, tenant: &TenantId) -> Result<u64, StoreError> {
@@ -58,10 +59,11 @@ impl WebhookReads for FaultyTx {
         webhook: &WebhookId,
         filter: &DeliveryFilter,
         before: Option<&DeliveryId>,
+        order: svc_store::Order,
         limit: u32,
     ) -> Result<Vec<Delivery>, StoreError> {
         self.inner
-            .list_deliveries(tenant, webhook, filter, before, limit)
+            .list_deliveries(tenant, webhook, filter, before, order, limit)
             .await
     }
 

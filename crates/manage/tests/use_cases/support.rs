@@ -100,15 +100,22 @@ impl Harness {
 
     /// Every audit entry of `tenant`, newest first.
     pub(crate) async fn audit(&self, tenant: &TenantId) -> Vec<AuditEntry> {
-        list_audit(&self.ctx, tenant, &AuditFilter::default(), None, Some(200))
-            .await
-            .expect("list audit")
-            .0
+        list_audit(
+            &self.ctx,
+            tenant,
+            &AuditFilter::default(),
+            None,
+            None,
+            Some(200),
+        )
+        .await
+        .expect("list audit")
+        .0
     }
 
     /// Every application of `tenant`.
     pub(crate) async fn applications(&self, tenant: &TenantId) -> Vec<Application> {
-        applications::list(&self.ctx, tenant, None, Some(200))
+        applications::list(&self.ctx, tenant, None, None, Some(200))
             .await
             .expect("list applications")
             .0
@@ -116,7 +123,7 @@ impl Harness {
 
     /// Every tenant.
     pub(crate) async fn tenants(&self) -> Vec<Tenant> {
-        control_plane::list_tenants(&self.ctx, None, Some(200))
+        control_plane::list_tenants(&self.ctx, None, None, Some(200))
             .await
             .expect("list tenants")
             .0
@@ -251,9 +258,10 @@ impl TenantReads for FaultyTx {
     async fn list_tenants(
         &mut self,
         after: Option<&TenantId>,
+        order: svc_store::Order,
         limit: u32,
     ) -> Result<Vec<Tenant>, StoreError> {
-        self.inner.list_tenants(after, limit).await
+        self.inner.list_tenants(after, order, limit).await
     }
 }
 
@@ -323,9 +331,12 @@ impl ApplicationReads for FaultyTx {
         &mut self,
         tenant: &TenantId,
         after: Option<&ClientId>,
+        order: svc_store::Order,
         limit: u32,
     ) -> Result<Vec<Application>, StoreError> {
-        self.inner.list_applications(tenant, after, limit).await
+        self.inner
+            .list_applications(tenant, after, order, limit)
+            .await
     }
 }
 
@@ -378,9 +389,12 @@ impl AuditReads for FaultyTx {
         tenant: &TenantId,
         filter: &AuditFilter,
         before: Option<&svc_domain::AuditEntryId>,
+        order: svc_store::Order,
         limit: u32,
     ) -> Result<Vec<AuditEntry>, StoreError> {
-        self.inner.list_audit(tenant, filter, before, limit).await
+        self.inner
+            .list_audit(tenant, filter, before, order, limit)
+            .await
     }
 }
 

@@ -160,13 +160,13 @@ async fn tenants_are_listed_a_page_at_a_time() {
         ids.push(h.tenant(slug).await.tenant.id);
     }
     ids.sort();
-    let first = list_tenants(&h.ctx, None, Some(2)).await.unwrap();
+    let first = list_tenants(&h.ctx, None, None, Some(2)).await.unwrap();
     assert_eq!(
         first.0.iter().map(|t| t.id.clone()).collect::<Vec<_>>(),
         ids[..2]
     );
     assert_eq!(first.1.as_ref(), Some(&ids[1]));
-    let second = list_tenants(&h.ctx, first.1.as_ref(), Some(2))
+    let second = list_tenants(&h.ctx, first.1.as_ref(), None, Some(2))
         .await
         .unwrap();
     assert_eq!(
@@ -175,11 +175,22 @@ async fn tenants_are_listed_a_page_at_a_time() {
     );
     assert_eq!(second.1, None);
     assert_eq!(
-        list_tenants(&h.ctx, None, Some(0)).await.unwrap().0.len(),
+        list_tenants(&h.ctx, None, None, Some(0))
+            .await
+            .unwrap()
+            .0
+            .len(),
         1,
         "clamped to 1"
     );
-    assert_eq!(list_tenants(&h.ctx, None, None).await.unwrap().0.len(), 3);
+    assert_eq!(
+        list_tenants(&h.ctx, None, None, None)
+            .await
+            .unwrap()
+            .0
+            .len(),
+        3
+    );
 }
 
 #[tokio::test]

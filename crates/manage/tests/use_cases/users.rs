@@ -443,7 +443,7 @@ async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
         ids.push(create(&e, &acme, input).await.id);
     }
     let tenant = &acme.tenant.id;
-    let (page1, next) = users::list(&h.ctx, tenant, &UserFilter::default(), None, Some(2))
+    let (page1, next) = users::list(&h.ctx, tenant, &UserFilter::default(), None, None, Some(2))
         .await
         .unwrap();
     assert_eq!(
@@ -455,6 +455,7 @@ async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
         tenant,
         &UserFilter::default(),
         next.as_ref(),
+        None,
         Some(2),
     )
     .await
@@ -468,6 +469,7 @@ async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
         tenant,
         &UserFilter::default(),
         next.as_ref(),
+        None,
         Some(2),
     )
     .await
@@ -478,7 +480,7 @@ async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
         status: Some(UserStatus::Active),
         ..UserFilter::default()
     };
-    let (found, _) = users::list(&h.ctx, tenant, &active, None, None)
+    let (found, _) = users::list(&h.ctx, tenant, &active, None, None, None)
         .await
         .unwrap();
     assert_eq!(found.len(), 3);
@@ -486,7 +488,7 @@ async fn users_are_listed_by_page_and_filtered_by_status_or_address() {
         email: Some(svc_domain::Email::parse("USER1@example.com").unwrap()),
         ..UserFilter::default()
     };
-    let (found, _) = users::list(&h.ctx, tenant, &by_email, None, None)
+    let (found, _) = users::list(&h.ctx, tenant, &by_email, None, None, None)
         .await
         .unwrap();
     assert_eq!(
@@ -619,7 +621,7 @@ async fn suspend_reactivate_and_remove_follow_the_lifecycle() {
         .unwrap();
     assert_eq!(suspended.status, UserStatus::Suspended);
     assert!(
-        users::list_sessions(&h.ctx, tenant, &ada.id, None, None)
+        users::list_sessions(&h.ctx, tenant, &ada.id, None, None, None)
             .await
             .unwrap()
             .0
@@ -782,7 +784,7 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
         .sign_in(&acme.tenant, "ada@example.com", PW, &browser())
         .await
         .unwrap();
-    let (sessions, next) = users::list_sessions(&h.ctx, tenant, &ada.id, None, None)
+    let (sessions, next) = users::list_sessions(&h.ctx, tenant, &ada.id, None, None, None)
         .await
         .unwrap();
     assert_eq!((sessions.len(), next), (2, None));
@@ -796,7 +798,7 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
     let again =
         users::revoke_session(&h.ctx, tenant, &actor, &meta(), &ada.id, &one.session.id).await;
     assert!(matches!(again, Err(ManageError::NotFound)));
-    let (left, _) = users::list_sessions(&h.ctx, tenant, &ada.id, None, None)
+    let (left, _) = users::list_sessions(&h.ctx, tenant, &ada.id, None, None, None)
         .await
         .unwrap();
     assert_eq!(
@@ -815,7 +817,7 @@ async fn sessions_are_listed_and_revoked_one_at_a_time_within_the_tenant() {
         Err(ManageError::NotFound)
     ));
     assert!(matches!(
-        users::list_sessions(&h.ctx, other, &ada.id, None, None).await,
+        users::list_sessions(&h.ctx, other, &ada.id, None, None, None).await,
         Err(ManageError::NotFound)
     ));
     let cross = users::suspend(
@@ -1002,9 +1004,10 @@ async fn sessions_page_newest_first_and_a_vanished_cursor_still_works() {
     let mut seen = Vec::new();
     let mut after = None;
     loop {
-        let (page, next) = users::list_sessions(&h.ctx, tenant, &ada.id, after.as_ref(), Some(2))
-            .await
-            .unwrap();
+        let (page, next) =
+            users::list_sessions(&h.ctx, tenant, &ada.id, after.as_ref(), None, Some(2))
+                .await
+                .unwrap();
         assert!(page.len() <= 2);
         seen.extend(page.into_iter().map(|s| s.id));
         match next {
@@ -1015,7 +1018,7 @@ async fn sessions_page_newest_first_and_a_vanished_cursor_still_works() {
     assert_eq!(seen, ids, "each session once, newest first");
 
     // The cursor's own session ends between two pages: the next page is unaffected.
-    let (first, cursor) = users::list_sessions(&h.ctx, tenant, &ada.id, None, Some(2))
+    let (first, cursor) = users::list_sessions(&h.ctx, tenant, &ada.id, None, None, Some(2))
         .await
         .unwrap();
     let cursor = cursor.unwrap();
@@ -1030,7 +1033,7 @@ async fn sessions_page_newest_first_and_a_vanished_cursor_still_works() {
     )
     .await
     .unwrap();
-    let (rest, next) = users::list_sessions(&h.ctx, tenant, &ada.id, Some(&cursor), Some(10))
+    let (rest, next) = users::list_sessions(&h.ctx, tenant, &ada.id, Some(&cursor), None, Some(10))
         .await
         .unwrap();
     assert_eq!(

@@ -250,7 +250,7 @@ async fn a_failed_outbox_write_rolls_back_the_subscription_and_its_audit_entry()
     assert!(matches!(err, ManageError::Unavailable(_)), "{err:?}");
     h.store.fail_on(None);
     assert!(
-        webhooks::list(&h.ctx, tenant, None, None)
+        webhooks::list(&h.ctx, tenant, None, None, None)
             .await
             .unwrap()
             .0
@@ -429,8 +429,16 @@ async fn another_tenants_subscription_and_deliveries_are_not_found() {
         Err(ManageError::NotFound)
     ));
     assert!(matches!(
-        webhooks::list_deliveries(&h.ctx, theirs, &id, &DeliveryFilter::default(), None, None)
-            .await,
+        webhooks::list_deliveries(
+            &h.ctx,
+            theirs,
+            &id,
+            &DeliveryFilter::default(),
+            None,
+            None,
+            None
+        )
+        .await,
         Err(ManageError::NotFound)
     ));
     assert!(matches!(
@@ -447,7 +455,7 @@ async fn another_tenants_subscription_and_deliveries_are_not_found() {
         Err(ManageError::NotFound)
     ));
     assert!(
-        webhooks::list(&h.ctx, theirs, None, None)
+        webhooks::list(&h.ctx, theirs, None, None, None)
             .await
             .unwrap()
             .0
@@ -576,10 +584,17 @@ async fn test_deliveries_and_redeliveries_are_queued_for_active_subscriptions_on
     assert_eq!(test.attempts, 0);
     assert!(test.next_attempt_at.is_some());
     let delivery_id = DeliveryId::parse(&test.id).unwrap();
-    let (history, next) =
-        webhooks::list_deliveries(&h.ctx, tenant, &id, &DeliveryFilter::default(), None, None)
-            .await
-            .unwrap();
+    let (history, next) = webhooks::list_deliveries(
+        &h.ctx,
+        tenant,
+        &id,
+        &DeliveryFilter::default(),
+        None,
+        None,
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(history.len(), 1);
     assert_eq!(next, None);
     assert_eq!(history[0].id, test.id);
@@ -649,6 +664,7 @@ async fn test_deliveries_and_redeliveries_are_queued_for_active_subscriptions_on
         &DeliveryFilter {
             status: Some(DeliveryStatus::Exhausted),
         },
+        None,
         None,
         None,
     )
@@ -807,10 +823,17 @@ async fn application_changes_are_recorded_as_admin_events_with_their_actor() {
         deliveries, 1,
         "only the creation after the subscription existed"
     );
-    let (list, _) =
-        webhooks::list_deliveries(&h.ctx, tenant, &id, &DeliveryFilter::default(), None, None)
-            .await
-            .unwrap();
+    let (list, _) = webhooks::list_deliveries(
+        &h.ctx,
+        tenant,
+        &id,
+        &DeliveryFilter::default(),
+        None,
+        None,
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(list.len(), 1);
     let now = crate::support::start_time() + Duration::days(1);
     let mut tx = h.store.write().await.unwrap();

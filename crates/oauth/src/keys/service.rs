@@ -323,7 +323,9 @@ impl KeyService {
         let mut after: Option<TenantId> = None;
         loop {
             let mut read = self.store.read().await?;
-            let page = read.list_tenants(after.as_ref(), 100).await?;
+            let page = read
+                .list_tenants(after.as_ref(), svc_store::Order::Ascending, 100)
+                .await?;
             read.finish().await?;
             let Some(last) = page.last() else { break };
             after = Some(last.id.clone());

@@ -301,7 +301,11 @@ async fn lists_walk_every_application_and_audit_entry_exactly_once() {
                 let mut pages = 0;
                 let mut cursor: Option<String> = None;
                 loop {
-                    let mut url = format!("{path}?limit=2");
+                    let mut url = if path.contains('?') {
+                        format!("{path}&limit=2")
+                    } else {
+                        format!("{path}?limit=2")
+                    };
                     if let Some(after) = &cursor {
                         url.push_str(&format!("&after={after}"));
                     }
@@ -323,6 +327,15 @@ async fn lists_walk_every_application_and_audit_entry_exactly_once() {
         let (apps, pages) = walk("/api/v1/applications", "client_id").await;
         assert_eq!(apps, created);
         assert_eq!(pages, 3);
+        // `order=desc` walks the same applications newest first, the cursor moving down;
+        // `order=asc` is the default spelled out.
+        let (newest_first, pages) = walk("/api/v1/applications?order=desc", "client_id").await;
+        let mut reversed = created.clone();
+        reversed.reverse();
+        assert_eq!(newest_first, reversed);
+        assert_eq!(pages, 3);
+        let (spelled_out, _) = walk("/api/v1/applications?order=asc", "client_id").await;
+        assert_eq!(spelled_out, created);
 
         // The audit log: newest first, each entry once, the same as one big page.
         let (entries, _) = walk("/api/v1/audit-logs", "id").await;
@@ -342,6 +355,10 @@ async fn lists_walk_every_application_and_audit_entry_exactly_once() {
         let mut newest_first = entries.clone();
         newest_first.sort_by(|a, b| b.cmp(a));
         assert_eq!(entries, newest_first);
+        let (oldest_first, _) = walk("/api/v1/audit-logs?order=asc", "id").await;
+        let mut reversed = entries.clone();
+        reversed.reverse();
+        assert_eq!(oldest_first, reversed);
         let created_only = api
             .get("/api/v1/audit-logs?action=application.created&limit=3")
             .await;
@@ -359,6 +376,9 @@ async fn lists_walk_every_application_and_audit_entry_exactly_once() {
         for url in [
             "/api/v1/applications?after=nope",
             "/api/v1/applications?sort=name",
+            "/api/v1/applications?order=name",
+            "/api/v1/applications?order=DESC",
+            "/api/v1/audit-logs?order=",
             "/api/v1/audit-logs?after=nope",
             &format!("/api/v1/audit-logs?before={}", expected[0]),
             "/api/v1/audit-logs?since=yesterday",

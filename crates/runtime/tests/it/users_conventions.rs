@@ -245,6 +245,10 @@ async fn users_and_sessions_page_with_limit_and_after() {
             let mut sorted = ids.clone();
             sorted.sort();
             assert_eq!(walked, sorted, "{backend:?} limit={limit}");
+            // Newest first with `order=desc`, the cursor moving down.
+            let walked = walk(&api, &format!("{BASE}?order=desc"), limit).await;
+            sorted.reverse();
+            assert_eq!(walked, sorted, "{backend:?} desc limit={limit}");
         }
         let (status, _, page) = send(&api, M::GET, &format!("{BASE}?limit=0"), None, None).await;
         assert_eq!(status, 200);
@@ -263,10 +267,17 @@ async fn users_and_sessions_page_with_limit_and_after() {
         for limit in [1, 2, 5, 50] {
             assert_eq!(walk(&api, &path, limit).await, sessions, "{backend:?}");
         }
+        let mut oldest_first = sessions.clone();
+        oldest_first.reverse();
+        for limit in [2, 50] {
+            let walked = walk(&api, &format!("{path}?order=asc"), limit).await;
+            assert_eq!(walked, oldest_first, "{backend:?} asc");
+        }
         for bad in [
             "?after=usr_01jd0000000000000000000000",
             "?colour=red",
             "?limit=x",
+            "?order=newest",
         ] {
             let (status, _, problem) =
                 send(&api, M::GET, &format!("{path}{bad}"), None, None).await;
@@ -283,9 +294,10 @@ async fn walk(api: &Api<'_>, path: &str, limit: u32) -> Vec<String> {
     let mut unique = BTreeSet::new();
     let mut after: Option<String> = None;
     for _ in 0..100 {
+        let join = if path.contains('?') { '&' } else { '?' };
         let url = match &after {
-            Some(cursor) => format!("{path}?limit={limit}&after={cursor}"),
-            None => format!("{path}?limit={limit}"),
+            Some(cursor) => format!("{path}{join}limit={limit}&after={cursor}"),
+            None => format!("{path}{join}limit={limit}"),
         };
         let (status, _, page) = send(api, M::GET, &url, None, None).await;
         assert_eq!(status, 200, "{url}: {page}");

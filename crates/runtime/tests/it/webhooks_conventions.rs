@@ -269,6 +269,10 @@ async fn subscriptions_and_deliveries_page_with_limit_and_after() {
         }
         assert_eq!(pages, 3);
         assert_eq!(seen, created, "every subscription once, oldest first");
+        let newest = walk_ids(&world, "/api/v1/webhooks?order=desc").await;
+        let mut reversed = created.clone();
+        reversed.reverse();
+        assert_eq!(newest, reversed, "every subscription once, newest first");
 
         // Five test deliveries to the first subscription, walked newest first.
         let webhook = &created[0];
@@ -296,6 +300,12 @@ async fn subscriptions_and_deliveries_page_with_limit_and_after() {
                 None => break,
             }
         }
+        let oldest = walk_ids(
+            &world,
+            &format!("/api/v1/webhooks/{webhook}/deliveries?order=asc"),
+        )
+        .await;
+        assert_eq!(oldest, queued, "every delivery once, oldest first");
         queued.reverse();
         assert_eq!(seen, queued, "every delivery once, newest first");
         assert_eq!(seen.iter().collect::<HashSet<_>>().len(), 5);
@@ -308,6 +318,8 @@ async fn subscriptions_and_deliveries_page_with_limit_and_after() {
             format!("/api/v1/webhooks/{webhook}/deliveries?after=whk_nope"),
             format!("/api/v1/webhooks/{webhook}/deliveries?before={}", queued[0]),
             format!("/api/v1/webhooks/{webhook}/deliveries?status=lost"),
+            format!("/api/v1/webhooks/{webhook}/deliveries?order=up"),
+            "/api/v1/webhooks?order=".to_owned(),
         ] {
             let (status, _, problem) = send(world.api(Method::GET, &path)).await;
             assert_eq!(status, 400, "{path}: {problem}");
@@ -315,4 +327,27 @@ async fn subscriptions_and_deliveries_page_with_limit_and_after() {
         }
         world.app.shutdown().await;
     }
+}
+
+/// Follows `next_cursor` from the first page of `path` (which carries its own query) two items
+/// at a time, returning every id seen in order.
+async fn walk_ids(world: &World, path: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..50 {
+        let mut url = format!("{path}&limit=2");
+        if let Some(after) = &cursor {
+            url.push_str(&format!("&after={after}"));
+        }
+        let (status, _, page) = send(world.api(Method::GET, &url)).await;
+        assert_eq!(status, 200, "{url}: {page}");
+        let items = page["items"].as_array().unwrap();
+        assert!(items.len() <= 2, "{url}");
+        seen.extend(items.iter().map(|i| i["id"].as_str().unwrap().to_owned()));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return seen,
+        }
+    }
+    panic!("{path}: more than 50 pages");
 }

@@ -3,9 +3,10 @@
 
 use super::rows::{AttemptRow, DeliveryRow};
 use crate::dialect::{Conn, Dialect};
+use crate::sorted::{self, Sorted};
 use crate::{Columns, PerDialect, Row, Stmt, naming};
 use svc_domain::{Delivery, DeliveryAttempt, DeliveryId, DeliveryStatus, TenantId, WebhookId};
-use svc_store::{AttemptNext, DeliveryFilter, StoreError};
+use svc_store::{AttemptNext, DeliveryFilter, Order, StoreError};
 use time::OffsetDateTime;
 
 /// SQLite writes the `_ns` twins of `next_attempt_at` (the claim's due order), `created_at`
@@ -25,14 +26,23 @@ const SELECT_BY_ID: &str = concat!(
     delivery_columns!(),
     " FROM webhook_deliveries d WHERE d.tenant_id = $1 AND d.webhook_id = $2 AND d.id = $3"
 );
-// `~` sorts after every id character, so "no cursor" is an upper bound like any other.
-const LIST: &str = concat!(
-    "SELECT ",
-    delivery_columns!(),
-    " FROM webhook_deliveries d WHERE d.tenant_id = $1 AND d.webhook_id = $2 \
-     AND d.id < $3 AND (CAST($4 AS TEXT) IS NULL OR d.status = $4) \
-     ORDER BY d.id DESC LIMIT $5"
-);
+// `$3` is the cursor or the bound of its direction (`sorted::cursor`).
+const LIST: Sorted = Sorted {
+    asc: concat!(
+        "SELECT ",
+        delivery_columns!(),
+        " FROM webhook_deliveries d WHERE d.tenant_id = $1 AND d.webhook_id = $2 \
+         AND d.id > $3 AND (CAST($4 AS TEXT) IS NULL OR d.status = $4) \
+         ORDER BY d.id LIMIT $5"
+    ),
+    desc: concat!(
+        "SELECT ",
+        delivery_columns!(),
+        " FROM webhook_deliveries d WHERE d.tenant_id = $1 AND d.webhook_id = $2 \
+         AND d.id < $3 AND (CAST($4 AS TEXT) IS NULL OR d.status = $4) \
+         ORDER BY d.id DESC LIMIT $5"
+    ),
+};
 const ATTEMPTS: &str = "SELECT a.delivery_id, a.number, a.started_at, a.duration_ms, \
      a.status_code, a.error \
      FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id \
@@ -102,13 +112,14 @@ pub(super) async fn list<D: Dialect>(
     tenant: &TenantId,
     webhook: &WebhookId,
     filter: &DeliveryFilter,
-    before: Option<&DeliveryId>,
+    after: Option<&DeliveryId>,
+    order: Order,
     limit: u32,
 ) -> Result<Vec<Delivery>, StoreError> {
-    Stmt::new(LIST)
+    Stmt::new(LIST.pick(order))
         .bind(tenant.as_str())
         .bind(webhook.as_str())
-        .bind(before.map_or("~", DeliveryId::as_str))
+        .bind(sorted::cursor(after.map(DeliveryId::as_str), order))
         .bind(filter.status.map(DeliveryStatus::as_str))
         .bind(i64::from(limit))
         .fetch_all_with::<D, _>(conn, decode::<D>)

@@ -26,7 +26,7 @@ use svc_domain::{
     Delivery, DeliveryAttempt, DeliveryId, Event, EventId, Subscription, TenantId, WebhookId,
 };
 use svc_store::{
-    AttemptNext, ClaimedDelivery, DeliveryFilter, EventWrites, ExpiredLease, QueueStats,
+    AttemptNext, ClaimedDelivery, DeliveryFilter, EventWrites, ExpiredLease, Order, QueueStats,
     StoreError, StoredEvent, UnrelayedEvent, WebhookReads, WebhookWrites,
 };
 use time::OffsetDateTime;
@@ -79,9 +79,10 @@ impl<D: Dialect> WebhookReads for SqlTx<D> {
         &mut self,
         tenant: &TenantId,
         after: Option<&WebhookId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<Subscription>, StoreError> {
-        subscriptions::list::<D>(self.conn(), tenant, after, limit).await
+        subscriptions::list::<D>(self.conn(), tenant, after, order, limit).await
     }
 
     async fn count_webhooks(&mut self, tenant: &TenantId) -> Result<u64, StoreError> {
@@ -102,10 +103,11 @@ impl<D: Dialect> WebhookReads for SqlTx<D> {
         tenant: &TenantId,
         webhook: &WebhookId,
         filter: &DeliveryFilter,
-        before: Option<&DeliveryId>,
+        after: Option<&DeliveryId>,
+        order: Order,
         limit: u32,
     ) -> Result<Vec<Delivery>, StoreError> {
-        deliveries::list::<D>(self.conn(), tenant, webhook, filter, before, limit).await
+        deliveries::list::<D>(self.conn(), tenant, webhook, filter, after, order, limit).await
     }
 
     async fn delivery_attempts(

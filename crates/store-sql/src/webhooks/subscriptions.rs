@@ -2,9 +2,10 @@
 
 use super::rows::{SubscriptionRow, encode_event_types};
 use crate::dialect::{Conn, Dialect, PerDialect};
+use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, Stmt, naming};
 use svc_domain::{Subscription, TenantId, WebhookId};
-use svc_store::StoreError;
+use svc_store::{Order, StoreError};
 use time::OffsetDateTime;
 
 const SELECT_BY_ID: &str = select_subscriptions!("WHERE s.tenant_id = $1 AND s.id = $2");
@@ -13,9 +14,11 @@ const SELECT_FOR_UPDATE: PerDialect = PerDialect {
     sqlite: SELECT_BY_ID,
     postgres: select_subscriptions!("WHERE s.tenant_id = $1 AND s.id = $2 FOR NO KEY UPDATE OF s"),
 };
-// `""` sorts before every id, so "no cursor" is a lower bound like any other.
-const LIST: &str =
-    select_subscriptions!("WHERE s.tenant_id = $1 AND s.id > $2 ORDER BY s.id LIMIT $3");
+// `$2` is the cursor or the bound of its direction (`sorted::cursor`).
+const LIST: Sorted = Sorted {
+    asc: select_subscriptions!("WHERE s.tenant_id = $1 AND s.id > $2 ORDER BY s.id LIMIT $3"),
+    desc: select_subscriptions!("WHERE s.tenant_id = $1 AND s.id < $2 ORDER BY s.id DESC LIMIT $3"),
+};
 const ACTIVE: &str = select_subscriptions!("WHERE s.tenant_id = $1 AND s.active ORDER BY s.id");
 const COUNT: &str = "SELECT count(*) AS n FROM webhook_subscriptions WHERE tenant_id = $1";
 const INSERT: &str = "INSERT INTO webhook_subscriptions (id, tenant_id, url, event_types, \
@@ -63,11 +66,12 @@ pub(super) async fn list<D: Dialect>(
     conn: &mut Conn<D>,
     tenant: &TenantId,
     after: Option<&WebhookId>,
+    order: Order,
     limit: u32,
 ) -> Result<Vec<Subscription>, StoreError> {
-    Stmt::new(LIST)
+    Stmt::new(LIST.pick(order))
         .bind(tenant.as_str())
-        .bind(after.map_or("", WebhookId::as_str))
+        .bind(sorted::cursor(after.map(WebhookId::as_str), order))
         .bind(i64::from(limit))
         .fetch_all_with::<D, _>(conn, |r| decode::<D>(r, ""))
         .await

@@ -127,7 +127,7 @@ pub async fn application_round_trips(store: Arc<dyn Store>) {
     let mut expected = vec![full, management];
     expected.sort_by(|a, b| a.id.cmp(&b.id));
     assert_eq!(
-        read.list_applications(&acme.id, None, 10)
+        read.list_applications(&acme.id, None, crate::Order::Ascending, 10)
             .await
             .expect("list"),
         expected
@@ -149,7 +149,7 @@ pub async fn applications_are_isolated_per_tenant(store: Arc<dyn Store>) {
         None
     );
     assert!(
-        read.list_applications(&other.id, None, 10)
+        read.list_applications(&other.id, None, crate::Order::Ascending, 10)
             .await
             .expect("list")
             .is_empty()
@@ -207,8 +207,8 @@ pub async fn application_conflicts_name_the_constraint(store: Arc<dyn Store>) {
     );
 }
 
-/// Listing pages through one tenant's applications once each, in id order, with no overlap and
-/// nothing of another tenant.
+/// Listing pages through one tenant's applications once each, in id order both ways, with no
+/// overlap and nothing of another tenant.
 pub async fn list_applications_paginates_in_id_order(store: Arc<dyn Store>) {
     let acme = stored_tenant(&store, "acme", 1).await;
     let other = stored_tenant(&store, "other", 2).await;
@@ -222,24 +222,29 @@ pub async fn list_applications_paginates_in_id_order(store: Arc<dyn Store>) {
             .expect("insert other");
     }
     all.sort();
-    let mut seen = Vec::new();
-    let mut cursor = None;
-    loop {
-        let mut read = store.read().await.expect("read");
-        let page = read
-            .list_applications(&acme.id, cursor.as_ref(), 3)
-            .await
-            .expect("list");
-        read.finish().await.expect("finish");
-        assert!(page.len() <= 3);
-        if page.is_empty() {
-            break;
+    for order in [crate::Order::Ascending, crate::Order::Descending] {
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let mut read = store.read().await.expect("read");
+            let page = read
+                .list_applications(&acme.id, cursor.as_ref(), order, 3)
+                .await
+                .expect("list");
+            read.finish().await.expect("finish");
+            assert!(page.len() <= 3);
+            if page.is_empty() {
+                break;
+            }
+            assert!(page.iter().all(|a| a.tenant_id == acme.id));
+            cursor = page.last().map(|a| a.id.clone());
+            seen.extend(page.into_iter().map(|a| a.id));
         }
-        assert!(page.iter().all(|a| a.tenant_id == acme.id));
-        cursor = page.last().map(|a| a.id.clone());
-        seen.extend(page.into_iter().map(|a| a.id));
+        if order == crate::Order::Descending {
+            seen.reverse();
+        }
+        assert_eq!(seen, all, "{order:?}");
     }
-    assert_eq!(seen, all);
 }
 
 /// An update replaces every mutable field (clearing optional ones too) and never id, tenant,
@@ -443,7 +448,7 @@ pub async fn delete_application_is_scoped(store: Arc<dyn Store>) {
         None
     );
     assert_eq!(
-        read.list_applications(&acme.id, None, 10)
+        read.list_applications(&acme.id, None, crate::Order::Ascending, 10)
             .await
             .expect("list"),
         vec![kept]

@@ -67,7 +67,7 @@ async fn list(
 ) -> Vec<AuditEntry> {
     let mut read = store.read().await.expect("read");
     let entries = read
-        .list_audit(tenant, filter, before, limit)
+        .list_audit(tenant, filter, before, crate::Order::Descending, limit)
         .await
         .expect("list audit");
     read.finish().await.expect("finish");
@@ -270,6 +270,27 @@ pub async fn audit_log_lists_newest_first_with_filters_and_cursor(store: Arc<dyn
     assert_eq!(ids(&first_page), want[..2]);
     let second_page = list(&store, &acme.id, &created, Some(&first_page[1].id), 2).await;
     assert_eq!(ids(&second_page), want[2..]);
+    // Oldest first: the same entries the other way, the cursor moving up.
+    let mut read = store.read().await.expect("read");
+    let oldest = read
+        .list_audit(&acme.id, &created, None, crate::Order::Ascending, 2)
+        .await
+        .expect("oldest first");
+    let newer = read
+        .list_audit(
+            &acme.id,
+            &created,
+            Some(&oldest[1].id),
+            crate::Order::Ascending,
+            2,
+        )
+        .await
+        .expect("newer");
+    read.finish().await.expect("finish");
+    let mut ascending = ids(&oldest);
+    ascending.extend(ids(&newer));
+    ascending.reverse();
+    assert_eq!(ascending, want);
 
     assert_eq!(
         ids(&list(&store, &other.id, &AuditFilter::default(), None, 100).await),
@@ -295,9 +316,15 @@ pub async fn uncommitted_audit_entry_is_rolled_back(store: Arc<dyn Store>) {
         tx.insert_application(&app).await.expect("insert app");
         tx.insert_audit(&entry).await.expect("insert audit");
         assert_eq!(
-            tx.list_audit(&acme.id, &AuditFilter::default(), None, 10)
-                .await
-                .expect("own write"),
+            tx.list_audit(
+                &acme.id,
+                &AuditFilter::default(),
+                None,
+                crate::Order::Descending,
+                10
+            )
+            .await
+            .expect("own write"),
             vec![entry.clone()],
             "a transaction sees its own entries"
         );
@@ -309,10 +336,16 @@ pub async fn uncommitted_audit_entry_is_rolled_back(store: Arc<dyn Store>) {
         None
     );
     assert!(
-        read.list_audit(&acme.id, &AuditFilter::default(), None, 10)
-            .await
-            .expect("list")
-            .is_empty()
+        read.list_audit(
+            &acme.id,
+            &AuditFilter::default(),
+            None,
+            crate::Order::Descending,
+            10
+        )
+        .await
+        .expect("list")
+        .is_empty()
     );
     read.finish().await.expect("finish");
 }
@@ -376,16 +409,22 @@ pub async fn delete_tenant_keeps_audit_entries(store: Arc<dyn Store>) {
         None
     );
     assert!(
-        read.list_applications(&acme.id, None, 10)
+        read.list_applications(&acme.id, None, crate::Order::Ascending, 10)
             .await
             .expect("list")
             .is_empty()
     );
     assert!(read.signing_keys(&acme.id).await.expect("keys").is_empty());
     assert_eq!(
-        read.list_audit(&acme.id, &AuditFilter::default(), None, 10)
-            .await
-            .expect("audit"),
+        read.list_audit(
+            &acme.id,
+            &AuditFilter::default(),
+            None,
+            crate::Order::Descending,
+            10
+        )
+        .await
+        .expect("audit"),
         vec![deletion, before],
         "audit entries outlive their tenant"
     );

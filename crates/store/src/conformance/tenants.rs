@@ -254,19 +254,27 @@ pub async fn list_tenants_paginates_in_id_order(store: Arc<dyn Store>) {
         all.push(tenant.id);
     }
     all.sort();
-    let mut seen = Vec::new();
-    let mut cursor = None;
-    loop {
-        let mut read = store.read().await.expect("read");
-        let page = read.list_tenants(cursor.as_ref(), 3).await.expect("list");
-        assert!(page.len() <= 3);
-        if page.is_empty() {
-            break;
+    for order in [crate::Order::Ascending, crate::Order::Descending] {
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let mut read = store.read().await.expect("read");
+            let page = read
+                .list_tenants(cursor.as_ref(), order, 3)
+                .await
+                .expect("list");
+            assert!(page.len() <= 3);
+            if page.is_empty() {
+                break;
+            }
+            cursor = page.last().map(|t| t.id.clone());
+            seen.extend(page.into_iter().map(|t| t.id));
         }
-        cursor = page.last().map(|t| t.id.clone());
-        seen.extend(page.into_iter().map(|t| t.id));
+        if order == crate::Order::Descending {
+            seen.reverse();
+        }
+        assert_eq!(seen, all, "{order:?}");
     }
-    assert_eq!(seen, all);
 }
 
 /// Many writers at once all succeed (SQLite must wait for its single writer, not fail busy).
@@ -281,7 +289,13 @@ pub async fn concurrent_distinct_inserts_all_succeed(store: Arc<dyn Store>) {
         result.expect("concurrent insert");
     }
     let mut read = store.read().await.expect("read");
-    assert_eq!(read.list_tenants(None, 100).await.expect("list").len(), 16);
+    assert_eq!(
+        read.list_tenants(None, crate::Order::Ascending, 100)
+            .await
+            .expect("list")
+            .len(),
+        16
+    );
 }
 
 /// Racing inserts of one slug: exactly one wins, the rest see Conflict.

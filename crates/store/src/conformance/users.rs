@@ -268,26 +268,56 @@ pub async fn list_users_filters_and_paginates(store: Arc<dyn Store>) {
     let mut read = store.read().await.expect("read");
     let all = UserFilter::default();
     let page1 = read
-        .list_users(&acme.id, &all, None, 2)
+        .list_users(&acme.id, &all, None, crate::Order::Ascending, 2)
         .await
         .expect("page 1");
     let page2 = read
-        .list_users(&acme.id, &all, Some(&page1[1].id), 2)
+        .list_users(
+            &acme.id,
+            &all,
+            Some(&page1[1].id),
+            crate::Order::Ascending,
+            2,
+        )
         .await
         .expect("page 2");
     let page3 = read
-        .list_users(&acme.id, &all, Some(&page2[1].id), 2)
+        .list_users(
+            &acme.id,
+            &all,
+            Some(&page2[1].id),
+            crate::Order::Ascending,
+            2,
+        )
         .await
         .expect("page 3");
     let listed: Vec<User> = page1.into_iter().chain(page2).chain(page3).collect();
     assert_eq!(listed, users);
+    // Newest first: the same users reversed, the cursor moving down.
+    let newest = read
+        .list_users(&acme.id, &all, None, crate::Order::Descending, 2)
+        .await
+        .expect("newest page 1");
+    let older = read
+        .list_users(
+            &acme.id,
+            &all,
+            Some(&newest[1].id),
+            crate::Order::Descending,
+            10,
+        )
+        .await
+        .expect("newest page 2");
+    let mut reversed: Vec<User> = newest.into_iter().chain(older).collect();
+    reversed.reverse();
+    assert_eq!(reversed, users);
 
     let active = UserFilter {
         status: Some(UserStatus::Active),
         email: None,
     };
     let got = read
-        .list_users(&acme.id, &active, None, 10)
+        .list_users(&acme.id, &active, None, crate::Order::Ascending, 10)
         .await
         .expect("active");
     let expected: Vec<&User> = users
@@ -296,7 +326,13 @@ pub async fn list_users_filters_and_paginates(store: Arc<dyn Store>) {
         .collect();
     assert_eq!(got.iter().collect::<Vec<_>>(), expected);
     let after_first = read
-        .list_users(&acme.id, &active, Some(&expected[0].id), 10)
+        .list_users(
+            &acme.id,
+            &active,
+            Some(&expected[0].id),
+            crate::Order::Ascending,
+            10,
+        )
         .await
         .expect("active after cursor");
     assert_eq!(after_first.iter().collect::<Vec<_>>(), expected[1..]);
@@ -306,7 +342,7 @@ pub async fn list_users_filters_and_paginates(store: Arc<dyn Store>) {
         email: Some(Email::parse("u3@example.com").expect("email")),
     };
     let got = read
-        .list_users(&acme.id, &by_email, None, 10)
+        .list_users(&acme.id, &by_email, None, crate::Order::Ascending, 10)
         .await
         .expect("by email");
     assert_eq!(got.len(), 1);
@@ -316,7 +352,7 @@ pub async fn list_users_filters_and_paginates(store: Arc<dyn Store>) {
         ..by_email
     };
     assert!(
-        read.list_users(&acme.id, &both, None, 10)
+        read.list_users(&acme.id, &both, None, crate::Order::Ascending, 10)
             .await
             .expect("both")
             .is_empty(),
@@ -342,10 +378,16 @@ pub async fn users_are_isolated_per_tenant(store: Arc<dyn Store>) {
         None
     );
     assert!(
-        read.list_users(&other.id, &UserFilter::default(), None, 10)
-            .await
-            .expect("list")
-            .is_empty()
+        read.list_users(
+            &other.id,
+            &UserFilter::default(),
+            None,
+            crate::Order::Ascending,
+            10
+        )
+        .await
+        .expect("list")
+        .is_empty()
     );
     read.finish().await.expect("finish");
     let moved = User {

@@ -142,15 +142,28 @@ pub async fn webhooks_round_trip_and_are_isolated_per_tenant(store: Arc<dyn Stor
     assert_eq!(read.webhook(&other.id, &a.id).await.expect("foreign"), None);
     assert_eq!(read.count_webhooks(&acme.id).await.expect("count"), 2);
     assert_eq!(read.count_webhooks(&other.id).await.expect("count"), 0);
-    let first = read.list_webhooks(&acme.id, None, 1).await.expect("page");
+    let first = read
+        .list_webhooks(&acme.id, None, crate::Order::Ascending, 1)
+        .await
+        .expect("page");
     assert_eq!(first, vec![a.clone()]);
     let second = read
-        .list_webhooks(&acme.id, Some(&a.id), 10)
+        .list_webhooks(&acme.id, Some(&a.id), crate::Order::Ascending, 10)
         .await
         .expect("page");
     assert_eq!(second, vec![b.clone()]);
+    let newest = read
+        .list_webhooks(&acme.id, None, crate::Order::Descending, 1)
+        .await
+        .expect("newest page");
+    assert_eq!(newest, vec![b.clone()]);
+    let older = read
+        .list_webhooks(&acme.id, Some(&b.id), crate::Order::Descending, 10)
+        .await
+        .expect("older page");
+    assert_eq!(older, vec![a.clone()]);
     assert!(
-        read.list_webhooks(&other.id, None, 10)
+        read.list_webhooks(&other.id, None, crate::Order::Ascending, 10)
             .await
             .expect("none")
             .is_empty()
@@ -437,12 +450,49 @@ pub async fn deliveries_are_leased_fenced_retried_and_recorded(store: Arc<dyn St
     );
     // History: newest first, filtered, paged.
     let all = read
-        .list_deliveries(&acme.id, &webhook.id, &DeliveryFilter::default(), None, 10)
+        .list_deliveries(
+            &acme.id,
+            &webhook.id,
+            &DeliveryFilter::default(),
+            None,
+            crate::Order::Descending,
+            10,
+        )
         .await
         .expect("list");
     assert_eq!(
         all.iter().map(|d| d.id.clone()).collect::<Vec<_>>(),
         vec![later.id.clone(), delivery.id.clone()]
+    );
+    let oldest = read
+        .list_deliveries(
+            &acme.id,
+            &webhook.id,
+            &DeliveryFilter::default(),
+            None,
+            crate::Order::Ascending,
+            1,
+        )
+        .await
+        .expect("oldest first");
+    assert_eq!(
+        oldest.iter().map(|d| d.id.clone()).collect::<Vec<_>>(),
+        vec![delivery.id.clone()]
+    );
+    let newer = read
+        .list_deliveries(
+            &acme.id,
+            &webhook.id,
+            &DeliveryFilter::default(),
+            Some(&delivery.id),
+            crate::Order::Ascending,
+            10,
+        )
+        .await
+        .expect("newer than the cursor");
+    assert_eq!(
+        newer.iter().map(|d| d.id.clone()).collect::<Vec<_>>(),
+        vec![later.id.clone()]
     );
     let pending = read
         .list_deliveries(
@@ -452,6 +502,7 @@ pub async fn deliveries_are_leased_fenced_retried_and_recorded(store: Arc<dyn St
                 status: Some(DeliveryStatus::Pending),
             },
             None,
+            crate::Order::Descending,
             10,
         )
         .await
@@ -464,6 +515,7 @@ pub async fn deliveries_are_leased_fenced_retried_and_recorded(store: Arc<dyn St
             &webhook.id,
             &DeliveryFilter::default(),
             Some(&later.id),
+            crate::Order::Descending,
             10,
         )
         .await

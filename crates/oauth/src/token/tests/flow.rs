@@ -327,7 +327,13 @@ impl Flow {
             ..svc_store::AuditFilter::default()
         };
         let entries = tx
-            .list_audit(&self.fx.tenant.id, &filter, None, 100)
+            .list_audit(
+                &self.fx.tenant.id,
+                &filter,
+                None,
+                svc_store::Order::Descending,
+                100,
+            )
             .await
             .unwrap();
         tx.finish().await.unwrap();

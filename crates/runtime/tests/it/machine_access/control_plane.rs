@@ -284,28 +284,34 @@ async fn tenants_answer_location_etags_honour_if_match_and_page() {
             .map(|t| t["id"].as_str().unwrap().to_owned())
             .collect();
         assert!(all.len() >= 5 && all.contains(&id));
-        let mut seen = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let mut path = "/api/v1/control-plane/tenants?limit=2".to_owned();
-            if let Some(after) = &cursor {
-                path.push_str(&format!("&after={after}"));
+        for order in ["asc", "desc"] {
+            let mut seen = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let mut path = format!("/api/v1/control-plane/tenants?limit=2&order={order}");
+                if let Some(after) = &cursor {
+                    path.push_str(&format!("&after={after}"));
+                }
+                let (status, _, page) = send(cp(reqwest::Method::GET, &path)).await;
+                assert_eq!(status, 200, "{page}");
+                let items = page["items"].as_array().unwrap();
+                assert!(items.len() <= 2);
+                seen.extend(items.iter().map(|t| t["id"].as_str().unwrap().to_owned()));
+                match page["next_cursor"].as_str() {
+                    Some(next) => cursor = Some(next.to_owned()),
+                    None => break,
+                }
             }
-            let (status, _, page) = send(cp(reqwest::Method::GET, &path)).await;
-            assert_eq!(status, 200, "{page}");
-            let items = page["items"].as_array().unwrap();
-            assert!(items.len() <= 2);
-            seen.extend(items.iter().map(|t| t["id"].as_str().unwrap().to_owned()));
-            match page["next_cursor"].as_str() {
-                Some(next) => cursor = Some(next.to_owned()),
-                None => break,
+            if order == "desc" {
+                seen.reverse();
             }
+            assert_eq!(seen, all, "every tenant once, in id order ({order})");
         }
-        assert_eq!(seen, all, "every tenant once, in id order");
         for path in [
             "/api/v1/control-plane/tenants?after=nope",
             "/api/v1/control-plane/tenants?limit=x",
             "/api/v1/control-plane/tenants?page=2",
+            "/api/v1/control-plane/tenants?order=random",
         ] {
             let (status, _, problem) = send(cp(reqwest::Method::GET, path)).await;
             assert_eq!(status, 400, "{path}: {problem}");
