@@ -523,7 +523,7 @@ mod tests {
         assert_eq!(
             names,
             [
-                "limit", "after", "action", "actor", "target", "since", "until"
+                "limit", "after", "order", "action", "actor", "target", "since", "until"
             ]
         );
     }
