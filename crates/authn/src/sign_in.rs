@@ -13,14 +13,18 @@
 //! dummy hash when the account is unknown, has no password or may not sign in), and every
 //! refusal is the same [`AuthnError::InvalidCredentials`]: neither the answer nor its timing
 //! tells whether the account exists. No database transaction is held while hashing.
+//!
+//! Every attempt on an existing account leaves a record in the person's login history (success,
+//! wrong password, locked), written in the transaction of its outcome; attempts that name no
+//! account belong to nobody's history.
 
 use crate::captcha::CaptchaAnswer;
 use crate::engine::{Authn, SignedIn, keys};
 use crate::error::AuthnError;
 use crate::settings::{ClientInfo, span, std_span};
 use svc_domain::{
-    BruteForceScope, Email, EventData, EventType, LoginFailureReason, Password, Tenant, User,
-    UserId,
+    BruteForceScope, Email, EventData, EventType, LoginFailureReason, LoginMethod, LoginRecord,
+    LoginRecordId, LoginResult, Password, Tenant, User, UserId, login_user_agent,
 };
 use time::OffsetDateTime;
 
@@ -101,6 +105,11 @@ impl Authn {
             .counter(&keys::account_lock(&tenant.id, &email), now)
             .await?
         {
+            if let Some(user) = tx.user_by_email(&tenant.id, &email).await? {
+                let record =
+                    self.login_record(&tenant.id, &user.id, LoginResult::Locked, client, now);
+                tx.insert_login_record(&record).await?;
+            }
             tx.commit().await?;
             return Err(AuthnError::Locked {
                 retry_after: std_span(lock.window_ends_at - now),
@@ -168,6 +177,16 @@ impl Authn {
         let client_ip = client.ip.map(|ip| ip.to_string());
         let mut tx = self.store.write().await?;
         let failures = tx.hit_counter(&failures_key, now, lockout).await?;
+        if let Some(user) = &user {
+            let record = self.login_record(
+                &tenant.id,
+                user,
+                LoginResult::InvalidCredentials,
+                client,
+                now,
+            );
+            tx.insert_login_record(&record).await?;
+        }
         let data = EventData::LoginFailed {
             user_id: user.clone(),
             reason: LoginFailureReason::InvalidCredentials,
@@ -235,6 +254,8 @@ impl Authn {
         }
         let (session, cookie_value) = self.new_session(&current, client, now);
         tx.insert_session(&session).await?;
+        let record = self.login_record(&tenant.id, &current.id, LoginResult::Success, client, now);
+        tx.insert_login_record(&record).await?;
         let data = EventData::LoginSucceeded {
             user_id: current.id.clone(),
             session_id: session.id.clone(),
@@ -249,5 +270,26 @@ impl Authn {
             user: current,
             cookie_value,
         })
+    }
+
+    /// The login-history record of a password attempt on `user`'s account.
+    fn login_record(
+        &self,
+        tenant: &svc_domain::TenantId,
+        user: &UserId,
+        result: LoginResult,
+        client: &ClientInfo,
+        now: OffsetDateTime,
+    ) -> LoginRecord {
+        LoginRecord {
+            id: LoginRecordId::generate(self.clock.as_ref(), self.rng.as_ref()),
+            tenant_id: tenant.clone(),
+            user_id: user.clone(),
+            occurred_at: now,
+            method: LoginMethod::Password,
+            result,
+            client_ip: client.ip.map(|ip| ip.to_string()),
+            user_agent: login_user_agent(client.user_agent.as_deref()),
+        }
     }
 }

@@ -100,6 +100,12 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies a record of a person's login history (`lgn_…`).
+    LoginRecordId,
+    "lgn_"
+);
+
+prefixed_id!(
     /// Identifies a tenant user, a person who signs in (`usr_…`). Email is an attribute, never
     /// the key.
     UserId,

@@ -11,6 +11,7 @@ mod clock;
 mod event;
 mod id;
 mod keys;
+mod login;
 mod password;
 mod redirect_uri;
 mod rng;
@@ -29,10 +30,14 @@ pub use event::{
     RevocationReason, RevokedTokenKind,
 };
 pub use id::{
-    AuditEntryId, ClientId, DeliveryId, EventId, IdError, InteractionId, OperatorTokenId,
-    RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
+    AuditEntryId, ClientId, DeliveryId, EventId, IdError, InteractionId, LoginRecordId,
+    OperatorTokenId, RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
+pub use login::{
+    LoginMethod, LoginRecord, LoginResult, MAX_LOGIN_USER_AGENT_CHARS, UnknownLoginValue,
+    login_user_agent,
+};
 pub use password::{
     BreachCheckUnavailable, BreachedPasswords, HasherError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS,
     NewPasswordError, Password, PasswordError, PasswordHasher, Passwords,

@@ -24,6 +24,7 @@ mod tenants;
 
 mod codes;
 mod grants;
+mod login_history;
 mod refresh;
 mod sessions;
 mod users;

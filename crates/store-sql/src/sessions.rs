@@ -10,12 +10,13 @@
 //! no longer sorts. `amr` is a JSON array (`jsonb` on PostgreSQL).
 
 use crate::dialect::{Dialect, PerDialect};
+use crate::login_history;
 use crate::naming;
 use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt, encode_strings};
 use async_trait::async_trait;
-use svc_domain::{SecretHash, Session, SessionId, TenantId, UserId};
-use svc_store::{SessionReads, SessionWrites, StoreError};
+use svc_domain::{LoginRecord, LoginRecordId, SecretHash, Session, SessionId, TenantId, UserId};
+use svc_store::{Order, SessionReads, SessionWrites, StoreError};
 use time::OffsetDateTime;
 
 macro_rules! select_sessions {
@@ -107,6 +108,17 @@ impl<D: Dialect> SessionReads for SqlTx<D> {
         sessions.sort_by(|a, b| (b.created_at, b.id.as_str()).cmp(&(a.created_at, a.id.as_str())));
         Ok(sessions)
     }
+
+    async fn login_history(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        after: Option<&LoginRecordId>,
+        order: Order,
+        limit: u32,
+    ) -> Result<Vec<LoginRecord>, StoreError> {
+        login_history::list::<D>(self.conn(), tenant, user, after, order, limit).await
+    }
 }
 
 #[async_trait]
@@ -132,6 +144,10 @@ impl<D: Dialect> SessionWrites for SqlTx<D> {
             .await
             .map_err(|e| naming::foreign_key(e, "sessions_tenant_id_fkey"))?;
         Ok(())
+    }
+
+    async fn insert_login_record(&mut self, record: &LoginRecord) -> Result<(), StoreError> {
+        login_history::insert::<D>(self.conn(), record).await
     }
 
     /// [`StoreError::NotFound`] when the session does not exist (any more) for the tenant.

@@ -4,8 +4,8 @@
 use crate::{Order, StoreError, UpdateOutcome};
 use async_trait::async_trait;
 use svc_domain::{
-    Email, SecretHash, Session, SessionId, TenantId, User, UserId, UserStatus, UserToken,
-    UserTokenPurpose,
+    Email, LoginRecord, LoginRecordId, SecretHash, Session, SessionId, TenantId, User, UserId,
+    UserStatus, UserToken, UserTokenPurpose,
 };
 use time::OffsetDateTime;
 
@@ -89,6 +89,17 @@ pub trait SessionReads {
         user: &UserId,
         now: OffsetDateTime,
     ) -> Result<Vec<Session>, StoreError>;
+
+    /// Up to `limit` records of the user's login history in id (time) `order`, past the
+    /// cursor `after`.
+    async fn login_history(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        after: Option<&LoginRecordId>,
+        order: Order,
+        limit: u32,
+    ) -> Result<Vec<LoginRecord>, StoreError>;
 }
 
 /// Writes of browser sessions.
@@ -96,6 +107,9 @@ pub trait SessionReads {
 pub trait SessionWrites {
     /// Creates a session.
     async fn insert_session(&mut self, session: &Session) -> Result<(), StoreError>;
+
+    /// Appends a record to a person's login history.
+    async fn insert_login_record(&mut self, record: &LoginRecord) -> Result<(), StoreError>;
 
     /// Records use at `now` (`last_seen_at`).
     async fn touch_session(

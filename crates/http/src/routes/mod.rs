@@ -6,5 +6,6 @@ pub mod control_plane;
 mod protocol;
 pub mod token;
 pub mod users;
+mod users_history;
 pub mod webhooks;
 pub mod well_known;

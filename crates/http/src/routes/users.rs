@@ -40,6 +40,7 @@ fn api() -> OpenApiRouter<ApiState> {
         .routes(routes!(suspend))
         .routes(routes!(reactivate))
         .routes(routes!(sessions))
+        .routes(routes!(super::users_history::login_history))
         .routes(routes!(revoke_session))
 }
 
@@ -574,6 +575,12 @@ mod tests {
             ),
             (
                 "/api/v1/tenant-users/{id}/sessions",
+                "get",
+                "users:read",
+                false,
+            ),
+            (
+                "/api/v1/tenant-users/{id}/login-history",
                 "get",
                 "users:read",
                 false,

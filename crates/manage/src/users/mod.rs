@@ -16,6 +16,7 @@
 //! same rules, hasher and links as the sign-in engine, without depending on it.
 
 mod create;
+mod history;
 mod input;
 mod list;
 mod read;
@@ -26,6 +27,7 @@ mod update;
 mod view;
 
 pub use create::create;
+pub use history::{LoginRecordView, login_history};
 pub use input::{MAX_NAME_CHARS, NewUser, UserPatch};
 pub use list::list;
 pub use read::get;

@@ -81,12 +81,31 @@ impl SessionReads for FaultyTx {
     ) -> Result<Vec<Session>, StoreError> {
         self.inner.live_sessions(tenant, user, now).await
     }
+    async fn login_history(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        after: Option<&svc_domain::LoginRecordId>,
+        order: svc_store::Order,
+        limit: u32,
+    ) -> Result<Vec<svc_domain::LoginRecord>, StoreError> {
+        self.inner
+            .login_history(tenant, user, after, order, limit)
+            .await
+    }
 }
 
 #[async_trait]
 impl SessionWrites for FaultyTx {
     async fn insert_session(&mut self, session: &Session) -> Result<(), StoreError> {
         self.inner.insert_session(session).await
+    }
+    async fn insert_login_record(
+        &mut self,
+        record: &svc_domain::LoginRecord,
+    ) -> Result<(), StoreError> {
+        self.check("insert_login_record")?;
+        self.inner.insert_login_record(record).await
     }
     async fn touch_session(
         &mut self,

@@ -8,6 +8,7 @@ mod applications;
 mod audit;
 mod grants;
 mod integrity;
+mod login_history;
 mod migrations;
 mod signing_keys;
 mod tenants;
@@ -18,6 +19,7 @@ pub use applications::*;
 pub use audit::*;
 pub use grants::*;
 pub use integrity::*;
+pub use login_history::*;
 pub use migrations::*;
 pub use signing_keys::*;
 pub use tenants::*;
@@ -98,6 +100,7 @@ macro_rules! conformance_suite {
             users_are_isolated_per_tenant,
             user_updates_apply_only_at_the_revision_read,
             sessions_round_trip_revoke_and_list_live,
+            login_history_pages_per_user_both_ways,
             user_tokens_are_single_use,
             counters_count_in_fixed_windows,
             interactions_expire_and_are_scoped,

@@ -6,6 +6,7 @@
 mod accounts;
 mod captcha;
 mod flow;
+mod history;
 mod security;
 pub(crate) mod support;
 mod tokens;

@@ -1,0 +1,155 @@
+//! A person's login history: one record per sign-in attempt on an existing account (spec
+//! "Second factors and recovery": login history with time, address, user agent, method and
+//! result), shown to the person and to the tenant's administrators. Attempts that name no
+//! account are not anybody's history and are left to the events and the brute-force counters.
+
+use crate::{LoginRecordId, TenantId, UserId};
+use std::fmt;
+use time::OffsetDateTime;
+
+/// Longest user agent kept (longer ones are cut at a character boundary).
+pub const MAX_LOGIN_USER_AGENT_CHARS: usize = 256;
+
+/// One sign-in attempt on an account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginRecord {
+    /// `lgn_…`, time-ordered.
+    pub id: LoginRecordId,
+    /// The tenant of the account.
+    pub tenant_id: TenantId,
+    /// The account the attempt named.
+    pub user_id: UserId,
+    /// When it happened.
+    pub occurred_at: OffsetDateTime,
+    /// How the person tried to sign in.
+    pub method: LoginMethod,
+    /// What came of it.
+    pub result: LoginResult,
+    /// The client address, established through trusted proxies only.
+    pub client_ip: Option<String>,
+    /// The `User-Agent` the browser sent, at most [`MAX_LOGIN_USER_AGENT_CHARS`] characters.
+    pub user_agent: Option<String>,
+}
+
+/// The sign-in methods this version has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginMethod {
+    /// Address and password on the hosted sign-in page.
+    Password,
+}
+
+/// What came of a sign-in attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginResult {
+    /// The person signed in and got a session.
+    Success,
+    /// The password was wrong, or the account may not sign in.
+    InvalidCredentials,
+    /// The account was locked after repeated failures; the password was not checked.
+    Locked,
+}
+
+/// A stored method or result this version does not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownLoginValue(pub String);
+
+impl fmt::Display for UnknownLoginValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown login history value {:?}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownLoginValue {}
+
+impl LoginMethod {
+    /// The wire and storage spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Password => "password",
+        }
+    }
+
+    /// Parses the spelling of [`LoginMethod::as_str`].
+    ///
+    /// # Errors
+    /// [`UnknownLoginValue`] for anything else.
+    pub fn parse(s: &str) -> Result<Self, UnknownLoginValue> {
+        match s {
+            "password" => Ok(Self::Password),
+            _ => Err(UnknownLoginValue(s.to_owned())),
+        }
+    }
+}
+
+impl LoginResult {
+    /// The wire and storage spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::InvalidCredentials => "invalid_credentials",
+            Self::Locked => "locked",
+        }
+    }
+
+    /// Parses the spelling of [`LoginResult::as_str`].
+    ///
+    /// # Errors
+    /// [`UnknownLoginValue`] for anything else.
+    pub fn parse(s: &str) -> Result<Self, UnknownLoginValue> {
+        match s {
+            "success" => Ok(Self::Success),
+            "invalid_credentials" => Ok(Self::InvalidCredentials),
+            "locked" => Ok(Self::Locked),
+            _ => Err(UnknownLoginValue(s.to_owned())),
+        }
+    }
+}
+
+/// A user agent as the history keeps it: at most [`MAX_LOGIN_USER_AGENT_CHARS`] characters,
+/// control characters dropped (it is shown on a page and in JSON), empty as `None`.
+#[must_use]
+pub fn login_user_agent(raw: Option<&str>) -> Option<String> {
+    let kept: String = raw?
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_LOGIN_USER_AGENT_CHARS)
+        .collect();
+    let kept = kept.trim().to_owned();
+    (!kept.is_empty()).then_some(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_round_trip_and_nothing_else_parses() {
+        for r in [
+            LoginResult::Success,
+            LoginResult::InvalidCredentials,
+            LoginResult::Locked,
+        ] {
+            assert_eq!(LoginResult::parse(r.as_str()), Ok(r));
+        }
+        assert_eq!(LoginMethod::parse("password"), Ok(LoginMethod::Password));
+        assert!(LoginResult::parse("Success").is_err());
+        assert!(LoginMethod::parse("passkey").is_err());
+    }
+
+    #[test]
+    fn user_agents_are_cut_and_cleaned() {
+        assert_eq!(login_user_agent(None), None);
+        assert_eq!(login_user_agent(Some("  \u{7}  ")), None);
+        assert_eq!(
+            login_user_agent(Some("Mozilla/5.0\r\nX-Evil: 1")).as_deref(),
+            Some("Mozilla/5.0X-Evil: 1")
+        );
+        let long = "é".repeat(1000);
+        assert_eq!(
+            login_user_agent(Some(&long)).map(|s| s.chars().count()),
+            Some(MAX_LOGIN_USER_AGENT_CHARS)
+        );
+    }
+}
