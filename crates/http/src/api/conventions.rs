@@ -43,6 +43,20 @@ pub fn order(requested: Option<SortOrder>) -> Option<svc_store::Order> {
     requested.map(Into::into)
 }
 
+/// The `after` cursor of a list, parsed into the list's id type; a malformed one is 400 with
+/// `what` saying what it should be ("not a user id").
+///
+/// # Errors
+/// 400 `bad_request` when `raw` is not such an id.
+pub fn after<T, E>(
+    raw: Option<&str>,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+    what: &str,
+) -> Result<Option<T>, Problem> {
+    raw.map(|raw| parse(raw).map_err(|_| Problem::bad_request(format!("after: {what}"))))
+        .transpose()
+}
+
 /// Cursor pagination parameters of every list.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]

@@ -158,13 +158,7 @@ async fn list(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let Query(q) = query.map_err(|e| Problem::bad_request(e.body_text()))?;
-    let after = q
-        .after
-        .as_deref()
-        .map(|raw| {
-            ClientId::parse(raw).map_err(|_| Problem::bad_request("after: not an application id"))
-        })
-        .transpose()?;
+    let after = conventions::after(q.after.as_deref(), ClientId::parse, "not an application id")?;
     let (items, next) = apps::list(
         &state.manage,
         &caller.tenant.tenant.id,
@@ -414,14 +408,11 @@ async fn audit_logs(
         since: instant("since", q.since.as_deref())?,
         until: instant("until", q.until.as_deref())?,
     };
-    let after = q
-        .after
-        .as_deref()
-        .map(|raw| {
-            AuditEntryId::parse(raw)
-                .map_err(|_| Problem::bad_request("after: not an audit entry id"))
-        })
-        .transpose()?;
+    let after = conventions::after(
+        q.after.as_deref(),
+        AuditEntryId::parse,
+        "not an audit entry id",
+    )?;
     let (entries, next) = audit::list_audit(
         &state.manage,
         &caller.tenant.tenant.id,

@@ -149,11 +149,7 @@ async fn list(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let Query(page) = query.map_err(|e| Problem::bad_request(e.body_text()))?;
-    let after = page
-        .after
-        .as_deref()
-        .map(|a| TenantId::parse(a).map_err(|_| Problem::bad_request("after: not a tenant id")))
-        .transpose()?;
+    let after = conventions::after(page.after.as_deref(), TenantId::parse, "not a tenant id")?;
     let (tenants, next) = cp::list_tenants(
         &state.manage,
         after.as_ref(),

@@ -230,11 +230,7 @@ async fn list(
         .as_deref()
         .map(|e| Email::parse(e).map_err(|e| Problem::bad_request(format!("email: {e}"))))
         .transpose()?;
-    let after = q
-        .after
-        .as_deref()
-        .map(|a| UserId::parse(a).map_err(|_| Problem::bad_request("after: not a user id")))
-        .transpose()?;
+    let after = conventions::after(q.after.as_deref(), UserId::parse, "not a user id")?;
     let filter = UserFilter { status, email };
     let (items, next) = users::list(
         &state.manage,
@@ -488,11 +484,7 @@ async fn sessions(
 ) -> Result<Response, Problem> {
     let id = user_id(&id)?;
     let Query(q) = query.map_err(|e| Problem::bad_request(e.body_text()))?;
-    let after = q
-        .after
-        .as_deref()
-        .map(|a| SessionId::parse(a).map_err(|_| Problem::bad_request("after: not a session id")))
-        .transpose()?;
+    let after = conventions::after(q.after.as_deref(), SessionId::parse, "not a session id")?;
     let tenant = &caller.tenant.tenant.id;
     let (sessions, next) = users::list_sessions(
         &state.manage,

@@ -52,14 +52,11 @@ pub(super) async fn login_history(
 ) -> Result<Response, Problem> {
     let id = UserId::parse(&id).map_err(|_| Problem::not_found("no such user"))?;
     let Query(q) = query.map_err(|e| Problem::bad_request(e.body_text()))?;
-    let after = q
-        .after
-        .as_deref()
-        .map(|a| {
-            LoginRecordId::parse(a)
-                .map_err(|_| Problem::bad_request("after: not a login history record id"))
-        })
-        .transpose()?;
+    let after = conventions::after(
+        q.after.as_deref(),
+        LoginRecordId::parse,
+        "not a login history record id",
+    )?;
     let (records, next) = users::login_history(
         &state.manage,
         &caller.tenant.tenant.id,

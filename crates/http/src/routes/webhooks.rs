@@ -168,11 +168,7 @@ async fn list(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let Query(q) = query.map_err(|e| Problem::bad_request(e.body_text()))?;
-    let after = q
-        .after
-        .as_deref()
-        .map(|a| WebhookId::parse(a).map_err(|_| Problem::bad_request("after: not a webhook id")))
-        .transpose()?;
+    let after = conventions::after(q.after.as_deref(), WebhookId::parse, "not a webhook id")?;
     let (items, next) = webhooks::list(
         &state.manage,
         &caller.tenant.tenant.id,
@@ -514,11 +510,7 @@ async fn deliveries(
             })
         })
         .transpose()?;
-    let after = q
-        .after
-        .as_deref()
-        .map(|c| DeliveryId::parse(c).map_err(|_| Problem::bad_request("after: not a delivery id")))
-        .transpose()?;
+    let after = conventions::after(q.after.as_deref(), DeliveryId::parse, "not a delivery id")?;
     let (items, next) = webhooks::list_deliveries(
         &state.manage,
         &caller.tenant.tenant.id,
