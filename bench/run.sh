@@ -14,7 +14,8 @@ usage: bash bench/run.sh [--quick]
 Environment overrides (optional):
   BENCH_DURATION=SECONDS   seconds per load run          BENCH_ROUNDS=N     interleaved rounds
   BENCH_BACKENDS="sqlite postgres"                       BENCH_CONCURRENCY="16 64"
-  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode signin"
+  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode signin signin_totp"
+  BENCH_TOTP_USERS=N       users with a TOTP factor for signin_totp (default: sized to the runs)
   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
   BENCH_ID_TOKEN_ALG=RS256 ID-token algorithm of the code-flow client on both servers (RS256|ES256)
@@ -39,7 +40,7 @@ DURATION=${BENCH_DURATION:-$DURATION}
 ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
 BACKENDS=${BENCH_BACKENDS:-"sqlite postgres"}
 CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
-SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode signin"}
+SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode signin signin_totp"}
 PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SVC_LOG=${BENCH_SVC_LOG:-warn}
 ID_TOKEN_ALG=${BENCH_ID_TOKEN_ALG:-RS256}
@@ -54,7 +55,7 @@ case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 BIN="$TARGET_DIR/release/svc-runtime"
 FLOWS="$TARGET_DIR/release/svc-bench-flows"
 CMDLINE="bash bench/run.sh${*:+ $*}"
-for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_PG_URL BENCH_SVC_LOG BENCH_ID_TOKEN_ALG BENCH_SKIP_BUILD; do
+for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_TOTP_USERS BENCH_PG_URL BENCH_SVC_LOG BENCH_ID_TOKEN_ALG BENCH_SKIP_BUILD; do
   if [ -n "${!v:-}" ]; then CMDLINE="$v='${!v}' $CMDLINE"; fi
 done
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
@@ -73,10 +74,12 @@ PG_DB=""
 log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-# Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; signin exists on svc only.
-is_flow() { case "$1" in refresh|authcode|signin) return 0 ;; *) return 1 ;; esac; }
+# Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; the sign-ins (password, and
+# password + TOTP) exist on svc only.
+is_flow() { case "$1" in refresh|authcode|signin|signin_totp) return 0 ;; *) return 1 ;; esac; }
+is_signin() { case "$1" in signin|signin_totp) return 0 ;; *) return 1 ;; esac; }
 has_scenario() { [[ " $SCENARIOS " == *" $1 "* ]]; }
-peer_runs() { [ "$1" != signin ]; }
+peer_runs() { ! is_signin "$1"; }
 any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && return 0; done; return 1; }
 # Runs with non-2xx answers or socket errors: reported in RESULTS.md, then the harness fails.
 FAILED_RUNS=0
@@ -260,6 +263,37 @@ echo "bench_users=$BENCH_USERS" >>"$META"
 echo "id_token_alg=$ID_TOKEN_ALG" >>"$META"
 BENCH_USER_PASSWORD="bench-pw-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 USER_EMAIL='bench-user-{i}@bench.example'
+# signin_totp signs in as other users, each with a TOTP factor (the password-only flows keep
+# theirs). svc takes one code per factor per 30 s time step, so a user gives two sign-ins at
+# first (steps now and now+1), then one per 30 s (see README). Enough users that the driver never
+# waits for a step during the back-to-back runs of one round: codes needed = the sum over the
+# concurrencies of (sign-ins/s × DURATION + the iterations in flight at the end), at up to 8
+# sign-ins/s per CPU (about 6 measured: Argon2id bounds them); each user gives 2 + one per 30 s of
+# those runs. At least one user per worker, at most 512 (BENCH_TOTP_USERS overrides).
+# Quick mode runs signin_totp at the lowest concurrency only: every user costs two Argon2id
+# hashes (creation, enrolment) and the smoke run keeps its time budget.
+TOTP_EMAIL='bench-totp-{i}@bench.example'
+TOTP_CONCURRENCY=$CONCURRENCY
+if [ "$MODE" = quick ]; then
+  TOTP_CONCURRENCY=$(tr ' ' '\n' <<<"$CONCURRENCY" | grep . | sort -n | head -1)
+fi
+if [ -n "${BENCH_TOTP_USERS:-}" ]; then
+  TOTP_USERS=$BENCH_TOTP_USERS
+else
+  totp_need=0; totp_span=0; TOTP_USERS=1
+  for c in $TOTP_CONCURRENCY; do
+    totp_need=$((totp_need + 8 * $(nproc) * DURATION + c)); totp_span=$((totp_span + DURATION))
+    if [ "$c" -gt "$TOTP_USERS" ]; then TOTP_USERS=$c; fi
+  done
+  totp_per_user=$((2 + totp_span / 30))
+  totp_fit=$(( (totp_need + totp_per_user - 1) / totp_per_user ))
+  if [ "$totp_fit" -gt 512 ]; then totp_fit=512; fi
+  if [ "$totp_fit" -gt "$TOTP_USERS" ]; then TOTP_USERS=$totp_fit; fi
+fi
+# concurrencies SCENARIO: the concurrencies SCENARIO runs at.
+concurrencies() { if [ "$1" = signin_totp ]; then echo "$TOTP_CONCURRENCY"; else echo "$CONCURRENCY"; fi; }
+if has_scenario signin_totp; then echo "totp_users=$TOTP_USERS" >>"$META"; echo "totp_concurrency=$TOTP_CONCURRENCY" >>"$META"; fi
+TOTP_STATE=""
 
 # svc_env BACKEND_DIR DB_URL: environment for every svc-runtime invocation of this backend.
 svc_env() {
@@ -272,6 +306,9 @@ svc_env() {
     # default 20 per 300 s) so the bench is not throttled. Argon2 keeps svc's defaults.
     "SVC_AUTH__PASSWORD_VERIFY_IP_MAX_ATTEMPTS=1000"
     "SVC_AUTH__PASSWORD_VERIFY_IP_WINDOW_SECS=1"
+    # Second factors on (signin_totp enrols its own users; nobody else has a factor, so the
+    # other scenarios sign in with the password alone, as before).
+    "SVC_TWO_FACTOR__ENABLED=true"
   )
 }
 
@@ -312,8 +349,28 @@ start_ours() {
   if any_flow; then provision_ours "$backend"; fi
 }
 
-# provision_ours BACKEND: the code-flow application (first party: no consent) and BENCH_USERS
-# people with a password, through the management API with a client_credentials token.
+# create_users BASE TOKEN EMAIL COUNT: COUNT people with the bench password (EMAIL with {i} = 1..COUNT).
+create_users() {
+  local base=$1 token=$2 email=$3 count=$4
+  # Each creation hashes a password (Argon2id, at most argon2_max_concurrent at once): 4 in flight.
+  local i pids=() codes="$WORK/users.codes"
+  : >"$codes"
+  for i in $(seq 1 "$count"); do
+    curl -s -m 60 -o /dev/null -w '%{http_code}\n' "$base/api/v1/tenant-users" -H "Host: $OURS_HOST" \
+      -H "authorization: Bearer $token" -H 'content-type: application/json' \
+      -d "$(jq -nc --arg e "${email//\{i\}/$i}" --arg p "$BENCH_USER_PASSWORD" '{email: $e, password: $p, name: "Bench User"}')" \
+      >>"$codes" &
+    pids+=($!)
+    if [ "${#pids[@]}" -ge 4 ]; then wait "${pids[@]}"; pids=(); fi
+  done
+  [ "${#pids[@]}" -eq 0 ] || wait "${pids[@]}"
+  local created; created=$(grep -c '^201$' "$codes" || true)
+  [ "$created" = "$count" ] || die "created $created of $count users $email (HTTP codes: $(sort "$codes" | uniq -c | tr '\n' ' '))"
+}
+
+# provision_ours BACKEND: the code-flow application (first party: no consent), BENCH_USERS
+# people with a password and, for signin_totp, TOTP_USERS more (enrolled by the flows driver),
+# through the management API with a client_credentials token.
 provision_ours() {
   local backend=$1 base="http://127.0.0.1:$OURS_PORT" token resp
   token=$(curl -s -m 10 "$base/oauth/token" -H "Host: $OURS_HOST" -H "Authorization: $OURS_AUTH" \
@@ -329,21 +386,13 @@ provision_ours() {
   OURS_CODE_CLIENT_SECRET=$(jq -r '.client_secret // empty' <<<"$resp")
   [ -n "$OURS_CODE_CLIENT_ID" ] && [ -n "$OURS_CODE_CLIENT_SECRET" ] \
     || die "code-flow application creation failed: $(jq -c 'del(.client_secret)' <<<"$resp" 2>/dev/null || echo "$resp")"
-  # Each creation hashes a password (Argon2id, at most argon2_max_concurrent at once): 4 in flight.
-  local i pids=() codes="$WORK/users.codes"
-  : >"$codes"
-  for i in $(seq 1 "$BENCH_USERS"); do
-    curl -s -m 60 -o /dev/null -w '%{http_code}\n' "$base/api/v1/tenant-users" -H "Host: $OURS_HOST" \
-      -H "authorization: Bearer $token" -H 'content-type: application/json' \
-      -d "$(jq -nc --arg e "${USER_EMAIL//\{i\}/$i}" --arg p "$BENCH_USER_PASSWORD" '{email: $e, password: $p, name: "Bench User"}')" \
-      >>"$codes" &
-    pids+=($!)
-    if [ "${#pids[@]}" -ge 4 ]; then wait "${pids[@]}"; pids=(); fi
-  done
-  [ "${#pids[@]}" -eq 0 ] || wait "${pids[@]}"
-  local created; created=$(grep -c '^201$' "$codes" || true)
-  [ "$created" = "$BENCH_USERS" ] || die "created $created of $BENCH_USERS users (HTTP codes: $(sort "$codes" | uniq -c | tr '\n' ' '))"
+  create_users "$base" "$token" "$USER_EMAIL" "$BENCH_USERS"
   log "svc ($backend): code-flow client $OURS_CODE_CLIENT_ID (first party), $BENCH_USERS users"
+  if has_scenario signin_totp; then
+    local t0; t0=$(date +%s)
+    create_users "$base" "$token" "$TOTP_EMAIL" "$TOTP_USERS"
+    log "svc ($backend): $TOTP_USERS users for signin_totp in $(( $(date +%s) - t0 )) s (TOTP enrolled by the driver's first run)"
+  fi
 }
 
 # peer_diagnostics PID PORT: what the machine was doing when the peer did not answer (its state and
@@ -468,7 +517,12 @@ pid_of() { if [ "$1" = ours ]; then echo "$OURS_PID"; else echo "$PEER_PID"; fi;
 # --duration) and FLOW_SECRET = the code-flow client's secret (passed in the environment).
 flow_cmd() {
   local server=$1 scenario=$2
-  if [ "$server" = ours ]; then
+  if [ "$server" = ours ] && [ "$scenario" = signin_totp ]; then
+    # The TOTP keys and spent time steps carry over from run to run against this server.
+    FLOW_CMD=("$FLOWS" signin-totp --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
+      --email "$TOTP_EMAIL" --users "$TOTP_USERS" --totp-state "$TOTP_STATE")
+    FLOW_SECRET=""
+  elif [ "$server" = ours ]; then
     FLOW_CMD=("$FLOWS" "$scenario" --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
       --client-id "$OURS_CODE_CLIENT_ID" --redirect-uri "$REDIRECT_URI" --email "$USER_EMAIL" --users "$BENCH_USERS")
     FLOW_SECRET=$OURS_CODE_CLIENT_SECRET
@@ -480,7 +534,8 @@ flow_cmd() {
 }
 
 # probe_flow SERVER SCENARIO: one worker, one checked iteration (refresh: the rotated token must
-# then be refused); the driver exits non-zero otherwise.
+# then be refused; signin_totp: user 1 enrolled, then 303 to /auth/account with a session after
+# the second factor); the driver exits non-zero otherwise.
 probe_flow() {
   local server=$1 scenario=$2
   local out="$RAW/probe-$server-$scenario.txt"
@@ -490,10 +545,11 @@ probe_flow() {
     || die "$server $scenario probe failed: $(tail -5 "$out")"
   local facts; facts=$(grep -m1 '^PROBE ok' "$out" | cut -d' ' -f3-) || die "$server $scenario probe printed no PROBE line"
   log "$server $scenario probe: $facts"
-  if [ "$scenario" != signin ] && [[ "$facts" != *"access_token=ES256"* ]]; then
+  if is_signin "$scenario"; then return 0; fi
+  if [[ "$facts" != *"access_token=ES256"* ]]; then
     log "warning: $server $scenario access token is not ES256 ($facts)"
   fi
-  if [ "$scenario" != signin ] && [[ "$facts" != *"id_token=$ID_TOKEN_ALG"* ]]; then
+  if [[ "$facts" != *"id_token=$ID_TOKEN_ALG"* ]]; then
     die "$server $scenario probe: the ID token is not $ID_TOKEN_ALG ($facts)"
   fi
 }
@@ -569,8 +625,19 @@ run_one() {
   local rps=$(( requests * 1000000 / (duration_us > 0 ? duration_us : 1) ))
   local cpu_us=$(( (c1 - c0) * 1000000 / CLK_TCK / (requests > 0 ? requests : 1) ))
   local db_us=$(( db_ticks * 1000000 / CLK_TCK / (requests > 0 ? requests : 1) ))
-  local unit=req; [ "$scenario" = authcode ] && unit=flow
+  local unit=req; [ "$scenario" = authcode ] && unit=flow; is_signin "$scenario" && unit=sign-in
   log "$backend r$round $scenario c=$conc $server: ${rps} $unit/s p50 $((p50_us))us p99 $((p99_us))us cpu ${cpu_us}us/$unit (+db ${db_us}us) non2xx=$non2xx sockerr=$sockerr"
+  if [ "$scenario" = signin_totp ]; then
+    # Iterations that found no user with a time step to spend waited (untimed) instead of
+    # replaying; any wait means too few users for this machine's sign-in rate.
+    local users=0 waits=0 waited_ms=0
+    eval "$(grep -m1 '^TOTP ' "$rawfile" | sed 's/^TOTP //' || true)"
+    [ -e "$RAW/totp.tsv" ] || printf 'backend\tconc\tround\tusers\twaits\twaited_ms\n' >"$RAW/totp.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$backend" "$conc" "$round" "$users" "$waits" "$waited_ms" >>"$RAW/totp.tsv"
+    if [ "$waits" != 0 ]; then
+      log "warning: signin_totp c=$conc: $waits iteration(s) waited $waited_ms ms in total for a TOTP time step ($users users; raise BENCH_TOTP_USERS)"
+    fi
+  fi
   if [ "$non2xx" != 0 ] || [ "$sockerr" != 0 ]; then
     FAILED_RUNS=$((FAILED_RUNS + 1))
     log "ERROR: $non2xx non-2xx answers, $sockerr socket errors ($backend $server $scenario c=$conc; see $rawfile)"
@@ -597,6 +664,8 @@ bench_backend() {
       ;;
     *) die "unknown backend $backend" ;;
   esac
+  TOTP_STATE="$WORK/totp-$backend.tsv"
+  rm -f "$TOTP_STATE"
   start_ours "$backend" "$db_url"
   start_peer "$backend"
 
@@ -631,7 +700,7 @@ bench_backend() {
       # The raw Argon2id rate is taken right before the backend's first sign-in run (both servers
       # idle), so that it sees the same machine as the sign-ins it is compared with.
       if [ "$scenario" = signin ] && [ "$round" = 1 ]; then argon2_raw "$backend"; fi
-      for conc in $CONCURRENCY; do
+      for conc in $(concurrencies "$scenario"); do
         run_one "$backend" ours "$scenario" "$conc" "$round"
         if peer_runs "$scenario"; then run_one "$backend" peer "$scenario" "$conc" "$round"; fi
       done

@@ -2,7 +2,7 @@
 # Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs) and the API
 # reference gates (crates/runtime/tests/it/openapi.rs) need: Debian's Chromium, the Node packages
 # of interop/package-lock.json (openid-client, jose, playwright-core), a Python venv with
-# interop/authlib/requirements.txt (authlib, requests, PyJWT) and one with
+# interop/authlib/requirements.txt (authlib, requests, PyJWT, pyotp) and one with
 # interop/api/requirements.txt (schemathesis, openapi-spec-validator).
 # Idempotent and quick when everything is already in place; safe to run any number of times.
 set -euo pipefail
@@ -67,7 +67,8 @@ python_venv() {
     echo "$want" >"$pystamp"
   fi
 }
-# authlib, requests, PyJWT: the Python relying party (interop/authlib/rp.py).
+# authlib, requests, PyJWT, pyotp: the Python relying party (interop/authlib/rp.py, mfa.py); a
+# changed requirements.txt (a new pin) reinstalls into the existing venv.
 python_venv interop/authlib
 # schemathesis and openapi-spec-validator: the API reference checked against the live server.
 python_venv interop/api

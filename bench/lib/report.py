@@ -16,9 +16,10 @@ SCENARIO_NAMES = {
     "refresh": "refresh-token rotation",
     "authcode": "authorization-code flow (authorize → token) — **flows/s**, per flow",
     "signin": "password sign-in (GET + POST /auth/sign-in) — sign-ins/s",
+    "signin_totp": "password + TOTP sign-in (GET + POST /auth/sign-in, GET + POST /auth/second-factor) — sign-ins/s",
 }
-ORDER = ["token", "introspect", "jwks", "discovery", "refresh", "authcode", "signin"]
-FLOWS = {"refresh", "authcode", "signin"}
+ORDER = ["token", "introspect", "jwks", "discovery", "refresh", "authcode", "signin", "signin_totp"]
+FLOWS = {"refresh", "authcode", "signin", "signin_totp"}
 # Targets from the benchmark issue: measured and reported, never asserted.
 TARGETS = [("refresh", "postgres", 2000, "refresh-token rotation on PostgreSQL ≥ 2,000 rotations/s"),
            ("authcode", "postgres", 1000, "authorization-code flow on PostgreSQL ≥ 1,000 flows/s")]
@@ -71,9 +72,19 @@ def read_argon(path):
     return rates
 
 
+def read_totp(path):
+    """Rows of totp.tsv (signin_totp runs: users, waits for a time step), if any."""
+    try:
+        with open(path) as f:
+            return list(csv.DictReader(f, delimiter="\t"))
+    except FileNotFoundError:
+        return []
+
+
 def main(raw, out):
     meta = read_meta(f"{raw}/meta.env")
     argon = read_argon(f"{raw}/argon2.tsv")
+    totp = read_totp(f"{raw}/totp.tsv")
     clk = int(meta.get("clk_tck", "100"))
     cells = defaultdict(list)
     with open(f"{raw}/runs.tsv") as f:
@@ -122,8 +133,8 @@ def main(raw, out):
              "(Δ utime+stime of the server process ÷ completed requests); ratio = ours ÷ peer req/s "
              "(> 1 means svc is faster); CPU ratio = ours ÷ peer CPU per request (< 1 means svc is cheaper). "
              "For the flow rows a \"request\" is one iteration of the flow: one rotation, one whole authorization-code "
-             "flow (2 HTTP requests), one sign-in (2 HTTP requests); latency and CPU are per iteration. "
-             "Password sign-in runs on svc only (\"—\" for the peer, which has no password sign-in).")
+             "flow (2 HTTP requests), one sign-in (2 HTTP requests; with TOTP 4); latency and CPU are per iteration. "
+             "The sign-ins run on svc only (\"—\" for the peer, which has neither password sign-in nor second factors).")
     L.append("")
 
     for b in backends:
@@ -173,6 +184,7 @@ def main(raw, out):
         L.append("")
 
     L.extend(argon_section(meta, argon, cells, backends))
+    L.extend(totp_section(meta, totp, cells, backends))
     L.extend(targets_section(meta, argon, cells))
 
     L.append("## Notes")
@@ -197,6 +209,15 @@ def main(raw, out):
              "303. Iterations still in flight when the window (and the CPU sample) closes finish uncounted. ID tokens are "
              f"{meta.get('id_token_alg', 'RS256')} on both sides (`BENCH_ID_TOKEN_ALG`), access tokens ES256 JWTs; svc's client is first party (no consent), the peer "
              "remembers a Grant.")
+    if totp:
+        L.append("- Password + TOTP sign-in (`signin_totp`): svc runs with `SVC_TWO_FACTOR__ENABLED=true` (for every "
+                 "scenario; only these users have a factor). Its own users (`bench-totp-<i>`, "
+                 f"{meta.get('totp_users', '?')} of them) are enrolled once by the driver, not measured (password "
+                 "sign-in, TOTP setup, confirmation with the current code). An iteration is a new browser: "
+                 "`GET /auth/sign-in` → `POST` email + password → 303 `/auth/second-factor` (challenge cookie, no "
+                 "session) → `GET /auth/second-factor` → `POST` the code → 303 `/auth/account` with the session "
+                 "cookie. svc takes one code per factor per 30 s step, later steps only, so each iteration takes a user "
+                 "no other iteration holds whose next unspent step is at most now+1, and uses it (see bench/README.md).")
     L.append("- Password sign-in: svc runs with `SVC_AUTH__PASSWORD_VERIFY_IP_MAX_ATTEMPTS=1000` and "
              "`SVC_AUTH__PASSWORD_VERIFY_IP_WINDOW_SECS=1` (all load comes from one IP) and its default Argon2id "
              "parameters; one user per worker of the highest concurrency.")
@@ -249,6 +270,45 @@ def argon_section(meta, argon, cells, backends):
             ratios = " | ".join(f"{rps / argon[b][t]['rate']:.0%}" if t in argon.get(b, {}) else "n/a"
                                 for t in threads)
             L.append(f"| {backend_name(b)} | {c} | {rps:.1f} | {ratios} |")
+    L.append("")
+    return L
+
+
+def totp_section(meta, totp, cells, backends):
+    """Password + TOTP sign-in beside password-only sign-in: rate, latency, CPU per sign-in."""
+    rows = []
+    for b in backends:
+        pg = b == "postgres"
+        for c in sorted({c for (bb, s, c, _) in cells if bb == b and s == "signin_totp"}):
+            t = cells.get((b, "signin_totp", c, "ours"), [])
+            p = cells.get((b, "signin", c, "ours"), [])
+            trps, tcpu = med([r["rps"] for r in t]), med([r["cpu"] + (r["db"] if pg else 0) for r in t])
+            tlat = f"{fmt_ms(med([r['p50'] for r in t]))} / {fmt_ms(med([r['p99'] for r in t]))}"
+            if p:
+                prps, pcpu = med([r["rps"] for r in p]), med([r["cpu"] + (r["db"] if pg else 0) for r in p])
+                plat = f"{fmt_ms(med([r['p50'] for r in p]))} / {fmt_ms(med([r['p99'] for r in p]))}"
+                rows.append(f"| {backend_name(b)} | {c} | {prps:.1f} | {trps:.1f} | {trps / prps:.2f}× | {plat} | {tlat} "
+                            f"| {pcpu:,.0f} | {tcpu:,.0f} | {tcpu - pcpu:+,.0f} |")
+            else:
+                rows.append(f"| {backend_name(b)} | {c} | — | {trps:.1f} | — | — | {tlat} | — | {tcpu:,.0f} | — |")
+    if not rows:
+        return []
+    L = ["## Password + TOTP sign-in against password-only sign-in", "",
+         "Sign-ins/s, p50 / p99 ms per sign-in and server CPU µs per sign-in (on PostgreSQL with its backends' CPU) "
+         "of the two sign-in scenarios, from the same backend's runs; Δ CPU is what the second step adds (two more "
+         "HTTP requests, the challenge, the code check and the write that spends its time step). Both are bound by "
+         "the Argon2id verification of the password step.", "",
+         "| backend | conc | password sign-ins/s | password + TOTP sign-ins/s | ratio | password p50 / p99 ms "
+         "| + TOTP p50 / p99 ms | password CPU µs/sign-in | + TOTP CPU µs/sign-in | Δ CPU µs |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
+    waited = [r for r in totp if r.get("waits", "0") != "0"]
+    users = meta.get("totp_users", "?")
+    if waited:
+        L.append(f"**Waits for a TOTP time step** ({users} users; the sign-ins/s above are lower for it): " + "; ".join(
+            f"{backend_name(r['backend'])} c={r['conc']} round {r['round']}: {r['waits']} waits, {r['waited_ms']} ms"
+            for r in waited))
+    elif totp:
+        L.append(f"No iteration waited for a TOTP time step ({users} enrolled users).")
     L.append("")
     return L
 

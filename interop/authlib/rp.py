@@ -23,6 +23,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -154,8 +155,11 @@ class Browser:
         check(form["method"] == "post", f"the form posts with {form['method']}, not post")
         return self.http.post(action, data=data, allow_redirects=False, timeout=TIMEOUT)
 
-    def authorize(self, url: str, email: str, password: str) -> str:
-        """Runs the hosted interaction until the server redirects to the client; returns that URL."""
+    def authorize(self, url: str, email: str | None, password: str | None,
+                  second_factor: Callable[[], str] | None = None) -> str:
+        """Runs the hosted interaction until the server redirects to the client; returns that URL.
+        `second_factor` gives the code when the second-factor page asks for one (interop/authlib/
+        mfa.py); without it that page fails the check, like a sign-in page without `email`."""
         client_url, page = self._follow(self.http.get(url, allow_redirects=False, timeout=TIMEOUT))
         for _ in range(6):
             if client_url is not None:
@@ -164,6 +168,7 @@ class Browser:
             forms = [f for f in parse_forms(page.text) if f["method"] == "post"]
             if path == "/auth/sign-in":
                 check("sign-in" not in self.pages, f"sign-in refused: {snippet(page)}")
+                check(email is not None, f"a sign-in page where none was expected: {snippet(page)}")
                 self.pages.append("sign-in")
                 form = next((f for f in forms if any(n == "password" for n, _ in f["inputs"])), None)
                 check(form is not None, f"no sign-in form with a password input: {snippet(page)}")
@@ -185,6 +190,17 @@ class Browser:
                 for hidden in ("csrf", "interaction"):
                     check(hidden in names, f"the consent form has no input {hidden!r}: {names}")
                 response = self.submit(page, form, {}, button)
+            elif path == "/auth/second-factor":
+                check("second-factor" not in self.pages, f"second factor refused: {snippet(page)}")
+                check(second_factor is not None, f"a second factor was asked for: {snippet(page)}")
+                self.pages.append("second-factor")
+                form = next((f for f in forms if any(n == "code" for n, _ in f["inputs"])), None)
+                check(form is not None, f"no second-factor form with a code input: {snippet(page)}")
+                names = [n for n, _ in form["inputs"]]
+                for hidden in ("csrf", "interaction"):
+                    check(hidden in names, f"the second-factor form has no input {hidden!r}: {names}")
+                button = form["buttons"][0] if form["buttons"] else None
+                response = self.submit(page, form, {"code": second_factor()}, button)
             else:
                 raise CheckFailed(f"unexpected page in the interaction: {snippet(page)}")
             client_url, page = self._follow(response)

@@ -1,8 +1,9 @@
-// Driving svc's hosted pages in Chromium: the sign-in form, the consent form, and the final
-// redirect to a client. No callback server: the redirect to the client is observed as the
-// browser's request for it (Chromium follows a redirect chain without giving `route` handlers the
-// later hops, so the `request` event is what sees them); a route on the client's origin answers
-// anything the browser does load from there directly, so nothing ever leaves the machine.
+// Driving svc's hosted pages in Chromium: the sign-in form, the second-factor form, the consent
+// form, and the final redirect to a client. No callback server: the redirect to the client is
+// observed as the browser's request for it (Chromium follows a redirect chain without giving
+// `route` handlers the later hops, so the `request` event is what sees them); a route on the
+// client's origin answers anything the browser does load from there directly, so nothing ever
+// leaves the machine.
 import { CheckFailed, check } from './common.mjs';
 
 const NAV_TIMEOUT_MS = 30_000;
@@ -151,16 +152,33 @@ export async function submitConsent(page, watch, decision = 'allow') {
   return act(page, watch, () => button.click());
 }
 
+/** Fills and submits the hosted second-factor form (contract: input `code`, hidden `csrf`). */
+export async function submitSecondFactor(page, watch, code) {
+  const form = page.locator('form[method="post" i]', { has: page.locator('input[name="code"]') });
+  check((await form.count()) === 1, `no second-factor form with a code input on ${await describePage(page)}`);
+  check((await form.locator('input[name="csrf"]').count()) === 1, 'the second-factor form has no hidden input "csrf"');
+  await form.locator('input[name="code"]').fill(code);
+  return act(page, watch, () => form.locator('button[type="submit"], input[type="submit"]').first().click());
+}
+
 /**
- * Navigates to `url` (an authorization or end-session request) and answers the hosted pages
- * until the browser is sent to a URL starting with `clientPrefix`. Returns
- * `{ url, pages }` where `pages` lists the hosted pages seen ('sign-in', 'consent', 'end-session').
+ * Navigates to `url` (an authorization or end-session request; `null`: carry on from the page
+ * the browser shows) and answers the hosted pages until the browser is sent to a URL starting
+ * with `clientPrefix`. `secondFactor` (optional) gives the code the second-factor page asks
+ * for. Returns `{ url, pages }` where `pages` lists the hosted pages seen ('sign-in',
+ * 'second-factor', 'consent', 'end-session').
  */
-export async function runInteraction(context, page, url, clientPrefix, { email, password, consent = 'allow' } = {}) {
+export async function runInteraction(
+  context,
+  page,
+  url,
+  clientPrefix,
+  { email, password, consent = 'allow', secondFactor } = {},
+) {
   const watch = await watchClient(context, clientPrefix);
   const pages = [];
   try {
-    let outcome = await act(page, watch, () => page.goto(url, { timeout: NAV_TIMEOUT_MS }));
+    let outcome = url === null ? 'page' : await act(page, watch, () => page.goto(url, { timeout: NAV_TIMEOUT_MS }));
     for (let round = 0; outcome !== 'client'; round += 1) {
       check(round < 6, `the interaction did not reach the client after ${round} pages: ${await describePage(page)}`);
       const current = new URL(page.url());
@@ -172,6 +190,14 @@ export async function runInteraction(context, page, url, clientPrefix, { email, 
         check(email !== undefined, `a sign-in page was shown where none was expected: ${await describePage(page)}`);
         pages.push('sign-in');
         outcome = await submitSignIn(page, watch, { email, password });
+      } else if (current.pathname === '/auth/second-factor') {
+        if (pages.includes('second-factor')) {
+          const alert = await alertText(page);
+          throw new CheckFailed(`the second factor was refused: ${alert || (await describePage(page))}`);
+        }
+        check(secondFactor !== undefined, `a second factor was asked for: ${await describePage(page)}`);
+        pages.push('second-factor');
+        outcome = await submitSecondFactor(page, watch, await secondFactor());
       } else if (current.pathname === '/auth/consent') {
         check(!pages.includes('consent'), `the consent page was shown twice: ${await describePage(page)}`);
         pages.push('consent');

@@ -1,7 +1,8 @@
-//! The three flows, their per-worker setup, the measured closed loop and the probe.
+//! The flows, their per-worker setup, the measured closed loop and the probe.
 
-use crate::http::{Agent, Failure, Target, answer};
+use crate::http::{Agent, Failure, Reply, Target, answer};
 use crate::stats::Tally;
+use crate::totp::{self, Key, Lease, Pool};
 use crate::{FlowArgs, Kind, Server};
 use anyhow::{Context, anyhow, bail};
 use base64::Engine;
@@ -23,6 +24,9 @@ static LOGGED: AtomicUsize = AtomicUsize::new(0);
 /// Redirects a setup flow may follow (the peer's login and consent interactions).
 const SETUP_HOPS: usize = 8;
 
+/// TOTP enrolments in flight at once (each starts with a password sign-in: one Argon2id).
+const ENROL_PARALLEL: usize = 8;
+
 /// A worker's state: its agent (cookies: the browser session) and, for refresh, its token.
 struct Worker {
     index: usize,
@@ -37,6 +41,8 @@ struct Flow {
     target: Arc<Target>,
     redirect_uri: Url,
     args: FlowArgs,
+    /// signin-totp: the enrolled users and their time steps.
+    totp: Option<Arc<Pool>>,
 }
 
 fn random_b64<const N: usize>() -> String {
@@ -70,6 +76,14 @@ fn hidden_field<'a>(html: &'a str, name: &str) -> Option<&'a str> {
     html.get(start..start + len)
 }
 
+/// The text of the `<dd>` right after `<dt>{label}</dt>`.
+fn detail<'a>(html: &'a str, label: &str) -> Option<&'a str> {
+    let marker = format!("<dt>{label}</dt><dd>");
+    let start = html.find(&marker)? + marker.len();
+    let len = html.get(start..)?.find("</dd>")?;
+    html.get(start..start + len)
+}
+
 fn json(body: &str, what: &str) -> Result<Value, Failure> {
     serde_json::from_str(body).map_err(|e| answer(format!("{what}: not JSON ({e})")))
 }
@@ -89,44 +103,203 @@ impl Flow {
         }
     }
 
-    fn email(&self, index: usize) -> String {
-        let n = index % self.args.users.max(1) + 1;
+    /// The address of user number `n` (1-based).
+    fn user_email(&self, n: usize) -> String {
         self.args.email.replace("{i}", &n.to_string())
     }
 
-    /// svc's hosted sign-in: GET the page (CSRF cookie + hidden field), POST the credentials,
-    /// expect 303 and a session cookie.
-    async fn ours_sign_in(&self, w: &mut Worker) -> Result<(), Failure> {
+    /// The user of worker `index`.
+    fn email(&self, index: usize) -> String {
+        self.user_email(index % self.args.users.max(1) + 1)
+    }
+
+    /// The hidden `csrf` field of a page, checked against the CSRF cookie.
+    fn csrf(agent: &Agent, page: &Reply, what: &str) -> Result<String, Failure> {
+        let field = hidden_field(&page.body, "csrf")
+            .ok_or_else(|| answer(format!("{what}: no csrf field")))?;
+        if agent.cookie("svc_csrf") != Some(field) {
+            return Err(answer(format!(
+                "{what}: the csrf cookie does not match the field"
+            )));
+        }
+        Ok(field.to_owned())
+    }
+
+    /// svc's hosted sign-in form: GET the page (CSRF cookie + hidden field), POST the
+    /// credentials of `email`; the 303 answer.
+    async fn password_step(&self, agent: &mut Agent, email: &str) -> Result<Reply, Failure> {
         let url = self.target.url("/auth/sign-in")?;
-        let page = w
-            .agent
+        let page = agent
             .get(url.clone())
             .await?
             .expect(&[200], "GET /auth/sign-in")?;
-        let field = hidden_field(&page.body, "csrf")
-            .ok_or_else(|| answer("GET /auth/sign-in: no csrf field"))?
-            .to_owned();
-        if w.agent.cookie("svc_csrf") != Some(field.as_str()) {
-            return Err(answer(
-                "GET /auth/sign-in: the csrf cookie does not match the field",
-            ));
-        }
-        let email = self.email(w.index);
-        w.agent
+        let field = Self::csrf(agent, &page, "GET /auth/sign-in")?;
+        agent
             .post(
                 url,
                 &[
                     ("csrf", &field),
-                    ("email", &email),
+                    ("email", email),
                     ("password", &self.args.password),
                 ],
                 false,
             )
             .await?
-            .expect(&[303], "POST /auth/sign-in")?;
+            .expect(&[303], "POST /auth/sign-in")
+    }
+
+    /// svc's hosted sign-in as the worker's user: expect 303 and a session cookie.
+    async fn ours_sign_in(&self, w: &mut Worker) -> Result<(), Failure> {
+        let email = self.email(w.index);
+        self.password_step(&mut w.agent, &email).await?;
         if w.agent.cookie("svc_session").is_none() {
             return Err(answer("POST /auth/sign-in: 303 without a session cookie"));
         }
+        Ok(())
+    }
+
+    /// Password, then the second factor, as the lease's user with the code of its step:
+    /// GET + POST /auth/sign-in → 303 /auth/second-factor (a challenge cookie, no session) →
+    /// GET + POST /auth/second-factor → 303 /auth/account with a session cookie.
+    async fn totp_sign_in(&self, w: &mut Worker, lease: &Lease) -> Result<(), Failure> {
+        let email = self.user_email(lease.user);
+        let first = self.password_step(&mut w.agent, &email).await?;
+        if first.location.as_deref() != Some("/auth/second-factor") {
+            return Err(answer(format!(
+                "POST /auth/sign-in ({email}): 303 to {:?}, expected /auth/second-factor",
+                first.location
+            )));
+        }
+        if w.agent.cookie("svc_session").is_some() || w.agent.cookie("svc_mfa").is_none() {
+            return Err(answer(
+                "POST /auth/sign-in: expected a challenge cookie and no session",
+            ));
+        }
+        let url = self.target.url("/auth/second-factor")?;
+        let page = w
+            .agent
+            .get(url.clone())
+            .await?
+            .expect(&[200], "GET /auth/second-factor")?;
+        let field = Self::csrf(&w.agent, &page, "GET /auth/second-factor")?;
+        let what = format!(
+            "POST /auth/second-factor ({email}, step {}, now {})",
+            lease.step,
+            totp::current_step()
+        );
+        let done = w
+            .agent
+            .post(url, &[("csrf", &field), ("code", &lease.code())], false)
+            .await?
+            .expect(&[303], &what)?;
+        if done.location.as_deref() != Some("/auth/account") {
+            return Err(answer(format!(
+                "{what}: 303 to {:?}, expected /auth/account",
+                done.location
+            )));
+        }
+        if w.agent.cookie("svc_session").is_none() {
+            return Err(answer(format!("{what}: 303 without a session cookie")));
+        }
+        Ok(())
+    }
+
+    /// Enrols user `user` (not measured): a password sign-in (no second factor yet), a TOTP
+    /// authenticator set up on /auth/account/two-factor and confirmed with the current code.
+    /// Returns its key and the step of that code (spent).
+    async fn enrol(&self, user: usize) -> Result<(Key, u64), Failure> {
+        let mut agent = Agent::new(self.target.clone());
+        let email = self.user_email(user);
+        let signed_in = self.password_step(&mut agent, &email).await?;
+        if signed_in.location.as_deref() != Some("/auth/account")
+            || agent.cookie("svc_session").is_none()
+        {
+            return Err(answer(format!(
+                "{email}: the password sign-in went to {:?} without a session (enrolled by an \
+                 earlier run? give every run against one server the same --totp-state)",
+                signed_in.location
+            )));
+        }
+        let url = self.target.url("/auth/account/two-factor")?;
+        let page = agent
+            .get(url.clone())
+            .await?
+            .expect(&[200], "GET /auth/account/two-factor")?;
+        let field = Self::csrf(&agent, &page, "GET /auth/account/two-factor")?;
+        let setup = agent
+            .post(url.clone(), &[("csrf", &field), ("action", "setup")], false)
+            .await?
+            .expect(&[200], "POST /auth/account/two-factor action=setup")?;
+        let key = detail(&setup.body, "Key")
+            .ok_or_else(|| answer("TOTP setup page: no <dt>Key</dt>"))
+            .and_then(|shown| {
+                Key::parse(shown).map_err(|e| answer(format!("TOTP setup page: {e:#}")))
+            })?;
+        let factor = hidden_field(&setup.body, "factor")
+            .ok_or_else(|| answer("TOTP setup page: no factor field"))?
+            .to_owned();
+        let field = Self::csrf(&agent, &setup, "TOTP setup page")?;
+        let step = totp::current_step();
+        let confirmed = agent
+            .post(
+                url,
+                &[
+                    ("csrf", &field),
+                    ("factor", &factor),
+                    ("action", "confirm"),
+                    ("code", &key.code(step)),
+                ],
+                false,
+            )
+            .await?
+            .expect(&[200], "POST /auth/account/two-factor action=confirm")?;
+        if !confirmed.body.contains("<code>") {
+            return Err(answer("TOTP confirmed without backup codes shown"));
+        }
+        Ok((key, step))
+    }
+
+    /// Enrols users 1..=`count` that the pool has no key for, `ENROL_PARALLEL` at a time, and
+    /// saves the pool (also when an enrolment failed, to keep the ones that went through).
+    async fn enrol_missing(self: &Arc<Self>, pool: &Pool, count: usize) -> anyhow::Result<()> {
+        let missing = pool.missing(count);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let mut queue = missing.iter().copied();
+        let mut tasks = JoinSet::new();
+        let spawn = |tasks: &mut JoinSet<_>, user: usize| {
+            let flow = self.clone();
+            tasks.spawn(async move { (user, flow.enrol(user).await) });
+        };
+        for user in queue.by_ref().take(ENROL_PARALLEL) {
+            spawn(&mut tasks, user);
+        }
+        let mut failure = None;
+        while let Some(joined) = tasks.join_next().await {
+            let (user, outcome) = joined.context("an enrolment task died")?;
+            match outcome {
+                Ok((key, step)) => pool.enrolled(user, key, step),
+                Err(f) => {
+                    failure.get_or_insert_with(|| anyhow!("enrolling user {user}: {f}"));
+                }
+            }
+            if failure.is_none()
+                && let Some(user) = queue.next()
+            {
+                spawn(&mut tasks, user);
+            }
+        }
+        pool.save()?;
+        if let Some(failure) = failure {
+            return Err(failure);
+        }
+        eprintln!(
+            "enrolled {} TOTP user(s) in {:.1} s",
+            missing.len(),
+            started.elapsed().as_secs_f64()
+        );
         Ok(())
     }
 
@@ -278,7 +451,7 @@ impl Flow {
             Server::Peer => SETUP_HOPS,
         };
         match self.kind {
-            Kind::Signin => {}
+            Kind::Signin | Kind::SigninTotp => {}
             Kind::Authcode => {
                 // ours: a first-party application, so the session is all it takes; peer: the
                 // first flow goes through login and consent, which the peer then remembers.
@@ -309,8 +482,8 @@ impl Flow {
         Ok(w)
     }
 
-    /// One measured iteration.
-    async fn iterate(&self, w: &mut Worker) -> Result<(), Failure> {
+    /// One measured iteration (signin-totp: as the lease's user).
+    async fn iterate(&self, w: &mut Worker, lease: Option<&Lease>) -> Result<(), Failure> {
         match self.kind {
             Kind::Refresh => self.rotate(w).await.map(drop),
             Kind::Authcode => self.code_flow(w, "openid", None, 1).await.map(drop),
@@ -318,6 +491,11 @@ impl Flow {
                 // A new browser each time: no cookies, a fresh CSRF token, a new session.
                 w.agent.clear_cookies();
                 self.ours_sign_in(w).await
+            }
+            Kind::SigninTotp => {
+                let lease = lease.ok_or_else(|| answer("signin-totp without a user"))?;
+                w.agent.clear_cookies();
+                self.totp_sign_in(w, lease).await
             }
         }
     }
@@ -328,11 +506,23 @@ impl Flow {
     async fn work(self: Arc<Self>, mut w: Worker, deadline: Instant) -> Tally {
         let mut tally = Tally::default();
         loop {
+            if Instant::now() >= deadline {
+                break;
+            }
+            // signin-totp: a user with a time step to spend (waiting, untimed, if none is).
+            let lease = match &self.totp {
+                Some(pool) => match pool.take(self.args.users, deadline).await {
+                    Some(lease) => Some(lease),
+                    None => break,
+                },
+                None => None,
+            };
             let t0 = Instant::now();
             if t0 >= deadline {
                 break;
             }
-            let outcome = self.iterate(&mut w).await;
+            let outcome = self.iterate(&mut w, lease.as_ref()).await;
+            drop(lease);
             let done = Instant::now();
             if done > deadline {
                 break;
@@ -411,8 +601,29 @@ impl Flow {
                 )
             }
             Kind::Signin => {
-                self.iterate(&mut w).await.map_err(|f| anyhow!("{f}"))?;
+                self.iterate(&mut w, None)
+                    .await
+                    .map_err(|f| anyhow!("{f}"))?;
                 "status=303 session_cookie=yes".to_owned()
+            }
+            Kind::SigninTotp => {
+                let pool = self
+                    .totp
+                    .as_ref()
+                    .ok_or_else(|| anyhow!("signin-totp without a pool"))?;
+                let lease = pool
+                    .take(1, Instant::now() + Duration::from_secs(90))
+                    .await
+                    .ok_or_else(|| anyhow!("user 1 had no TOTP step to spend within 90 s"))?;
+                let step = lease.step;
+                self.iterate(&mut w, Some(&lease))
+                    .await
+                    .map_err(|f| anyhow!("{f}"))?;
+                format!(
+                    "second_factor=totp status=303 location=/auth/account session_cookie=yes \
+                     step={step} now={}",
+                    totp::current_step()
+                )
             }
         };
         println!("PROBE ok {facts}");
@@ -442,13 +653,16 @@ async fn wait_at_gate(gate: &std::path::Path) -> anyhow::Result<()> {
 }
 
 pub(crate) async fn run(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
-    if kind == Kind::Signin && args.server != Server::Ours {
-        bail!("signin is svc's hosted page only (the peer has no password sign-in)");
+    let signs_in = matches!(kind, Kind::Signin | Kind::SigninTotp);
+    if signs_in && args.server != Server::Ours {
+        bail!(
+            "signin and signin-totp are svc's hosted pages only (the peer has no password sign-in)"
+        );
     }
-    if kind != Kind::Signin && (args.client_id.is_empty() || args.client_secret.is_empty()) {
+    if !signs_in && (args.client_id.is_empty() || args.client_secret.is_empty()) {
         bail!("--client-id and --client-secret are required");
     }
-    if (kind == Kind::Signin || args.server == Server::Ours) && args.password.is_empty() {
+    if (signs_in || args.server == Server::Ours) && args.password.is_empty() {
         bail!("--password (or BENCH_USER_PASSWORD) is required");
     }
     let target = Arc::new(Target::new(
@@ -458,15 +672,34 @@ pub(crate) async fn run(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
         &args.client_secret,
         Duration::from_secs(args.timeout),
     )?);
+    let totp = match kind {
+        Kind::SigninTotp => Some(Arc::new(Pool::load(args.totp_state.as_deref())?)),
+        _ => None,
+    };
     let flow = Arc::new(Flow {
         kind,
         server: args.server,
         target,
         redirect_uri: Url::parse(&args.redirect_uri).context("--redirect-uri")?,
         args,
+        totp,
     });
+    // signin-totp: every user the run may sign in as has an authenticator (the probe uses
+    // user 1 only). Not measured: this happens before the gate.
+    if let Some(pool) = &flow.totp {
+        let count = if flow.args.probe {
+            1
+        } else {
+            flow.args.users.max(1)
+        };
+        flow.enrol_missing(pool, count).await?;
+    }
     if flow.args.probe {
-        return flow.probe().await;
+        let outcome = flow.probe().await;
+        if let Some(pool) = &flow.totp {
+            pool.save()?;
+        }
+        return outcome;
     }
 
     let concurrency = flow.args.concurrency.max(1);
@@ -501,5 +734,10 @@ pub(crate) async fn run(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
     // Only iterations that ended within the window are counted.
     total.elapsed = deadline - start;
     total.print();
+    // The steps spent by this run (in flight at the end too) stay spent for the next one.
+    if let Some(pool) = &flow.totp {
+        pool.save()?;
+        println!("{}", pool.summary(flow.args.users.max(1)));
+    }
     Ok(())
 }

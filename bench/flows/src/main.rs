@@ -1,6 +1,7 @@
 //! `svc-bench-flows`: the load driver `bench/run.sh` uses for the scenarios that take more than
 //! one request — refresh-token rotation, the authorization-code flow with an existing browser
-//! session, password sign-in — and for the raw Argon2id rate of svc's default parameters.
+//! session, password sign-in, password sign-in with a TOTP second factor — and for the raw
+//! Argon2id rate of svc's default parameters.
 //!
 //! Every load subcommand sets up its workers first (not measured), optionally waits at a gate so
 //! that `run.sh` can sample the server's CPU time after the setup, runs `--concurrency` workers
@@ -17,6 +18,7 @@ mod argon;
 mod flows;
 mod http;
 mod stats;
+mod totp;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -40,6 +42,12 @@ enum Command {
     /// Password sign-in on svc's hosted page: GET /auth/sign-in (CSRF cookie and field), then
     /// POST email + password expecting 303. Each iteration starts without cookies.
     Signin(FlowArgs),
+    /// Password sign-in with a TOTP second factor on svc's hosted pages: GET + POST
+    /// /auth/sign-in (303 to /auth/second-factor), GET + POST /auth/second-factor with the
+    /// current code (303 to /auth/account with a session). Each iteration starts without
+    /// cookies; users are enrolled once (`--totp-state`) and never replay a time step.
+    #[command(name = "signin-totp", alias = "signin_totp")]
+    SigninTotp(FlowArgs),
     /// Raw Argon2id hash rate with svc's default `[auth]` parameters on `--threads` threads.
     Argon2(Argon2Args),
     /// Prints svc's default Argon2 parameters as `key=value` lines (for run.sh).
@@ -107,6 +115,10 @@ struct FlowArgs {
     /// Set up one worker, run one checked iteration and print a `PROBE` line instead of loading.
     #[arg(long)]
     probe: bool,
+    /// signin-totp: file that keeps the users' TOTP keys and spent time steps between runs
+    /// against one server (created when missing; users without a key are enrolled first).
+    #[arg(long)]
+    totp_state: Option<PathBuf>,
     /// Tokio worker threads of the driver (1 = a single-threaded runtime, like `wrk -t1`).
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -131,6 +143,7 @@ enum Kind {
     Refresh,
     Authcode,
     Signin,
+    SigninTotp,
 }
 
 fn main() -> ExitCode {
@@ -144,6 +157,7 @@ fn main() -> ExitCode {
         Command::Refresh(args) => run_flow(Kind::Refresh, args),
         Command::Authcode(args) => run_flow(Kind::Authcode, args),
         Command::Signin(args) => run_flow(Kind::Signin, args),
+        Command::SigninTotp(args) => run_flow(Kind::SigninTotp, args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,8 +8,8 @@ use crate::settings::{AuthnSettings, ClientInfo, span, std_span};
 use std::fmt;
 use std::sync::Arc;
 use svc_domain::{
-    ACR_PASSWORD, Clock, Email, GeneratedSecret, NewPasswordError, Password, PasswordHash,
-    Passwords, Rng, SecretHash, Session, SessionId, TenantId, User, UserToken, UserTokenPurpose,
+    Clock, Email, GeneratedSecret, NewPasswordError, Password, PasswordHash, Passwords, Rng,
+    SecretHash, Session, SessionId, TenantId, User, UserToken, UserTokenPurpose,
 };
 use svc_store::{Store, StoreError, WriteTx};
 use time::OffsetDateTime;
@@ -19,7 +19,7 @@ pub const SESSION_COOKIE_PREFIX: &str = "ses_s_";
 /// Longest user agent kept on a session, in characters.
 pub const MAX_USER_AGENT_CHARS: usize = 256;
 /// The `amr` value of a password sign-in (RFC 8176 §2).
-pub const AMR_PASSWORD: &str = "pwd";
+pub const AMR_PASSWORD: &str = svc_domain::AMR_PASSWORD;
 
 /// A person just signed in: their new session, who they are, and the cookie value to set.
 #[derive(Clone)]
@@ -53,6 +53,8 @@ pub struct Authn {
     pub(crate) settings: AuthnSettings,
     /// The CAPTCHA, when the deployment has one ([`Authn::with_captcha`]).
     pub(crate) captcha: Option<crate::captcha::Captcha>,
+    /// Second factors, when `[two_factor]` is on ([`Authn::with_two_factor`]).
+    pub(crate) two_factor: Option<crate::two_factor::TwoFactorSettings>,
 }
 
 impl fmt::Debug for Authn {
@@ -62,6 +64,7 @@ impl fmt::Debug for Authn {
             .field("passwords", &self.passwords)
             .field("settings", &self.settings)
             .field("captcha", &self.captcha)
+            .field("two_factor", &self.two_factor)
             .finish_non_exhaustive()
     }
 }
@@ -86,6 +89,7 @@ impl Authn {
             outbox: Outbox::new(mailer),
             settings,
             captcha: None,
+            two_factor: None,
         }
     }
 
@@ -207,12 +211,14 @@ impl Authn {
         self.outbox.settled().await;
     }
 
-    /// A new session for `user`, and its cookie value.
+    /// A new session for `user` that proved `amr` and reached `acr`, and its cookie value.
     pub(crate) fn new_session(
         &self,
         user: &User,
         client: &ClientInfo,
         now: OffsetDateTime,
+        amr: Vec<String>,
+        acr: String,
     ) -> (Session, String) {
         let secret = GeneratedSecret::generate(SESSION_COOKIE_PREFIX, self.rng.as_ref());
         let session = Session {
@@ -222,9 +228,8 @@ impl Authn {
             secret_hash: secret.hash,
             created_at: now,
             auth_time: now,
-            amr: vec![AMR_PASSWORD.to_owned()],
-            // A password alone is assurance level 1 (the `acr` of the ID tokens it leads to).
-            acr: Some(ACR_PASSWORD.to_owned()),
+            amr,
+            acr: Some(acr),
             expires_at: now + span(self.settings.session_lifetime),
             last_seen_at: now,
             revoked_at: None,
@@ -235,6 +240,47 @@ impl Authn {
             ip: client.ip.map(|ip| ip.to_string()),
         };
         (session, secret.plaintext)
+    }
+
+    /// After a failure counted in `failures` (`count`, the counter's `key`): the
+    /// `brute_force_max_attempts`-th within the window locks `lock` for the lockout, clears the
+    /// failures and records `security.brute_force.detected` of `scope`. The address stays out
+    /// of logs.
+    pub(crate) async fn lock_when_exceeded(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &TenantId,
+        (count, failures, lock): (u32, &str, &str),
+        (user, scope): (Option<svc_domain::UserId>, svc_domain::BruteForceScope),
+        client: &ClientInfo,
+        now: OffsetDateTime,
+    ) -> Result<(), AuthnError> {
+        if count < self.settings.brute_force_max_attempts {
+            return Ok(());
+        }
+        tx.hit_counter(lock, now, span(self.settings.brute_force_lockout))
+            .await?;
+        tx.clear_counter(failures).await?;
+        let data = svc_domain::EventData::BruteForceDetected {
+            user_id: user,
+            scope,
+            locked_for_secs: self.settings.brute_force_lockout.as_secs(),
+            client_ip: client.ip.map(|ip| ip.to_string()),
+        };
+        self.record_event(
+            tx,
+            tenant,
+            svc_domain::EventType::SecurityBruteForceDetected,
+            data,
+        )
+        .await?;
+        tracing::warn!(
+            tenant_id = %tenant,
+            event = "security.brute_force.detected",
+            scope = ?scope,
+            "locked after repeated failures"
+        );
+        Ok(())
     }
 
     /// Counts one hit on the per-IP counter `key` and refuses once more than `max` hits fell

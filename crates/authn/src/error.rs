@@ -53,6 +53,33 @@ pub enum AuthnError {
     /// The link is unknown, used, expired or for something else (one answer for all).
     #[error("this link is not valid; it may have expired or been used already")]
     InvalidLink,
+    /// The code (TOTP or backup code) is wrong, was used already, or is not current. One
+    /// answer for all.
+    #[error("the code is not correct")]
+    InvalidCode,
+    /// The second step of a sign-in is unknown, used or expired: start again from the
+    /// password.
+    #[error("this sign-in has expired; sign in again")]
+    ChallengeExpired,
+    /// The password was right and a second factor is owed (only [`crate::Authn::sign_in`]
+    /// answers this; the hosted pages get the challenge).
+    #[error("a second factor is required")]
+    SecondFactorRequired,
+    /// Second factors are not enabled in this deployment (`[two_factor]`).
+    #[error("second factors are not enabled")]
+    TwoFactorOff,
+    /// The person has no confirmed second factor to give.
+    #[error("no second factor is set up for this account")]
+    NoSecondFactor,
+    /// This change to the person's factors needs a session verified with a second factor.
+    #[error("confirm with your second factor first")]
+    StepUpRequired,
+    /// No such factor or pending enrolment of this person (or it expired).
+    #[error("this authenticator is not known or its setup expired; start again")]
+    UnknownFactor,
+    /// A TOTP authenticator is already set up; remove it first.
+    #[error("an authenticator app is already set up; remove it first")]
+    AlreadyEnrolled,
     /// No such user in this tenant (another tenant's user looks the same).
     #[error("no such user")]
     UnknownUser,

@@ -10,7 +10,8 @@
 //! - [`Mailer`] / [`LogMailer`] / [`SmtpMailer`]: outgoing mail, sent in the background by an
 //!   [`Outbox`], worded by a [`MailTexts`] catalogue;
 //! - [`Authn`]: the use cases — sign-in with brute-force limits, sessions, sign-up, email
-//!   verification, password reset, invitations.
+//!   verification, password reset, invitations, and second factors (TOTP, backup codes,
+//!   the second step of a sign-in and step-up to `urn:svc:aal2`).
 //!
 //! Time, randomness, storage, passwords and mail are all handed in ([`Authn::new`]); the runtime
 //! builds them from `[auth]`, `[email]`, `[hibp]` and `[captcha]` (this crate never reads
@@ -39,6 +40,7 @@
 
 mod breached;
 mod captcha;
+mod devices;
 mod engine;
 mod error;
 mod links;
@@ -49,12 +51,14 @@ mod sign_in;
 mod sign_up;
 mod smtp;
 mod texts;
+mod two_factor;
 
 pub use breached::{FailMode, HibpClient, HibpClientError, HibpSettings};
 pub use captcha::{
     CaptchaAction, CaptchaAnswer, CaptchaCheck, CaptchaError, CaptchaProvider, CaptchaSettings,
     CaptchaVerdict, CaptchaVerifier, MAX_CAPTCHA_TOKEN_BYTES,
 };
+pub use devices::{AdaptiveSettings, DEVICE_COOKIE_PREFIX};
 pub use engine::{AMR_PASSWORD, Authn, MAX_USER_AGENT_CHARS, SESSION_COOKIE_PREFIX, SignedIn};
 pub use error::AuthnError;
 pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer, Outbox};
@@ -62,3 +66,7 @@ pub use settings::{AuthnSettings, ClientInfo};
 pub use sign_up::{MAX_NAME_CHARS, SignUpFields, clean_name};
 pub use smtp::{SmtpMailer, SmtpSettings};
 pub use texts::MailTexts;
+pub use two_factor::{
+    CHALLENGE_COOKIE_PREFIX, Confirmed, ENROLMENT_LIFETIME, FactorStatus, PendingFactor,
+    SignInStep, TotpEnrolment, TwoFactorSettings,
+};

@@ -277,7 +277,14 @@ impl Authn {
             .await?;
         tx.invalidate_user_tokens(&tenant.id, &user.id, UserTokenPurpose::Invitation, now)
             .await?;
-        let (session, cookie_value) = self.new_session(&user, client, now);
+        // A new account has no second factor yet: a password alone, assurance level 1.
+        let (session, cookie_value) = self.new_session(
+            &user,
+            client,
+            now,
+            vec![svc_domain::AMR_PASSWORD.to_owned()],
+            svc_domain::ACR_AAL1.to_owned(),
+        );
         tx.insert_session(&session).await?;
         tx.commit().await?;
         Ok(SignedIn {

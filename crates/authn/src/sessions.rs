@@ -1,5 +1,5 @@
-//! Browser sessions after sign-in: resolving a cookie, signing out, and the list of a person's
-//! live sessions with revocation of one of them.
+//! Browser sessions after sign-in: resolving a cookie, signing out, the list of a person's
+//! live sessions with revocation of one of them, and their login history.
 //!
 //! A session signs its person in only while it is live (not revoked, not expired) and the
 //! person is `active`: suspending or removing a user kills their sessions even before the
@@ -90,6 +90,21 @@ impl Authn {
         };
         self.record_event(tx, &tenant.id, EventType::Logout, data)
             .await
+    }
+
+    /// The newest `limit` records of the user's login history, newest first.
+    pub async fn login_history(
+        &self,
+        tenant: &Tenant,
+        user: &UserId,
+        limit: u32,
+    ) -> Result<Vec<svc_domain::LoginRecord>, AuthnError> {
+        let mut tx = self.store.read_once().await?;
+        let records = tx
+            .login_history(&tenant.id, user, None, svc_store::Order::Descending, limit)
+            .await?;
+        tx.finish().await?;
+        Ok(records)
     }
 
     /// The user's live sessions, newest first.

@@ -58,6 +58,18 @@ pub struct ClientInfo {
     pub ip: Option<std::net::IpAddr>,
     /// `User-Agent` header (truncated to 256 characters when stored).
     pub user_agent: Option<String>,
+    /// The browser's device cookie (`dvc_…`), which recognises it across sign-ins.
+    pub device: Option<String>,
+}
+
+impl ClientInfo {
+    /// The stored form of the device cookie, when it is one of ours.
+    pub(crate) fn device_hash(&self) -> Option<svc_domain::SecretHash> {
+        self.device
+            .as_deref()
+            .filter(|d| d.starts_with(crate::DEVICE_COOKIE_PREFIX) && d.len() <= 64)
+            .map(svc_domain::SecretHash::of)
+    }
 }
 
 /// `std` to `time` durations, saturating (configured values are far below the limit).

@@ -22,9 +22,11 @@ use crate::captcha::CaptchaAnswer;
 use crate::engine::{Authn, SignedIn, keys};
 use crate::error::AuthnError;
 use crate::settings::{ClientInfo, span, std_span};
+use crate::two_factor::SignInStep;
 use svc_domain::{
-    BruteForceScope, Email, EventData, EventType, LoginFailureReason, LoginMethod, LoginRecord,
-    LoginRecordId, LoginResult, Password, Tenant, User, UserId, login_user_agent,
+    ACR_AAL1, AMR_PASSWORD, BruteForceScope, Email, EventData, EventType, LoginFailureReason,
+    LoginMethod, LoginRecord, LoginRecordId, LoginResult, Password, Tenant, User, UserId,
+    login_user_agent,
 };
 use time::OffsetDateTime;
 
@@ -37,7 +39,9 @@ impl Authn {
     /// limits apply to unknown addresses too.
     ///
     /// With a CAPTCHA ([`Authn::with_captcha`]) a sign-in that needs one fails here with
-    /// [`AuthnError::CaptchaRequired`]: the hosted pages use [`Authn::sign_in_with_captcha`].
+    /// [`AuthnError::CaptchaRequired`], and a person with a second factor gets
+    /// [`AuthnError::SecondFactorRequired`]: the hosted pages use
+    /// [`Authn::sign_in_with_captcha`], which hands out the second step.
     pub async fn sign_in(
         &self,
         tenant: &Tenant,
@@ -45,14 +49,23 @@ impl Authn {
         password: &str,
         client: &ClientInfo,
     ) -> Result<SignedIn, AuthnError> {
-        self.sign_in_with_captcha(tenant, email, password, client, CaptchaAnswer::default())
-            .await
+        match self
+            .sign_in_with_captcha(tenant, email, password, client, CaptchaAnswer::default())
+            .await?
+        {
+            SignInStep::Done(signed_in) => Ok(*signed_in),
+            SignInStep::SecondFactor(_) => Err(AuthnError::SecondFactorRequired),
+        }
     }
 
     /// [`Authn::sign_in`] carrying the form's CAPTCHA answer. When the account or the address
     /// has had [`crate::CaptchaSettings::after_failed_sign_ins`] recent failures, the CAPTCHA
     /// is checked first, before any limit is counted or any password verified: a missing or
     /// refused one writes nothing.
+    ///
+    /// A correct password of a person with a confirmed second factor creates no session: it
+    /// answers [`SignInStep::SecondFactor`] with the challenge to complete
+    /// ([`Authn::complete_second_factor`]).
     ///
     /// Errors: as [`Authn::sign_in`]; [`AuthnError::CaptchaRequired`],
     /// [`AuthnError::CaptchaFailed`], [`AuthnError::CaptchaUnavailable`].
@@ -63,7 +76,7 @@ impl Authn {
         password: &str,
         client: &ClientInfo,
         captcha: CaptchaAnswer<'_>,
-    ) -> Result<SignedIn, AuthnError> {
+    ) -> Result<SignInStep, AuthnError> {
         self.check_sign_in_captcha(tenant, email, captcha, client)
             .await?;
         let now = self.now();
@@ -190,48 +203,35 @@ impl Authn {
         let data = EventData::LoginFailed {
             user_id: user.clone(),
             reason: LoginFailureReason::InvalidCredentials,
-            client_ip: client_ip.clone(),
+            client_ip,
         };
         self.record_event(tx.as_mut(), &tenant.id, EventType::LoginFailure, data)
             .await?;
         self.count_ip_failure(tx.as_mut(), tenant, client, now)
             .await?;
-        if failures.count >= self.settings.brute_force_max_attempts {
-            tx.hit_counter(&keys::account_lock(&tenant.id, email), now, lockout)
-                .await?;
-            tx.clear_counter(&failures_key).await?;
-            let data = EventData::BruteForceDetected {
-                user_id: user,
-                scope: BruteForceScope::Account,
-                locked_for_secs: self.settings.brute_force_lockout.as_secs(),
-                client_ip,
-            };
-            self.record_event(
-                tx.as_mut(),
-                &tenant.id,
-                EventType::SecurityBruteForceDetected,
-                data,
-            )
-            .await?;
-            // The address stays out of logs.
-            tracing::warn!(
-                tenant_id = %tenant.id,
-                event = "security.brute_force.detected",
-                "account locked after repeated failed sign-ins"
-            );
-        }
+        let lock = keys::account_lock(&tenant.id, email);
+        self.lock_when_exceeded(
+            tx.as_mut(),
+            &tenant.id,
+            (failures.count, &failures_key, &lock),
+            (user, BruteForceScope::Account),
+            client,
+            now,
+        )
+        .await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// Creates the session of a verified sign-in, unless the account changed meanwhile.
+    /// Creates the session of a verified sign-in, unless the account changed meanwhile; or,
+    /// for a person with a second factor, the challenge of the second step instead.
     async fn complete_sign_in(
         &self,
         tenant: &Tenant,
         email: &Email,
         user: &User,
         client: &ClientInfo,
-    ) -> Result<SignedIn, AuthnError> {
+    ) -> Result<SignInStep, AuthnError> {
         let now = self.now();
         let mut tx = self.store.write().await?;
         // Suspended, removed or given a new password while we hashed: the check we made is
@@ -242,8 +242,39 @@ impl Authn {
         }) else {
             return Err(AuthnError::InvalidCredentials);
         };
-        tx.clear_counter(&keys::account_failures(&tenant.id, email))
-            .await?;
+        let failures_key = keys::account_failures(&tenant.id, email);
+        // Read (before this success clears them) only where adaptive step-up scores them.
+        let failures = if self.adaptive_on() {
+            tx.counter(&failures_key, now).await?.map_or(0, |c| c.count)
+        } else {
+            0
+        };
+        tx.clear_counter(&failures_key).await?;
+        // A password alone is assurance level 1 (the `acr` of the ID tokens it leads to); a
+        // trusted browser of a person with a second factor stands in for the code.
+        let mut trusted_browser = false;
+        if self.owes_second_factor(tx.as_mut(), &current).await? {
+            let browser = self.browser(tx.as_mut(), &current, client).await?;
+            let skip = self
+                .trusted_skip(
+                    tx.as_mut(),
+                    tenant,
+                    &current,
+                    &browser,
+                    (client, failures),
+                    now,
+                )
+                .await?;
+            if !skip {
+                let pending = self
+                    .open_challenge(tx.as_mut(), tenant, &current, client, now)
+                    .await?;
+                tx.commit().await?;
+                return Ok(SignInStep::SecondFactor(pending));
+            }
+            trusted_browser = true;
+        }
+        let first_sign_in = current.last_sign_in_at.is_none();
         current.last_sign_in_at = Some(now);
         // Changed since read in this transaction (a concurrent suspension, say): the same refusal.
         let outcome = tx
@@ -252,32 +283,80 @@ impl Authn {
         if outcome == svc_store::UpdateOutcome::Stale {
             return Err(AuthnError::InvalidCredentials);
         }
-        let (session, cookie_value) = self.new_session(&current, client, now);
+        let (amr, acr, method) = if trusted_browser {
+            (
+                vec![AMR_PASSWORD.to_owned(), svc_domain::AMR_MFA.to_owned()],
+                svc_domain::ACR_AAL2,
+                LoginMethod::PasswordTrustedDevice,
+            )
+        } else {
+            (
+                vec![AMR_PASSWORD.to_owned()],
+                ACR_AAL1,
+                LoginMethod::Password,
+            )
+        };
+        let (session, cookie_value) = self.new_session(&current, client, now, amr, acr.to_owned());
         tx.insert_session(&session).await?;
-        let record = self.login_record(&tenant.id, &current.id, LoginResult::Success, client, now);
+        let record = self.login_record_by(
+            &tenant.id,
+            &current.id,
+            (method, LoginResult::Success),
+            client,
+            now,
+        );
         tx.insert_login_record(&record).await?;
         let data = EventData::LoginSucceeded {
             user_id: current.id.clone(),
             session_id: session.id.clone(),
-            method: "password".into(),
+            method: if trusted_browser {
+                "password+trusted_device".into()
+            } else {
+                "password".into()
+            },
             client_ip: client.ip.map(|ip| ip.to_string()),
         };
         self.record_event(tx.as_mut(), &tenant.id, EventType::LoginSuccess, data)
             .await?;
+        let mail = self
+            .remember_browser(
+                tx.as_mut(),
+                tenant,
+                (&current, first_sign_in),
+                client,
+                false,
+                now,
+            )
+            .await?;
         tx.commit().await?;
-        Ok(SignedIn {
+        if let Some(mail) = mail {
+            self.deliver(mail);
+        }
+        Ok(SignInStep::Done(Box::new(SignedIn {
             session,
             user: current,
             cookie_value,
-        })
+        })))
     }
 
-    /// The login-history record of a password attempt on `user`'s account.
-    fn login_record(
+    /// The login-history record of a sign-in attempt on `user`'s account.
+    pub(crate) fn login_record(
         &self,
         tenant: &svc_domain::TenantId,
         user: &UserId,
         result: LoginResult,
+        client: &ClientInfo,
+        now: OffsetDateTime,
+    ) -> LoginRecord {
+        self.login_record_by(tenant, user, (LoginMethod::Password, result), client, now)
+    }
+
+    /// The login-history record of an attempt by `method` on `user`'s account.
+    pub(crate) fn login_record_by(
+        &self,
+        tenant: &svc_domain::TenantId,
+        user: &UserId,
+        (method, result): (LoginMethod, LoginResult),
         client: &ClientInfo,
         now: OffsetDateTime,
     ) -> LoginRecord {
@@ -286,7 +365,7 @@ impl Authn {
             tenant_id: tenant.clone(),
             user_id: user.clone(),
             occurred_at: now,
-            method: LoginMethod::Password,
+            method,
             result,
             client_ip: client.ip.map(|ip| ip.to_string()),
             user_agent: login_user_agent(client.user_agent.as_deref()),

@@ -33,6 +33,12 @@ pub struct MailTexts {
     pub sign_up_notice_subject: &'static str,
     /// Body of that notice (`{tenant}`, `{email}`, `{issuer}`).
     pub sign_up_notice_body: &'static str,
+    /// Subject of the notice of a sign-in from a new browser (`{tenant}`).
+    pub new_device_subject: &'static str,
+    /// Body of that notice (`{tenant}`, `{email}`, `{browser}`, `{address}`, `{time}`).
+    pub new_device_body: &'static str,
+    /// Stands for a browser or address the service does not know.
+    pub unknown: &'static str,
     /// Units of a link's lifetime, singular then plural: day, hour, minute.
     pub units: [(&'static str, &'static str); 3],
 }
@@ -58,6 +64,13 @@ pub(crate) static EN: MailTexts = MailTexts {
                           {issuer}/auth/sign-in, or reset your password at \
                           {issuer}/auth/forgot-password.\n\nIf it was not you, you can ignore \
                           this message: nothing changed on your account.",
+    new_device_subject: "New sign-in to {tenant}",
+    new_device_body: "Your account {email} on {tenant} was just signed in to from a browser \
+                      it was not used from before:\n\nBrowser: {browser}\nAddress: \
+                      {address}\nTime: {time}\n\nIf it was you, there is nothing to do. If it \
+                      was not, change your password now and sign out the sessions you do not \
+                      recognise from your account page.",
+    unknown: "unknown",
     units: [("day", "days"), ("hour", "hours"), ("minute", "minutes")],
 };
 
@@ -124,6 +137,42 @@ impl MailTexts {
             to: to.clone(),
             subject: fill(self.sign_up_notice_subject, &values),
             text: fill(self.sign_up_notice_body, &values),
+            link: None,
+        }
+    }
+}
+
+impl MailTexts {
+    /// The notice of a sign-in from a browser not seen for the person before. It carries no
+    /// link: a mail that asks to click is what phishing looks like.
+    pub(crate) fn new_device_notice(
+        &self,
+        to: &Email,
+        tenant_name: &str,
+        browser: Option<&str>,
+        address: Option<&str>,
+        at: time::OffsetDateTime,
+    ) -> Mail {
+        let at = at.to_offset(time::UtcOffset::UTC);
+        let time = format!(
+            "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute()
+        );
+        let values = [
+            ("tenant", tenant_name),
+            ("email", to.as_str()),
+            ("browser", browser.unwrap_or(self.unknown)),
+            ("address", address.unwrap_or(self.unknown)),
+            ("time", time.as_str()),
+        ];
+        Mail {
+            to: to.clone(),
+            subject: fill(self.new_device_subject, &values),
+            text: fill(self.new_device_body, &values),
             link: None,
         }
     }

@@ -13,10 +13,10 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::model::{
-    AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig, EmailConfig,
-    EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig, OpenApiConfig,
-    PoolOverride, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig,
-    WebhooksConfig,
+    AdaptiveMfaConfig, AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig,
+    EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig,
+    OpenApiConfig, PoolOverride, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig,
+    TwoFactorConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -307,6 +307,8 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         LogDelivery,
         CaptchaConfig,
         HibpConfig,
+        TwoFactorConfig,
+        AdaptiveMfaConfig,
         JwtConfig,
         OidcConfig,
         SecurityConfig,

@@ -99,14 +99,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
     ),
     section("anonymous", "anonymous users are not built yet"),
     section(
-        "two_factor",
-        "two-factor authentication (TOTP, backup codes, security keys) is not built yet",
-    ),
-    section(
-        "adaptive_mfa",
-        "risk-based step-up authentication is not built yet",
-    ),
-    section(
         "challenge",
         "proof-of-work and interactive challenges are not built yet",
     ),

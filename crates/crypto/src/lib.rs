@@ -1,6 +1,6 @@
 //! Cryptography for svc: JWS signing of our JWTs (ES256, EdDSA, RS256), public JWKs and the
 //! JWKS document with RFC 7638 thumbprints as `kid`s, envelope encryption of private signing
-//! keys at rest, the pure key-rotation policy, the webhook signature suite, and Argon2id for
+//! keys at rest, TOTP and the sealing and hashing of second factors, the pure key-rotation policy, the webhook signature suite, and Argon2id for
 //! human passwords.
 //!
 //! Everything here is synchronous and does no IO: no clock (the rotation planner takes `now`),
@@ -12,6 +12,7 @@
 pub mod digest;
 mod envelope;
 mod error;
+mod factor;
 mod jwk;
 mod jws;
 mod key;
@@ -21,6 +22,7 @@ mod webhook;
 
 pub use envelope::{SealedKey, open_private_key, seal_private_key, sealed_key_aad};
 pub use error::CryptoError;
+pub use factor::{FactorKey, TOTP_SECRET_BYTES, TOTP_STEP_SECS, TotpSecret};
 pub use jwk::{Jwks, PublicJwk};
 pub use jws::{VerifiedJws, verify_jwt_signature};
 pub use key::SigningKey;

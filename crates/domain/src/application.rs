@@ -124,6 +124,10 @@ pub struct Application {
     pub jwks_uri: Option<String>,
     /// The tenant's management application, created with the tenant; it cannot be deleted.
     pub is_management: bool,
+    /// The least assurance every authorization for it must reach: an `acr` of
+    /// [`crate::ACR_LEVELS`] ([`crate::ACR_AAL1`] or [`crate::ACR_AAL2`], compared with
+    /// [`crate::acr_rank`]); `None` demands nothing beyond the deployment's own policy.
+    pub minimum_acr: Option<String>,
     /// Creation time.
     pub created_at: OffsetDateTime,
     /// Last change.

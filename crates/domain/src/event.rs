@@ -7,8 +7,8 @@
 //! so signatures over retries cover the same body.
 
 use crate::{
-    ClientId, Clock, DeliveryId, EventId, RefreshFamilyId, Rng, SessionId, TenantId, UserId,
-    WebhookId,
+    ClientId, Clock, DeliveryId, EventId, FactorId, RefreshFamilyId, Rng, SessionId, TenantId,
+    UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -69,12 +69,20 @@ catalog! {
     TokenRevoked = "auth.token.revoked", emitted: true;
     /// A person consented to an application's scopes.
     ConsentGranted = "auth.consent.granted", emitted: true;
-    /// A second factor was requested.
-    MfaChallenge = "auth.mfa.challenge", emitted: false;
-    /// A second factor was verified.
-    MfaVerify = "auth.mfa.verify", emitted: false;
-    /// Risk-based step-up was triggered.
-    AdaptiveMfaTriggered = "auth.adaptive_mfa.triggered", emitted: false;
+    /// A second factor was asked for: after a correct password, or to step up a session.
+    MfaChallenge = "auth.mfa.challenge", emitted: true;
+    /// A second factor (a TOTP code or a backup code) was verified.
+    MfaVerify = "auth.mfa.verify", emitted: true;
+    /// A person confirmed a new second factor (a TOTP authenticator).
+    MfaEnrolled = "auth.mfa.enrolled", emitted: true;
+    /// A second factor was removed, by its person or by an administrator.
+    MfaRemoved = "auth.mfa.removed", emitted: true;
+    /// A new set of backup codes was generated (the previous set stopped working).
+    MfaBackupCodesGenerated = "auth.mfa.backup_codes.generated", emitted: true;
+    /// A sign-in on a trusted browser was found risky: the second factor was asked for anyway.
+    AdaptiveMfaTriggered = "auth.adaptive_mfa.triggered", emitted: true;
+    /// A person signed in from a browser never seen for them (they were mailed).
+    DeviceNew = "auth.device.new", emitted: true;
     /// A person was invited (an invitation link was mailed).
     TenantUserInvited = "tenant_user.invited", emitted: true;
     /// A person became able to sign in (created with a password, signed up, accepted an
@@ -211,6 +219,8 @@ pub enum LoginFailureReason {
     Locked,
     /// The client address made too many attempts.
     RateLimited,
+    /// The password was right but the second factor (TOTP or backup code) was wrong.
+    InvalidSecondFactor,
 }
 
 /// Why a browser session ended.
@@ -255,6 +265,8 @@ pub enum RevocationReason {
 pub enum BruteForceScope {
     /// Failures against one account (known or not) locked it.
     Account,
+    /// Wrong second-factor codes locked the account's second factors.
+    SecondFactor,
 }
 
 /// The typed payload (`data`) of each event this version emits.
@@ -348,6 +360,64 @@ pub enum EventData {
         locked_for_secs: u64,
         /// The client address of the attempt that tripped it.
         client_ip: Option<String>,
+    },
+    /// `auth.mfa.challenge`
+    MfaChallenged {
+        /// Who is asked.
+        user_id: UserId,
+        /// `sign_in` (after the password) or `step_up` (an existing session needs more).
+        reason: String,
+        /// The client address, through trusted proxies only.
+        client_ip: Option<String>,
+    },
+    /// `auth.mfa.verify`
+    MfaVerified {
+        /// Who.
+        user_id: UserId,
+        /// The session the verification created or raised.
+        session_id: SessionId,
+        /// `totp` or `backup_code`.
+        method: String,
+        /// Unused backup codes left, after a backup code was used.
+        backup_codes_remaining: Option<u32>,
+    },
+    /// `auth.mfa.enrolled`, `auth.mfa.removed`
+    FactorChanged {
+        /// Whose factor.
+        user_id: UserId,
+        /// The factor.
+        factor_id: FactorId,
+        /// `totp`.
+        kind: String,
+        /// Who made the change: `user:usr_…` or `client:app_…`.
+        actor: String,
+    },
+    /// `auth.adaptive_mfa.triggered`
+    AdaptiveMfaTriggered {
+        /// Who was signing in.
+        user_id: UserId,
+        /// The risk score reached.
+        score: u32,
+        /// The signals that scored: `new_ip`, `failure_burst`.
+        signals: Vec<String>,
+        /// The client address, through trusted proxies only.
+        client_ip: Option<String>,
+    },
+    /// `auth.device.new`
+    NewDevice {
+        /// Who signed in.
+        user_id: UserId,
+        /// The browser (`User-Agent`, at most 256 characters).
+        user_agent: Option<String>,
+        /// The client address, through trusted proxies only.
+        client_ip: Option<String>,
+    },
+    /// `auth.mfa.backup_codes.generated`
+    BackupCodesGenerated {
+        /// Whose codes.
+        user_id: UserId,
+        /// How many the new set holds.
+        count: u32,
     },
     /// `tenant_user.*` and `admin.user.created`
     TenantUser {

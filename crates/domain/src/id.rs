@@ -106,6 +106,12 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies a person's second factor (`mfa_…`), e.g. one TOTP authenticator.
+    FactorId,
+    "mfa_"
+);
+
+prefixed_id!(
     /// Identifies a tenant user, a person who signs in (`usr_…`). Email is an attribute, never
     /// the key.
     UserId,

@@ -9,6 +9,7 @@ mod application;
 mod audit;
 mod clock;
 mod event;
+mod factor;
 mod id;
 mod keys;
 mod login;
@@ -29,8 +30,14 @@ pub use event::{
     BruteForceScope, Event, EventData, EventType, LoginFailureReason, LogoutReason,
     RevocationReason, RevokedTokenKind,
 };
+pub use factor::{
+    ACR_AAL1, ACR_AAL2, ACR_LEVELS, AMR_MFA, AMR_OTP, AMR_PASSWORD, BACKUP_CODE_CHARS,
+    BACKUP_CODES_PER_SET, BackupCode, FactorChallenge, FactorKind, KnownDevice,
+    MAX_FACTOR_LABEL_CHARS, SecondFactor, acr_rank, amr_with_otp, normalize_backup_code,
+    normalize_totp_code,
+};
 pub use id::{
-    AuditEntryId, ClientId, DeliveryId, EventId, IdError, InteractionId, LoginRecordId,
+    AuditEntryId, ClientId, DeliveryId, EventId, FactorId, IdError, InteractionId, LoginRecordId,
     OperatorTokenId, RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};

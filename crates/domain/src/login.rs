@@ -31,11 +31,18 @@ pub struct LoginRecord {
     pub user_agent: Option<String>,
 }
 
-/// The sign-in methods this version has.
+/// The sign-in methods this version has: the password, alone or with what answered the second
+/// step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LoginMethod {
     /// Address and password on the hosted sign-in page.
     Password,
+    /// The password, then a code from an authenticator app (TOTP).
+    PasswordTotp,
+    /// The password, then a single-use backup code.
+    PasswordBackupCode,
+    /// The password on a browser trusted to skip the second step.
+    PasswordTrustedDevice,
 }
 
 /// What came of a sign-in attempt.
@@ -47,6 +54,10 @@ pub enum LoginResult {
     InvalidCredentials,
     /// The account was locked after repeated failures; the password was not checked.
     Locked,
+    /// The password was right, but the second-factor code was wrong.
+    InvalidSecondFactor,
+    /// The second step was locked after repeated wrong codes; the code was not checked.
+    SecondFactorLocked,
 }
 
 /// A stored method or result this version does not know.
@@ -62,11 +73,22 @@ impl fmt::Display for UnknownLoginValue {
 impl std::error::Error for UnknownLoginValue {}
 
 impl LoginMethod {
+    /// Every method, in the order of [`LoginMethod`]'s variants.
+    pub const ALL: [Self; 4] = [
+        Self::Password,
+        Self::PasswordTotp,
+        Self::PasswordBackupCode,
+        Self::PasswordTrustedDevice,
+    ];
+
     /// The wire and storage spelling.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Password => "password",
+            Self::PasswordTotp => "password_totp",
+            Self::PasswordBackupCode => "password_backup_code",
+            Self::PasswordTrustedDevice => "password_trusted_device",
         }
     }
 
@@ -77,12 +99,24 @@ impl LoginMethod {
     pub fn parse(s: &str) -> Result<Self, UnknownLoginValue> {
         match s {
             "password" => Ok(Self::Password),
+            "password_totp" => Ok(Self::PasswordTotp),
+            "password_backup_code" => Ok(Self::PasswordBackupCode),
+            "password_trusted_device" => Ok(Self::PasswordTrustedDevice),
             _ => Err(UnknownLoginValue(s.to_owned())),
         }
     }
 }
 
 impl LoginResult {
+    /// Every result, in the order of [`LoginResult`]'s variants.
+    pub const ALL: [Self; 5] = [
+        Self::Success,
+        Self::InvalidCredentials,
+        Self::Locked,
+        Self::InvalidSecondFactor,
+        Self::SecondFactorLocked,
+    ];
+
     /// The wire and storage spelling.
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -90,6 +124,8 @@ impl LoginResult {
             Self::Success => "success",
             Self::InvalidCredentials => "invalid_credentials",
             Self::Locked => "locked",
+            Self::InvalidSecondFactor => "invalid_second_factor",
+            Self::SecondFactorLocked => "second_factor_locked",
         }
     }
 
@@ -102,6 +138,8 @@ impl LoginResult {
             "success" => Ok(Self::Success),
             "invalid_credentials" => Ok(Self::InvalidCredentials),
             "locked" => Ok(Self::Locked),
+            "invalid_second_factor" => Ok(Self::InvalidSecondFactor),
+            "second_factor_locked" => Ok(Self::SecondFactorLocked),
             _ => Err(UnknownLoginValue(s.to_owned())),
         }
     }
@@ -126,16 +164,39 @@ mod tests {
 
     #[test]
     fn spellings_round_trip_and_nothing_else_parses() {
-        for r in [
-            LoginResult::Success,
-            LoginResult::InvalidCredentials,
-            LoginResult::Locked,
-        ] {
+        for r in LoginResult::ALL {
             assert_eq!(LoginResult::parse(r.as_str()), Ok(r));
         }
-        assert_eq!(LoginMethod::parse("password"), Ok(LoginMethod::Password));
+        for m in LoginMethod::ALL {
+            assert_eq!(LoginMethod::parse(m.as_str()), Ok(m));
+        }
+        let results: Vec<&str> = LoginResult::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(
+            results,
+            [
+                "success",
+                "invalid_credentials",
+                "locked",
+                "invalid_second_factor",
+                "second_factor_locked"
+            ],
+            "the values the login_history_result_check constraint allows"
+        );
+        let methods: Vec<&str> = LoginMethod::ALL.iter().map(|m| m.as_str()).collect();
+        assert_eq!(
+            methods,
+            [
+                "password",
+                "password_totp",
+                "password_backup_code",
+                "password_trusted_device"
+            ],
+            "the values the login_history_method_check constraint allows"
+        );
         assert!(LoginResult::parse("Success").is_err());
+        assert!(LoginResult::parse("second_factor").is_err());
         assert!(LoginMethod::parse("passkey").is_err());
+        assert!(LoginMethod::parse("totp").is_err());
     }
 
     #[test]

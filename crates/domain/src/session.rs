@@ -12,9 +12,9 @@ use crate::{
 use time::OffsetDateTime;
 
 /// The `acr` (authentication context class, OIDC Core §2) of a sign-in with a password alone:
-/// NIST SP 800-63B Authenticator Assurance Level 1, in the service's own URN namespace. It is
-/// the only level the service reaches until multi-factor sign-in exists.
-pub const ACR_PASSWORD: &str = "urn:svc:aal1";
+/// NIST SP 800-63B Authenticator Assurance Level 1, in the service's own URN namespace
+/// ([`crate::ACR_AAL1`]; a second factor reaches [`crate::ACR_AAL2`]).
+pub const ACR_PASSWORD: &str = crate::factor::ACR_AAL1;
 
 /// A browser sign-in session on a tenant's hosted pages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +31,8 @@ pub struct Session {
     pub created_at: OffsetDateTime,
     /// When the person last proved who they are (`auth_time`; `max_age` and `prompt=login`).
     pub auth_time: OffsetDateTime,
-    /// Authentication methods of the last sign-in (`amr`, RFC 8176: `pwd`).
+    /// Authentication methods of the last sign-in (`amr`, RFC 8176: `pwd`, then `otp` and
+    /// `mfa` once a second factor was verified).
     pub amr: Vec<String>,
     /// Assurance level reached (`acr`), when any was asked for or reached.
     pub acr: Option<String>,

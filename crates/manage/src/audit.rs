@@ -46,6 +46,8 @@ pub mod action {
     pub const TENANT_USER_REMOVED: &str = "tenant_user.removed";
     /// One session of a tenant user was revoked by an administrator.
     pub const TENANT_USER_SESSION_REVOKED: &str = "tenant_user.session_revoked";
+    /// Every second factor and backup code of a tenant user was removed by an administrator.
+    pub const TENANT_USER_SECOND_FACTORS_RESET: &str = "tenant_user.second_factors_reset";
     /// A webhook subscription was created.
     pub const WEBHOOK_CREATED: &str = "webhook.created";
     /// A webhook subscription's URL, event types, description or active flag changed.

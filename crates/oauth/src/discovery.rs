@@ -13,7 +13,7 @@
 //!   every advertised value to a running server).
 
 use serde_json::{Map, Value, json};
-use svc_domain::{ACR_PASSWORD, SigningAlg};
+use svc_domain::{ACR_AAL1, ACR_AAL2, SigningAlg};
 
 /// Features whose metadata appears only when the deployment enables them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,6 +36,8 @@ pub struct OptionalFeatures {
     pub revocation: bool,
     /// Token introspection, RFC 7662.
     pub introspection: bool,
+    /// Second factors (`[two_factor]`): `urn:svc:aal2` becomes reachable.
+    pub second_factors: bool,
 }
 
 /// Everything the metadata depends on besides the issuer.
@@ -196,7 +198,13 @@ pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value
         );
         map.insert("claims_supported".into(), json!(CLAIMS));
         map.insert("claims_parameter_supported".into(), json!(true));
-        map.insert("acr_values_supported".into(), json!([ACR_PASSWORD]));
+        // Exactly the levels a sign-in here can reach (CONTRACTS.md).
+        let acr_values: &[&str] = if settings.features.second_factors {
+            &[ACR_AAL1, ACR_AAL2]
+        } else {
+            &[ACR_AAL1]
+        };
+        map.insert("acr_values_supported".into(), json!(acr_values));
         map.insert(
             "prompt_values_supported".into(),
             json!(["none", "login", "consent", "select_account"]),
@@ -349,6 +357,7 @@ mod tests {
             dpop: true,
             revocation: true,
             introspection: true,
+            second_factors: true,
         };
         let on = openid_configuration(
             issuer,
@@ -356,6 +365,10 @@ mod tests {
                 features: all,
                 ..settings()
             },
+        );
+        assert_eq!(
+            on["acr_values_supported"],
+            json!(["urn:svc:aal1", "urn:svc:aal2"])
         );
         assert_eq!(
             on["end_session_endpoint"],

@@ -32,7 +32,7 @@ pub struct Introspector {
 }
 
 /// Claims copied into an active introspection response (RFC 7662 §2.2 plus ours).
-const COPIED_CLAIMS: [&str; 11] = [
+const COPIED_CLAIMS: [&str; 14] = [
     "scope",
     "client_id",
     "sub",
@@ -44,6 +44,10 @@ const COPIED_CLAIMS: [&str; 11] = [
     "jti",
     "tenant_id",
     "subject_type",
+    // How the person authenticated (tokens of a person's sign-in only).
+    "auth_time",
+    "acr",
+    "amr",
 ];
 
 impl Introspector {

@@ -1,7 +1,8 @@
 //! Builds the one sign-in engine ([`svc_authn::Authn`]) of a process from the configuration:
 //! `[auth]` becomes its settings and the process's password hasher, `[email]` its mailer (the
 //! `log` provider's sink, or an SMTP relay), `[hibp]` its breached-password check when enabled,
-//! `[captcha]` its CAPTCHA (the HTTP verifier of `crate::captcha`) when enabled.
+//! `[captcha]` its CAPTCHA (the HTTP verifier of `crate::captcha`) when enabled, `[two_factor]`
+//! its second factors with the data key of [`factor_key`] when enabled.
 //! `svc-authn` never sees `svc-config`; this is the only translation between them.
 //!
 //! The password hasher ([`hasher::BoundedHasher`]) and the breach check are built here, not in
@@ -9,6 +10,7 @@
 //! engine, and (through [`sign_in_services`]) the management API, which must apply the same
 //! rules with the same hasher without depending on the sign-in engine.
 
+mod factor_key;
 mod hasher;
 
 use crate::RuntimeError;
@@ -37,11 +39,49 @@ pub(crate) async fn build(
         .map_err(|e| RuntimeError::Authn(format!("auth.argon2_*: {e}")))?;
     let passwords = Passwords::new(Arc::new(hasher), breach_check(config)?);
     let mailer = mailer(config, clock.clone())?;
+    let two_factor = two_factor(config, &store, &clock, &rng).await?;
     let mut authn = Authn::new(store, clock, rng, passwords, mailer, settings(config));
     if let Some((settings, verifier)) = crate::captcha::build(&config.captcha)? {
         authn = authn.with_captcha(settings, verifier);
     }
+    if let Some(settings) = two_factor {
+        authn = authn.with_two_factor(settings);
+    }
     Ok(Arc::new(authn))
+}
+
+/// `[two_factor]` in the engine's terms, when enabled, with the deployment's data key.
+async fn two_factor(
+    config: &Config,
+    store: &Arc<dyn Store>,
+    clock: &Arc<dyn Clock>,
+    rng: &Arc<dyn Rng>,
+) -> Result<Option<svc_authn::TwoFactorSettings>, RuntimeError> {
+    let two_factor = &config.two_factor;
+    if !two_factor.enabled {
+        return Ok(None);
+    }
+    let key = factor_key::load(config, store, clock, rng).await?;
+    Ok(Some(svc_authn::TwoFactorSettings {
+        key: Arc::new(key),
+        challenge_lifetime: std::time::Duration::from_secs(u64::from(
+            two_factor.challenge_lifetime_secs,
+        )),
+        backup_codes_warn_below: two_factor.backup_codes_warn_below,
+        trusted_device_lifetime: (two_factor.trusted_device_days > 0).then(|| {
+            std::time::Duration::from_secs(u64::from(two_factor.trusted_device_days) * 86_400)
+        }),
+        notify_new_device: two_factor.notify_new_device,
+        adaptive: config
+            .adaptive_mfa
+            .enabled
+            .then_some(svc_authn::AdaptiveSettings {
+                threshold: config.adaptive_mfa.threshold,
+                new_ip_score: config.adaptive_mfa.new_ip_score,
+                failure_burst_score: config.adaptive_mfa.failure_burst_score,
+                failure_burst: config.adaptive_mfa.failure_burst,
+            }),
+    }))
 }
 
 /// What the management API needs of the sign-in side: the engine's own [`Passwords`] (one

@@ -864,7 +864,117 @@ async fn the_management_scope_migration_keeps_only_served_scopes() {
     svc_store_postgres::testing::migrate_to(&store, 20261122000005)
         .await
         .expect("migrate to the version before");
+    let pool = store.pool().clone();
     let store: Arc<dyn Store> = Arc::new(store);
-    svc_store::conformance::management_scopes_shrink_to_the_served_ones(store.clone()).await;
+    svc_store::conformance::management_scopes_shrink_to_the_served_ones(
+        store.clone(),
+        async |apps: &[svc_domain::Application]| {
+            for app in apps {
+                insert_application_before_assurance(&pool, app).await;
+            }
+        },
+    )
+    .await;
+    store.close().await;
+}
+
+/// Stores `app` with the columns `applications` had before `20261123000004_assurance` (no
+/// `minimum_acr`), encoded as the repository encodes them.
+#[allow(clippy::expect_used)] // a test helper: failing loudly is the point
+async fn insert_application_before_assurance(pool: &sqlx::PgPool, app: &svc_domain::Application) {
+    let strings = |items: Vec<&str>| svc_store_sql::encode_strings(items).expect("json");
+    sqlx::query(
+        "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
+         token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
+         id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+         post_logout_redirect_uris) \
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, \
+         $14, $15, $16, $17::jsonb)",
+    )
+    .bind(app.id.as_str())
+    .bind(app.tenant_id.as_str())
+    .bind(app.name.as_str())
+    .bind(strings(
+        app.redirect_uris.iter().map(|u| u.as_str()).collect(),
+    ))
+    .bind(strings(
+        app.grant_types.iter().map(|g| g.as_str()).collect(),
+    ))
+    .bind(app.token_endpoint_auth_method.as_str())
+    .bind(svc_store_sql::encode_scopes(&app.allowed_scopes).expect("json"))
+    .bind(app.secret_hash.as_ref().map(|h| h.as_bytes().to_vec()))
+    .bind(app.api_audience.as_deref())
+    .bind(app.first_party)
+    .bind(app.id_token_signed_response_alg.as_str())
+    .bind(app.jwks.as_deref())
+    .bind(app.jwks_uri.as_deref())
+    .bind(app.is_management)
+    .bind(app.created_at)
+    .bind(app.updated_at)
+    .bind(strings(
+        app.post_logout_redirect_uris
+            .iter()
+            .map(|u| u.as_str())
+            .collect(),
+    ))
+    .execute(pool)
+    .await
+    .expect("an application in the schema before 20261123000004");
+}
+
+/// The assurance migration on login history written by the schema before it: the rows stay,
+/// the checks are replaced under the same names, and the indexes are untouched.
+#[tokio::test]
+async fn the_assurance_migration_widens_the_login_history_checks() {
+    let store = fresh_store(&test_settings()).await.expect("store");
+    svc_store_postgres::testing::migrate_to(&store, 20261123000003)
+        .await
+        .expect("migrate to the version before");
+    let pool = store.pool().clone();
+    let catalogue = |pool: sqlx::PgPool| async move {
+        let constraints: Vec<String> = sqlx::query_scalar(
+            "SELECT conname::text FROM pg_constraint \
+             WHERE conrelid = 'login_history'::regclass ORDER BY conname",
+        )
+        .fetch_all(&pool)
+        .await
+        .expect("constraints");
+        let indexes: Vec<String> = sqlx::query_scalar(
+            "SELECT indexname::text FROM pg_indexes WHERE tablename = 'login_history' \
+             ORDER BY indexname",
+        )
+        .fetch_all(&pool)
+        .await
+        .expect("indexes");
+        (constraints, indexes)
+    };
+    let before = catalogue(pool.clone()).await;
+    let store: Arc<dyn Store> = Arc::new(store);
+    svc_store::conformance::login_history_survives_the_assurance_migration(store.clone()).await;
+    assert_eq!(
+        catalogue(pool.clone()).await,
+        before,
+        "the same constraint and index names"
+    );
+
+    let zed = tenant_fixture("zed", 5);
+    insert(store.as_ref(), &zed).await.expect("tenant");
+    for (method, result, check) in [
+        ("passkey", "success", "login_history_method_check"),
+        ("password_totp", "maybe", "login_history_result_check"),
+    ] {
+        let refused = sqlx::query(
+            "INSERT INTO login_history (id, tenant_id, user_id, occurred_at, method, result) \
+             VALUES ('lgn_01jd0000000000000000000001', $1, 'usr_01jd0000000000000000000001', \
+             now(), $2, $3)",
+        )
+        .bind(zed.id.as_str())
+        .bind(method)
+        .bind(result)
+        .execute(&pool)
+        .await
+        .expect_err("refused");
+        assert!(refused.to_string().contains(check), "{check}: {refused}");
+    }
     store.close().await;
 }

@@ -8,13 +8,13 @@
 
 use crate::dialect::Dialect;
 use crate::naming;
-use crate::record::{decode_strings, encode_scopes, encode_strings};
+use crate::record::{Record, decode_strings, encode_scopes, encode_strings};
 use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
     Application, ClientId, GrantType, OperatorToken, OperatorTokenId, RedirectUri, Scope, ScopeSet,
-    SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod,
+    SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod, acr_rank,
 };
 use svc_store::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, Order,
@@ -29,27 +29,27 @@ const TENANT_FKEY: &str = "applications_tenant_id_fkey";
 const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris \
+     post_logout_redirect_uris, minimum_acr \
      FROM applications WHERE tenant_id = $1 AND id = $2";
 // `$2` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
 const LIST: Sorted = Sorted {
     asc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris \
+     post_logout_redirect_uris, minimum_acr \
      FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     desc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris \
+     post_logout_redirect_uris, minimum_acr \
      FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
 };
 const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
-// Never id, tenant_id, created_at or is_management; only the revision read ($16). Equality on
+     post_logout_redirect_uris, minimum_acr) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)";
+// Never id, tenant_id, created_at or is_management; only the revision read ($17). Equality on
 // `updated_at` is exact on both dialects: PostgreSQL compares `timestamptz` values, and SQLite's
 // text has one spelling per instant (UTC RFC 3339, see the SQLite dialect), so no `_ns` twin is
 // needed for an equality. Under READ COMMITTED, PostgreSQL re-evaluates the condition on the
@@ -57,8 +57,8 @@ const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_ur
 const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, grant_types = $5, \
      token_endpoint_auth_method = $6, allowed_scopes = $7, secret_hash = $8, api_audience = $9, \
      first_party = $10, id_token_signed_response_alg = $11, jwks = $12, jwks_uri = $13, \
-     updated_at = $14, post_logout_redirect_uris = $15 \
-     WHERE tenant_id = $1 AND id = $2 AND updated_at = $16";
+     updated_at = $14, post_logout_redirect_uris = $15, minimum_acr = $16 \
+     WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
 /// Whether the application exists at all: tells a stale revision from a missing record after a
 /// conditional update changed nothing.
 const EXISTS: &str = "SELECT id FROM applications WHERE tenant_id = $1 AND id = $2";
@@ -122,6 +122,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.created_at)
             .bind(app.updated_at)
             .bind_json(lists.post_logout_redirect_uris)
+            .bind(app.minimum_acr.as_deref())
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -150,6 +151,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.jwks_uri.as_deref())
             .bind(app.updated_at)
             .bind_json(lists.post_logout_redirect_uris)
+            .bind(app.minimum_acr.as_deref())
             .bind(read_at)
             .execute::<D>(self.conn())
             .await?;
@@ -254,6 +256,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Application, StoreError> {
         is_management: c.get("is_management")?,
         created_at: c.get("created_at")?,
         updated_at: c.get("updated_at")?,
+        minimum_acr: c.get("minimum_acr")?,
     }
     .decode()
 }
@@ -306,6 +309,8 @@ pub(crate) struct ApplicationRow {
     pub created_at: OffsetDateTime,
     /// `updated_at`.
     pub updated_at: OffsetDateTime,
+    /// `minimum_acr`.
+    pub minimum_acr: Option<String>,
 }
 
 impl ApplicationRow {
@@ -354,6 +359,15 @@ impl ApplicationRow {
                 })
             })
             .transpose()?;
+        let minimum_acr = Record {
+            table: "applications",
+            name: &id,
+        }
+        .parse_opt("minimum_acr", self.minimum_acr.as_deref(), |acr| {
+            acr_rank(acr)
+                .map(|_| acr.to_owned())
+                .ok_or("not an assurance level of this service")
+        })?;
         Ok(Application {
             tenant_id: TenantId::parse(&self.tenant_id)
                 .map_err(|e| corrupt("tenant_id", &self.tenant_id, &e))?,
@@ -380,6 +394,7 @@ impl ApplicationRow {
             jwks: self.jwks,
             jwks_uri: self.jwks_uri,
             is_management: self.is_management,
+            minimum_acr,
             created_at: self.created_at,
             updated_at: self.updated_at,
             id: ClientId::parse(&id).map_err(|e| corrupt("id", &id, &e))?,
@@ -442,6 +457,7 @@ mod tests {
             is_management: false,
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
+            minimum_acr: Some("urn:svc:aal2".into()),
         }
     }
 
@@ -453,7 +469,13 @@ mod tests {
         let app = row().decode().unwrap();
         assert_eq!(app.grant_types, vec![GrantType::ClientCredentials]);
         assert!(app.allowed_scopes.contains("a:read"));
-        let cases: [(&str, Spoil); 6] = [
+        assert_eq!(app.minimum_acr.as_deref(), Some(svc_domain::ACR_AAL2));
+        let without = ApplicationRow {
+            minimum_acr: None,
+            ..row()
+        };
+        assert_eq!(without.decode().unwrap().minimum_acr, None);
+        let cases: [(&str, Spoil); 8] = [
             ("redirect_uris", |r| {
                 r.redirect_uris = r#"["http://evil.example/cb"]"#.into()
             }),
@@ -466,6 +488,10 @@ mod tests {
             ("id_token_signed_response_alg", |r| {
                 r.id_token_signed_response_alg = "none".into()
             }),
+            ("minimum_acr", |r| {
+                r.minimum_acr = Some("urn:svc:aal3".into())
+            }),
+            ("minimum_acr", |r| r.minimum_acr = Some(String::new())),
         ];
         for (column, spoil) in cases {
             let mut bad = row();

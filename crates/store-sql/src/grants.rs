@@ -83,7 +83,7 @@ enum Cutoff {
 
 /// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
 /// counted.
-const PURGE: [(PerDialect, Cutoff); 8] = [
+const PURGE: [(PerDialect, Cutoff); 9] = [
     (
         PerDialect {
             sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
@@ -143,6 +143,15 @@ const PURGE: [(PerDialect, Cutoff); 8] = [
         PerDialect {
             sqlite: "DELETE FROM counters WHERE window_ends_at_ns <= $1",
             postgres: "DELETE FROM counters WHERE window_ends_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    (
+        PerDialect {
+            sqlite: "DELETE FROM factor_challenges \
+                 WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "DELETE FROM factor_challenges \
+                 WHERE used_at IS NOT NULL OR expires_at <= $1",
         },
         Cutoff::Now,
     ),

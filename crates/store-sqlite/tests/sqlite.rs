@@ -825,7 +825,135 @@ async fn the_management_scope_migration_keeps_only_served_scopes() {
     svc_store_sqlite::testing::migrate_to(&store, 20261122000005)
         .await
         .expect("migrate to the version before");
+    let pool = store.pool().clone();
     let store: Arc<dyn Store> = Arc::new(store);
-    svc_store::conformance::management_scopes_shrink_to_the_served_ones(store.clone()).await;
+    svc_store::conformance::management_scopes_shrink_to_the_served_ones(
+        store.clone(),
+        async |apps: &[svc_domain::Application]| {
+            for app in apps {
+                insert_application_before_assurance(&pool, app).await;
+            }
+        },
+    )
+    .await;
+    store.close().await;
+}
+
+/// Stores `app` with the columns `applications` had before `20261123000004_assurance` (no
+/// `minimum_acr`), encoded as the repository encodes them.
+#[allow(clippy::expect_used)] // a test helper: failing loudly is the point
+async fn insert_application_before_assurance(
+    pool: &sqlx::SqlitePool,
+    app: &svc_domain::Application,
+) {
+    let strings = |items: Vec<&str>| svc_store_sql::encode_strings(items).expect("json");
+    sqlx::query(
+        "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
+         token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
+         id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
+         post_logout_redirect_uris) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+    )
+    .bind(app.id.as_str())
+    .bind(app.tenant_id.as_str())
+    .bind(app.name.as_str())
+    .bind(strings(
+        app.redirect_uris.iter().map(|u| u.as_str()).collect(),
+    ))
+    .bind(strings(
+        app.grant_types.iter().map(|g| g.as_str()).collect(),
+    ))
+    .bind(app.token_endpoint_auth_method.as_str())
+    .bind(svc_store_sql::encode_scopes(&app.allowed_scopes).expect("json"))
+    .bind(app.secret_hash.as_ref().map(|h| h.as_bytes().to_vec()))
+    .bind(app.api_audience.as_deref())
+    .bind(app.first_party)
+    .bind(app.id_token_signed_response_alg.as_str())
+    .bind(app.jwks.as_deref())
+    .bind(app.jwks_uri.as_deref())
+    .bind(app.is_management)
+    .bind(app.created_at)
+    .bind(app.updated_at)
+    .bind(strings(
+        app.post_logout_redirect_uris
+            .iter()
+            .map(|u| u.as_str())
+            .collect(),
+    ))
+    .execute(pool)
+    .await
+    .expect("an application in the schema before 20261123000004");
+}
+
+/// The assurance migration on login history written by the schema before it: SQLite rebuilds
+/// the table, which keeps its rows, its strictness, its key, its foreign key and every index.
+#[tokio::test]
+async fn the_assurance_migration_rebuilds_login_history_keeping_everything() {
+    let store = temp_store_unmigrated(&test_settings())
+        .await
+        .expect("store");
+    svc_store_sqlite::testing::migrate_to(&store, 20261123000003)
+        .await
+        .expect("migrate to the version before");
+    let indexes = |pool: sqlx::SqlitePool| async move {
+        let names: Vec<String> = sqlx::query_scalar(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'login_history' \
+             AND sql IS NOT NULL ORDER BY name",
+        )
+        .fetch_all(&pool)
+        .await
+        .expect("indexes");
+        names
+    };
+    let before = indexes(store.pool().clone()).await;
+    assert_eq!(
+        before,
+        [
+            "login_history_tenant_id_user_id_client_ip_idx",
+            "login_history_tenant_id_user_id_id_idx"
+        ]
+    );
+    let pool = store.pool().clone();
+    let store: Arc<dyn Store> = Arc::new(store);
+    svc_store::conformance::login_history_survives_the_assurance_migration(store.clone()).await;
+
+    assert_eq!(indexes(pool.clone()).await, before, "every index again");
+    let (strict, without_rowid): (i64, i64) =
+        sqlx::query_as("SELECT strict, wr FROM pragma_table_list WHERE name = 'login_history'")
+            .fetch_one(&pool)
+            .await
+            .expect("table list");
+    assert_eq!((strict, without_rowid), (1, 1), "STRICT, WITHOUT ROWID");
+    let leftover: Option<String> =
+        sqlx::query_scalar("SELECT name FROM sqlite_master WHERE name = 'login_history_new'")
+            .fetch_optional(&pool)
+            .await
+            .expect("leftover");
+    assert_eq!(leftover, None);
+    let broken: Vec<(String,)> = sqlx::query_as("SELECT \"table\" FROM pragma_foreign_key_check")
+        .fetch_all(&pool)
+        .await
+        .expect("foreign key check");
+    assert!(broken.is_empty(), "{broken:?}");
+    // The wider checks still refuse what nobody writes.
+    let zed = tenant_fixture("zed", 5);
+    insert(store.as_ref(), &zed).await.expect("tenant");
+    for (method, result, check) in [
+        ("passkey", "success", "login_history_method_check"),
+        ("password_totp", "maybe", "login_history_result_check"),
+    ] {
+        let refused = sqlx::query(
+            "INSERT INTO login_history (id, tenant_id, user_id, occurred_at, method, result) \
+             VALUES ('lgn_01jd0000000000000000000001', $1, 'usr_01jd0000000000000000000001', \
+             '2026-01-01T00:00:00Z', $2, $3)",
+        )
+        .bind(zed.id.as_str())
+        .bind(method)
+        .bind(result)
+        .execute(&pool)
+        .await
+        .expect_err("refused");
+        assert!(refused.to_string().contains(check), "{check}: {refused}");
+    }
     store.close().await;
 }

@@ -168,6 +168,7 @@ pub trait GrantWrites {
     ) -> Result<(), StoreError>;
 
     /// Deletes interactions, codes, refresh tokens and families, revocations, one-time link
-    /// tokens, counters and sessions that are past any use at `now`; returns how many rows.
+    /// tokens, second-factor challenges, counters and sessions that are past any use at `now`;
+    /// returns how many rows.
     async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError>;
 }

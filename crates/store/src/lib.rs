@@ -11,6 +11,7 @@
 mod applications;
 mod audit;
 mod error;
+mod factors;
 mod grants;
 mod order;
 mod signing_keys;
@@ -26,6 +27,7 @@ pub use applications::{
 };
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
 pub use error::StoreError;
+pub use factors::{FactorReads, FactorWrites};
 pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
 pub use order::Order;
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
@@ -144,6 +146,7 @@ pub trait ReadTx:
     + AuditReads
     + UserReads
     + SessionReads
+    + FactorReads
     + GrantReads
     + WebhookReads
     + Send
@@ -171,6 +174,8 @@ pub trait WriteTx:
     + SessionReads
     + SessionWrites
     + UserTokenWrites
+    + FactorReads
+    + FactorWrites
     + CounterWrites
     + GrantReads
     + GrantWrites

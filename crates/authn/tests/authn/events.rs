@@ -12,7 +12,7 @@ const PW: &str = "correct horse battery";
 
 impl Harness {
     /// Every recorded event of the tenant, oldest first: (type, data).
-    async fn events(&self) -> Vec<(String, Value)> {
+    pub(crate) async fn events(&self) -> Vec<(String, Value)> {
         let mut tx = self.store.read().await.unwrap();
         let events = tx.events(&self.tenant.id, None, 1000).await.unwrap();
         tx.finish().await.unwrap();
@@ -27,7 +27,7 @@ impl Harness {
     }
 
     /// Moves the clock a millisecond, so what follows gets later (time-ordered) event ids.
-    fn tick(&self) {
+    pub(crate) fn tick(&self) {
         self.clock.advance(time::Duration::milliseconds(1));
     }
 

@@ -5,9 +5,11 @@
 
 mod breached;
 mod captcha;
+mod devices;
 mod events;
 mod links;
 mod sign_in;
 mod sign_up;
 mod smtp;
 mod support;
+mod two_factor;

@@ -112,6 +112,34 @@ pub(crate) async fn harness_with_captcha(
     signup_enabled: bool,
     captcha: Option<(CaptchaSettings, Arc<dyn CaptchaVerifier>)>,
 ) -> Harness {
+    build(settings, breached, signup_enabled, captcha, None).await
+}
+
+/// A harness with second factors on (a fixed data key, five-minute challenges).
+pub(crate) async fn harness_with_two_factor(settings: AuthnSettings) -> Harness {
+    let two_factor = svc_authn::TwoFactorSettings {
+        key: Arc::new(svc_crypto::FactorKey::new(&[42u8; 32]).unwrap()),
+        challenge_lifetime: std::time::Duration::from_secs(300),
+        backup_codes_warn_below: 3,
+        trusted_device_lifetime: Some(std::time::Duration::from_secs(30 * 86_400)),
+        notify_new_device: true,
+        adaptive: Some(svc_authn::AdaptiveSettings {
+            threshold: 50,
+            new_ip_score: 50,
+            failure_burst_score: 50,
+            failure_burst: 2,
+        }),
+    };
+    build(settings, None, false, None, Some(two_factor)).await
+}
+
+async fn build(
+    settings: AuthnSettings,
+    breached: Option<Arc<dyn BreachedPasswords>>,
+    signup_enabled: bool,
+    captcha: Option<(CaptchaSettings, Arc<dyn CaptchaVerifier>)>,
+    two_factor: Option<svc_authn::TwoFactorSettings>,
+) -> Harness {
     let store: Arc<dyn Store> = Arc::new(
         svc_store_sqlite::testing::temp_store()
             .await
@@ -151,6 +179,9 @@ pub(crate) async fn harness_with_captcha(
     if let Some((settings, verifier)) = captcha {
         authn = authn.with_captcha(settings, verifier);
     }
+    if let Some(two_factor) = two_factor {
+        authn = authn.with_two_factor(two_factor);
+    }
     let authn = Arc::new(authn);
     Harness {
         authn,
@@ -171,6 +202,7 @@ pub(crate) fn client(ip: &str) -> ClientInfo {
     ClientInfo {
         ip: Some(ip.parse::<IpAddr>().unwrap()),
         user_agent: Some("Mozilla/5.0 (test)".to_owned()),
+        device: None,
     }
 }
 

@@ -10,6 +10,7 @@ mod delivery;
 mod deployment;
 mod security;
 mod server;
+mod two_factor;
 mod webhooks;
 
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ pub use delivery::{
 pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
+pub use two_factor::{AdaptiveMfaConfig, TwoFactorConfig, TwoFactorPolicy};
 pub use webhooks::WebhooksConfig;
 
 /// The whole service configuration: the sections that work in this version. Sections and keys
@@ -51,6 +53,10 @@ pub struct Config {
     pub captcha: CaptchaConfig,
     /// Breached-password check (auth-plane abuse control).
     pub hibp: HibpConfig,
+    /// Second factors (TOTP, backup codes) and step-up.
+    pub two_factor: TwoFactorConfig,
+    /// Risk-based step-up on trusted browsers.
+    pub adaptive_mfa: AdaptiveMfaConfig,
     /// Token lifetimes and signing.
     pub jwt: JwtConfig,
     /// OpenID Connect issuer and authorization codes.

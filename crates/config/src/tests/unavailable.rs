@@ -76,18 +76,6 @@ const CASES: &[Case] = &[
         "true",
     ),
     case(
-        "two_factor",
-        "[two_factor]\ntotp_issuer = \"Example\"\n",
-        "SVC_TWO_FACTOR__TOTP_ISSUER",
-        "Example",
-    ),
-    case(
-        "adaptive_mfa",
-        "[adaptive_mfa]\nenabled = true\n",
-        "SVC_ADAPTIVE_MFA__ENABLED",
-        "true",
-    ),
-    case(
         "challenge",
         "[challenge]\npow_difficulty = 18\n",
         "SVC_CHALLENGE__POW_DIFFICULTY",

@@ -403,6 +403,31 @@ pub(super) fn captcha_is_complete(config: &Config, report: &mut Report) {
     }
 }
 
+/// `two_factor.policy = "required"` means nothing without second factors: refused rather than
+/// a guard that does nothing.
+pub(super) fn two_factor_policy_needs_enabled(config: &Config, report: &mut Report) {
+    let two_factor = &config.two_factor;
+    if two_factor.policy == crate::model::TwoFactorPolicy::Required && !two_factor.enabled {
+        report.error(
+            "two_factor.policy",
+            "two_factor.policy = \"required\" needs two_factor.enabled = true: enable second \
+             factors, or set the policy to \"optional\"",
+        );
+    }
+}
+
+/// `[adaptive_mfa]` steps up sign-ins that would skip the second factor on a trusted browser:
+/// without second factors it would guard nothing.
+pub(super) fn adaptive_mfa_needs_two_factor(config: &Config, report: &mut Report) {
+    if config.adaptive_mfa.enabled && !config.two_factor.enabled {
+        report.error(
+            "adaptive_mfa.enabled",
+            "adaptive_mfa.enabled = true needs two_factor.enabled = true: risk-based step-up \
+             asks for a second factor, so second factors must be on",
+        );
+    }
+}
+
 #[cfg(test)]
 #[path = "general_tests.rs"]
 mod tests;

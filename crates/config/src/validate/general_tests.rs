@@ -337,3 +337,33 @@ fn webhook_schedule_and_lease_are_consistent() {
     assert_eq!(text.len(), 1, "{text:?}");
     assert!(text[0].contains("contains 0"), "{text:?}");
 }
+
+#[test]
+fn a_required_second_factor_needs_second_factors_enabled() {
+    let mut config = Config::default();
+    config.two_factor.policy = crate::model::TwoFactorPolicy::Required;
+    let text = messages(&run(two_factor_policy_needs_enabled, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("two_factor.policy"), "{text:?}");
+    config.two_factor.enabled = true;
+    assert!(
+        run(two_factor_policy_needs_enabled, &config)
+            .errors
+            .is_empty()
+    );
+}
+
+#[test]
+fn adaptive_step_up_needs_second_factors() {
+    let mut config = Config::default();
+    config.adaptive_mfa.enabled = true;
+    let text = messages(&run(adaptive_mfa_needs_two_factor, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("adaptive_mfa.enabled"), "{text:?}");
+    config.two_factor.enabled = true;
+    assert!(
+        run(adaptive_mfa_needs_two_factor, &config)
+            .errors
+            .is_empty()
+    );
+}

@@ -68,6 +68,8 @@ const RULES: &[Rule] = &[
     general::host_names_are_valid,
     general::smtp_is_complete,
     general::captcha_is_complete,
+    general::two_factor_policy_needs_enabled,
+    general::adaptive_mfa_needs_two_factor,
     general::webhook_schedule_and_lease_consistent,
 ];
 

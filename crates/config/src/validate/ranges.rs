@@ -270,6 +270,48 @@ pub(crate) const BOUNDS: &[Bound] = &[
         30_000,
     ),
     bound(
+        "two_factor.challenge_lifetime_secs",
+        |c| Some(c.two_factor.challenge_lifetime_secs.into()),
+        60,
+        1_800,
+    ),
+    bound(
+        "two_factor.backup_codes_warn_below",
+        |c| Some(c.two_factor.backup_codes_warn_below.into()),
+        0,
+        10,
+    ),
+    bound(
+        "two_factor.trusted_device_days",
+        |c| Some(c.two_factor.trusted_device_days.into()),
+        0,
+        365,
+    ),
+    bound(
+        "adaptive_mfa.threshold",
+        |c| Some(c.adaptive_mfa.threshold.into()),
+        1,
+        1_000,
+    ),
+    bound(
+        "adaptive_mfa.new_ip_score",
+        |c| Some(c.adaptive_mfa.new_ip_score.into()),
+        0,
+        1_000,
+    ),
+    bound(
+        "adaptive_mfa.failure_burst_score",
+        |c| Some(c.adaptive_mfa.failure_burst_score.into()),
+        0,
+        1_000,
+    ),
+    bound(
+        "adaptive_mfa.failure_burst",
+        |c| Some(c.adaptive_mfa.failure_burst.into()),
+        1,
+        100,
+    ),
+    bound(
         "webhooks.request_timeout_secs",
         |c| Some(c.webhooks.request_timeout_secs.into()),
         1,

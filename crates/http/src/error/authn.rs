@@ -26,7 +26,13 @@ impl From<AuthnError> for Problem {
             A::Locked { retry_after } | A::RateLimited { retry_after } => {
                 Self::rate_limited(retry_after)
             }
-            A::InvalidCredentials => Self::unauthorized(error.to_string()),
+            A::InvalidCredentials | A::InvalidCode | A::SecondFactorRequired => {
+                Self::unauthorized(error.to_string())
+            }
+            A::StepUpRequired => Self::forbidden(error.to_string()),
+            A::AlreadyEnrolled => Self::conflict(error.to_string()),
+            A::TwoFactorOff | A::UnknownFactor => Self::not_found(error.to_string()),
+            A::ChallengeExpired | A::NoSecondFactor => Self::bad_request(error.to_string()),
             A::SignupClosed => Self::forbidden(error.to_string()),
             A::WeakPassword(message) => Self::bad_request(format!("password: {message}")),
             A::BreachedPassword
@@ -50,7 +56,17 @@ impl From<AuthnError> for Problem {
 pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response> {
     let s = ctx.s();
     let (status, message, field, retry_after) = match error {
-        AuthnError::InvalidCredentials => (StatusCode::UNAUTHORIZED, s.bad_credentials, None, None),
+        AuthnError::InvalidCredentials | AuthnError::SecondFactorRequired => {
+            (StatusCode::UNAUTHORIZED, s.bad_credentials, None, None)
+        }
+        // A wrong, replayed or used code: one message, under the code field.
+        AuthnError::InvalidCode => (StatusCode::UNAUTHORIZED, s.bad_code, Some("code"), None),
+        AuthnError::StepUpRequired => (StatusCode::FORBIDDEN, s.step_up_required, None, None),
+        AuthnError::AlreadyEnrolled => (StatusCode::CONFLICT, s.already_enrolled, None, None),
+        AuthnError::UnknownFactor => (StatusCode::NOT_FOUND, s.setup_expired, None, None),
+        AuthnError::NoSecondFactor => (StatusCode::BAD_REQUEST, s.two_factor_is_off, None, None),
+        AuthnError::ChallengeExpired => return Err(super::page::challenge_expired(ctx, None)),
+        AuthnError::TwoFactorOff => return Err(super::page::not_found(ctx)),
         AuthnError::Locked { retry_after } | AuthnError::RateLimited { retry_after } => (
             StatusCode::TOO_MANY_REQUESTS,
             s.too_many_attempts,
@@ -182,6 +198,14 @@ mod tests {
                 "server_error",
             ),
             (AuthnError::Internal("argon2".into()), 500, "server_error"),
+            (AuthnError::InvalidCode, 401, "unauthorized"),
+            (AuthnError::SecondFactorRequired, 401, "unauthorized"),
+            (AuthnError::StepUpRequired, 403, "forbidden"),
+            (AuthnError::AlreadyEnrolled, 409, "conflict"),
+            (AuthnError::TwoFactorOff, 404, "not_found"),
+            (AuthnError::UnknownFactor, 404, "not_found"),
+            (AuthnError::ChallengeExpired, 400, "bad_request"),
+            (AuthnError::NoSecondFactor, 400, "bad_request"),
         ];
         for (error, status, code) in table {
             let label = format!("{error:?}");

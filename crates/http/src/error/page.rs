@@ -126,6 +126,21 @@ pub(crate) fn invalid_link(ctx: &Ctx) -> Response {
     )
 }
 
+/// 400 for a second step that expired or was used: the person signs in again (from the
+/// pending request, when there is one).
+pub(crate) fn challenge_expired(ctx: &Ctx, interaction: Option<&str>) -> Response {
+    let s = ctx.s();
+    Page::new(s.second_factor_title)
+        .status(StatusCode::BAD_REQUEST)
+        .text(s.challenge_expired)
+        .link(
+            None,
+            s.sign_in_link,
+            crate::hosted::path_with("/auth/sign-in", &[("interaction", interaction)]),
+        )
+        .render(&ctx.chrome)
+}
+
 /// 400 for an interaction id that is malformed, unknown or expired.
 pub(crate) fn interaction_expired(ctx: &Ctx) -> Response {
     let s = ctx.s();

@@ -1,5 +1,5 @@
 //! The signed-in person's pages: the account landing page, the list of their live sessions with
-//! revocation, sign-out, and OpenID RP-Initiated Logout 1.0 (`/oauth/end-session`).
+//! revocation, their sign-in history, sign-out, and OpenID RP-Initiated Logout 1.0 (`/oauth/end-session`).
 //!
 //! Sign-out is always a POST with a CSRF token (a GET only asks), so no third-party page can
 //! sign a person out by embedding a link. Ending a session clears the cookie in the same
@@ -8,7 +8,7 @@
 use super::csrf::{self, CsrfToken};
 use super::form;
 use super::strings::Strings;
-use super::view::{Button, Form, Page, SessionRow, SessionsView};
+use super::view::{Button, Form, HistoryRow, HistoryView, Page, SessionRow, SessionsView};
 use super::{Ctx, HostedState, cookies, see_other};
 use crate::error::page as error;
 use axum::body::Body;
@@ -35,7 +35,15 @@ pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Respo
     if !user.email_verified {
         page = page.text(s.email_not_verified).text(s.verification_sent);
     }
+    if state.authn.two_factor().is_some() {
+        page = page.link(
+            None,
+            s.two_factor_link,
+            "/auth/account/two-factor".to_owned(),
+        );
+    }
     page.link(None, s.sessions_link, "/auth/sessions".to_owned())
+        .link(None, s.history_link, "/auth/account/history".to_owned())
         .link(None, s.sign_out_submit, "/auth/sign-out".to_owned())
         .render(&ctx.chrome)
 }
@@ -71,6 +79,45 @@ pub(crate) async fn sessions(State(state): State<HostedState>, ctx: Ctx) -> Resp
     let mut response = view.respond();
     csrf.attach(&mut response, ctx.cookies);
     response
+}
+
+/// How many of the newest sign-in attempts the history page shows.
+const HISTORY_ROWS: u32 = 50;
+
+/// `GET /auth/account/history`: the person's newest sign-in attempts (time, result, method,
+/// address, browser), as the tenant API lists them for administrators.
+pub(crate) async fn history(State(state): State<HostedState>, ctx: Ctx) -> Response {
+    let (_, user) = match ctx.signed_in(&state.authn).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return see_other("/auth/sign-in"),
+        Err(page) => return page,
+    };
+    let records = match state
+        .authn
+        .login_history(&ctx.current.tenant, &user.id, HISTORY_ROWS)
+        .await
+    {
+        Ok(records) => records,
+        Err(e) => return error::fatal(&ctx, e),
+    };
+    let s = ctx.s();
+    let rows = records
+        .iter()
+        .map(|r| HistoryRow {
+            when: human_time(r.occurred_at, s.utc),
+            when_iso: r.occurred_at.format(&Rfc3339).unwrap_or_default(),
+            result: s.login_result(r.result.as_str()),
+            method: s.login_method(r.method.as_str()),
+            ip: r.client_ip.clone().unwrap_or_else(|| s.unknown.to_owned()),
+            user_agent: r.user_agent.clone().unwrap_or_else(|| s.unknown.to_owned()),
+        })
+        .collect();
+    HistoryView {
+        chrome: &ctx.chrome,
+        title: s.history_title,
+        rows,
+    }
+    .respond()
 }
 
 fn row(session: &Session, current: bool, s: &Strings) -> SessionRow {

@@ -31,6 +31,14 @@ pub(crate) fn outcome(ctx: &Ctx, outcome: AuthorizeOutcome) -> Response {
             "/auth/consent",
             &[("interaction", Some(interaction.as_str()))],
         )),
+        AuthorizeOutcome::StepUp { interaction } => see_other(&path_with(
+            "/auth/second-factor",
+            &[("interaction", Some(interaction.as_str()))],
+        )),
+        AuthorizeOutcome::Enrol { interaction } => see_other(&path_with(
+            "/auth/account/two-factor",
+            &[("interaction", Some(interaction.as_str()))],
+        )),
         AuthorizeOutcome::ErrorPage {
             kind,
             error,

@@ -1,8 +1,10 @@
 //! The hosted pages' cookies: which names and attributes they carry, reading them from requests
 //! and writing `Set-Cookie` headers.
 //!
-//! Two cookies exist, both host-only (never `Domain`), `Path=/`, `HttpOnly` and `SameSite=Lax`:
-//! the session cookie and the CSRF cookie ([`super::csrf`]). When the tenant's issuer is https
+//! Four cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
+//! `SameSite=Lax`: the session cookie, the CSRF cookie ([`super::csrf`]), between a correct
+//! password and the second factor the challenge cookie (it signs nobody in by itself), and the
+//! device cookie that recognises a browser across sign-ins (new-device mail, trusted devices). When the tenant's issuer is https
 //! they are `Secure` and carry the `__Host-` prefix (RFC 6265bis §4.1.3.2), so neither a sibling
 //! subdomain nor a plain-http response can set or overwrite them; on a plain-http issuer
 //! (loopback development) browsers would drop `Secure` cookies, so they go without prefix and
@@ -48,6 +50,49 @@ impl CookiePolicy {
         }
     }
 
+    /// Name of the second-factor challenge cookie.
+    pub(crate) fn challenge_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_mfa"
+        } else {
+            "svc_mfa"
+        }
+    }
+
+    /// The challenge cookie's value in a request.
+    pub(crate) fn challenge(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.challenge_name())
+    }
+
+    /// `Set-Cookie` for a challenge cookie, living as long as the challenge.
+    pub(crate) fn set_challenge(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
+        self.header(self.challenge_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` that deletes the challenge cookie.
+    pub(crate) fn clear_challenge(self) -> Option<HeaderValue> {
+        self.header(self.challenge_name(), "", Some(0))
+    }
+
+    /// Name of the device cookie, which recognises a browser across sign-ins.
+    pub(crate) fn device_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_device"
+        } else {
+            "svc_device"
+        }
+    }
+
+    /// The device cookie's value in a request.
+    pub(crate) fn device(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.device_name())
+    }
+
+    /// `Set-Cookie` for a device cookie: 400 days, the longest browsers keep one.
+    pub(crate) fn set_device(self, value: &str) -> Option<HeaderValue> {
+        self.header(self.device_name(), value, Some(400 * 24 * 3600))
+    }
+
     /// The session cookie's value in a request.
     pub(crate) fn session(self, headers: &HeaderMap) -> Option<String> {
         read(headers, self.session_name())
@@ -61,6 +106,13 @@ impl CookiePolicy {
     /// `Set-Cookie` for a new session cookie, living as long as the session (`max_age`).
     pub(crate) fn set_session(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
         self.header(self.session_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` for the session a sign-in (or step-up) just created, living as long as it.
+    pub(crate) fn set_signed_in(self, signed_in: &svc_authn::SignedIn) -> Option<HeaderValue> {
+        let lifetime = signed_in.session.expires_at - signed_in.session.created_at;
+        let max_age = Duration::try_from(lifetime).unwrap_or_default();
+        self.set_session(&signed_in.cookie_value, max_age)
     }
 
     /// `Set-Cookie` that deletes the session cookie.

@@ -60,6 +60,7 @@ where
             client: ClientInfo {
                 ip: client.ip,
                 user_agent,
+                device: cookies.device(&headers),
             },
             headers,
         })

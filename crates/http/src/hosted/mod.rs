@@ -25,8 +25,10 @@ pub(crate) mod cookies;
 mod csrf;
 pub(crate) mod ctx;
 mod end_session;
+mod factors;
 pub(crate) mod form;
 mod links;
+mod second_factor;
 mod session;
 mod sign_in;
 pub mod strings;
@@ -115,7 +117,16 @@ fn api() -> OpenApiRouter<HostedState> {
             "/auth/accept-invitation",
             get(links::invitation_page).post(links::invitation_submit),
         )
+        .route(
+            "/auth/second-factor",
+            get(second_factor::page).post(second_factor::submit),
+        )
         .route("/auth/account", get(account::account))
+        .route(
+            "/auth/account/two-factor",
+            get(factors::page).post(factors::submit),
+        )
+        .route("/auth/account/history", get(account::history))
         .route("/auth/sessions", get(account::sessions))
         .route("/auth/sessions/revoke", post(account::revoke))
         .route(
@@ -191,6 +202,21 @@ pub(crate) fn path_with(path: &str, pairs: &[(&str, Option<&str>)]) -> String {
     } else {
         path.to_owned()
     }
+}
+
+/// Where the pending request `interaction` ends (its client's redirect URI), for the CSP of a
+/// form after which the browser follows redirects there: browsers check every redirect after a
+/// form submission against the page's `form-action`.
+pub(crate) async fn redirect_target(
+    state: &HostedState,
+    ctx: &Ctx,
+    interaction: Option<&InteractionId>,
+) -> Option<String> {
+    state
+        .authorize
+        .login_context(&ctx.current.tenant, interaction?)
+        .await
+        .map(|context| context.redirect_uri)
 }
 
 /// The `interaction` parameter: `Ok(None)` when absent, `Err` when present but not an

@@ -26,7 +26,7 @@ use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use svc_authn::{CaptchaAction, CaptchaAnswer, SignUpFields, SignedIn};
+use svc_authn::{CaptchaAction, CaptchaAnswer, SignInStep, SignUpFields, SignedIn};
 use svc_domain::{InteractionId, LogoutReason};
 
 /// What a sign-in or sign-up page shows besides its fields.
@@ -214,26 +214,38 @@ pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Bod
     let password = fields.get("password").unwrap_or_default();
     let host = page_host(&ctx);
     let answer = captcha_answer(&state, &fields, host.as_deref());
-    match state
+    let (client, new_device) = super::second_factor::with_device(&state, &ctx);
+    let outcome = state
         .authn
-        .sign_in_with_captcha(&ctx.current.tenant, email, password, &ctx.client, answer)
-        .await
-    {
-        Ok(signed_in) => {
-            signed_in_response(&state, &ctx, signed_in, pending.interaction.as_ref()).await
+        .sign_in_with_captcha(&ctx.current.tenant, email, password, &client, answer)
+        .await;
+    let mut response = match outcome {
+        Ok(SignInStep::Done(signed_in)) => {
+            signed_in_response(&state, &ctx, *signed_in, pending.interaction.as_ref()).await
         }
+        Ok(SignInStep::SecondFactor(factor)) => super::second_factor::challenge_response(
+            &state,
+            &ctx,
+            &factor,
+            pending.interaction.as_ref(),
+        ),
         Err(e) => {
             // A CAPTCHA refusal shows the widget again; any other refusal shows it when this
             // failure (or earlier ones) reached the threshold.
             let captcha = e.is_captcha() || sign_in_captcha(&state, &ctx, Some(email)).await;
-            match error::refusal(&ctx, e) {
+            return match error::refusal(&ctx, e) {
                 Ok(refusal) => {
                     sign_in_page(&state, &ctx, &pending, (email, captcha), Some(&refusal))
                 }
                 Err(page) => page,
-            }
+            };
         }
+    };
+    // A browser that signed in keeps a device cookie, so the next sign-in recognises it.
+    if let Some(device) = new_device {
+        cookies::append(&mut response, ctx.cookies.set_device(&device));
     }
+    response
 }
 
 /// After a sign-in, sign-up or accepted invitation: ends the browser's previous session (a
@@ -254,8 +266,6 @@ pub(crate) async fn signed_in_response(
         // The new session stands either way; the old one still expires on its own.
         tracing::warn!(error = %e, "could not end the previous session at sign-in");
     }
-    let lifetime = signed_in.session.expires_at - signed_in.session.created_at;
-    let max_age = std::time::Duration::try_from(lifetime).unwrap_or_default();
     let next = match interaction {
         Some(id) => path_with(
             "/oauth/authorize/resume",
@@ -264,10 +274,7 @@ pub(crate) async fn signed_in_response(
         None => "/auth/account".to_owned(),
     };
     let mut response = see_other(&next);
-    cookies::append(
-        &mut response,
-        ctx.cookies.set_session(&signed_in.cookie_value, max_age),
-    );
+    cookies::append(&mut response, ctx.cookies.set_signed_in(&signed_in));
     response
 }
 

@@ -222,6 +222,101 @@ pub struct Strings {
     pub interaction_expired: &'static str,
     /// A page that needs a signed-in person.
     pub sign_in_required: &'static str,
+
+    /// Two-step verification page title.
+    pub second_factor_title: &'static str,
+    /// What the second step asks for.
+    pub second_factor_intro: &'static str,
+    /// Why a signed-in person is asked for a second factor.
+    pub step_up_intro: &'static str,
+    /// Label of the one-time code field.
+    pub code_label: &'static str,
+    /// Advice under the one-time code field.
+    pub code_hint: &'static str,
+    /// Button that sends a one-time code.
+    pub verify_submit: &'static str,
+    /// A wrong, used or expired code (one message for all).
+    pub bad_code: &'static str,
+    /// The second step took too long or was used already.
+    pub challenge_expired: &'static str,
+    /// Link from the account page to the two-step settings.
+    pub two_factor_link: &'static str,
+    /// The account has no second factor.
+    pub two_factor_is_off: &'static str,
+    /// The account has an authenticator app.
+    pub two_factor_is_on: &'static str,
+    /// Button that starts adding an authenticator app.
+    pub totp_setup_submit: &'static str,
+    /// Title of the authenticator setup page.
+    pub totp_setup_title: &'static str,
+    /// How to set the app up.
+    pub totp_setup_scan: &'static str,
+    /// Label before the key to type by hand.
+    pub totp_key_label: &'static str,
+    /// Button that confirms the app with its first code.
+    pub totp_confirm_submit: &'static str,
+    /// Button that removes the authenticator app.
+    pub totp_remove_submit: &'static str,
+    /// After the app was removed.
+    pub totp_removed: &'static str,
+    /// Label before the number of unused backup codes.
+    pub backup_codes_left: &'static str,
+    /// Warning when few backup codes remain.
+    pub backup_codes_low: &'static str,
+    /// Button that makes a new set of backup codes.
+    pub backup_codes_generate: &'static str,
+    /// Title of the page that shows new backup codes.
+    pub backup_codes_title: &'static str,
+    /// What backup codes are; they are shown once.
+    pub backup_codes_intro: &'static str,
+    /// Text before one backup code in the list.
+    pub backup_code_item: &'static str,
+    /// Changing factors needs a recent second factor.
+    pub step_up_required: &'static str,
+    /// A second app while one is set up.
+    pub already_enrolled: &'static str,
+    /// An enrolment that expired or is unknown.
+    pub setup_expired: &'static str,
+    /// Why a person is sent to set up a second factor by an application's request.
+    pub two_factor_required: &'static str,
+    /// Label of the checkbox that trusts the browser.
+    pub trust_device_label: &'static str,
+    /// Under that checkbox: when to use it, and how to undo it.
+    pub trust_device_hint: &'static str,
+    /// Before the number of days a trusted device skips the code.
+    pub trust_device_days: &'static str,
+    /// Button that withdraws trust from every browser.
+    pub forget_devices_submit: &'static str,
+    /// After trust was withdrawn from every browser.
+    pub devices_forgotten: &'static str,
+    /// Link from the account page to the sign-in history.
+    pub history_link: &'static str,
+    /// Title of the sign-in history page.
+    pub history_title: &'static str,
+    /// Column: when.
+    pub history_when: &'static str,
+    /// Column: what came of it.
+    pub history_result: &'static str,
+    /// Column: how.
+    pub history_method: &'static str,
+    /// A sign-in that succeeded.
+    pub result_success: &'static str,
+    /// A wrong password (or an account that could not sign in).
+    pub result_invalid_credentials: &'static str,
+    /// Refused while the account was locked.
+    pub result_locked: &'static str,
+    /// A wrong second-factor code.
+    pub result_invalid_second_factor: &'static str,
+    /// Refused while the second step was locked.
+    pub result_second_factor_locked: &'static str,
+    /// A password alone.
+    pub method_password: &'static str,
+    /// A password and an authenticator code.
+    pub method_password_totp: &'static str,
+    /// A password and a backup code.
+    pub method_password_backup_code: &'static str,
+    /// A password on a trusted device.
+    pub method_password_trusted_device: &'static str,
 }
 
 /// English.
@@ -338,6 +433,54 @@ pub static EN: Strings = Strings {
     error_code_label: "Error",
     interaction_expired: "This sign-in request has expired or is unknown. Go back to the application and start again.",
     sign_in_required: "Sign in to see this page.",
+
+    second_factor_title: "Two-step verification",
+    second_factor_intro: "Enter the 6-digit code from your authenticator app, or one of your backup codes.",
+    step_up_intro: "To continue, confirm it is you with your authenticator app or a backup code.",
+    code_label: "Code",
+    code_hint: "6 digits from your app, or a backup code such as ABCDE-FGHJK.",
+    verify_submit: "Verify",
+    bad_code: "The code is incorrect or has been used already.",
+    challenge_expired: "This sign-in has expired. Sign in again.",
+    two_factor_link: "Two-step verification",
+    two_factor_is_off: "Two-step verification is off. Add an authenticator app so that a password alone is not enough to sign in.",
+    two_factor_is_on: "Two-step verification is on: signing in needs your password and a code from your authenticator app.",
+    totp_setup_submit: "Set up an authenticator app",
+    totp_setup_title: "Set up your authenticator app",
+    totp_setup_scan: "Scan the QR code with your authenticator app, or type the key below into it. Then enter the 6-digit code the app shows.",
+    totp_key_label: "Key",
+    totp_confirm_submit: "Turn on two-step verification",
+    totp_remove_submit: "Remove the authenticator app",
+    totp_removed: "The authenticator app was removed. Two-step verification is off.",
+    backup_codes_left: "Unused backup codes",
+    backup_codes_low: "Only a few backup codes are left. Generate a new set and keep it safe.",
+    backup_codes_generate: "Generate new backup codes",
+    backup_codes_title: "Save your backup codes",
+    backup_codes_intro: "Each code signs you in once when you cannot use your authenticator app. Keep them somewhere safe: they will not be shown again, and generating a new set makes these stop working.",
+    backup_code_item: "Code",
+    step_up_required: "Confirm it is you with your second factor first.",
+    already_enrolled: "An authenticator app is already set up. Remove it first to set up another.",
+    setup_expired: "This setup has expired. Start again.",
+    two_factor_required: "Two-step verification is required to continue. Set up an authenticator app now.",
+    trust_device_label: "Don't ask for a code again on this device",
+    trust_device_hint: "Only on a device you alone use. You can withdraw it on your account page.",
+    trust_device_days: "A trusted device skips the code for this many days:",
+    forget_devices_submit: "Forget trusted devices",
+    devices_forgotten: "No device is trusted any more: every sign-in asks for a code again.",
+    history_link: "Your sign-in history",
+    history_title: "Sign-in history",
+    history_when: "When",
+    history_result: "Result",
+    history_method: "How",
+    result_success: "Signed in",
+    result_invalid_credentials: "Wrong password",
+    result_locked: "Refused: locked after failures",
+    result_invalid_second_factor: "Wrong code",
+    result_second_factor_locked: "Refused: too many wrong codes",
+    method_password: "Password",
+    method_password_totp: "Password and app code",
+    method_password_backup_code: "Password and backup code",
+    method_password_trusted_device: "Password on a trusted device",
 };
 
 impl Strings {
@@ -356,6 +499,30 @@ impl Strings {
             "invalid_request" => self.authorize_invalid_request,
             "temporarily_unavailable" => self.authorize_unavailable,
             _ => self.authorize_other,
+        }
+    }
+
+    /// What the history page says for a stored login result (`success`, …); the raw value for
+    /// one this catalogue does not know.
+    pub fn login_result(&self, result: &str) -> &'static str {
+        match result {
+            "success" => self.result_success,
+            "invalid_credentials" => self.result_invalid_credentials,
+            "locked" => self.result_locked,
+            "invalid_second_factor" => self.result_invalid_second_factor,
+            "second_factor_locked" => self.result_second_factor_locked,
+            _ => self.unknown,
+        }
+    }
+
+    /// What the history page says for a stored login method (`password`, …).
+    pub fn login_method(&self, method: &str) -> &'static str {
+        match method {
+            "password" => self.method_password,
+            "password_totp" => self.method_password_totp,
+            "password_backup_code" => self.method_password_backup_code,
+            "password_trusted_device" => self.method_password_trusted_device,
+            _ => self.unknown,
         }
     }
 

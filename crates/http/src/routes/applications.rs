@@ -524,7 +524,27 @@ mod tests {
         let doc = document();
         let schemas = &doc["components"]["schemas"];
         let view = &schemas["ApplicationView"];
-        assert_eq!(view["required"].as_array().map(Vec::len), Some(16));
+        assert_eq!(view["required"].as_array().map(Vec::len), Some(17));
+        assert!(
+            view["required"]
+                .as_array()
+                .is_some_and(|r| r.contains(&json!("minimum_acr"))),
+            "minimum_acr is always sent, null when none"
+        );
+        for acr in [
+            &view["properties"]["minimum_acr"],
+            &schemas["ApplicationInput"]["properties"]["minimum_acr"],
+        ] {
+            assert_eq!(
+                acr["oneOf"][0]["$ref"],
+                "#/components/schemas/ApplicationMinimumAcr"
+            );
+            assert_eq!(acr["oneOf"][1]["type"], "null");
+        }
+        assert_eq!(
+            schemas["ApplicationMinimumAcr"]["enum"],
+            json!([svc_domain::ACR_AAL1, svc_domain::ACR_AAL2])
+        );
         let created = &schemas["CreatedApplicationView"]["allOf"];
         assert_eq!(created[0]["$ref"], "#/components/schemas/ApplicationView");
         assert_eq!(created[1]["properties"]["client_secret"]["type"], "string");

@@ -6,6 +6,7 @@ pub mod control_plane;
 mod protocol;
 pub mod token;
 pub mod users;
+mod users_factors;
 mod users_history;
 pub mod webhooks;
 pub mod well_known;

@@ -1,6 +1,7 @@
 //! `/api/v1/tenant-users` (scopes `users:read|write`): the tenant-user routes and their OpenAPI
 //! operations, declared together through `OpenApiRouter` — create, list, read, update, remove,
-//! suspend, reactivate, and a user's sessions (list, revoke one). Thin handlers over
+//! suspend, reactivate, a user's sessions (list, revoke one), login history and second factors
+//! (list, reset). Thin handlers over
 //! `svc_manage::users`, always within the token's own tenant: another tenant's user id, or a
 //! malformed one, is simply not found.
 //!
@@ -41,6 +42,10 @@ fn api() -> OpenApiRouter<ApiState> {
         .routes(routes!(reactivate))
         .routes(routes!(sessions))
         .routes(routes!(super::users_history::login_history))
+        .routes(routes!(
+            super::users_factors::second_factors,
+            super::users_factors::reset_second_factors
+        ))
         .routes(routes!(revoke_session))
 }
 
@@ -579,6 +584,18 @@ mod tests {
             ),
             (
                 "/api/v1/tenant-users/{id}/sessions/{session_id}",
+                "delete",
+                "users:write",
+                false,
+            ),
+            (
+                "/api/v1/tenant-users/{id}/second-factors",
+                "get",
+                "users:read",
+                false,
+            ),
+            (
+                "/api/v1/tenant-users/{id}/second-factors",
                 "delete",
                 "users:write",
                 false,

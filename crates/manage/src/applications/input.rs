@@ -17,7 +17,8 @@ use svc_domain::{GrantType, RedirectUri, ScopeSet, SigningAlg, TokenEndpointAuth
     "grant_types": ["authorization_code", "refresh_token"],
     "token_endpoint_auth_method": "client_secret_basic",
     "allowed_scopes": ["openid", "profile", "email", "offline_access"],
-    "first_party": false
+    "first_party": false,
+    "minimum_acr": "urn:svc:aal2"
 }))]
 pub struct ApplicationInput {
     /// Display name, 1 to 200 characters.
@@ -59,6 +60,12 @@ pub struct ApplicationInput {
     /// Where the public JWK Set is published (https), for `private_key_jwt`.
     #[serde(default)]
     pub jwks_uri: Option<String>,
+    /// The least assurance (`acr`) every authorization for the application must reach:
+    /// `urn:svc:aal1` (a password) or `urn:svc:aal2` (a password and a second factor). Absent
+    /// or `null`: no minimum of its own (on update, absent clears it like every optional field).
+    #[serde(default)]
+    #[schema(value_type = Option<super::names::AcrName>)]
+    pub minimum_acr: Option<String>,
 }
 
 /// An [`ApplicationInput`] that passed every registration rule.
@@ -75,6 +82,7 @@ pub(crate) struct ValidApplication {
     pub(crate) id_token_signed_response_alg: SigningAlg,
     pub(crate) jwks: Option<String>,
     pub(crate) jwks_uri: Option<String>,
+    pub(crate) minimum_acr: Option<String>,
 }
 
 impl ApplicationInput {
@@ -92,6 +100,7 @@ impl ApplicationInput {
         let allowed_scopes = rules::check_scopes(&self.allowed_scopes)?;
         let api_audience = rules::check_api_audience(self.api_audience.as_deref())?;
         let alg = rules::check_id_token_alg(self.id_token_signed_response_alg.as_deref())?;
+        let minimum_acr = rules::check_minimum_acr(self.minimum_acr.as_deref())?;
         rules::check_code_grant_has_redirect_uri(&grant_types, &redirect_uris)?;
         rules::check_refresh_needs_code(&grant_types)?;
         rules::check_public_client_grants(method, &grant_types)?;
@@ -109,6 +118,7 @@ impl ApplicationInput {
             id_token_signed_response_alg: alg,
             jwks,
             jwks_uri,
+            minimum_acr,
         })
     }
 }
@@ -134,6 +144,46 @@ mod tests {
         assert_eq!(valid.api_audience, None);
         assert!(!valid.first_party);
         assert_eq!((valid.jwks, valid.jwks_uri), (None, None));
+        assert_eq!(valid.minimum_acr, None);
+    }
+
+    #[test]
+    fn minimum_acr_is_read_from_json_checked_and_kept() {
+        let base = json!({
+            "name": "Bank",
+            "grant_types": ["client_credentials"],
+            "token_endpoint_auth_method": "client_secret_basic",
+        });
+        let with = |acr: serde_json::Value| {
+            let mut body = base.clone();
+            body["minimum_acr"] = acr;
+            serde_json::from_value::<ApplicationInput>(body).unwrap()
+        };
+        for level in svc_domain::ACR_LEVELS {
+            assert_eq!(
+                with(json!(level))
+                    .validate()
+                    .unwrap()
+                    .minimum_acr
+                    .as_deref(),
+                Some(level)
+            );
+        }
+        assert_eq!(with(json!(null)).validate().unwrap().minimum_acr, None);
+        let err = with(json!("urn:svc:aal3")).validate().unwrap_err();
+        assert!(
+            matches!(&err, ManageError::Invalid { field, .. } if field == "minimum_acr"),
+            "{err:?}"
+        );
+        assert!(
+            serde_json::from_value::<ApplicationInput>({
+                let mut body = base.clone();
+                body["minimum_acr"] = json!(2);
+                body
+            })
+            .is_err(),
+            "a level is a string"
+        );
     }
 
     #[test]

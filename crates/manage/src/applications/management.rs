@@ -40,6 +40,8 @@ pub(crate) fn management_application(
         jwks: None,
         jwks_uri: None,
         is_management: true,
+        // Machine-to-machine only: no person signs in for it.
+        minimum_acr: None,
         created_at: now,
         updated_at: now,
     };

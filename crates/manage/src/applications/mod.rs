@@ -64,6 +64,7 @@ fn assemble(
         jwks: valid.jwks,
         jwks_uri: valid.jwks_uri,
         is_management: identity.is_management,
+        minimum_acr: valid.minimum_acr,
         created_at: identity.created_at,
         updated_at: identity.updated_at,
     }

@@ -45,6 +45,22 @@ pub(crate) enum AuthMethodName {
     PrivateKeyJwt,
 }
 
+/// An assurance level an application may demand of every authorization (`acr`).
+#[derive(ToSchema)]
+#[schema(as = ApplicationMinimumAcr)]
+#[expect(
+    dead_code,
+    reason = "a schema only: the wire value is a checked string"
+)]
+pub(crate) enum AcrName {
+    /// One factor (NIST SP 800-63B AAL1): a password.
+    #[schema(rename = "urn:svc:aal1")]
+    Aal1,
+    /// Two factors (AAL2): a password and a one-time code.
+    #[schema(rename = "urn:svc:aal2")]
+    Aal2,
+}
+
 /// How ID tokens issued to an application are signed.
 #[derive(ToSchema)]
 #[schema(as = ApplicationSigningAlg)]

@@ -6,7 +6,10 @@
 
 use crate::ManageError;
 use std::collections::BTreeSet;
-use svc_domain::{GrantType, RedirectUri, Scope, ScopeSet, SigningAlg, TokenEndpointAuthMethod};
+use svc_domain::{
+    ACR_AAL1, ACR_AAL2, GrantType, RedirectUri, Scope, ScopeSet, SigningAlg,
+    TokenEndpointAuthMethod, acr_rank,
+};
 
 /// Longest application name, in characters.
 pub(crate) const MAX_NAME_CHARS: usize = 200;
@@ -307,6 +310,19 @@ pub(crate) fn check_id_token_alg(alg: Option<&str>) -> Result<SigningAlg, Manage
                 "id_token_signed_response_alg must be one of ES256, EdDSA, RS256",
             )
         }),
+    }
+}
+
+/// Rule: a minimum assurance level, when given, is one this service issues (`urn:svc:aal1` or
+/// `urn:svc:aal2`, exactly); absent means no minimum.
+pub(crate) fn check_minimum_acr(acr: Option<&str>) -> Result<Option<String>, ManageError> {
+    match acr {
+        None => Ok(None),
+        Some(acr) if acr_rank(acr).is_some() => Ok(Some(acr.to_owned())),
+        Some(_) => Err(ManageError::invalid(
+            "minimum_acr",
+            format!("minimum_acr must be {ACR_AAL1} or {ACR_AAL2}"),
+        )),
     }
 }
 

@@ -22,6 +22,7 @@ use utoipa::ToSchema;
     "jwks": null,
     "jwks_uri": null,
     "is_management": false,
+    "minimum_acr": null,
     "confidential": true,
     "created_at": "2026-11-23T09:14:07.123456Z",
     "updated_at": "2026-11-23T09:14:07.123456Z"
@@ -61,6 +62,10 @@ pub struct ApplicationView {
     /// Whether this is the tenant's management application (which cannot be deleted, and
     /// whose grants, scopes, authentication method and audience are fixed).
     pub is_management: bool,
+    /// The least assurance every authorization for it must reach: `urn:svc:aal1` or
+    /// `urn:svc:aal2`; `null` when it demands no minimum.
+    #[schema(value_type = Option<super::names::AcrName>, required = true)]
+    pub minimum_acr: Option<String>,
     /// Whether it is a confidential client (authenticates at the token endpoint).
     pub confidential: bool,
     /// Creation time (RFC 3339).
@@ -109,6 +114,7 @@ impl From<&Application> for ApplicationView {
                 .and_then(|text| serde_json::from_str(text).ok()),
             jwks_uri: app.jwks_uri.clone(),
             is_management: app.is_management,
+            minimum_acr: app.minimum_acr.clone(),
             confidential: app.is_confidential(),
             created_at: app.created_at,
             updated_at: app.updated_at,

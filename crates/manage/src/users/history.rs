@@ -40,7 +40,7 @@ pub async fn login_history(
 #[schema(example = json!({
     "id": "lgn_01jd2mb7c4e6g8j0k2m4p6r8t0",
     "occurred_at": "2026-11-23T08:00:00Z",
-    "method": "password",
+    "method": "password_totp",
     "result": "success",
     "ip": "203.0.113.7",
     "user_agent": "Mozilla/5.0 (X11; Linux x86_64)"
@@ -53,11 +53,15 @@ pub struct LoginRecordView {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub occurred_at: OffsetDateTime,
-    /// How: `password`.
-    #[schema(example = "password")]
+    /// How: `password` (a password alone), `password_totp` (the password, then an
+    /// authenticator app's code), `password_backup_code` (the password, then a backup code) or
+    /// `password_trusted_device` (the password on a browser trusted to skip the second step).
+    #[schema(example = "password_totp")]
     pub method: &'static str,
     /// What came of it: `success`, `invalid_credentials` (wrong password, or an account that
-    /// may not sign in) or `locked` (refused while the account was locked).
+    /// may not sign in), `locked` (refused while the account was locked),
+    /// `invalid_second_factor` (right password, wrong second-factor code) or
+    /// `second_factor_locked` (refused while the second step was locked after wrong codes).
     #[schema(example = "success")]
     pub result: &'static str,
     /// Client address, `null` if unknown.
@@ -77,6 +81,35 @@ impl From<&LoginRecord> for LoginRecordView {
             result: r.result.as_str(),
             ip: r.client_ip.clone(),
             user_agent: r.user_agent.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use svc_domain::{LoginMethod, LoginResult, ManualClock, SeededRandom};
+
+    #[test]
+    fn the_view_shows_every_method_and_result_by_its_spelling() {
+        let clock = ManualClock::new(OffsetDateTime::UNIX_EPOCH);
+        let rng = SeededRandom::new(1);
+        for method in LoginMethod::ALL {
+            for result in LoginResult::ALL {
+                let record = LoginRecord {
+                    id: LoginRecordId::generate(&clock, &rng),
+                    tenant_id: TenantId::generate(&clock, &rng),
+                    user_id: UserId::generate(&clock, &rng),
+                    occurred_at: OffsetDateTime::UNIX_EPOCH,
+                    method,
+                    result,
+                    client_ip: None,
+                    user_agent: None,
+                };
+                let json = serde_json::to_value(LoginRecordView::from(&record)).unwrap();
+                assert_eq!(json["method"], method.as_str());
+                assert_eq!(json["result"], result.as_str());
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 //! A tenant's users (the people who sign in on its hosted pages): create (with a password, by
 //! invitation, or pre-provisioned), list, read, change, suspend, reactivate, remove, and their
-//! live sessions. Every use case is scoped by the tenant, so another tenant's user reads as
+//! live sessions, login history and second factors (read, reset). Every use case is scoped by the tenant, so another tenant's user reads as
 //! absent, and every write appends its audit entry in the same transaction.
 //!
 //! Status changes follow [`svc_domain::UserStatus::can_become`]; anything else is a
@@ -16,6 +16,7 @@
 //! same rules, hasher and links as the sign-in engine, without depending on it.
 
 mod create;
+mod factors;
 mod history;
 mod input;
 mod list;
@@ -27,6 +28,7 @@ mod update;
 mod view;
 
 pub use create::create;
+pub use factors::{SecondFactorView, SecondFactorsView, reset_second_factors, second_factors};
 pub use history::{LoginRecordView, login_history};
 pub use input::{MAX_NAME_CHARS, NewUser, UserPatch};
 pub use list::list;

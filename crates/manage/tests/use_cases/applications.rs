@@ -3,7 +3,7 @@
 
 use crate::support::{client_actor, harness, meta, operator, spa, web_app};
 use serde_json::json;
-use svc_domain::{AuditOutcome, SigningAlg, TokenEndpointAuthMethod};
+use svc_domain::{ACR_AAL1, ACR_AAL2, AuditOutcome, SigningAlg, TokenEndpointAuthMethod};
 use svc_manage::applications::{
     self as apps, ApplicationInput, ApplicationView, CreatedApplicationView,
 };
@@ -68,13 +68,15 @@ async fn a_confidential_application_gets_a_secret_shown_once() {
         "jwks",
         "jwks_uri",
         "is_management",
+        "minimum_acr",
         "confidential",
         "created_at",
         "updated_at",
     ] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }
-    assert_eq!(keys.len(), 16, "{keys:?}");
+    assert_eq!(keys.len(), 17, "{keys:?}");
+    assert_eq!(view["minimum_acr"], serde_json::Value::Null, "no minimum");
     assert_eq!(view["client_id"], app.id.as_str());
     assert_eq!(view["confidential"], true);
     assert_eq!(
@@ -193,6 +195,13 @@ async fn invalid_registrations_write_nothing() {
                 ..web_app()
             },
             "id_token_signed_response_alg",
+        ),
+        (
+            ApplicationInput {
+                minimum_acr: Some("urn:svc:aal3".to_owned()),
+                ..web_app()
+            },
+            "minimum_acr",
         ),
     ];
     for (input, field) in cases {
@@ -622,4 +631,96 @@ async fn every_change_gets_a_new_revision_even_when_the_clock_goes_back() {
         .unwrap();
     assert!(rotated.updated_at > updated.updated_at);
     assert_eq!(apps::get(&h.ctx, tenant, &app.id).await.unwrap(), rotated);
+}
+
+#[tokio::test]
+async fn a_minimum_acr_is_registered_changed_cleared_and_shown() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, actor) = (&acme.tenant.id, client_actor(&acme));
+    let demanding = ApplicationInput {
+        minimum_acr: Some(ACR_AAL2.to_owned()),
+        ..web_app()
+    };
+    let (created, _) = apps::create(&h.ctx, tenant, &actor, &meta(), demanding)
+        .await
+        .unwrap();
+    assert_eq!(created.minimum_acr.as_deref(), Some(ACR_AAL2));
+    let stored = apps::get(&h.ctx, tenant, &created.id).await.unwrap();
+    assert_eq!(stored, created);
+    let view = serde_json::to_value(ApplicationView::from(&stored)).unwrap();
+    assert_eq!(view["minimum_acr"], "urn:svc:aal2");
+    let id = &created.id;
+
+    // An update names the level it wants; a new revision, so a new ETag.
+    let lowered = ApplicationInput {
+        minimum_acr: Some(ACR_AAL1.to_owned()),
+        ..web_app()
+    };
+    let (updated, _) = apps::update(&h.ctx, tenant, &actor, &meta(), id, lowered, &NONE)
+        .await
+        .unwrap();
+    assert_eq!(updated.minimum_acr.as_deref(), Some(ACR_AAL1));
+    assert!(updated.updated_at > created.updated_at);
+    assert_eq!(apps::get(&h.ctx, tenant, id).await.unwrap(), updated);
+    let view = serde_json::to_value(ApplicationView::from(&updated)).unwrap();
+    assert_eq!(view["minimum_acr"], "urn:svc:aal1");
+
+    // A level this service does not issue is refused, naming the field; nothing changes.
+    let audit_before = h.audit(tenant).await.len();
+    for bad in ["urn:svc:aal3", "", "urn:svc:AAL2"] {
+        let input = ApplicationInput {
+            minimum_acr: Some(bad.to_owned()),
+            ..web_app()
+        };
+        let err = apps::update(&h.ctx, tenant, &actor, &meta(), id, input, &NONE)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ManageError::Invalid { field, message } if field == "minimum_acr" && message.contains("urn:svc:aal1 or urn:svc:aal2")),
+            "{bad:?}: {err:?}"
+        );
+    }
+    assert_eq!(apps::get(&h.ctx, tenant, id).await.unwrap(), updated);
+    assert_eq!(h.audit(tenant).await.len(), audit_before);
+
+    // The update replaces the whole configuration: without the field, there is no minimum.
+    let (cleared, _) = apps::update(&h.ctx, tenant, &actor, &meta(), id, web_app(), &NONE)
+        .await
+        .unwrap();
+    assert_eq!(cleared.minimum_acr, None);
+    assert_eq!(
+        apps::get(&h.ctx, tenant, id).await.unwrap().minimum_acr,
+        None
+    );
+    let view = serde_json::to_value(ApplicationView::from(&cleared)).unwrap();
+    assert_eq!(view["minimum_acr"], serde_json::Value::Null);
+
+    // Through JSON as a client sends it: the value, or null for none.
+    let body = |acr: serde_json::Value| -> ApplicationInput {
+        serde_json::from_value(json!({
+            "name": "Bank",
+            "redirect_uris": ["https://bank.example/cb"],
+            "grant_types": ["authorization_code"],
+            "token_endpoint_auth_method": "none",
+            "minimum_acr": acr,
+        }))
+        .unwrap()
+    };
+    let (from_json, _) = apps::create(&h.ctx, tenant, &actor, &meta(), body(json!(ACR_AAL2)))
+        .await
+        .unwrap();
+    assert_eq!(from_json.minimum_acr.as_deref(), Some(ACR_AAL2));
+    let (nulled, _) = apps::update(
+        &h.ctx,
+        tenant,
+        &actor,
+        &meta(),
+        &from_json.id,
+        body(serde_json::Value::Null),
+        &NONE,
+    )
+    .await
+    .unwrap();
+    assert_eq!(nulled.minimum_acr, None);
 }

@@ -6,6 +6,7 @@
 mod applications;
 mod audit;
 mod changes;
+mod faulty_factors;
 mod faulty_identity;
 mod faulty_webhooks;
 mod idempotency;

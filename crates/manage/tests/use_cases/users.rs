@@ -148,6 +148,7 @@ fn browser() -> ClientInfo {
     ClientInfo {
         ip: Some("203.0.113.9".parse().unwrap()),
         user_agent: None,
+        device: None,
     }
 }
 

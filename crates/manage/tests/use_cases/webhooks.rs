@@ -152,13 +152,13 @@ async fn unknown_event_types_bad_urls_and_the_limit_are_refused_and_nothing_is_w
         tenant,
         &actor,
         &meta(),
-        new("https://x.example/h", &["auth.mfa.verify"]),
+        new("https://x.example/h", &["wallet.tx.signed"]),
     )
     .await
     .unwrap_err()
     .to_string();
     assert!(
-        err.contains("event type \"auth.mfa.verify\" is not recorded by this version"),
+        err.contains("event type \"wallet.tx.signed\" is not recorded by this version"),
         "{err}"
     );
     let production = WebhookRules {

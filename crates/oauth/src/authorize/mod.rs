@@ -9,9 +9,15 @@
 //!    established after the request arrived satisfies `max_age` whatever its value (even 0):
 //!    the person has just authenticated for this very request, and asking again would loop.
 //!    Otherwise `login_required` under `prompt=none`, else the sign-in page.
-//! 2. Assurance: an essential `acr` request (`claims`, OIDC Core §5.5.1.1) whose values the
-//!    session's `acr` is not among is `unmet_authentication_requirements` ([`crate::claims`]);
-//!    there is no step-up to offer yet. Voluntary requests (`acr_values`) are recorded only.
+//! 2. Assurance ([`assurance`]): the levels asked for — an essential `acr` claim (OIDC Core
+//!    §5.5.1.1), else `acr_values` (§3.1.2.1) — are met by a session at or above the weakest
+//!    of them we know (`urn:svc:aal1` < `urn:svc:aal2`). Below it, a person with a confirmed
+//!    second factor is sent to step up on the hosted pages (`prompt=none`:
+//!    `interaction_required`); when the deployment requires a second factor, or the application
+//!    registered a `minimum_acr`, every request asks at least that (essential) and a person
+//!    without a factor is sent to set one up; otherwise an essential request is
+//!    `unmet_authentication_requirements` and a voluntary one goes on at the level reached,
+//!    which the `acr` claim reports truthfully. Levels we do not know are never met.
 //! 3. Consent: remembered per user, application and scope set, and for `prompt=consent` given
 //!    after the request arrived. First-party applications skip it unless the request says
 //!    `prompt=consent` (OIDC Core §3.1.2.1: the OP "SHOULD prompt the End-User for consent").
@@ -20,7 +26,17 @@
 //!    URI, PKCE challenge, session and subject, carrying the `claims` request with `acr_values`
 //!    folded in) is sent to the redirect URI with `state` and `iss` (RFC 9207 §2).
 
+mod assurance;
 pub mod request;
+
+/// Which hosted page a pending request waits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ask {
+    Login,
+    StepUp,
+    Enrol,
+    Consent,
+}
 
 use crate::claims::ClaimsRequest;
 use crate::error::ErrorPageKind;
@@ -48,10 +64,16 @@ const CONSENT_REQUIRED: (&str, &str) = (
     "consent_required",
     "the person has not consented to this request (prompt=none)",
 );
-/// An essential `acr` the session does not reach (OIDC Core errata set 2, §3.1.2.6).
+/// An essential `acr` the session does not reach and cannot be raised to (OIDC Core errata
+/// set 2, §3.1.2.6).
 const UNMET_ACR: (&str, &str) = (
     "unmet_authentication_requirements",
-    "the essential acr requested is not available: password sign-in reaches urn:svc:aal1 only",
+    "the essential acr requested cannot be reached for this person",
+);
+/// `prompt=none` when the session must be stepped up first (OIDC Core §3.1.2.6).
+const INTERACTION_REQUIRED: (&str, &str) = (
+    "interaction_required",
+    "the requested acr needs a second factor (prompt=none)",
 );
 
 /// Lifetimes of the authorization flow.
@@ -61,6 +83,12 @@ pub struct AuthorizeSettings {
     pub code_lifetime: Duration,
     /// How long a person has to sign in and consent before starting over.
     pub interaction_lifetime: Duration,
+    /// Whether second factors are on (`[two_factor]`): sessions can be stepped up to
+    /// `urn:svc:aal2`.
+    pub step_up: bool,
+    /// `[two_factor].policy = "required"`: every request needs `urn:svc:aal2`; a person without
+    /// a second factor is asked to set one up first.
+    pub second_factor_required: bool,
 }
 
 impl Default for AuthorizeSettings {
@@ -68,6 +96,8 @@ impl Default for AuthorizeSettings {
         Self {
             code_lifetime: Duration::from_secs(60),
             interaction_lifetime: Duration::from_secs(30 * 60),
+            step_up: false,
+            second_factor_required: false,
         }
     }
 }
@@ -84,6 +114,18 @@ pub enum AuthorizeOutcome {
     },
     /// The person must consent; the hosted consent page continues this interaction.
     Consent {
+        /// The pending request.
+        interaction: InteractionId,
+    },
+    /// The signed-in person must give a second factor (step-up); the hosted second-factor page
+    /// continues this interaction.
+    StepUp {
+        /// The pending request.
+        interaction: InteractionId,
+    },
+    /// The signed-in person must set up a second factor first (the deployment requires one and
+    /// they have none); the hosted setup page continues this interaction.
+    Enrol {
         /// The pending request.
         interaction: InteractionId,
     },
@@ -298,19 +340,55 @@ impl AuthorizeEndpoint {
                     .finish_with_error(tenant, issuer, req, pending, LOGIN_REQUIRED)
                     .await;
             }
-            return self.ask(tenant, app, req, pending, true).await;
+            return self.ask(tenant, app, req, pending, Ask::Login).await;
         };
         // 2. Assurance.
-        let claims = ClaimsRequest::parse(req.claims.as_deref());
-        if let Some(acceptable) = claims.essential_acr()
-            && !session
-                .acr
-                .as_ref()
-                .is_some_and(|acr| acceptable.contains(acr))
-        {
-            return self
-                .finish_with_error(tenant, issuer, req, pending, UNMET_ACR)
-                .await;
+        let mut asked = assurance::Asked::of(req);
+        // A floor from the deployment's policy or the application's registration: the person
+        // is asked to set a factor up rather than refused.
+        let enrol_if_needed = self.settings.second_factor_required || app.minimum_acr.is_some();
+        if self.settings.second_factor_required {
+            asked = asked.at_least(svc_domain::ACR_AAL2);
+        }
+        if let Some(minimum) = app.minimum_acr.as_deref() {
+            asked = asked.at_least(minimum);
+        }
+        if !asked.met_by(session.acr.as_deref()) {
+            let reachable = self.settings.step_up && asked.met_by(Some(svc_domain::ACR_AAL2));
+            let has_factor = if reachable {
+                match self.has_second_factor(tenant, session).await {
+                    Ok(has) => has,
+                    Err(e) => return unavailable(e),
+                }
+            } else {
+                false
+            };
+            // With a factor the person steps up; without one, a floor (the deployment's policy
+            // or the application's minimum) has them set one up (the confirmation raises the
+            // session).
+            let page = match (has_factor, reachable && enrol_if_needed) {
+                (true, _) => Some(Ask::StepUp),
+                (false, true) => Some(Ask::Enrol),
+                (false, false) => None,
+            };
+            if let Some(page) = page {
+                if req.prompt.none {
+                    return self
+                        .finish_with_error(tenant, issuer, req, pending, INTERACTION_REQUIRED)
+                        .await;
+                }
+                if page == Ask::StepUp
+                    && let Err(e) = self.record_step_up(tenant, session).await
+                {
+                    return unavailable(e);
+                }
+                return self.ask(tenant, app, req, pending, page).await;
+            }
+            if asked.essential {
+                return self
+                    .finish_with_error(tenant, issuer, req, pending, UNMET_ACR)
+                    .await;
+            }
         }
         // 3. Consent.
         if !app.first_party || req.prompt.consent {
@@ -329,7 +407,7 @@ impl AuthorizeEndpoint {
                         .finish_with_error(tenant, issuer, req, pending, CONSENT_REQUIRED)
                         .await;
                 }
-                return self.ask(tenant, app, req, pending, false).await;
+                return self.ask(tenant, app, req, pending, Ask::Consent).await;
             }
         }
         // 4. The code.
@@ -344,18 +422,48 @@ impl AuthorizeEndpoint {
         }
     }
 
+    /// Whether the person of `session` has a confirmed second factor to give.
+    async fn has_second_factor(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.store.read_once().await?;
+        let factors = tx.second_factors(&tenant.id, &session.user_id).await?;
+        tx.finish().await?;
+        Ok(factors.iter().any(svc_domain::SecondFactor::is_confirmed))
+    }
+
+    /// `auth.mfa.challenge` for a step-up this request needs.
+    async fn record_step_up(&self, tenant: &Tenant, session: &Session) -> Result<(), StoreError> {
+        let event = svc_domain::Event::new(
+            self.clock.as_ref(),
+            self.rng.as_ref(),
+            &tenant.id,
+            svc_domain::EventType::MfaChallenge,
+            svc_domain::EventData::MfaChallenged {
+                user_id: session.user_id.clone(),
+                reason: "step_up".into(),
+                client_ip: None,
+            },
+        );
+        let mut tx = self.store.write().await?;
+        tx.insert_event(&event).await?;
+        tx.commit().await
+    }
+
     fn is_live(&self, tenant: &Tenant, session: Option<&Session>) -> bool {
         session.is_some_and(|s| s.tenant_id == tenant.id && s.is_live(self.clock.now()))
     }
 
-    /// Sends the person to sign in or consent, storing the request once.
+    /// Sends the person to sign in, step up or consent, storing the request once.
     async fn ask(
         &self,
         tenant: &Tenant,
         app: &Application,
         req: &AuthorizationRequest,
         pending: Option<&Interaction>,
-        login: bool,
+        page: Ask,
     ) -> AuthorizeOutcome {
         let id = match pending {
             Some(p) => p.id.clone(),
@@ -364,10 +472,11 @@ impl AuthorizeEndpoint {
                 Err(e) => return unavailable(e),
             },
         };
-        if login {
-            AuthorizeOutcome::Login { interaction: id }
-        } else {
-            AuthorizeOutcome::Consent { interaction: id }
+        match page {
+            Ask::Login => AuthorizeOutcome::Login { interaction: id },
+            Ask::StepUp => AuthorizeOutcome::StepUp { interaction: id },
+            Ask::Enrol => AuthorizeOutcome::Enrol { interaction: id },
+            Ask::Consent => AuthorizeOutcome::Consent { interaction: id },
         }
     }
 

@@ -116,7 +116,7 @@ pub struct AuthorizationRequest {
     pub prompt: Prompt,
     /// Seconds since the last authentication that are acceptable.
     pub max_age: Option<u64>,
-    /// Requested assurance, recorded (step-up arrives with MFA).
+    /// Requested assurance (`acr_values`), which may step a session up.
     pub acr_values: Option<String>,
     /// The OIDC `claims` request (JSON text).
     pub claims: Option<String>,
@@ -489,6 +489,7 @@ mod tests {
             jwks: None,
             jwks_uri: None,
             is_management: false,
+            minimum_acr: None,
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
         }

@@ -102,6 +102,7 @@ mod tests {
             jwks: None,
             jwks_uri: None,
             is_management: false,
+            minimum_acr: None,
             created_at: at,
             updated_at: at,
         })

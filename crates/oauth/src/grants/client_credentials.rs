@@ -138,6 +138,7 @@ mod tests {
             jwks: None,
             jwks_uri: None,
             is_management: false,
+            minimum_acr: None,
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
         }

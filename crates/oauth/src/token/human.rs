@@ -23,8 +23,8 @@
 //! revocation; every issuance records `auth.token.issued` the same way.
 
 use super::issue::{
-    AccessTokenStamp, IssuedAccessToken, NewAccessToken, SubjectType, TOKEN_TYPE_BEARER,
-    TokenResponse,
+    AccessTokenStamp, Authentication, IssuedAccessToken, NewAccessToken, SubjectType,
+    TOKEN_TYPE_BEARER, TokenResponse,
 };
 use super::{TokenEndpoint, TokenRequest};
 use crate::claims::{ClaimsRequest, person_claims};
@@ -373,6 +373,11 @@ impl TokenEndpoint {
                 client_id: &app.id,
                 audience: &audience,
                 scope: grant.scope,
+                authentication: Some(Authentication {
+                    auth_time: grant.auth_time,
+                    acr: grant.acr,
+                    amr: grant.amr,
+                }),
             },
             stamp,
         )?;

@@ -22,6 +22,7 @@ use serde_json::json;
 use std::fmt;
 use std::time::Duration;
 use svc_domain::{ClientId, Clock, Rng, ScopeSet, TenantId};
+use time::OffsetDateTime;
 
 /// The JOSE `typ` of access tokens (RFC 9068 §2.1).
 pub const ACCESS_TOKEN_TYP: &str = "at+jwt";
@@ -109,6 +110,20 @@ pub struct NewAccessToken<'a> {
     pub audience: &'a str,
     /// `scope`.
     pub scope: &'a ScopeSet,
+    /// How the person authenticated, for tokens issued on a person's sign-in: `auth_time`,
+    /// `acr` and `amr` (RFC 9068 §2.2.1), so a resource server can demand a second factor.
+    pub authentication: Option<Authentication<'a>>,
+}
+
+/// The authentication facts an access token repeats from its sign-in (RFC 9068 §2.2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Authentication<'a> {
+    /// When the person last authenticated.
+    pub auth_time: OffsetDateTime,
+    /// The assurance level reached.
+    pub acr: Option<&'a str>,
+    /// The methods used.
+    pub amr: &'a [String],
 }
 
 /// A signed access token.
@@ -214,7 +229,7 @@ impl AccessTokenIssuer<'_> {
             exp,
             expires_in,
         } = stamp;
-        let claims = json!({
+        let mut claims = json!({
             "iss": issuer,
             "sub": token.subject,
             "aud": token.audience,
@@ -227,6 +242,15 @@ impl AccessTokenIssuer<'_> {
             "scope": token.scope.to_string(),
             "subject_type": token.subject_type.as_str(),
         });
+        if let (Some(auth), Some(map)) = (token.authentication, claims.as_object_mut()) {
+            map.insert("auth_time".into(), json!(auth.auth_time.unix_timestamp()));
+            if let Some(acr) = auth.acr {
+                map.insert("acr".into(), json!(acr));
+            }
+            if !auth.amr.is_empty() {
+                map.insert("amr".into(), json!(auth.amr));
+            }
+        }
         let token = signer.sign_jwt(ACCESS_TOKEN_TYP, &claims)?;
         Ok(IssuedAccessToken {
             token,

@@ -101,6 +101,8 @@ impl TokenEndpoint {
                     client_id: &app.id,
                     audience: &grant.audience,
                     scope: &grant.scope,
+                    // Nobody signed in: no authentication to repeat.
+                    authentication: None,
                 },
             )
             .await?;

@@ -4,8 +4,12 @@
 //!   the independent JOSE check, the hosted pages driven in Chromium by playwright-core;
 //! - `interop/authlib/rp.py`: Authlib's `OAuth2Session` with `client_secret_basic` and
 //!   `client_secret_post`, the hosted forms driven by `requests`, PyJWT as the JOSE check;
+//! - `interop/authlib/mfa.py`: the second factor (`[two_factor]`) with pyotp as the independent
+//!   authenticator app: enrolment, step-up for `acr_values`, sign-in with a TOTP or backup code,
+//!   replay and reuse refused, `acr`/`amr` in the ID token, access token and introspection;
 //! - `interop/browser/pages.mjs`: the hosted pages themselves in Chromium (labels, focus,
-//!   accessible errors, security headers, 375 px, JavaScript off, cookie attributes).
+//!   accessible errors, security headers, 375 px, JavaScript off, cookie attributes), the
+//!   second-factor pages included.
 //!
 //! Each test starts the service single-tenant (issuer `http://127.0.0.1:<port>`), provisions
 //! through the real HTTP APIs (operator token → management credentials → applications and a
@@ -108,19 +112,23 @@ struct Fixture {
 
 impl Fixture {
     async fn start(backend: Backend) -> Self {
+        Self::start_with(backend, &[]).await
+    }
+
+    /// Like [`Fixture::start`], with `extra` settings in the service's environment (after the
+    /// fixture's own, so they may override them).
+    async fn start_with(backend: Backend, extra: &[(&str, &str)]) -> Self {
         let mail = tempfile::tempdir().unwrap();
         let sink = format!("file:{}", mail.path().join("mail.jsonl").display());
-        let app = TestApp::spawn_with(
-            backend,
-            &[
-                ("SVC_TENANT__DEFAULT_TENANT_SLUG", "default"),
-                ("SVC_AUTH__ARGON2_MEMORY_KIB", "8192"),
-                ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
-                ("SVC_EMAIL__PROVIDER", "log"),
-                ("SVC_EMAIL__LOG__SINK", &sink),
-            ],
-        )
-        .await;
+        let mut env = vec![
+            ("SVC_TENANT__DEFAULT_TENANT_SLUG", "default"),
+            ("SVC_AUTH__ARGON2_MEMORY_KIB", "8192"),
+            ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
+            ("SVC_EMAIL__PROVIDER", "log"),
+            ("SVC_EMAIL__LOG__SINK", sink.as_str()),
+        ];
+        env.extend_from_slice(extra);
+        let app = TestApp::spawn_with(backend, &env).await;
         let issuer = app.url.clone();
         let discovery = get_json(&app, "/.well-known/openid-configuration").await;
         assert_eq!(
@@ -514,13 +522,128 @@ async fn authlib(backend: Backend) {
     fixture.app.shutdown().await;
 }
 
+/// Turns `[two_factor]` on: TOTP authenticators, backup codes and step-up on the hosted pages.
+const TWO_FACTOR: (&str, &str) = ("SVC_TWO_FACTOR__ENABLED", "true");
+const AAL1: &str = "urn:svc:aal1";
+const AAL2: &str = "urn:svc:aal2";
+
+/// `interop/authlib/mfa.py`: the second factor with an independent TOTP (pyotp) and Authlib.
+async fn authlib_mfa(backend: Backend) {
+    require_prerequisites(&[Prerequisite::Venv]);
+    let fixture = Fixture::start_with(backend, &[TWO_FACTOR]).await;
+    let mut env = fixture.common_env();
+    env.push(("CLIENT_ID".into(), fixture.basic.0.clone()));
+    env.push(("CLIENT_SECRET".into(), fixture.basic.1.clone()));
+    env.push(("API_AUDIENCE".into(), API_AUDIENCE.into()));
+    let run = run_script(
+        &repo_root().join("interop/authlib/.venv/bin/python"),
+        &repo_root().join("interop/authlib/mfa.py"),
+        &env,
+    )
+    .await;
+    let summary = run.summary(&format!("authlib + pyotp second factor on {backend:?}"));
+    let mfa_amr = json!(["pwd", "otp", "mfa"]);
+    assert_eq!(summary["issuer"], fixture.issuer);
+    assert_eq!(summary["acr_values_supported"], json!([AAL1, AAL2]));
+    // (a) Asking for aal2 without a factor: no step-up, the ID token says aal1.
+    assert_eq!(summary["acr_before"], AAL1, "{summary}");
+    assert_eq!(summary["amr_before"], json!(["pwd"]), "{summary}");
+    assert!(
+        !summary["pages_before"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("second-factor")),
+        "{summary}"
+    );
+    // (b) Enrolment: the QR code, a wrong first code refused, ten backup codes.
+    assert_eq!(summary["qr_svg_in_figure_role_img"], true, "{summary}");
+    assert_eq!(summary["wrong_enrolment_code_status"], 401, "{summary}");
+    assert_eq!(summary["backup_codes_shown"], 10, "{summary}");
+    // Set up: the page offers new backup codes and removal, no second setup.
+    let actions = summary["two_factor_actions_after_enrolment"]
+        .as_array()
+        .unwrap();
+    assert!(
+        actions.contains(&json!("backup_codes"))
+            && actions.contains(&json!("remove"))
+            && !actions.contains(&json!("setup")),
+        "{summary}"
+    );
+    // The code that confirmed the authenticator raised the enrolling session to aal2.
+    assert_eq!(
+        summary["enrolment_replaced_session_cookie"], true,
+        "{summary}"
+    );
+    assert_eq!(summary["pages_after_enrolment"], json!([]), "{summary}");
+    assert_eq!(summary["acr_after_enrolment"], AAL2, "{summary}");
+    assert_eq!(summary["amr_after_enrolment"], mfa_amr, "{summary}");
+    // (d) The session signed in before the enrolment is aal1: no step-up without interaction.
+    assert_eq!(
+        summary["prompt_none_step_up_error"], "interaction_required",
+        "{summary}"
+    );
+    // (c) Step-up: the second-factor page only, a new session, aal2 everywhere.
+    assert_eq!(
+        summary["pages_step_up"],
+        json!(["second-factor"]),
+        "{summary}"
+    );
+    assert_eq!(
+        summary["step_up_replaced_session_cookie"], true,
+        "{summary}"
+    );
+    assert_eq!(summary["acr_step_up"], AAL2, "{summary}");
+    assert_eq!(summary["amr_step_up"], mfa_amr, "{summary}");
+    assert_eq!(summary["at_typ"], "at+jwt", "{summary}");
+    assert_eq!(summary["at_acr"], AAL2, "{summary}");
+    assert_eq!(summary["at_amr"], mfa_amr, "{summary}");
+    assert_eq!(summary["at_auth_time_matches_id_token"], true, "{summary}");
+    assert_eq!(summary["introspection_active"], true, "{summary}");
+    assert_eq!(summary["introspection_acr"], AAL2, "{summary}");
+    assert_eq!(summary["introspection_amr"], mfa_amr, "{summary}");
+    // (e) Password then TOTP: a challenge cookie only, then a session at aal2.
+    assert_eq!(
+        summary["sign_in_with_factor_redirect"], "/auth/second-factor",
+        "{summary}"
+    );
+    assert_eq!(summary["session_cookie_after_password"], false, "{summary}");
+    assert_eq!(
+        summary["challenge_cookie_after_password"], true,
+        "{summary}"
+    );
+    assert_eq!(summary["totp_sign_in_status"], 303, "{summary}");
+    assert_eq!(
+        summary["totp_sign_in_redirect"], "/auth/account",
+        "{summary}"
+    );
+    assert_eq!(summary["totp_sign_in_pages"], json!([]), "{summary}");
+    assert_eq!(summary["totp_sign_in_acr"], AAL2, "{summary}");
+    assert_eq!(summary["totp_sign_in_amr"], mfa_amr, "{summary}");
+    // (g) The same TOTP code again, within its window: refused.
+    assert_eq!(summary["totp_replay_status"], 401, "{summary}");
+    assert_eq!(summary["totp_replay_alert"], true, "{summary}");
+    // (f) A backup code signs in once.
+    assert_eq!(
+        summary["backup_sign_in_pages"],
+        json!(["sign-in", "second-factor"]),
+        "{summary}"
+    );
+    assert_eq!(summary["backup_sign_in_acr"], AAL2, "{summary}");
+    assert_eq!(summary["backup_sign_in_amr"], mfa_amr, "{summary}");
+    assert_eq!(summary["backup_codes_left_after_one_used"], 9, "{summary}");
+    assert_eq!(summary["backup_code_reuse_status"], 401, "{summary}");
+    fixture.app.shutdown().await;
+}
+
 async fn browser(backend: Backend) {
     require_prerequisites(&[
         Prerequisite::Chromium,
         Prerequisite::NodeModules,
         Prerequisite::PlaywrightCore,
     ]);
-    let fixture = Fixture::start(backend).await;
+    // `[two_factor]` on: nothing changes for a person without a factor, and the script enrols
+    // one last to check the second-factor pages.
+    let fixture = Fixture::start_with(backend, &[TWO_FACTOR]).await;
     let mut env = fixture.common_env();
     env.push(("CLIENT_ID".into(), fixture.public_client_id.clone()));
     let run = run_script(
@@ -542,7 +665,23 @@ async fn browser(backend: Backend) {
             "session_cookie_httponly_samesite_lax",
             "security_headers",
             "flow_without_javascript",
+            "two_factor_page",
+            "totp_setup_page_accessible",
+            "qr_code_figure_img",
+            "totp_setup_wrong_code_alert",
+            "totp_enrolled",
+            "step_up_flow",
+            "second_factor_page_accessible",
+            "second_factor_wrong_code_alert",
+            "second_factor_flow",
+            "mfa_flow_without_javascript",
+            "two_factor_security_headers",
         ],
+    );
+    assert_eq!(
+        summary["two_factor"]["pages_with_code_without_js"],
+        json!(["sign-in", "second-factor"]),
+        "{summary}"
     );
     fixture.app.shutdown().await;
 }
@@ -565,6 +704,16 @@ async fn interop_authlib_sqlite() {
 #[tokio::test]
 async fn interop_authlib_postgres() {
     authlib(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn interop_authlib_mfa_sqlite() {
+    authlib_mfa(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn interop_authlib_mfa_postgres() {
+    authlib_mfa(Backend::Postgres).await;
 }
 
 #[tokio::test]

@@ -399,3 +399,41 @@ async fn keys_rotate_command_switches_signing_keys_at_once_and_keeps_the_old_pub
     );
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_second_factor_data_key_is_stored_wrapped_once_and_reused_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let kms = KmsDaemon::start(dir.path()).await;
+    let (db_url, guard) = svc_store_postgres::testing::fresh_database().await.unwrap();
+    let mut env = kms.env();
+    env.push(("DATABASE_URL".into(), db_url.clone()));
+    env.push(("SVC_TWO_FACTOR__ENABLED".into(), "true".into()));
+    let first = TestApp::spawn_with(Backend::Sqlite, &env_refs(&env)).await;
+    let store = first.store().await;
+    let mut read = store.read().await.unwrap();
+    let wrapped = read
+        .factor_data_key("totp_seal")
+        .await
+        .unwrap()
+        .expect("stored at start");
+    drop(read);
+    assert!(
+        wrapped.len() > 32,
+        "stored wrapped, not as the raw 32 bytes"
+    );
+    first.shutdown().await;
+
+    // A second start unwraps the stored key (it would refuse to start if the KMS refused) and
+    // stores no other.
+    let second = TestApp::spawn_with(Backend::Sqlite, &env_refs(&env)).await;
+    assert_eq!(ready(&second).await, 200);
+    let store = second.store().await;
+    let mut read = store.read().await.unwrap();
+    assert_eq!(
+        read.factor_data_key("totp_seal").await.unwrap(),
+        Some(wrapped)
+    );
+    drop(read);
+    second.shutdown().await;
+    guard.drop_database().await.unwrap();
+}

@@ -23,10 +23,6 @@ enabled = true
 enabled = true
 [anonymous]
 enabled = true
-[two_factor]
-totp_issuer = "Example"
-[adaptive_mfa]
-enabled = true
 [challenge]
 pow_difficulty = 18
 [passkey]
@@ -101,8 +97,6 @@ const LABELS: &[&str] = &[
     "[email_otp]",
     "[magic_link]",
     "[anonymous]",
-    "[two_factor]",
-    "[adaptive_mfa]",
     "[challenge]",
     "[passkey]",
     "[siwe]",

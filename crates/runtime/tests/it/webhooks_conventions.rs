@@ -243,6 +243,8 @@ async fn subscriptions_and_deliveries_page_with_limit_and_after() {
             };
             let view = world.subscribe(&url, &types).await;
             created.push(view["id"].as_str().unwrap().to_owned());
+            // Ids order by their millisecond; two made within one sort arbitrarily.
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
         }
 
         let mut seen = Vec::new();
@@ -282,6 +284,7 @@ async fn subscriptions_and_deliveries_page_with_limit_and_after() {
                 send(world.api(Method::POST, &format!("/api/v1/webhooks/{webhook}/test"))).await;
             assert_eq!(status, 202, "{delivery}");
             queued.push(delivery["id"].as_str().unwrap().to_owned());
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
         }
         let mut seen = Vec::new();
         let mut cursor: Option<String> = None;

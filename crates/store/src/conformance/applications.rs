@@ -1,11 +1,12 @@
 //! Conformance: the application and operator-token repositories, and tenant deletion.
 
-use super::tenant_fixture;
+use super::{assert_refused_by_check, tenant_fixture};
 use crate::{Store, StoreError, UpdateOutcome};
 use std::sync::Arc;
 use svc_domain::{
-    Application, ClientId, GrantType, ManualClock, OperatorToken, OperatorTokenId, RedirectUri,
-    ScopeSet, SecretHash, SeededRandom, SigningAlg, Tenant, TokenEndpointAuthMethod,
+    ACR_AAL1, ACR_AAL2, Application, ClientId, GrantType, ManualClock, OperatorToken,
+    OperatorTokenId, RedirectUri, ScopeSet, SecretHash, SeededRandom, SigningAlg, Tenant,
+    TokenEndpointAuthMethod,
 };
 use time::Duration;
 
@@ -47,6 +48,7 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
         ),
         jwks_uri: Some("https://app.example.com/.well-known/jwks.json".into()),
         is_management: false,
+        minimum_acr: Some(ACR_AAL2.into()),
         created_at: at,
         updated_at: at + Duration::seconds(1),
     }
@@ -66,6 +68,7 @@ pub fn public_application_fixture(tenant: &Tenant, seed: u64) -> Application {
         id_token_signed_response_alg: SigningAlg::Rs256,
         jwks: None,
         jwks_uri: None,
+        minimum_acr: None,
         ..application_fixture(tenant, seed)
     }
 }
@@ -131,6 +134,103 @@ pub async fn application_round_trips(store: Arc<dyn Store>) {
             .await
             .expect("list"),
         expected
+    );
+    read.finish().await.expect("finish");
+}
+
+/// The minimum `acr` reads back as written (either level, or none), an update sets, changes and
+/// clears it, and the schema refuses any other value on insert and on update
+/// (`applications_minimum_acr_check`), changing nothing.
+pub async fn application_minimum_acr_round_trips_and_is_checked(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let levels = [Some(ACR_AAL1), Some(ACR_AAL2), None];
+    let mut apps = Vec::new();
+    for (seed, level) in (10u64..).zip(levels) {
+        let app = Application {
+            minimum_acr: level.map(str::to_owned),
+            ..application_fixture(&acme, seed)
+        };
+        insert_app(&store, &app).await.expect("insert");
+        apps.push(app);
+    }
+    let read_back = |store: Arc<dyn Store>, app: Application| async move {
+        let mut read = store.read().await.expect("read");
+        let stored = read
+            .application(&app.tenant_id, &app.id)
+            .await
+            .expect("read")
+            .expect("stored");
+        read.finish().await.expect("finish");
+        stored
+    };
+    for app in &apps {
+        assert_eq!(
+            read_back(store.clone(), app.clone()).await,
+            *app,
+            "{:?}",
+            app.minimum_acr
+        );
+    }
+
+    // Each one moves to the next level: aal1 -> aal2, aal2 -> none, none -> aal1.
+    for (i, app) in apps.iter_mut().enumerate() {
+        let changed = Application {
+            minimum_acr: levels[(i + 1) % levels.len()].map(str::to_owned),
+            updated_at: app.updated_at + Duration::seconds(1),
+            ..app.clone()
+        };
+        let mut tx = store.write().await.expect("write");
+        assert_eq!(
+            tx.update_application(&changed, app.updated_at)
+                .await
+                .expect("update"),
+            UpdateOutcome::Applied
+        );
+        tx.commit().await.expect("commit");
+        assert_eq!(read_back(store.clone(), changed.clone()).await, changed);
+        *app = changed;
+    }
+
+    for bad in ["urn:svc:aal3", "", "URN:SVC:AAL2", "aal2"] {
+        let refused = Application {
+            minimum_acr: Some(bad.to_owned()),
+            ..application_fixture(&acme, 20)
+        };
+        // Each write in its own transaction: on PostgreSQL a failed statement aborts it.
+        assert_refused_by_check(
+            insert_app(&store, &refused).await,
+            "applications_minimum_acr_check",
+        );
+        let mut tx = store.write().await.expect("write");
+        let target = &apps[0];
+        assert_refused_by_check(
+            tx.update_application(
+                &Application {
+                    minimum_acr: Some(bad.to_owned()),
+                    updated_at: target.updated_at + Duration::seconds(1),
+                    ..target.clone()
+                },
+                target.updated_at,
+            )
+            .await,
+            "applications_minimum_acr_check",
+        );
+    }
+    for app in &apps {
+        assert_eq!(
+            read_back(store.clone(), app.clone()).await,
+            *app,
+            "unchanged"
+        );
+    }
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.list_applications(&acme.id, None, crate::Order::Ascending, 10)
+            .await
+            .expect("list")
+            .len(),
+        apps.len(),
+        "nothing refused was stored"
     );
     read.finish().await.expect("finish");
 }
@@ -264,6 +364,7 @@ pub async fn update_application_changes_mutable_fields_only(store: Arc<dyn Store
     changed.id_token_signed_response_alg = SigningAlg::EdDsa;
     changed.token_endpoint_auth_method = TokenEndpointAuthMethod::PrivateKeyJwt;
     changed.jwks_uri = Some("https://new.example.com/jwks".into());
+    changed.minimum_acr = Some(ACR_AAL1.into());
     changed.updated_at = original.updated_at + Duration::minutes(5);
     changed.created_at += Duration::days(3); // must be ignored
     changed.is_management = true; // must be ignored

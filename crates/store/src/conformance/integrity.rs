@@ -4,13 +4,15 @@
 
 use super::grants::{base, client, stored_tenant};
 use super::{
-    code_fixture, consent_fixture, family_fixture, interaction_fixture, refresh_token_fixture,
-    session_fixture, tenant_fixture, user_fixture, user_token_fixture,
+    code_fixture, consent_fixture, factor_challenge_fixture, family_fixture, interaction_fixture,
+    refresh_token_fixture, session_fixture, tenant_fixture, user_fixture, user_token_fixture,
 };
 use crate::{CodeRedemption, RefreshRotation, Store, StoreError};
 use futures_util::future::join_all;
 use std::sync::Arc;
-use svc_domain::{RefreshFamily, RefreshToken, Session, UserToken, UserTokenPurpose};
+use svc_domain::{
+    FactorChallenge, RefreshFamily, RefreshToken, Session, UserToken, UserTokenPurpose,
+};
 use time::Duration;
 
 /// The purge deletes exactly the rows past any use (counting them) and keeps live ones and the
@@ -85,6 +87,13 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
         now - Duration::hours(1),
     );
     let live_token = user_token_fixture(&ada, "ut_live", UserTokenPurpose::ResetPassword, now);
+    // Second-factor challenges: used, expired, live.
+    let used_challenge = FactorChallenge {
+        used_at: Some(now - Duration::minutes(1)),
+        ..factor_challenge_fixture(&ada, "fc_used", now - Duration::minutes(2))
+    };
+    let expired_challenge = factor_challenge_fixture(&ada, "fc_expired", now - Duration::hours(1));
+    let live_challenge = factor_challenge_fixture(&ada, "fc_live", now - Duration::minutes(1));
 
     let mut tx = store.write().await.expect("write");
     tx.insert_user(&ada).await.expect("user");
@@ -113,6 +122,11 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
     for token in [&used_token, &expired_token, &live_token] {
         tx.insert_user_token(token).await.expect("user token");
     }
+    for challenge in [&used_challenge, &expired_challenge, &live_challenge] {
+        tx.insert_factor_challenge(challenge)
+            .await
+            .expect("challenge");
+    }
     tx.revoke_access_token(&acme.id, "jti-dead", now - Duration::seconds(1))
         .await
         .expect("dead revocation");
@@ -129,8 +143,8 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
 
     let mut tx = store.write().await.expect("write");
     // 1 interaction + 1 code + 2 families + 3 refresh tokens + 2 sessions + 2 link tokens
-    // + 1 revocation + 1 counter.
-    assert_eq!(tx.purge_expired_grants(now).await.expect("purge"), 13);
+    // + 1 revocation + 1 counter + 2 second-factor challenges.
+    assert_eq!(tx.purge_expired_grants(now).await.expect("purge"), 15);
     assert_eq!(tx.purge_expired_grants(now).await.expect("again"), 0);
     tx.commit().await.expect("commit");
 
@@ -184,6 +198,12 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
         tx.access_token_revoked(&acme.id, "jti-live")
             .await
             .expect("live revocation")
+    );
+    assert!(
+        tx.factor_challenge(&acme.id, &live_challenge.hash, now)
+            .await
+            .expect("live challenge")
+            .is_some()
     );
     assert!(
         tx.consume_user_token(

@@ -43,28 +43,36 @@ pub async fn pool_status_reports_configured_maximum(store: Arc<dyn Store>) {
 /// only up to the version before it: a management application stored with the contract's
 /// organizations, policies, agents and billing scopes keeps only the served ones, in order; an
 /// ordinary application registered with one of those names as its own API scope keeps it.
-pub async fn management_scopes_shrink_to_the_served_ones(store: Arc<dyn Store>) {
-    use svc_domain::{MANAGEMENT_API_SCOPES, ScopeSet};
+///
+/// `insert_legacy` stores applications with the columns of that version, in the backend's own
+/// SQL: the repository writes the current schema, whose later columns (`minimum_acr`) that
+/// version does not have. The applications it gets have no value for those columns.
+pub async fn management_scopes_shrink_to_the_served_ones(
+    store: Arc<dyn Store>,
+    insert_legacy: impl AsyncFnOnce(&[svc_domain::Application]),
+) {
+    use svc_domain::{Application, MANAGEMENT_API_SCOPES, ScopeSet};
     let legacy = "applications:read applications:write users:read users:write \
                   organizations:read organizations:write policies:read policies:write \
                   agents:read agents:write audit:read webhooks:read webhooks:write \
                   billing:read billing:write";
     let tenant = super::tenant_fixture("scopes", 71);
-    let mut management = super::application_fixture(&tenant, 72);
-    management.is_management = true;
-    management.allowed_scopes = ScopeSet::parse(legacy).expect("legacy scopes");
-    let mut ordinary = super::application_fixture(&tenant, 73);
-    ordinary.allowed_scopes = ScopeSet::parse("organizations:read reports:read").expect("scopes");
+    let management = Application {
+        is_management: true,
+        allowed_scopes: ScopeSet::parse(legacy).expect("legacy scopes"),
+        minimum_acr: None,
+        ..super::application_fixture(&tenant, 72)
+    };
+    let ordinary = Application {
+        allowed_scopes: ScopeSet::parse("organizations:read reports:read").expect("scopes"),
+        minimum_acr: None,
+        ..super::application_fixture(&tenant, 73)
+    };
 
     let mut tx = store.write().await.expect("write");
     tx.insert_tenant(&tenant).await.expect("tenant");
-    tx.insert_application(&management)
-        .await
-        .expect("management app");
-    tx.insert_application(&ordinary)
-        .await
-        .expect("ordinary app");
     tx.commit().await.expect("commit");
+    insert_legacy(&[management.clone(), ordinary.clone()]).await;
 
     store.migrate().await.expect("the remaining migrations");
 
@@ -81,10 +89,13 @@ pub async fn management_scopes_shrink_to_the_served_ones(store: Arc<dyn Store>) 
         .expect("ordinary app");
     read.finish().await.expect("finish");
     let served = ScopeSet::parse(&MANAGEMENT_API_SCOPES.join(" ")).expect("served scopes");
-    assert_eq!(migrated.allowed_scopes, served);
-    assert_eq!(kept.allowed_scopes, ordinary.allowed_scopes);
     assert_eq!(
-        migrated.updated_at, management.updated_at,
-        "a data fix, not an edit"
+        migrated,
+        Application {
+            allowed_scopes: served,
+            ..management
+        },
+        "only the scopes change: a data fix, not an edit"
     );
+    assert_eq!(kept, ordinary, "an ordinary application is untouched");
 }

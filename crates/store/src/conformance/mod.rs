@@ -6,6 +6,7 @@
 
 mod applications;
 mod audit;
+mod factors;
 mod grants;
 mod integrity;
 mod login_history;
@@ -17,6 +18,7 @@ mod webhooks;
 
 pub use applications::*;
 pub use audit::*;
+pub use factors::*;
 pub use grants::*;
 pub use integrity::*;
 pub use login_history::*;
@@ -26,10 +28,23 @@ pub use tenants::*;
 pub use users::*;
 pub use webhooks::*;
 
+use crate::StoreError;
 use svc_domain::{
     Clock, ManualClock, PairwiseSecret, SeededRandom, Tenant, TenantId, TenantSlug, TenantStatus,
 };
 use time::{Duration, OffsetDateTime};
+
+/// A write refused by a CHECK constraint: both backends report it as [`StoreError::Corrupt`] (a
+/// bug in what was written, never a conflict), naming the constraint in the message.
+fn assert_refused_by_check<T: std::fmt::Debug>(result: Result<T, StoreError>, constraint: &str) {
+    match result {
+        Err(StoreError::Corrupt(message)) => assert!(
+            message.contains(constraint),
+            "{constraint}: the message names the rule: {message}"
+        ),
+        other => panic!("{constraint}: expected the schema to refuse it, got {other:?}"),
+    }
+}
 
 /// A tenant fixture with timestamps at whole microseconds (PostgreSQL's precision), so a round
 /// trip compares equal on every backend. Odd seeds allow sign-up; the pairwise secret is derived
@@ -79,6 +94,7 @@ macro_rules! conformance_suite {
             delete_signing_key_is_scoped,
             racing_key_creators_admit_exactly_one,
             application_round_trips,
+            application_minimum_acr_round_trips_and_is_checked,
             applications_are_isolated_per_tenant,
             application_conflicts_name_the_constraint,
             list_applications_paginates_in_id_order,
@@ -101,6 +117,22 @@ macro_rules! conformance_suite {
             user_updates_apply_only_at_the_revision_read,
             sessions_round_trip_revoke_and_list_live,
             login_history_pages_per_user_both_ways,
+            login_history_keeps_every_method_and_result,
+            second_factors_round_trip_per_user_and_tenant,
+            second_factor_confirmation_happens_once_for_its_owner,
+            totp_steps_only_move_forward,
+            second_factor_deletes_are_scoped,
+            backup_codes_are_replaced_and_work_once,
+            factor_challenges_are_single_use_and_expire,
+            racing_second_factor_uses_admit_exactly_one,
+            factor_writes_for_an_unknown_tenant_name_the_foreign_key,
+            factor_data_key_is_stored_once_and_kept,
+            factor_data_keys_refuse_unknown_purposes_and_bad_lengths,
+            racing_factor_data_key_inserts_admit_exactly_one,
+            known_devices_round_trip_per_user_and_tenant,
+            known_devices_are_stored_once_and_touched,
+            device_trust_is_set_cleared_and_forgotten_per_user,
+            signed_in_from_needs_a_successful_sign_in_from_that_address,
             user_tokens_are_single_use,
             counters_count_in_fixed_windows,
             interactions_expire_and_are_scoped,

@@ -374,3 +374,28 @@ fn id_token_alg_is_es256_eddsa_or_rs256_defaulting_to_rs256() {
         );
     }
 }
+
+#[test]
+fn minimum_acr_is_one_of_the_two_levels_or_absent() {
+    assert_eq!(check_minimum_acr(None).unwrap(), None);
+    for level in [svc_domain::ACR_AAL1, svc_domain::ACR_AAL2] {
+        assert_eq!(
+            check_minimum_acr(Some(level)).unwrap().as_deref(),
+            Some(level)
+        );
+    }
+    for bad in [
+        "",
+        "urn:svc:aal3",
+        "URN:SVC:AAL2",
+        " urn:svc:aal2",
+        "aal2",
+        "urn:mace:incommon:iap:silver",
+    ] {
+        assert_invalid(
+            check_minimum_acr(Some(bad)),
+            "minimum_acr",
+            "urn:svc:aal1 or urn:svc:aal2",
+        );
+    }
+}

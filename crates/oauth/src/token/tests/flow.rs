@@ -61,6 +61,7 @@ impl Flow {
             jwks: None,
             jwks_uri: None,
             is_management: false,
+            minimum_acr: None,
             created_at: now,
             updated_at: now,
         };

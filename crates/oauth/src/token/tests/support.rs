@@ -150,6 +150,7 @@ impl Fixture {
             jwks: None,
             jwks_uri: None,
             is_management: false,
+            minimum_acr: None,
             created_at: start(),
             updated_at: start(),
         }

@@ -10,3 +10,4 @@ mod history;
 mod security;
 pub(crate) mod support;
 mod tokens;
+mod two_factor;

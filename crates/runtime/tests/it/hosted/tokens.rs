@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use svc_testkit::BACKENDS;
 
 /// Redeems `code` for `client` and returns the token response, asserting 200.
-async fn tokens(world: &World, code: &str, client: &(String, String)) -> Value {
+pub(crate) async fn tokens(world: &World, code: &str, client: &(String, String)) -> Value {
     let response = world.redeem_as(code, &client.0, &client.1).await;
     let status = response.status();
     let body: Value = response.json().await.unwrap();
@@ -76,7 +76,11 @@ async fn a_persons_token_is_refused_by_the_management_api_even_with_its_audience
 
 /// Verifies `token` with jsonwebtoken against the tenant's published JWKS (fetched over HTTP),
 /// for audience `client_id`; returns the JOSE algorithm and the claims.
-async fn verify_id_token(world: &World, token: &str, client_id: &str) -> (String, Value) {
+pub(crate) async fn verify_id_token(
+    world: &World,
+    token: &str,
+    client_id: &str,
+) -> (String, Value) {
     let _ = jsonwebtoken::crypto::aws_lc::DEFAULT_PROVIDER.install_default();
     let jwks: jsonwebtoken::jwk::JwkSet = world
         .app
