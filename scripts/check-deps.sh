@@ -21,6 +21,11 @@ cd "$(dirname "$0")/.."
 ENGINES=(svc-oauth svc-authn svc-manage svc-webhooks svc-scim)
 # The storage backends (the SQL they share, svc-store-sql, has rules of its own below).
 BACKENDS=(svc-store-sqlite svc-store-postgres)
+# Test support: leaf crates that exist for tests and benchmarks only. Product crates may use them
+# as dev-dependencies alone (which this check, on normal dependencies, never sees); only the
+# crates in TEST_SUPPORT_USERS may depend on them normally. A new one goes here.
+TEST_SUPPORT=(svc-webauthn-soft)
+TEST_SUPPORT_USERS=(svc-testkit svc-bench-flows)
 
 graph=${CHECK_DEPS_GRAPH:-}
 declare -A reach=() # with a graph file: CRATE -> " DEP DEP … " (spaces around every name)
@@ -51,6 +56,21 @@ deps_of() {
   printf ' %s ' "$(awk 'NF {print $1}' <<<"$tree" | sort -u | tr '\n' ' ')"
 }
 
+# Every crate that reaches CRATE through normal dependencies (CRATE itself excluded), separated
+# by spaces.
+dependents_of() {
+  local crate=$1 dependents=" " other
+  if [ -n "$graph" ]; then
+    for other in "${!reach[@]}"; do
+      [[ ${reach[$other]} == *" $crate "* ]] && dependents+="$other "
+    done
+    printf '%s' "$dependents"
+    return
+  fi
+  local tree; tree=$(cargo tree -q --workspace -e normal -i "$crate" --prefix none -f '{p}') || return 1
+  printf ' %s ' "$(awk -v self="$crate" 'NF && $1 != self {print $1}' <<<"$tree" | sort -u | tr '\n' ' ')"
+}
+
 failures=0
 forbid() { # forbid CRATE DEP... : CRATE must not reach any DEP (skipped when CRATE does not exist)
   local crate=$1; shift
@@ -66,6 +86,25 @@ forbid() { # forbid CRATE DEP... : CRATE must not reach any DEP (skipped when CR
       fi
       failures=$((failures + 1))
     fi
+  done
+}
+
+# only_used_by CRATE USER... : nothing but the USERs may reach CRATE (skipped when CRATE does not
+# exist). An allow-list, so a crate added later is covered without being named.
+only_used_by() {
+  local crate=$1; shift
+  exists "$crate" || return 0
+  local dependents; dependents=$(dependents_of "$crate")
+  local dependent allowed user
+  for dependent in $dependents; do
+    allowed=0
+    for user in "$@"; do [ "$dependent" = "$user" ] && allowed=1; done
+    [ "$allowed" -eq 1 ] && continue
+    echo "dependency rule broken: $dependent reaches $crate" >&2
+    if [ -z "$graph" ]; then
+      cargo tree -q -p "$dependent" -e normal -i "$crate" 2>/dev/null | sed 's/^/    /' >&2 || true
+    fi
+    failures=$((failures + 1))
   done
 }
 
@@ -96,6 +135,14 @@ check_rules() {
   done
   # The backend SDK is what resource servers embed: it knows no server crate at all.
   forbid svc-sdk svc-domain svc-store svc-config svc-http svc-crypto svc-kms sqlx axum "${ENGINES[@]}"
+  # Test support never ships: only the test harness and the benchmark driver depend on it
+  # normally, and it is a leaf that knows no other crate of the workspace.
+  local support
+  for support in "${TEST_SUPPORT[@]}"; do
+    only_used_by "$support" "${TEST_SUPPORT_USERS[@]}"
+    # shellcheck disable=SC2086 # one workspace crate per word
+    forbid "$support" $members
+  done
 }
 
 # A graph shaped like the workspace, every rule holding: crate, then everything it reaches.
@@ -116,6 +163,9 @@ svc-kms aws-lc-rs tokio
 svc-http svc-oauth svc-authn svc-manage svc-webhooks svc-store svc-crypto svc-domain axum tokio
 svc-sdk aws-lc-rs serde
 svc-runtime svc-http svc-config svc-oauth svc-authn svc-manage svc-webhooks svc-store-sqlite svc-store-postgres svc-store-sql svc-store svc-crypto svc-kms svc-domain axum sqlx tokio
+svc-webauthn-soft p256 sha2 serde_json base64
+svc-testkit svc-webauthn-soft svc-runtime svc-http svc-config svc-oauth svc-authn svc-manage svc-webhooks svc-store-sqlite svc-store-postgres svc-store-sql svc-store svc-crypto svc-kms svc-domain p256 axum sqlx tokio
+svc-bench-flows svc-webauthn-soft svc-config svc-domain p256 reqwest tokio
 EOF
 }
 
@@ -173,6 +223,12 @@ self_test() {
     for b in "${ENGINES[@]}"; do expect_caught "$a" "$b"; done
   done
   expect_caught svc-crypto tokio
+  # Test support: no product crate may reach it, a crate not named anywhere included, and it
+  # reaches no workspace crate (svc-testkit and svc-bench-flows reach it in the clean graph).
+  for a in svc-domain svc-runtime svc-http svc-authn svc-sdk svc-scim; do
+    for b in "${TEST_SUPPORT[@]}"; do expect_caught "$a" "$b"; done
+  done
+  for b in svc-domain svc-testkit svc-runtime; do expect_caught svc-webauthn-soft "$b"; done
 
   # The clean graph passed without svc-scim: a rule about a crate that does not exist is
   # skipped, not an error. Make sure that is what was tested.

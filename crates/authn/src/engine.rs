@@ -55,6 +55,8 @@ pub struct Authn {
     pub(crate) captcha: Option<crate::captcha::Captcha>,
     /// Second factors, when `[two_factor]` is on ([`Authn::with_two_factor`]).
     pub(crate) two_factor: Option<crate::two_factor::TwoFactorSettings>,
+    /// Passkeys, when `[passkey]` is on ([`Authn::with_passkeys`]).
+    pub(crate) passkeys: Option<crate::passkeys::PasskeySettings>,
 }
 
 impl fmt::Debug for Authn {
@@ -65,6 +67,7 @@ impl fmt::Debug for Authn {
             .field("settings", &self.settings)
             .field("captcha", &self.captcha)
             .field("two_factor", &self.two_factor)
+            .field("passkeys", &self.passkeys)
             .finish_non_exhaustive()
     }
 }
@@ -90,6 +93,7 @@ impl Authn {
             settings,
             captcha: None,
             two_factor: None,
+            passkeys: None,
         }
     }
 

@@ -80,6 +80,25 @@ pub enum AuthnError {
     /// A TOTP authenticator is already set up; remove it first.
     #[error("an authenticator app is already set up; remove it first")]
     AlreadyEnrolled,
+    /// Passkeys are not enabled in this deployment (`[passkey]`).
+    #[error("passkeys are not enabled")]
+    PasskeysOff,
+    /// A passkey answer did not check out (unknown credential, another person, bad signature,
+    /// no user verification, a cloned authenticator…). One answer for all.
+    #[error("the passkey could not be verified")]
+    PasskeyRefused,
+    /// The passkey ceremony is unknown, used, expired, or another person's: start again.
+    #[error("this passkey request has expired; try again")]
+    CeremonyExpired,
+    /// This authenticator's credential is registered already.
+    #[error("this passkey is registered already")]
+    PasskeyAlreadyRegistered,
+    /// No such passkey of this person.
+    #[error("no such passkey")]
+    UnknownPasskey,
+    /// A passkey name is 1 to 64 printable characters.
+    #[error("a passkey name is 1 to 64 characters")]
+    InvalidPasskeyName,
     /// No such user in this tenant (another tenant's user looks the same).
     #[error("no such user")]
     UnknownUser,

@@ -102,7 +102,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
         "challenge",
         "proof-of-work and interactive challenges are not built yet",
     ),
-    section("passkey", "passkeys (WebAuthn) are not built yet"),
     section("siwe", "Sign-In with Ethereum is not built yet"),
     // Protocol features.
     section(

@@ -7,8 +7,8 @@
 //! so signatures over retries cover the same body.
 
 use crate::{
-    ClientId, Clock, DeliveryId, EventId, FactorId, RefreshFamilyId, Rng, SessionId, TenantId,
-    UserId, WebhookId,
+    ClientId, Clock, DeliveryId, EventId, FactorId, PasskeyId, RefreshFamilyId, Rng, SessionId,
+    TenantId, UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -83,6 +83,10 @@ catalog! {
     AdaptiveMfaTriggered = "auth.adaptive_mfa.triggered", emitted: true;
     /// A person signed in from a browser never seen for them (they were mailed).
     DeviceNew = "auth.device.new", emitted: true;
+    /// A person registered a passkey.
+    PasskeyRegistered = "auth.passkey.registered", emitted: true;
+    /// A passkey was removed by its person.
+    PasskeyRemoved = "auth.passkey.removed", emitted: true;
     /// A person was invited (an invitation link was mailed).
     TenantUserInvited = "tenant_user.invited", emitted: true;
     /// A person became able to sign in (created with a password, signed up, accepted an
@@ -184,8 +188,9 @@ catalog! {
     SecurityBruteForceDetected = "security.brute_force.detected", emitted: true;
     /// A rotated refresh token was presented again; its whole family was revoked.
     SecurityRefreshTokenReuse = "security.refresh_token.reuse", emitted: true;
-    /// Activity judged suspicious by risk analysis.
-    SecuritySuspiciousActivity = "security.suspicious_activity", emitted: false;
+    /// Activity judged suspicious: a WebAuthn credential whose signature counter went back
+    /// (a cloned authenticator); the sign-in was refused.
+    SecuritySuspiciousActivity = "security.suspicious_activity", emitted: true;
     /// A test delivery requested through `POST /api/v1/webhooks/{id}/test`.
     WebhookTest = "webhook.test", emitted: true;
 }
@@ -409,6 +414,30 @@ pub enum EventData {
         user_id: UserId,
         /// The browser (`User-Agent`, at most 256 characters).
         user_agent: Option<String>,
+        /// The client address, through trusted proxies only.
+        client_ip: Option<String>,
+    },
+    /// `auth.passkey.registered`, `auth.passkey.removed`
+    PasskeyChanged {
+        /// Whose passkey.
+        user_id: UserId,
+        /// The passkey.
+        passkey_id: PasskeyId,
+        /// Its name when the change happened.
+        name: String,
+        /// `hwk` (device-bound) or `swk` (synced).
+        binding: String,
+        /// Who made the change: `user:usr_…`.
+        actor: String,
+    },
+    /// `security.suspicious_activity`
+    SuspiciousActivity {
+        /// The person concerned.
+        user_id: UserId,
+        /// What was seen: `webauthn_counter_regressed`.
+        signal: String,
+        /// The credential concerned (a passkey or second factor id), when one is.
+        credential: Option<String>,
         /// The client address, through trusted proxies only.
         client_ip: Option<String>,
     },

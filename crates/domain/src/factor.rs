@@ -1,5 +1,5 @@
 //! Second factors and assurance (CONTRACTS.md "Assurance, factors and step-up"): the factors a
-//! person enrols (a TOTP authenticator; WebAuthn keys come later), their single-use backup
+//! person enrols (a TOTP authenticator, a WebAuthn security key), their single-use backup
 //! codes, and the `acr` / `amr` values a sign-in reaches.
 //!
 //! The secret of a TOTP factor is kept only sealed (AES-256-GCM under the `[two_factor]` key);
@@ -43,6 +43,9 @@ pub const BACKUP_CODE_CHARS: usize = 10;
 pub enum FactorKind {
     /// RFC 6238 TOTP: SHA-1, 6 digits, 30 s steps.
     Totp,
+    /// A WebAuthn security key; its sealed secret is the sealed WebAuthn credential (public
+    /// key and signature counter), confirmed by the registration ceremony itself.
+    SecurityKey,
 }
 
 impl FactorKind {
@@ -51,6 +54,7 @@ impl FactorKind {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Totp => "totp",
+            Self::SecurityKey => "security_key",
         }
     }
 
@@ -59,6 +63,7 @@ impl FactorKind {
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "totp" => Some(Self::Totp),
+            "security_key" => Some(Self::SecurityKey),
             _ => None,
         }
     }

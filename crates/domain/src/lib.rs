@@ -13,6 +13,7 @@ mod factor;
 mod id;
 mod keys;
 mod login;
+mod passkey;
 mod password;
 mod redirect_uri;
 mod rng;
@@ -38,12 +39,16 @@ pub use factor::{
 };
 pub use id::{
     AuditEntryId, ClientId, DeliveryId, EventId, FactorId, IdError, InteractionId, LoginRecordId,
-    OperatorTokenId, RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
+    OperatorTokenId, PasskeyId, RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
 pub use login::{
     LoginMethod, LoginRecord, LoginResult, MAX_LOGIN_USER_AGENT_CHARS, UnknownLoginValue,
     login_user_agent,
+};
+pub use passkey::{
+    AMR_HWK, AMR_SWK, AMR_USER, CeremonyPurpose, MAX_CREDENTIAL_ID_BYTES, MAX_PASSKEY_NAME_CHARS,
+    Passkey, WebauthnCeremony, clean_passkey_name,
 };
 pub use password::{
     BreachCheckUnavailable, BreachedPasswords, HasherError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS,

@@ -43,6 +43,10 @@ pub enum LoginMethod {
     PasswordBackupCode,
     /// The password on a browser trusted to skip the second step.
     PasswordTrustedDevice,
+    /// The password, then a WebAuthn security key.
+    PasswordSecurityKey,
+    /// A passkey alone (user-verified WebAuthn, no password).
+    Passkey,
 }
 
 /// What came of a sign-in attempt.
@@ -74,11 +78,13 @@ impl std::error::Error for UnknownLoginValue {}
 
 impl LoginMethod {
     /// Every method, in the order of [`LoginMethod`]'s variants.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 6] = [
         Self::Password,
         Self::PasswordTotp,
         Self::PasswordBackupCode,
         Self::PasswordTrustedDevice,
+        Self::PasswordSecurityKey,
+        Self::Passkey,
     ];
 
     /// The wire and storage spelling.
@@ -89,6 +95,8 @@ impl LoginMethod {
             Self::PasswordTotp => "password_totp",
             Self::PasswordBackupCode => "password_backup_code",
             Self::PasswordTrustedDevice => "password_trusted_device",
+            Self::PasswordSecurityKey => "password_security_key",
+            Self::Passkey => "passkey",
         }
     }
 
@@ -102,6 +110,8 @@ impl LoginMethod {
             "password_totp" => Ok(Self::PasswordTotp),
             "password_backup_code" => Ok(Self::PasswordBackupCode),
             "password_trusted_device" => Ok(Self::PasswordTrustedDevice),
+            "password_security_key" => Ok(Self::PasswordSecurityKey),
+            "passkey" => Ok(Self::Passkey),
             _ => Err(UnknownLoginValue(s.to_owned())),
         }
     }
@@ -189,13 +199,16 @@ mod tests {
                 "password",
                 "password_totp",
                 "password_backup_code",
-                "password_trusted_device"
+                "password_trusted_device",
+                "password_security_key",
+                "passkey"
             ],
             "the values the login_history_method_check constraint allows"
         );
         assert!(LoginResult::parse("Success").is_err());
         assert!(LoginResult::parse("second_factor").is_err());
-        assert!(LoginMethod::parse("passkey").is_err());
+        assert!(LoginMethod::parse("sms").is_err());
+        assert!(LoginMethod::parse("Passkey").is_err());
         assert!(LoginMethod::parse("totp").is_err());
     }
 

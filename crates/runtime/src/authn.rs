@@ -47,6 +47,15 @@ pub(crate) async fn build(
     if let Some(settings) = two_factor {
         authn = authn.with_two_factor(settings);
     }
+    if config.passkey.enabled {
+        authn = authn.with_passkeys(svc_authn::PasskeySettings {
+            rp: svc_authn::RpSettings {
+                rp_id: config.passkey.rp_id.clone(),
+                extra_origins: config.passkey.origins.clone(),
+            },
+            ceremony_lifetime: Duration::from_secs(config.passkey.ceremony_lifetime_secs.into()),
+        });
+    }
     Ok(Arc::new(authn))
 }
 

@@ -960,7 +960,7 @@ async fn the_assurance_migration_widens_the_login_history_checks() {
     let zed = tenant_fixture("zed", 5);
     insert(store.as_ref(), &zed).await.expect("tenant");
     for (method, result, check) in [
-        ("passkey", "success", "login_history_method_check"),
+        ("sms", "success", "login_history_method_check"),
         ("password_totp", "maybe", "login_history_result_check"),
     ] {
         let refused = sqlx::query(
@@ -976,5 +976,74 @@ async fn the_assurance_migration_widens_the_login_history_checks() {
         .expect_err("refused");
         assert!(refused.to_string().contains(check), "{check}: {refused}");
     }
+    store.close().await;
+}
+
+/// The passkeys migration on second factors and login history written by the schema before it:
+/// the rows stay, the checks are replaced under the same names, the indexes are untouched, and
+/// the wider checks still refuse what nobody writes.
+#[tokio::test]
+async fn the_passkeys_migration_widens_the_factor_and_login_history_checks() {
+    let store = fresh_store(&test_settings()).await.expect("store");
+    svc_store_postgres::testing::migrate_to(&store, 20261123000004)
+        .await
+        .expect("migrate to the version before");
+    let pool = store.pool().clone();
+    let catalogue = |pool: sqlx::PgPool| async move {
+        let constraints: Vec<String> = sqlx::query_scalar(
+            "SELECT conrelid::regclass::text || '.' || conname::text FROM pg_constraint \
+             WHERE conrelid IN ('login_history'::regclass, 'second_factors'::regclass) \
+             ORDER BY 1",
+        )
+        .fetch_all(&pool)
+        .await
+        .expect("constraints");
+        let indexes: Vec<String> = sqlx::query_scalar(
+            "SELECT indexname::text FROM pg_indexes \
+             WHERE tablename IN ('login_history', 'second_factors') ORDER BY indexname",
+        )
+        .fetch_all(&pool)
+        .await
+        .expect("indexes");
+        (constraints, indexes)
+    };
+    let before = catalogue(pool.clone()).await;
+    let store: Arc<dyn Store> = Arc::new(store);
+    svc_store::conformance::factors_and_login_history_survive_the_passkeys_migration(store.clone())
+        .await;
+    assert_eq!(
+        catalogue(pool.clone()).await,
+        before,
+        "the same constraint and index names"
+    );
+
+    let zed = tenant_fixture("zed", 5);
+    insert(store.as_ref(), &zed).await.expect("tenant");
+    let refused = sqlx::query(
+        "INSERT INTO second_factors (id, tenant_id, user_id, kind, label, sealed_secret, \
+         created_at) VALUES ('mfa_01jd0000000000000000000001', $1, \
+         'usr_01jd0000000000000000000001', 'sms', 'Phone', '\\x00', now())",
+    )
+    .bind(zed.id.as_str())
+    .execute(&pool)
+    .await
+    .expect_err("refused");
+    assert!(
+        refused.to_string().contains("second_factors_kind_check"),
+        "{refused}"
+    );
+    let refused = sqlx::query(
+        "INSERT INTO login_history (id, tenant_id, user_id, occurred_at, method, result) \
+         VALUES ('lgn_01jd0000000000000000000001', $1, 'usr_01jd0000000000000000000001', \
+         now(), 'sms', 'success')",
+    )
+    .bind(zed.id.as_str())
+    .execute(&pool)
+    .await
+    .expect_err("refused");
+    assert!(
+        refused.to_string().contains("login_history_method_check"),
+        "{refused}"
+    );
     store.close().await;
 }

@@ -83,7 +83,7 @@ enum Cutoff {
 
 /// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
 /// counted.
-const PURGE: [(PerDialect, Cutoff); 9] = [
+const PURGE: [(PerDialect, Cutoff); 10] = [
     (
         PerDialect {
             sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
@@ -151,6 +151,16 @@ const PURGE: [(PerDialect, Cutoff); 9] = [
             sqlite: "DELETE FROM factor_challenges \
                  WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
             postgres: "DELETE FROM factor_challenges \
+                 WHERE used_at IS NOT NULL OR expires_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    // A spent ceremony is never taken again (single use), so it is as dead as an expired one.
+    (
+        PerDialect {
+            sqlite: "DELETE FROM webauthn_ceremonies \
+                 WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "DELETE FROM webauthn_ceremonies \
                  WHERE used_at IS NOT NULL OR expires_at <= $1",
         },
         Cutoff::Now,

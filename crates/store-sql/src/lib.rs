@@ -26,6 +26,7 @@ mod codes;
 mod factors;
 mod grants;
 mod login_history;
+mod passkeys;
 mod refresh;
 mod sessions;
 mod users;

@@ -939,7 +939,7 @@ async fn the_assurance_migration_rebuilds_login_history_keeping_everything() {
     let zed = tenant_fixture("zed", 5);
     insert(store.as_ref(), &zed).await.expect("tenant");
     for (method, result, check) in [
-        ("passkey", "success", "login_history_method_check"),
+        ("sms", "success", "login_history_method_check"),
         ("password_totp", "maybe", "login_history_result_check"),
     ] {
         let refused = sqlx::query(
@@ -955,5 +955,107 @@ async fn the_assurance_migration_rebuilds_login_history_keeping_everything() {
         .expect_err("refused");
         assert!(refused.to_string().contains(check), "{check}: {refused}");
     }
+    store.close().await;
+}
+
+/// The passkeys migration on second factors and login history written by the schema before it:
+/// SQLite rebuilds both tables, which keep their rows, their strictness, their keys, their
+/// foreign keys and every index; the wider checks still refuse what nobody writes.
+#[tokio::test]
+async fn the_passkeys_migration_rebuilds_factors_and_login_history_keeping_everything() {
+    let store = temp_store_unmigrated(&test_settings())
+        .await
+        .expect("store");
+    svc_store_sqlite::testing::migrate_to(&store, 20261123000004)
+        .await
+        .expect("migrate to the version before");
+    let indexes = |pool: sqlx::SqlitePool| async move {
+        let names: Vec<(String, String)> = sqlx::query_as(
+            "SELECT tbl_name, name FROM sqlite_master WHERE type = 'index' \
+             AND tbl_name IN ('second_factors', 'login_history') AND sql IS NOT NULL \
+             ORDER BY tbl_name, name",
+        )
+        .fetch_all(&pool)
+        .await
+        .expect("indexes");
+        names
+    };
+    let before = indexes(store.pool().clone()).await;
+    let named = |table: &str, index: &str| (table.to_owned(), index.to_owned());
+    assert_eq!(
+        before,
+        [
+            named(
+                "login_history",
+                "login_history_tenant_id_user_id_client_ip_idx"
+            ),
+            named("login_history", "login_history_tenant_id_user_id_id_idx"),
+            named("second_factors", "second_factors_tenant_id_user_id_idx"),
+        ]
+    );
+    let pool = store.pool().clone();
+    let store: Arc<dyn Store> = Arc::new(store);
+    svc_store::conformance::factors_and_login_history_survive_the_passkeys_migration(store.clone())
+        .await;
+
+    assert_eq!(indexes(pool.clone()).await, before, "every index again");
+    for table in [
+        "second_factors",
+        "login_history",
+        "passkeys",
+        "webauthn_ceremonies",
+    ] {
+        let (strict, without_rowid): (i64, i64) =
+            sqlx::query_as("SELECT strict, wr FROM pragma_table_list WHERE name = $1")
+                .bind(table)
+                .fetch_one(&pool)
+                .await
+                .expect("table list");
+        assert_eq!(
+            (strict, without_rowid),
+            (1, 1),
+            "{table}: STRICT, WITHOUT ROWID"
+        );
+    }
+    let leftovers: Vec<String> =
+        sqlx::query_scalar("SELECT name FROM sqlite_master WHERE name LIKE '%\\_new' ESCAPE '\\'")
+            .fetch_all(&pool)
+            .await
+            .expect("leftovers");
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let broken: Vec<(String,)> = sqlx::query_as("SELECT \"table\" FROM pragma_foreign_key_check")
+        .fetch_all(&pool)
+        .await
+        .expect("foreign key check");
+    assert!(broken.is_empty(), "{broken:?}");
+    // The wider checks still refuse what nobody writes.
+    let zed = tenant_fixture("zed", 5);
+    insert(store.as_ref(), &zed).await.expect("tenant");
+    let refused = sqlx::query(
+        "INSERT INTO second_factors (id, tenant_id, user_id, kind, label, sealed_secret, \
+         created_at, created_at_ns) VALUES ('mfa_01jd0000000000000000000001', $1, \
+         'usr_01jd0000000000000000000001', 'sms', 'Phone', x'00', '2026-01-01T00:00:00Z', 0)",
+    )
+    .bind(zed.id.as_str())
+    .execute(&pool)
+    .await
+    .expect_err("refused");
+    assert!(
+        refused.to_string().contains("second_factors_kind_check"),
+        "{refused}"
+    );
+    let refused = sqlx::query(
+        "INSERT INTO login_history (id, tenant_id, user_id, occurred_at, method, result) \
+         VALUES ('lgn_01jd0000000000000000000001', $1, 'usr_01jd0000000000000000000001', \
+         '2026-01-01T00:00:00Z', 'sms', 'success')",
+    )
+    .bind(zed.id.as_str())
+    .execute(&pool)
+    .await
+    .expect_err("refused");
+    assert!(
+        refused.to_string().contains("login_history_method_check"),
+        "{refused}"
+    );
     store.close().await;
 }

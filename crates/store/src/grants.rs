@@ -168,7 +168,8 @@ pub trait GrantWrites {
     ) -> Result<(), StoreError>;
 
     /// Deletes interactions, codes, refresh tokens and families, revocations, one-time link
-    /// tokens, second-factor challenges, counters and sessions that are past any use at `now`;
-    /// returns how many rows.
+    /// tokens, second-factor challenges, WebAuthn ceremonies, counters and sessions that are
+    /// past any use at `now` (a challenge or a ceremony once used or expired); returns how many
+    /// rows.
     async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError>;
 }

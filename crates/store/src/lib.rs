@@ -14,6 +14,7 @@ mod error;
 mod factors;
 mod grants;
 mod order;
+mod passkeys;
 mod signing_keys;
 mod tenants;
 mod users;
@@ -30,6 +31,7 @@ pub use error::StoreError;
 pub use factors::{FactorReads, FactorWrites};
 pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
 pub use order::Order;
+pub use passkeys::{PasskeyReads, PasskeyWrites};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
 pub use users::{
@@ -147,6 +149,7 @@ pub trait ReadTx:
     + UserReads
     + SessionReads
     + FactorReads
+    + PasskeyReads
     + GrantReads
     + WebhookReads
     + Send
@@ -176,6 +179,8 @@ pub trait WriteTx:
     + UserTokenWrites
     + FactorReads
     + FactorWrites
+    + PasskeyReads
+    + PasskeyWrites
     + CounterWrites
     + GrantReads
     + GrantWrites

@@ -8,6 +8,7 @@ mod auth;
 mod database;
 mod delivery;
 mod deployment;
+mod passkey;
 mod security;
 mod server;
 mod two_factor;
@@ -25,6 +26,7 @@ pub use delivery::{
     SmtpConfig,
 };
 pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
+pub use passkey::PasskeyConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
 pub use two_factor::{AdaptiveMfaConfig, TwoFactorConfig, TwoFactorPolicy};
@@ -57,6 +59,8 @@ pub struct Config {
     pub two_factor: TwoFactorConfig,
     /// Risk-based step-up on trusted browsers.
     pub adaptive_mfa: AdaptiveMfaConfig,
+    /// Passkeys (WebAuthn) as a sign-in method.
+    pub passkey: PasskeyConfig,
     /// Token lifetimes and signing.
     pub jwt: JwtConfig,
     /// OpenID Connect issuer and authorization codes.

@@ -82,12 +82,6 @@ const CASES: &[Case] = &[
         "18",
     ),
     case(
-        "passkey",
-        "[passkey]\nrp_id = \"example.com\"\norigins = [\"https://id.example.com\"]\n",
-        "SVC_PASSKEY__ORIGINS",
-        r#"["https://id.example.com"]"#,
-    ),
-    case(
         "siwe",
         "[siwe]\nenabled = true\n",
         "SVC_SIWE__ENABLED",

@@ -428,6 +428,109 @@ pub(super) fn adaptive_mfa_needs_two_factor(config: &Config, report: &mut Report
     }
 }
 
+/// `[passkey].rp_id` and `origins` widen the relying party beyond the issuer; only a
+/// single-tenant deployment has one issuer to widen, and both must stay within the RP ID
+/// (WebAuthn L3 §5.1.3: an origin's host is the RP ID or below it), or every ceremony fails.
+pub(super) fn passkey_relying_party_is_consistent(config: &Config, report: &mut Report) {
+    let passkey = &config.passkey;
+    if passkey.rp_id.is_none() && passkey.origins.is_empty() {
+        return;
+    }
+    let single_tenant =
+        config.tenant.default_tenant_slug.is_some() || config.server.base_domain.is_none();
+    if !single_tenant {
+        report.error(
+            "passkey.rp_id",
+            "passkey.rp_id and passkey.origins apply to single-tenant deployments only              (tenant.default_tenant_slug): every tenant's RP ID is its own host",
+        );
+        return;
+    }
+    let issuer_host = config
+        .oidc
+        .issuer_url
+        .as_deref()
+        .and_then(|u| url::Url::parse(u).ok())
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase));
+    let within = |host: &str, rp_id: &str| host == rp_id || host.ends_with(&format!(".{rp_id}"));
+    let rp_id = match &passkey.rp_id {
+        Some(rp_id) => {
+            let valid = !rp_id.is_empty()
+                && rp_id.split('.').all(|label| {
+                    !label.is_empty()
+                        && label.len() <= 63
+                        && label
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                });
+            if !valid {
+                report.error(
+                    "passkey.rp_id",
+                    "passkey.rp_id must be a lowercase host name without scheme or port, e.g.                      \"example.com\"",
+                );
+                return;
+            }
+            match &issuer_host {
+                Some(host) if within(host, rp_id) => rp_id.clone(),
+                Some(host) => {
+                    report.error(
+                        "passkey.rp_id",
+                        format!(
+                            "passkey.rp_id {rp_id:?} must be the issuer's host {host:?} or a                              parent of it"
+                        ),
+                    );
+                    return;
+                }
+                None => {
+                    report.error(
+                        "passkey.rp_id",
+                        "passkey.rp_id needs oidc.issuer_url, so that the issuer can be checked                          to lie within it",
+                    );
+                    return;
+                }
+            }
+        }
+        None => match issuer_host {
+            Some(host) => host,
+            None => {
+                report.error(
+                    "passkey.origins",
+                    "passkey.origins needs oidc.issuer_url (the RP ID is the issuer's host)",
+                );
+                return;
+            }
+        },
+    };
+    for origin in &passkey.origins {
+        let parsed = url::Url::parse(origin).ok().filter(|u| {
+            matches!(u.path(), "" | "/") && u.query().is_none() && u.fragment().is_none()
+        });
+        let Some(url) = parsed else {
+            report.error(
+                "passkey.origins",
+                format!("passkey.origins: {origin:?} is not an origin (scheme://host[:port])"),
+            );
+            continue;
+        };
+        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let local = host == "localhost" || host.ends_with(".localhost");
+        let secure = url.scheme() == "https" || (url.scheme() == "http" && local);
+        if !secure || (url.scheme() == "http" && config.is_production()) {
+            report.error(
+                "passkey.origins",
+                format!(
+                    "passkey.origins: {origin:?} must be https (http only for localhost \
+                     outside production)"
+                ),
+            );
+        } else if !within(&host, &rp_id) {
+            report.error(
+                "passkey.origins",
+                format!("passkey.origins: the host of {origin:?} is not {rp_id:?} or below it"),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 #[path = "general_tests.rs"]
 mod tests;

@@ -367,3 +367,41 @@ fn adaptive_step_up_needs_second_factors() {
             .is_empty()
     );
 }
+
+#[test]
+fn passkey_relying_party_settings_stay_within_one_issuer() {
+    let mut config = Config::default();
+    assert!(
+        run(passkey_relying_party_is_consistent, &config)
+            .errors
+            .is_empty()
+    );
+    // Multi-tenant: every tenant is its own RP.
+    config.server.base_domain = Some("example.com".into());
+    config.passkey.rp_id = Some("example.com".into());
+    let text = messages(&run(passkey_relying_party_is_consistent, &config));
+    assert!(text[0].contains("single-tenant"), "{text:?}");
+    // Single tenant: the RP ID must contain the issuer, the origins must be within it.
+    config.tenant.default_tenant_slug = Some("acme".into());
+    config.oidc.issuer_url = Some("https://id.example.com".into());
+    config.passkey.origins = vec!["https://app.example.com".into()];
+    assert!(
+        run(passkey_relying_party_is_consistent, &config)
+            .errors
+            .is_empty()
+    );
+    config.passkey.origins = vec![
+        "https://evil.example.net".into(),
+        "http://app.example.com".into(),
+        "https://app.example.com/path".into(),
+    ];
+    let text = messages(&run(passkey_relying_party_is_consistent, &config));
+    assert_eq!(text.len(), 3, "{text:?}");
+    config.passkey.origins.clear();
+    config.passkey.rp_id = Some("other.com".into());
+    let text = messages(&run(passkey_relying_party_is_consistent, &config));
+    assert!(text[0].contains("parent"), "{text:?}");
+    config.passkey.rp_id = Some("https://example.com".into());
+    let text = messages(&run(passkey_relying_party_is_consistent, &config));
+    assert!(text[0].contains("lowercase host"), "{text:?}");
+}

@@ -270,6 +270,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         30_000,
     ),
     bound(
+        "passkey.ceremony_lifetime_secs",
+        |c| Some(c.passkey.ceremony_lifetime_secs.into()),
+        30,
+        600,
+    ),
+    bound(
         "two_factor.challenge_lifetime_secs",
         |c| Some(c.two_factor.challenge_lifetime_secs.into()),
         60,

@@ -30,6 +30,10 @@ impl From<AuthnError> for Problem {
                 Self::unauthorized(error.to_string())
             }
             A::StepUpRequired => Self::forbidden(error.to_string()),
+            A::PasskeyRefused => Self::unauthorized(error.to_string()),
+            A::PasskeyAlreadyRegistered => Self::conflict(error.to_string()),
+            A::PasskeysOff | A::UnknownPasskey => Self::not_found(error.to_string()),
+            A::CeremonyExpired | A::InvalidPasskeyName => Self::bad_request(error.to_string()),
             A::AlreadyEnrolled => Self::conflict(error.to_string()),
             A::TwoFactorOff | A::UnknownFactor => Self::not_found(error.to_string()),
             A::ChallengeExpired | A::NoSecondFactor => Self::bad_request(error.to_string()),
@@ -62,6 +66,19 @@ pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response>
         // A wrong, replayed or used code: one message, under the code field.
         AuthnError::InvalidCode => (StatusCode::UNAUTHORIZED, s.bad_code, Some("code"), None),
         AuthnError::StepUpRequired => (StatusCode::FORBIDDEN, s.step_up_required, None, None),
+        AuthnError::PasskeyRefused => (StatusCode::UNAUTHORIZED, s.passkey_refused, None, None),
+        AuthnError::CeremonyExpired => (StatusCode::BAD_REQUEST, s.passkey_expired, None, None),
+        AuthnError::PasskeyAlreadyRegistered => {
+            (StatusCode::CONFLICT, s.passkey_exists, None, None)
+        }
+        AuthnError::UnknownPasskey => (StatusCode::NOT_FOUND, s.passkey_unknown, None, None),
+        AuthnError::InvalidPasskeyName => (
+            StatusCode::BAD_REQUEST,
+            s.passkey_name_invalid,
+            Some("name"),
+            None,
+        ),
+        AuthnError::PasskeysOff => return Err(super::page::not_found(ctx)),
         AuthnError::AlreadyEnrolled => (StatusCode::CONFLICT, s.already_enrolled, None, None),
         AuthnError::UnknownFactor => (StatusCode::NOT_FOUND, s.setup_expired, None, None),
         AuthnError::NoSecondFactor => (StatusCode::BAD_REQUEST, s.two_factor_is_off, None, None),

@@ -42,6 +42,9 @@ pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Respo
             "/auth/account/two-factor".to_owned(),
         );
     }
+    if state.authn.passkeys_enabled() {
+        page = page.link(None, s.passkeys_link, "/auth/account/passkeys".to_owned());
+    }
     page.link(None, s.sessions_link, "/auth/sessions".to_owned())
         .link(None, s.history_link, "/auth/account/history".to_owned())
         .link(None, s.sign_out_submit, "/auth/sign-out".to_owned())
@@ -136,7 +139,7 @@ fn row(session: &Session, current: bool, s: &Strings) -> SessionRow {
     }
 }
 
-fn human_time(t: OffsetDateTime, utc: &str) -> String {
+pub(crate) fn human_time(t: OffsetDateTime, utc: &str) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);
     format!(
         "{:04}-{:02}-{:02} {:02}:{:02} {utc}",

@@ -1,7 +1,7 @@
 //! The hosted pages' cookies: which names and attributes they carry, reading them from requests
 //! and writing `Set-Cookie` headers.
 //!
-//! Four cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
+//! Five cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
 //! `SameSite=Lax`: the session cookie, the CSRF cookie ([`super::csrf`]), between a correct
 //! password and the second factor the challenge cookie (it signs nobody in by itself), and the
 //! device cookie that recognises a browser across sign-ins (new-device mail, trusted devices). When the tenant's issuer is https
@@ -72,6 +72,30 @@ impl CookiePolicy {
     /// `Set-Cookie` that deletes the challenge cookie.
     pub(crate) fn clear_challenge(self) -> Option<HeaderValue> {
         self.header(self.challenge_name(), "", Some(0))
+    }
+
+    /// Name of the WebAuthn ceremony cookie (a passkey registration or sign-in in progress).
+    pub(crate) fn ceremony_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_webauthn"
+        } else {
+            "svc_webauthn"
+        }
+    }
+
+    /// The ceremony cookie's value in a request.
+    pub(crate) fn ceremony(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.ceremony_name())
+    }
+
+    /// `Set-Cookie` for a ceremony cookie, living as long as the ceremony.
+    pub(crate) fn set_ceremony(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
+        self.header(self.ceremony_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` that deletes the ceremony cookie.
+    pub(crate) fn clear_ceremony(self) -> Option<HeaderValue> {
+        self.header(self.ceremony_name(), "", Some(0))
     }
 
     /// Name of the device cookie, which recognises a browser across sign-ins.

@@ -4,8 +4,9 @@
 //!
 //! Handlers are thin: they read the request (form, query, cookies), check CSRF, call ONE engine
 //! function ([`svc_authn::Authn`] or [`svc_oauth::authorize::AuthorizeEndpoint`]) and map the
-//! result to a page or a 303. Pages are server-rendered with no script of ours (`view`); the
-//! only script is a CAPTCHA provider's widget, on the pages that ask for one. Every
+//! result to a page or a 303. Pages are server-rendered (`view`); the only scripts
+//! are a CAPTCHA provider's widget on the pages that ask for one, and our WebAuthn glue on the
+//! pages that offer passkeys (WebAuthn is a script API). Every
 //! text comes from [`strings`]; errors become pages in the error seam alone
 //! (`crate::error::page`). Every response of these routes carries the hosted security headers
 //! (CSP, no framing, no referrer, no store), added by one layer over the whole router.
@@ -28,6 +29,7 @@ mod end_session;
 mod factors;
 pub(crate) mod form;
 mod links;
+mod passkeys;
 mod second_factor;
 mod session;
 mod sign_in;
@@ -127,6 +129,16 @@ fn api() -> OpenApiRouter<HostedState> {
             get(factors::page).post(factors::submit),
         )
         .route("/auth/account/history", get(account::history))
+        .route(
+            "/auth/account/passkeys",
+            get(passkeys::page).post(passkeys::submit),
+        )
+        .route(
+            "/auth/account/passkeys/options",
+            post(passkeys::register_options),
+        )
+        .route("/auth/passkey", post(passkeys::sign_in))
+        .route("/auth/passkey/options", post(passkeys::sign_in_options))
         .route("/auth/sessions", get(account::sessions))
         .route("/auth/sessions/revoke", post(account::revoke))
         .route(

@@ -15,7 +15,7 @@
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
 use super::sign_in::signed_in_response;
-use super::view::{Button, Field, Form, Page};
+use super::view::{Button, Field, Form, Page, PasskeyForm};
 use super::{Ctx, HostedState, cookies, interaction_param, path_with, redirect_target, see_other};
 use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
@@ -103,7 +103,14 @@ async fn code_page(
         form = form.field(trust);
     }
     let form = form.button(Button::primary(s.verify_submit));
-    let mut response = page.form(form).render(&ctx.chrome);
+    if state.authn.two_factor().is_some() {
+        page = page.form(form);
+    }
+    // Signing in again with a passkey raises a session too (it replaces it at aal2).
+    if step_up && state.authn.passkeys_enabled() {
+        page = page.passkey(PasskeyForm::sign_in(s, csrf.value(), interaction));
+    }
+    let mut response = page.render(&ctx.chrome);
     csrf.attach(&mut response, ctx.cookies);
     match refusal {
         Some(refusal) => refusal.finish(response),
@@ -117,7 +124,8 @@ pub(crate) async fn page(
     ctx: Ctx,
     RawQuery(query): RawQuery,
 ) -> Response {
-    if state.authn.two_factor().is_none() {
+    // Passkeys alone also step a session up (a passkey sign-in is aal2).
+    if state.authn.two_factor().is_none() && !state.authn.passkeys_enabled() {
         return error::not_found(&ctx);
     }
     let query = Fields::from_query(query.as_deref());

@@ -20,7 +20,7 @@
 
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
-use super::view::{Button, CaptchaWidget, Field, Form, Page};
+use super::view::{Button, CaptchaWidget, Field, Form, Page, PasskeyForm};
 use super::{Ctx, HostedState, cookies, interaction_param, path_with, see_other};
 use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
@@ -30,8 +30,8 @@ use svc_authn::{CaptchaAction, CaptchaAnswer, SignInStep, SignUpFields, SignedIn
 use svc_domain::{InteractionId, LogoutReason};
 
 /// What a sign-in or sign-up page shows besides its fields.
-struct Pending {
-    interaction: Option<InteractionId>,
+pub(crate) struct Pending {
+    pub(crate) interaction: Option<InteractionId>,
     client_name: Option<String>,
     login_hint: Option<String>,
     redirect_uri: Option<String>,
@@ -39,7 +39,11 @@ struct Pending {
 
 /// The pending request named by `raw`, or the page to show instead (malformed, unknown or
 /// expired interaction).
-async fn pending(state: &HostedState, ctx: &Ctx, raw: Option<&str>) -> Result<Pending, Response> {
+pub(crate) async fn pending(
+    state: &HostedState,
+    ctx: &Ctx,
+    raw: Option<&str>,
+) -> Result<Pending, Response> {
     let Ok(interaction) = interaction_param(raw) else {
         return Err(error::interaction_expired(ctx));
     };
@@ -110,7 +114,7 @@ pub(crate) fn captcha_answer<'a>(
 /// Whether the sign-in form shows the CAPTCHA for `email` (or, without one, for the client
 /// address alone). When the counters cannot be read the widget is shown: harmless if not
 /// needed, and the engine decides on submission anyway.
-async fn sign_in_captcha(state: &HostedState, ctx: &Ctx, email: Option<&str>) -> bool {
+pub(crate) async fn sign_in_captcha(state: &HostedState, ctx: &Ctx, email: Option<&str>) -> bool {
     if state.authn.captcha().is_none() {
         return false;
     }
@@ -122,7 +126,7 @@ async fn sign_in_captcha(state: &HostedState, ctx: &Ctx, email: Option<&str>) ->
         .unwrap_or(true)
 }
 
-fn sign_in_page(
+pub(crate) fn sign_in_page(
     state: &HostedState,
     ctx: &Ctx,
     pending: &Pending,
@@ -143,7 +147,8 @@ fn sign_in_page(
             page = page.alert(alert);
         }
         // A failed sign-in concerns both fields without saying which: both point at the alert.
-        if refusal.status == http::StatusCode::UNAUTHORIZED {
+        if refusal.status == http::StatusCode::UNAUTHORIZED && refusal.message == s.bad_credentials
+        {
             email_field = email_field.invalid();
             password_field = password_field.invalid();
         }
@@ -155,6 +160,11 @@ fn sign_in_page(
     let widget = captcha
         .then(|| captcha_widget(state, ctx, CaptchaAction::SignIn, refusal))
         .flatten();
+    // With passkeys, the address field also offers them in its autofill (conditional UI).
+    if state.authn.passkeys_enabled() {
+        email_field.autocomplete = "username webauthn";
+        page = page.passkey(PasskeyForm::sign_in(s, csrf.value(), interaction));
+    }
     let form = Form::new("/auth/sign-in", csrf.value())
         .hidden("interaction", interaction)
         .field(email_field)

@@ -317,6 +317,64 @@ pub struct Strings {
     pub method_password_backup_code: &'static str,
     /// A password on a trusted device.
     pub method_password_trusted_device: &'static str,
+    /// Link from the account page to the passkeys page.
+    pub passkeys_link: &'static str,
+    /// Title of the passkeys page.
+    pub passkeys_title: &'static str,
+    /// What a passkey is.
+    pub passkeys_intro: &'static str,
+    /// The person has no passkey.
+    pub passkeys_none: &'static str,
+    /// Button that registers a passkey.
+    pub passkey_add_submit: &'static str,
+    /// Label of a passkey's name.
+    pub passkey_name_label: &'static str,
+    /// Advice under the passkey name.
+    pub passkey_name_hint: &'static str,
+    /// Button that renames a passkey.
+    pub passkey_rename_submit: &'static str,
+    /// Button that removes a passkey.
+    pub passkey_remove_submit: &'static str,
+    /// After a passkey was registered.
+    pub passkey_added: &'static str,
+    /// After a passkey was renamed.
+    pub passkey_renamed: &'static str,
+    /// After a passkey was removed.
+    pub passkey_removed: &'static str,
+    /// Passkeys need script.
+    pub passkey_needs_javascript: &'static str,
+    /// Button that signs in with a passkey.
+    pub passkey_sign_in_submit: &'static str,
+    /// The browser refused, was cancelled or timed out.
+    pub passkey_failed: &'static str,
+    /// A passkey answer did not verify (one message for all).
+    pub passkey_refused: &'static str,
+    /// A passkey request that expired or was used.
+    pub passkey_expired: &'static str,
+    /// The authenticator's passkey is registered already.
+    pub passkey_exists: &'static str,
+    /// No such passkey of this person.
+    pub passkey_unknown: &'static str,
+    /// A bad passkey name.
+    pub passkey_name_invalid: &'static str,
+    /// Adding a passkey needs a strong session.
+    pub passkey_step_up: &'static str,
+    /// A synced (backup eligible) passkey.
+    pub passkey_synced: &'static str,
+    /// A passkey bound to one device.
+    pub passkey_device_bound: &'static str,
+    /// Column: synced or device-bound.
+    pub passkey_column_kind: &'static str,
+    /// Column: when it was added.
+    pub passkey_column_added: &'static str,
+    /// Column: when it was last used.
+    pub passkey_column_used: &'static str,
+    /// A passkey never used yet.
+    pub passkey_never_used: &'static str,
+    /// A passkey alone.
+    pub method_passkey: &'static str,
+    /// A password and a security key.
+    pub method_password_security_key: &'static str,
 }
 
 /// English.
@@ -481,6 +539,35 @@ pub static EN: Strings = Strings {
     method_password_totp: "Password and app code",
     method_password_backup_code: "Password and backup code",
     method_password_trusted_device: "Password on a trusted device",
+    passkeys_link: "Passkeys",
+    passkeys_title: "Passkeys",
+    passkeys_intro: "A passkey signs you in with your fingerprint, face, screen lock or security key instead of your password. It only works on this site, so it cannot be phished.",
+    passkeys_none: "You have no passkey yet.",
+    passkey_add_submit: "Add a passkey",
+    passkey_name_label: "Passkey name",
+    passkey_name_hint: "So you can tell your passkeys apart, for example “Work laptop”.",
+    passkey_rename_submit: "Rename",
+    passkey_remove_submit: "Remove",
+    passkey_added: "Your passkey was added. You can sign in with it from now on.",
+    passkey_renamed: "The passkey was renamed.",
+    passkey_removed: "The passkey was removed.",
+    passkey_needs_javascript: "Passkeys need JavaScript and a browser that supports them.",
+    passkey_sign_in_submit: "Sign in with a passkey",
+    passkey_failed: "The passkey request was cancelled or did not complete. Try again.",
+    passkey_refused: "This passkey could not be verified. Try again, or sign in with your password.",
+    passkey_expired: "This passkey request has expired. Try again.",
+    passkey_exists: "This passkey is registered already.",
+    passkey_unknown: "This passkey is not known.",
+    passkey_name_invalid: "Give the passkey a name of 1 to 64 characters.",
+    passkey_step_up: "To add a passkey, first confirm it is you with your second factor, or sign in with one of your passkeys.",
+    passkey_synced: "Synced",
+    passkey_device_bound: "This device only",
+    passkey_column_kind: "Kind",
+    passkey_column_added: "Added",
+    passkey_column_used: "Last used",
+    passkey_never_used: "Never",
+    method_passkey: "Passkey",
+    method_password_security_key: "Password and security key",
 };
 
 impl Strings {
@@ -522,6 +609,8 @@ impl Strings {
             "password_totp" => self.method_password_totp,
             "password_backup_code" => self.method_password_backup_code,
             "password_trusted_device" => self.method_password_trusted_device,
+            "password_security_key" => self.method_password_security_key,
+            "passkey" => self.method_passkey,
             _ => self.unknown,
         }
     }

@@ -87,6 +87,48 @@ static RECAPTCHA_JS_HASH: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// The WebAuthn glue of a passkey form (`data-webauthn="create"|"get"`): shows the form
+/// (hidden without JavaScript or WebAuthn), fetches the ceremony's options from
+/// `data-options` (a same-origin POST carrying the CSRF token), calls `navigator.credentials`,
+/// puts the answer (base64url fields, as WebAuthn L3 `toJSON` writes them) in the `credential`
+/// field and submits. A sign-in form also offers passkeys in the address field's autofill
+/// (conditional mediation) where the browser can. A constant, allowed by its hash.
+pub(crate) const WEBAUTHN_JS: &str = "(function(){\"use strict\";\
+function e(b){var s=\"\",a=new Uint8Array(b);for(var i=0;i<a.length;i++)s+=String.fromCharCode(a[i]);\
+return btoa(s).replace(/\\+/g,\"-\").replace(/\\//g,\"_\").replace(/=+$/,\"\");}\
+function d(s){s=s.replace(/-/g,\"+\").replace(/_/g,\"/\");while(s.length%4)s+=\"=\";var r=atob(s),a=new Uint8Array(r.length);\
+for(var i=0;i<r.length;i++)a[i]=r.charCodeAt(i);return a.buffer;}\
+function ids(l){(l||[]).forEach(function(c){c.id=d(c.id);});}\
+function answer(c){var r=c.response,o={id:c.id,rawId:e(c.rawId),type:c.type,\
+extensions:c.getClientExtensionResults?c.getClientExtensionResults():{},response:{clientDataJSON:e(r.clientDataJSON)}};\
+if(r.attestationObject){o.response.attestationObject=e(r.attestationObject);\
+if(r.getTransports)o.response.transports=r.getTransports();}else{o.response.authenticatorData=e(r.authenticatorData);\
+o.response.signature=e(r.signature);o.response.userHandle=r.userHandle?e(r.userHandle):null;}return JSON.stringify(o);}\
+function fail(){var a=document.getElementById(\"webauthn-error\");if(a){a.textContent=a.getAttribute(\"data-text\");a.hidden=false;}}\
+if(!window.PublicKeyCredential||!navigator.credentials)return;\
+document.querySelectorAll(\"form[data-webauthn]\").forEach(function(f){\
+var mode=f.getAttribute(\"data-webauthn\"),quiet=null;f.hidden=false;\
+function options(){var b=new URLSearchParams();b.set(\"csrf\",f.elements.csrf.value);\
+return fetch(f.getAttribute(\"data-options\"),{method:\"POST\",body:b,credentials:\"same-origin\"})\
+.then(function(r){if(!r.ok)throw new Error(\"options\");return r.json();});}\
+function ask(o,m,signal){var p=o.publicKey;p.challenge=d(p.challenge);\
+if(mode===\"create\"){p.user.id=d(p.user.id);ids(p.excludeCredentials);return navigator.credentials.create({publicKey:p});}\
+ids(p.allowCredentials);var q={publicKey:p};if(m){q.mediation=m;q.signal=signal;}return navigator.credentials.get(q);}\
+function send(c){if(!c)throw new Error(\"none\");f.elements.credential.value=answer(c);f.submit();}\
+if(mode===\"get\"&&PublicKeyCredential.isConditionalMediationAvailable){\
+PublicKeyCredential.isConditionalMediationAvailable().then(function(ok){if(!ok)return;quiet=new AbortController();\
+var s=quiet.signal;return options().then(function(o){return ask(o,\"conditional\",s);}).then(send);}).catch(function(){});}\
+f.addEventListener(\"submit\",function(ev){ev.preventDefault();if(quiet){quiet.abort();quiet=null;}\
+options().then(function(o){return ask(o,null,null);}).then(send).catch(fail);});});})();";
+
+/// SHA-256 of the WebAuthn glue, as a CSP hash source.
+static WEBAUTHN_JS_HASH: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "'sha256-{}'",
+        STANDARD.encode(Sha256::digest(WEBAUTHN_JS.as_bytes()))
+    )
+});
+
 /// The origins a provider's widget loads from, per CSP directive: `(script-src, frame-src,
 /// connect-src, extra style-src)`, as each provider documents them.
 fn captcha_sources(
@@ -126,11 +168,22 @@ fn captcha_sources(
 pub(crate) struct FormTargets {
     sources: Vec<String>,
     captcha: Option<CaptchaProvider>,
+    /// The page runs the WebAuthn glue (its hash in `script-src`, `connect-src 'self'` for
+    /// the options it fetches).
+    webauthn: bool,
 }
 
 impl FormTargets {
     fn is_empty(&self) -> bool {
-        self.sources.is_empty() && self.captcha.is_none()
+        self.sources.is_empty() && self.captcha.is_none() && !self.webauthn
+    }
+
+    /// Targets of a page that runs the WebAuthn glue and nothing else.
+    pub(crate) fn webauthn() -> Self {
+        Self {
+            webauthn: true,
+            ..Self::default()
+        }
     }
 
     /// The CSP source for `uri`: its origin for http(s), its scheme for a native app's private
@@ -167,10 +220,25 @@ fn csp(targets: Option<&FormTargets>) -> HeaderValue {
          form-action {form_action}; base-uri 'none'",
         *STYLE_HASH
     );
-    if let Some((script, frame, connect, _)) = &captcha {
-        policy.push_str(&format!(
-            "; script-src {script}; frame-src {frame}; connect-src {connect}"
-        ));
+    let webauthn = targets.is_some_and(|t| t.webauthn);
+    let mut scripts = Vec::new();
+    let mut connects = Vec::new();
+    if webauthn {
+        scripts.push(WEBAUTHN_JS_HASH.clone());
+        connects.push("'self'".to_owned());
+    }
+    if let Some((script, _, connect, _)) = &captcha {
+        scripts.push(script.clone());
+        connects.push((*connect).to_owned());
+    }
+    if !scripts.is_empty() {
+        policy.push_str(&format!("; script-src {}", scripts.join(" ")));
+    }
+    if let Some((_, frame, _, _)) = &captcha {
+        policy.push_str(&format!("; frame-src {frame}"));
+    }
+    if !connects.is_empty() {
+        policy.push_str(&format!("; connect-src {}", connects.join(" ")));
     }
     HeaderValue::from_str(&policy).unwrap_or_else(|_| {
         HeaderValue::from_static(
@@ -447,6 +515,70 @@ impl CaptchaWidget {
     }
 }
 
+/// A passkey form, driven by the WebAuthn glue ([`WEBAUTHN_JS`]): hidden until the script
+/// shows it (it needs JavaScript and WebAuthn; a `<noscript>` note says so), it fetches the
+/// ceremony's options from `options`, then posts the browser's answer in `credential` to
+/// `action`. `create` forms carry a name field for the new passkey.
+#[derive(Debug, Clone)]
+pub(crate) struct PasskeyForm {
+    pub(crate) action: &'static str,
+    pub(crate) options: &'static str,
+    /// `create` (register a passkey) or `get` (sign in with one).
+    pub(crate) mode: &'static str,
+    pub(crate) hidden: Vec<(String, String)>,
+    /// The new passkey's name field (`create` only).
+    pub(crate) name: Option<Field>,
+    pub(crate) button: &'static str,
+    /// Shown when the browser refused, was cancelled or timed out.
+    pub(crate) failed: &'static str,
+    pub(crate) noscript: &'static str,
+}
+
+impl PasskeyForm {
+    /// The sign-in form: the pending `interaction` travels with it.
+    pub(crate) fn sign_in(s: &Strings, csrf: &str, interaction: Option<&str>) -> Self {
+        let mut hidden = vec![("csrf".to_owned(), csrf.to_owned())];
+        if let Some(interaction) = interaction {
+            hidden.push(("interaction".to_owned(), interaction.to_owned()));
+        }
+        Self {
+            action: "/auth/passkey",
+            options: "/auth/passkey/options",
+            mode: "get",
+            hidden,
+            name: None,
+            button: s.passkey_sign_in_submit,
+            failed: s.passkey_failed,
+            noscript: s.passkey_needs_javascript,
+        }
+    }
+
+    /// The account page's form that registers a passkey.
+    pub(crate) fn register(s: &Strings, csrf: &str) -> Self {
+        let mut name = Field::new("name", s.passkey_name_label, "text", "off");
+        name.max_length = svc_domain::MAX_PASSKEY_NAME_CHARS;
+        name.hint = Some(s.passkey_name_hint);
+        Self {
+            action: "/auth/account/passkeys",
+            options: "/auth/account/passkeys/options",
+            mode: "create",
+            hidden: vec![
+                ("csrf".to_owned(), csrf.to_owned()),
+                ("action".to_owned(), "register".to_owned()),
+            ],
+            name: Some(name),
+            button: s.passkey_add_submit,
+            failed: s.passkey_failed,
+            noscript: s.passkey_needs_javascript,
+        }
+    }
+
+    /// The glue script (allowed by its hash).
+    pub(crate) fn glue(&self) -> &'static str {
+        WEBAUTHN_JS
+    }
+}
+
 /// A POST form; the CSRF token is always its first hidden field.
 #[derive(Debug, Clone)]
 pub(crate) struct Form {
@@ -542,6 +674,8 @@ pub(crate) struct Page {
     /// An inline SVG image rendered by us (a QR code); never built from markup we did not
     /// write.
     pub(crate) svg: Option<String>,
+    /// A passkey form after the main form, when the page offers one.
+    pub(crate) passkey: Option<PasskeyForm>,
     /// Where the form may lead besides us (see [`FormTargets`]).
     pub(crate) targets: FormTargets,
 }
@@ -559,8 +693,16 @@ impl Page {
             form: None,
             links: Vec::new(),
             svg: None,
+            passkey: None,
             targets: FormTargets::default(),
         }
+    }
+
+    /// Adds a passkey form (and opens the policy to its glue).
+    pub(crate) fn passkey(mut self, form: PasskeyForm) -> Self {
+        self.passkey = Some(form);
+        self.targets.webauthn = true;
+        self
     }
 
     /// Adds an SVG image generated by the service itself (see [`Page::svg`]).
@@ -687,6 +829,70 @@ pub(crate) struct SessionsView<'a> {
 }
 
 impl SessionsView<'_> {
+    /// Renders as a 200 response.
+    pub(crate) fn respond(&self) -> Response {
+        html(StatusCode::OK, self.render())
+    }
+}
+
+/// One row of the passkeys page.
+#[derive(Debug, Clone)]
+pub(crate) struct PasskeyRow {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) kind: &'static str,
+    pub(crate) added: String,
+    pub(crate) added_iso: String,
+    pub(crate) used: String,
+    pub(crate) used_iso: Option<String>,
+}
+
+impl PasskeyRow {
+    /// The row of `passkey`.
+    pub(crate) fn new(s: &Strings, passkey: &svc_domain::Passkey) -> Self {
+        let shown = |t: time::OffsetDateTime| {
+            (
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .unwrap_or_default(),
+                super::account::human_time(t, s.utc),
+            )
+        };
+        let (added_iso, added) = shown(passkey.created_at);
+        let (used_iso, used) = match passkey.last_used_at.map(shown) {
+            Some((iso, text)) => (Some(iso), text),
+            None => (None, s.passkey_never_used.to_owned()),
+        };
+        Self {
+            id: passkey.id.to_string(),
+            name: passkey.name.clone(),
+            kind: if passkey.backup_eligible {
+                s.passkey_synced
+            } else {
+                s.passkey_device_bound
+            },
+            added,
+            added_iso,
+            used,
+            used_iso,
+        }
+    }
+}
+
+/// The passkeys page: the person's passkeys (rename, remove), and the form that adds one when
+/// this session may.
+#[derive(Template)]
+#[template(path = "hosted/passkeys.html")]
+pub(crate) struct PasskeysView<'a> {
+    pub(crate) chrome: &'a Chrome,
+    pub(crate) title: &'a str,
+    pub(crate) notice: Option<&'static str>,
+    pub(crate) alert: Option<&'static str>,
+    pub(crate) csrf: &'a str,
+    pub(crate) rows: Vec<PasskeyRow>,
+    pub(crate) webauthn: Option<PasskeyForm>,
+}
+
+impl PasskeysView<'_> {
     /// Renders as a 200 response.
     pub(crate) fn respond(&self) -> Response {
         html(StatusCode::OK, self.render())
@@ -934,6 +1140,43 @@ mod tests {
             assert!(policy.contains("default-src 'none'"), "{policy}");
             assert!(!policy.contains("unsafe-inline"), "{policy}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_passkey_form_allows_its_glue_by_hash_alone_and_hides_itself_without_script() {
+        let page = Page::new(EN.sign_in_title).passkey(PasskeyForm::sign_in(&EN, "tok", Some(XSS)));
+        let mut response = page.render(&Chrome::new(&EN, "Acme"));
+        let policy = policy_of(&mut response);
+        let html = body(response).await;
+        let hash = STANDARD.encode(Sha256::digest(WEBAUTHN_JS.as_bytes()));
+        assert!(
+            policy.contains(&format!("script-src 'sha256-{hash}'")),
+            "{policy}"
+        );
+        assert!(policy.contains("connect-src 'self'"), "{policy}");
+        assert!(!policy.contains("unsafe-inline"), "{policy}");
+        assert!(html.contains(&format!("<script>{WEBAUTHN_JS}</script>")));
+        assert!(
+            html.contains("data-webauthn=\"get\" data-options=\"/auth/passkey/options\" hidden>"),
+            "{html}"
+        );
+        assert!(html.contains("<noscript>"), "{html}");
+        assert!(!html.contains("<img"), "the interaction is escaped: {html}");
+        // With a CAPTCHA too, both scripts are allowed and both origins reachable.
+        let mut both = captcha_page(CaptchaProvider::Turnstile, None)
+            .passkey(PasskeyForm::sign_in(&EN, "tok", None))
+            .render(&Chrome::new(&EN, "Acme"));
+        let policy = policy_of(&mut both);
+        assert!(
+            policy.contains(&format!(
+                "script-src 'sha256-{hash}' https://challenges.cloudflare.com;"
+            )),
+            "{policy}"
+        );
+        assert!(
+            policy.contains("connect-src 'self' https://challenges.cloudflare.com"),
+            "{policy}"
+        );
     }
 
     #[tokio::test]

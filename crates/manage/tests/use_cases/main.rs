@@ -8,6 +8,7 @@ mod audit;
 mod changes;
 mod faulty_factors;
 mod faulty_identity;
+mod faulty_passkeys;
 mod faulty_webhooks;
 mod idempotency;
 mod operator_tokens;

@@ -80,7 +80,7 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             introspection: true,
             revocation: true,
             end_session: true,
-            second_factors: config.two_factor.enabled,
+            second_factors: config.two_factor.enabled || config.passkey.enabled,
             ..OptionalFeatures::default()
         },
     }
@@ -104,7 +104,7 @@ fn token_settings(config: &Config) -> TokenSettings {
 fn authorize_settings(config: &Config) -> AuthorizeSettings {
     AuthorizeSettings {
         code_lifetime: Duration::from_secs(u64::from(config.oidc.authorization_code_lifetime_secs)),
-        step_up: config.two_factor.enabled,
+        step_up: config.two_factor.enabled || config.passkey.enabled,
         second_factor_required: config.two_factor.enabled
             && config.two_factor.policy == svc_config::TwoFactorPolicy::Required,
         ..AuthorizeSettings::default()

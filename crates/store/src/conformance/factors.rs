@@ -15,7 +15,7 @@ use time::{Duration, OffsetDateTime};
 /// A whole second (no fraction), a day after the tenant fixtures' creation: SQLite's stored
 /// text of it (`…:00Z`) sorts after that of any instant within the same second (`…:00.5Z`), so
 /// checks around it prove instants are compared, not text.
-fn whole_second(tenant: &Tenant) -> OffsetDateTime {
+pub(super) fn whole_second(tenant: &Tenant) -> OffsetDateTime {
     let day = tenant.created_at + Duration::days(1);
     day.replace_nanosecond(0).expect("whole second")
 }

@@ -4,14 +4,16 @@
 
 use super::grants::{base, client, stored_tenant};
 use super::{
-    code_fixture, consent_fixture, factor_challenge_fixture, family_fixture, interaction_fixture,
-    refresh_token_fixture, session_fixture, tenant_fixture, user_fixture, user_token_fixture,
+    ceremony_fixture, code_fixture, consent_fixture, factor_challenge_fixture, family_fixture,
+    interaction_fixture, refresh_token_fixture, session_fixture, tenant_fixture, user_fixture,
+    user_token_fixture,
 };
 use crate::{CodeRedemption, RefreshRotation, Store, StoreError};
 use futures_util::future::join_all;
 use std::sync::Arc;
 use svc_domain::{
-    FactorChallenge, RefreshFamily, RefreshToken, Session, UserToken, UserTokenPurpose,
+    CeremonyPurpose, FactorChallenge, RefreshFamily, RefreshToken, Session, UserToken,
+    UserTokenPurpose, WebauthnCeremony,
 };
 use time::Duration;
 
@@ -94,6 +96,31 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
     };
     let expired_challenge = factor_challenge_fixture(&ada, "fc_expired", now - Duration::hours(1));
     let live_challenge = factor_challenge_fixture(&ada, "fc_live", now - Duration::minutes(1));
+    // WebAuthn ceremonies: spent, expired, live.
+    let spent_ceremony = WebauthnCeremony {
+        used_at: Some(now - Duration::minutes(1)),
+        ..ceremony_fixture(
+            &acme,
+            Some(&ada),
+            "wc_spent",
+            CeremonyPurpose::SecurityKeyVerification,
+            now - Duration::minutes(2),
+        )
+    };
+    let expired_ceremony = ceremony_fixture(
+        &acme,
+        None,
+        "wc_expired",
+        CeremonyPurpose::PasskeySignIn,
+        now - Duration::hours(1),
+    );
+    let live_ceremony = ceremony_fixture(
+        &acme,
+        None,
+        "wc_live",
+        CeremonyPurpose::PasskeySignIn,
+        now - Duration::minutes(1),
+    );
 
     let mut tx = store.write().await.expect("write");
     tx.insert_user(&ada).await.expect("user");
@@ -127,6 +154,11 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
             .await
             .expect("challenge");
     }
+    for ceremony in [&spent_ceremony, &expired_ceremony, &live_ceremony] {
+        tx.insert_webauthn_ceremony(ceremony)
+            .await
+            .expect("ceremony");
+    }
     tx.revoke_access_token(&acme.id, "jti-dead", now - Duration::seconds(1))
         .await
         .expect("dead revocation");
@@ -143,8 +175,8 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
 
     let mut tx = store.write().await.expect("write");
     // 1 interaction + 1 code + 2 families + 3 refresh tokens + 2 sessions + 2 link tokens
-    // + 1 revocation + 1 counter + 2 second-factor challenges.
-    assert_eq!(tx.purge_expired_grants(now).await.expect("purge"), 15);
+    // + 1 revocation + 1 counter + 2 second-factor challenges + 2 WebAuthn ceremonies.
+    assert_eq!(tx.purge_expired_grants(now).await.expect("purge"), 17);
     assert_eq!(tx.purge_expired_grants(now).await.expect("again"), 0);
     tx.commit().await.expect("commit");
 
@@ -203,6 +235,12 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
         tx.factor_challenge(&acme.id, &live_challenge.hash, now)
             .await
             .expect("live challenge")
+            .is_some()
+    );
+    assert!(
+        tx.take_webauthn_ceremony(&acme.id, &live_ceremony.hash, live_ceremony.purpose, now)
+            .await
+            .expect("live ceremony")
             .is_some()
     );
     assert!(

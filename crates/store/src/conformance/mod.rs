@@ -11,6 +11,7 @@ mod grants;
 mod integrity;
 mod login_history;
 mod migrations;
+mod passkeys;
 mod signing_keys;
 mod tenants;
 mod users;
@@ -23,6 +24,7 @@ pub use grants::*;
 pub use integrity::*;
 pub use login_history::*;
 pub use migrations::*;
+pub use passkeys::*;
 pub use signing_keys::*;
 pub use tenants::*;
 pub use users::*;
@@ -133,6 +135,15 @@ macro_rules! conformance_suite {
             known_devices_are_stored_once_and_touched,
             device_trust_is_set_cleared_and_forgotten_per_user,
             signed_in_from_needs_a_successful_sign_in_from_that_address,
+            passkeys_round_trip_per_user_and_tenant,
+            passkey_credential_ids_are_unique_per_tenant,
+            passkey_writes_are_scoped_to_their_owner_and_tenant,
+            passkeys_and_ceremonies_refuse_what_the_schema_forbids,
+            webauthn_ceremonies_are_taken_once_for_their_purpose,
+            racing_ceremony_takes_admit_exactly_one,
+            security_key_factor_secrets_are_replaced_in_their_tenant,
+            passkey_sign_ins_are_recorded_in_login_history,
+            spent_and_expired_ceremonies_are_purged,
             user_tokens_are_single_use,
             counters_count_in_fixed_windows,
             interactions_expire_and_are_scoped,

@@ -7,6 +7,7 @@ mod accounts;
 mod captcha;
 mod flow;
 mod history;
+mod passkeys;
 mod security;
 pub(crate) mod support;
 mod tokens;

@@ -515,7 +515,13 @@ impl Browser {
 
 /// Every hidden input of the first form of a page.
 pub(crate) fn hidden_fields(body: &str) -> Vec<(String, String)> {
-    body.split("<input type=\"hidden\" ")
+    // A page may carry several forms (sign-in and passkey); a browser submits one.
+    let first = body.find("<form").map_or(body, |start| {
+        let rest = &body[start..];
+        rest.find("</form>").map_or(rest, |end| &rest[..end])
+    });
+    first
+        .split("<input type=\"hidden\" ")
         .skip(1)
         .filter_map(|rest| {
             let name = rest.strip_prefix("name=\"")?;
