@@ -37,6 +37,11 @@ pub struct MailTexts {
     pub new_device_subject: &'static str,
     /// Body of that notice (`{tenant}`, `{email}`, `{browser}`, `{address}`, `{time}`).
     pub new_device_body: &'static str,
+    /// Subject of the notice that an administrator removed the person's second factors
+    /// (`{tenant}`).
+    pub factors_reset_subject: &'static str,
+    /// Body of that notice (`{tenant}`, `{email}`, `{issuer}`).
+    pub factors_reset_body: &'static str,
     /// Stands for a browser or address the service does not know.
     pub unknown: &'static str,
     /// Units of a link's lifetime, singular then plural: day, hour, minute.
@@ -70,6 +75,13 @@ pub(crate) static EN: MailTexts = MailTexts {
                       {address}\nTime: {time}\n\nIf it was you, there is nothing to do. If it \
                       was not, change your password now and sign out the sessions you do not \
                       recognise from your account page.",
+    factors_reset_subject: "Your two-step verification on {tenant} was reset",
+    factors_reset_body: "An administrator of {tenant} removed the two-step verification of \
+                         {email}: your authenticator app and backup codes no longer work, and \
+                         no browser is trusted any more. Signing in now needs only your \
+                         password.\n\nSet up two-step verification again from your account \
+                         page at {issuer}/auth/account/two-factor.\n\nIf you did not ask for \
+                         this, contact your administrator and change your password now.",
     unknown: "unknown",
     units: [("day", "days"), ("hour", "hours"), ("minute", "minutes")],
 };
@@ -173,6 +185,24 @@ impl MailTexts {
             to: to.clone(),
             subject: fill(self.new_device_subject, &values),
             text: fill(self.new_device_body, &values),
+            link: None,
+        }
+    }
+}
+
+impl MailTexts {
+    /// The notice that an administrator reset the person's second factors. Like the new-device
+    /// notice it carries no link to click, only the address to type.
+    pub(crate) fn factors_reset_notice(&self, to: &Email, tenant_name: &str, issuer: &str) -> Mail {
+        let values = [
+            ("tenant", tenant_name),
+            ("email", to.as_str()),
+            ("issuer", issuer),
+        ];
+        Mail {
+            to: to.clone(),
+            subject: fill(self.factors_reset_subject, &values),
+            text: fill(self.factors_reset_body, &values),
             link: None,
         }
     }

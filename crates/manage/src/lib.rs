@@ -39,4 +39,4 @@ pub use control_plane::{CreatedTenantView, TenantView};
 pub use error::ManageError;
 pub use page::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, clamp_limit};
 pub use revision::{Precondition, Revision};
-pub use sign_in::{Invitations, PendingMail, SignInServices};
+pub use sign_in::{AccountNotices, Invitations, PendingMail, SignInServices};

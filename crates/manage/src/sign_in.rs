@@ -1,6 +1,6 @@
 //! What the tenant-user use cases need from the sign-in side, as ports: the password rules and
-//! hasher ([`Passwords`], the same one the sign-in engine uses) and invitation mail
-//! ([`Invitations`]).
+//! hasher ([`Passwords`], the same one the sign-in engine uses), invitation mail
+//! ([`Invitations`]) and notices of administrators' changes ([`AccountNotices`]).
 //!
 //! Engines do not depend on each other (ARCHITECTURE.md rule 1), yet an administrator setting a
 //! password must meet exactly the rules of sign-up, and an invitation must be the link and mail
@@ -21,6 +21,14 @@ pub struct SignInServices {
     pub passwords: Passwords,
     /// Issues and mails invitation links.
     pub invitations: Arc<dyn Invitations>,
+    /// Tells people about changes an administrator made to their account.
+    pub notices: Arc<dyn AccountNotices>,
+}
+
+/// Mails people about changes an administrator made to their account, once they committed.
+pub trait AccountNotices: Send + Sync {
+    /// "Your second factors were reset" to `user` of `tenant_name` (issuer `issuer`).
+    fn factors_reset(&self, user: &User, tenant_name: &str, issuer: &str);
 }
 
 impl fmt::Debug for SignInServices {

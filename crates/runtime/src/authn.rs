@@ -99,6 +99,14 @@ pub(crate) fn sign_in_services(authn: &Arc<Authn>) -> SignInServices {
     SignInServices {
         passwords: authn.passwords().clone(),
         invitations: Arc::new(EngineInvitations(authn.clone())),
+        notices: Arc::new(EngineInvitations(authn.clone())),
+    }
+}
+
+/// The sign-in engine mailing notices of administrators' changes, in its texts.
+impl svc_manage::AccountNotices for EngineInvitations {
+    fn factors_reset(&self, user: &User, tenant_name: &str, issuer: &str) {
+        self.0.notify_factors_reset(user, tenant_name, issuer);
     }
 }
 

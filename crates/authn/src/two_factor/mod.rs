@@ -426,6 +426,16 @@ impl Authn {
         })
     }
 
+    /// Mails `user` that an administrator reset their second factors (sent in the background;
+    /// call it once the reset committed).
+    pub fn notify_factors_reset(&self, user: &User, tenant_name: &str, issuer: &str) {
+        let mail = self
+            .settings
+            .mail_texts
+            .factors_reset_notice(&user.email, tenant_name, issuer);
+        self.deliver(mail);
+    }
+
     /// Records `auth.mfa.challenge` for a step-up the authorization endpoint asked for.
     pub async fn step_up_asked(
         &self,

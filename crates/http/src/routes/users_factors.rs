@@ -66,7 +66,7 @@ pub(super) async fn reset_second_factors(
     let id = user_id(&id)?;
     users::reset_second_factors(
         &state.manage,
-        &caller.tenant.tenant.id,
+        (&caller.tenant.tenant, &caller.tenant.issuer),
         &caller.actor,
         &caller.meta,
         &id,

@@ -6,7 +6,7 @@
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
 use serde::Serialize;
-use svc_domain::{EventData, EventType, SecondFactor, TenantId, UserId};
+use svc_domain::{EventData, EventType, SecondFactor, Tenant, TenantId, UserId};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -36,23 +36,25 @@ pub async fn second_factors(
     })
 }
 
-/// Removes every second factor and backup code of the user `id` of `tenant`, and withdraws
-/// trust from their browsers (their next sign-in needs only the password, and they can enrol
-/// again). Idempotent: a person without
-/// factors is reset too.
+/// Removes every second factor and backup code of the user `id` of `tenant` (whose issuer is
+/// `issuer`), and withdraws trust from their browsers (their next sign-in needs only the
+/// password, and they can enrol again). Once that committed, a person who had a factor is mailed
+/// that it happened, so a reset they did not ask for does not go unnoticed. Idempotent: a
+/// person without factors is reset too (and not mailed).
 ///
 /// Errors: [`ManageError::NotFound`] when the user is absent.
 pub async fn reset_second_factors(
     ctx: &ManageContext,
-    tenant: &TenantId,
+    (whose, issuer): (&Tenant, &str),
     actor: &Actor,
     meta: &RequestMeta,
     id: &UserId,
 ) -> Result<(), ManageError> {
+    let tenant = &whose.id;
     let mut tx = ctx.store.write().await?;
-    if tx.user(tenant, id).await?.is_none() {
+    let Some(user) = tx.user(tenant, id).await? else {
         return Err(ManageError::NotFound);
-    }
+    };
     let factors = tx.second_factors(tenant, id).await?;
     tx.delete_user_factors(tenant, id).await?;
     // A lost phone may mean a lost laptop too: no browser skips the code any more.
@@ -76,6 +78,13 @@ pub async fn reset_second_factors(
     );
     audit::record(tx.as_mut(), &entry).await?;
     tx.commit().await?;
+    if factors.iter().any(SecondFactor::is_confirmed)
+        && let Some(services) = &ctx.sign_in
+    {
+        services
+            .notices
+            .factors_reset(&user, &whose.display_name, issuer);
+    }
     Ok(())
 }
 

@@ -74,6 +74,12 @@ impl PasswordHasher for InlineHasher {
 /// The engine issuing invitations (the runtime's adapter, restated: it lives in svc-runtime).
 struct EngineInvitations(Arc<Authn>);
 
+impl svc_manage::AccountNotices for EngineInvitations {
+    fn factors_reset(&self, user: &svc_domain::User, tenant_name: &str, issuer: &str) {
+        self.0.notify_factors_reset(user, tenant_name, issuer);
+    }
+}
+
 #[async_trait]
 impl Invitations for EngineInvitations {
     async fn prepare(
@@ -110,6 +116,7 @@ impl Engine {
         let ctx = h.ctx.clone().with_sign_in(SignInServices {
             passwords: authn.passwords().clone(),
             invitations: Arc::new(EngineInvitations(authn.clone())),
+            notices: Arc::new(EngineInvitations(authn.clone())),
         });
         Self {
             authn,
@@ -307,6 +314,7 @@ async fn a_breach_check_that_fails_closed_refuses_new_passwords_as_unavailable()
             Some(Arc::new(Down)),
         ),
         invitations: Arc::new(EngineInvitations(e.authn.clone())),
+        notices: Arc::new(EngineInvitations(e.authn.clone())),
     });
     let ada = create(&e, &acme, new_user("ada@example.com")).await;
     let refused = users::create(

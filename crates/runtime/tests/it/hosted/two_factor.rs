@@ -661,8 +661,19 @@ async fn administrators_list_and_reset_a_persons_second_factors() {
                 .unwrap();
             assert_eq!(response.status(), 404, "{backend:?}: {missing}");
         }
+        let before = world.mail_count(&world.user).await;
         let reset = world.api(Method::DELETE, &path).send().await.unwrap();
         assert_eq!(reset.status(), 204, "{backend:?}");
+        // The person is told, with no link to click, only where to set it up again.
+        let mails = world.mails_to(&world.user, before + 1).await;
+        let notice = mails.last().unwrap();
+        assert_eq!(
+            notice["subject"], "Your two-step verification on Acme Corp was reset",
+            "{notice}"
+        );
+        assert!(notice["link"].is_null(), "{notice}");
+        let text = notice["text"].as_str().unwrap();
+        assert!(text.contains("/auth/account/two-factor"), "{text}");
         let listed: Value = world
             .api(Method::GET, &path)
             .send()
@@ -680,7 +691,8 @@ async fn administrators_list_and_reset_a_persons_second_factors() {
             Some("/auth/account"),
             "{backend:?}"
         );
-        // Idempotent.
+        // Idempotent, and a person without factors is not mailed again.
+        let mailed = world.mail_count(&world.user).await;
         assert_eq!(
             world
                 .api(Method::DELETE, &path)
@@ -690,6 +702,7 @@ async fn administrators_list_and_reset_a_persons_second_factors() {
                 .status(),
             204
         );
+        assert_eq!(world.mail_count(&world.user).await, mailed, "{backend:?}");
         world.shutdown().await;
     }
 }
