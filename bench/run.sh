@@ -14,7 +14,7 @@ usage: bash bench/run.sh [--quick]
 Environment overrides (optional):
   BENCH_DURATION=SECONDS   seconds per load run          BENCH_ROUNDS=N     interleaved rounds
   BENCH_BACKENDS="sqlite postgres"                       BENCH_CONCURRENCY="16 64"
-  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode signin signin_totp"
+  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode signin signin_totp signin_passkey"
   BENCH_TOTP_USERS=N       users with a TOTP factor for signin_totp (default: sized to the runs)
   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
@@ -40,7 +40,7 @@ DURATION=${BENCH_DURATION:-$DURATION}
 ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
 BACKENDS=${BENCH_BACKENDS:-"sqlite postgres"}
 CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
-SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode signin signin_totp"}
+SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode signin signin_totp signin_passkey"}
 PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SVC_LOG=${BENCH_SVC_LOG:-warn}
 ID_TOKEN_ALG=${BENCH_ID_TOKEN_ALG:-RS256}
@@ -74,10 +74,10 @@ PG_DB=""
 log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-# Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; the sign-ins (password, and
-# password + TOTP) exist on svc only.
-is_flow() { case "$1" in refresh|authcode|signin|signin_totp) return 0 ;; *) return 1 ;; esac; }
-is_signin() { case "$1" in signin|signin_totp) return 0 ;; *) return 1 ;; esac; }
+# Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; the sign-ins (password,
+# password + TOTP, passkey) exist on svc only.
+is_flow() { case "$1" in refresh|authcode|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
+is_signin() { case "$1" in signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
 has_scenario() { [[ " $SCENARIOS " == *" $1 "* ]]; }
 peer_runs() { ! is_signin "$1"; }
 any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && return 0; done; return 1; }
@@ -290,9 +290,14 @@ else
   if [ "$totp_fit" -gt 512 ]; then totp_fit=512; fi
   if [ "$totp_fit" -gt "$TOTP_USERS" ]; then TOTP_USERS=$totp_fit; fi
 fi
+# signin_passkey signs in as users of its own too, one per worker of the highest concurrency;
+# each run's setup registers the passkeys of the users its workers sign in as (password sign-in
+# on /auth/account/passkeys, removing what an earlier run left), not measured.
+PASSKEY_EMAIL='bench-passkey-{i}@bench.example'
 # concurrencies SCENARIO: the concurrencies SCENARIO runs at.
 concurrencies() { if [ "$1" = signin_totp ]; then echo "$TOTP_CONCURRENCY"; else echo "$CONCURRENCY"; fi; }
 if has_scenario signin_totp; then echo "totp_users=$TOTP_USERS" >>"$META"; echo "totp_concurrency=$TOTP_CONCURRENCY" >>"$META"; fi
+if has_scenario signin_passkey; then echo "passkey_users=$BENCH_USERS" >>"$META"; fi
 TOTP_STATE=""
 
 # svc_env BACKEND_DIR DB_URL: environment for every svc-runtime invocation of this backend.
@@ -309,6 +314,9 @@ svc_env() {
     # Second factors on (signin_totp enrols its own users; nobody else has a factor, so the
     # other scenarios sign in with the password alone, as before).
     "SVC_TWO_FACTOR__ENABLED=true"
+    # Passkeys on (signin_passkey registers them for its own users only; the sign-in page then
+    # also offers them, which the password scenarios do not use).
+    "SVC_PASSKEY__ENABLED=true"
   )
 }
 
@@ -370,7 +378,8 @@ create_users() {
 
 # provision_ours BACKEND: the code-flow application (first party: no consent), BENCH_USERS
 # people with a password and, for signin_totp, TOTP_USERS more (enrolled by the flows driver),
-# through the management API with a client_credentials token.
+# for signin_passkey BENCH_USERS more (their passkeys registered by the flows driver), through
+# the management API with a client_credentials token.
 provision_ours() {
   local backend=$1 base="http://127.0.0.1:$OURS_PORT" token resp
   token=$(curl -s -m 10 "$base/oauth/token" -H "Host: $OURS_HOST" -H "Authorization: $OURS_AUTH" \
@@ -392,6 +401,11 @@ provision_ours() {
     local t0; t0=$(date +%s)
     create_users "$base" "$token" "$TOTP_EMAIL" "$TOTP_USERS"
     log "svc ($backend): $TOTP_USERS users for signin_totp in $(( $(date +%s) - t0 )) s (TOTP enrolled by the driver's first run)"
+  fi
+  if has_scenario signin_passkey; then
+    local t0; t0=$(date +%s)
+    create_users "$base" "$token" "$PASSKEY_EMAIL" "$BENCH_USERS"
+    log "svc ($backend): $BENCH_USERS users for signin_passkey in $(( $(date +%s) - t0 )) s (passkeys registered by the driver's setup)"
   fi
 }
 
@@ -522,6 +536,11 @@ flow_cmd() {
     FLOW_CMD=("$FLOWS" signin-totp --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
       --email "$TOTP_EMAIL" --users "$TOTP_USERS" --totp-state "$TOTP_STATE")
     FLOW_SECRET=""
+  elif [ "$server" = ours ] && [ "$scenario" = signin_passkey ]; then
+    # The WebAuthn origin is the tenant's issuer, http://$OURS_HOST (RP ID bench.localhost).
+    FLOW_CMD=("$FLOWS" signin-passkey --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
+      --email "$PASSKEY_EMAIL" --users "$BENCH_USERS")
+    FLOW_SECRET=""
   elif [ "$server" = ours ]; then
     FLOW_CMD=("$FLOWS" "$scenario" --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
       --client-id "$OURS_CODE_CLIENT_ID" --redirect-uri "$REDIRECT_URI" --email "$USER_EMAIL" --users "$BENCH_USERS")
@@ -535,7 +554,8 @@ flow_cmd() {
 
 # probe_flow SERVER SCENARIO: one worker, one checked iteration (refresh: the rotated token must
 # then be refused; signin_totp: user 1 enrolled, then 303 to /auth/account with a session after
-# the second factor); the driver exits non-zero otherwise.
+# the second factor; signin_passkey: user 1's passkey registered, then 303 to /auth/account with
+# a session after the assertion); the driver exits non-zero otherwise.
 probe_flow() {
   local server=$1 scenario=$2
   local out="$RAW/probe-$server-$scenario.txt"

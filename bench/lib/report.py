@@ -17,9 +17,10 @@ SCENARIO_NAMES = {
     "authcode": "authorization-code flow (authorize → token) — **flows/s**, per flow",
     "signin": "password sign-in (GET + POST /auth/sign-in) — sign-ins/s",
     "signin_totp": "password + TOTP sign-in (GET + POST /auth/sign-in, GET + POST /auth/second-factor) — sign-ins/s",
+    "signin_passkey": "passkey sign-in (GET /auth/sign-in, POST /auth/passkey/options, POST /auth/passkey) — sign-ins/s",
 }
-ORDER = ["token", "introspect", "jwks", "discovery", "refresh", "authcode", "signin", "signin_totp"]
-FLOWS = {"refresh", "authcode", "signin", "signin_totp"}
+ORDER = ["token", "introspect", "jwks", "discovery", "refresh", "authcode", "signin", "signin_totp", "signin_passkey"]
+FLOWS = {"refresh", "authcode", "signin", "signin_totp", "signin_passkey"}
 # Targets from the benchmark issue: measured and reported, never asserted.
 TARGETS = [("refresh", "postgres", 2000, "refresh-token rotation on PostgreSQL ≥ 2,000 rotations/s"),
            ("authcode", "postgres", 1000, "authorization-code flow on PostgreSQL ≥ 1,000 flows/s")]
@@ -133,8 +134,9 @@ def main(raw, out):
              "(Δ utime+stime of the server process ÷ completed requests); ratio = ours ÷ peer req/s "
              "(> 1 means svc is faster); CPU ratio = ours ÷ peer CPU per request (< 1 means svc is cheaper). "
              "For the flow rows a \"request\" is one iteration of the flow: one rotation, one whole authorization-code "
-             "flow (2 HTTP requests), one sign-in (2 HTTP requests; with TOTP 4); latency and CPU are per iteration. "
-             "The sign-ins run on svc only (\"—\" for the peer, which has neither password sign-in nor second factors).")
+             "flow (2 HTTP requests), one sign-in (2 HTTP requests; with TOTP 4; with a passkey 3); latency and CPU are per "
+             "iteration. The sign-ins run on svc only (\"—\" for the peer, which has neither password sign-in, second "
+             "factors nor passkeys).")
     L.append("")
 
     for b in backends:
@@ -185,6 +187,7 @@ def main(raw, out):
 
     L.extend(argon_section(meta, argon, cells, backends))
     L.extend(totp_section(meta, totp, cells, backends))
+    L.extend(passkey_section(cells, backends))
     L.extend(targets_section(meta, argon, cells))
 
     L.append("## Notes")
@@ -218,6 +221,15 @@ def main(raw, out):
                  "session) → `GET /auth/second-factor` → `POST` the code → 303 `/auth/account` with the session "
                  "cookie. svc takes one code per factor per 30 s step, later steps only, so each iteration takes a user "
                  "no other iteration holds whose next unspent step is at most now+1, and uses it (see bench/README.md).")
+    if any(k[1] == "signin_passkey" for k in cells):
+        L.append("- Passkey sign-in (`signin_passkey`): svc runs with `SVC_PASSKEY__ENABLED=true` (for every scenario; "
+                 f"only these users have a passkey). Its own users (`bench-passkey-<i>`, {meta.get('passkey_users', '?')} "
+                 "of them) get a passkey of a software authenticator (`svc-webauthn-soft`: ES256, attestation none, "
+                 "signature counter always 0 like synced passkeys) registered in each driver run's setup, not measured "
+                 "(password sign-in, `/auth/account/passkeys`). An iteration is a new browser: `GET /auth/sign-in` → "
+                 "`POST /auth/passkey/options` (discoverable request options, ceremony cookie) → assertion signed by the "
+                 "driver → `POST /auth/passkey` → 303 `/auth/account` with the session cookie (aal2). Origin and RP ID: "
+                 "the tenant's issuer `http://bench.localhost:<port>`.")
     L.append("- Password sign-in: svc runs with `SVC_AUTH__PASSWORD_VERIFY_IP_MAX_ATTEMPTS=1000` and "
              "`SVC_AUTH__PASSWORD_VERIFY_IP_WINDOW_SECS=1` (all load comes from one IP) and its default Argon2id "
              "parameters; one user per worker of the highest concurrency.")
@@ -274,13 +286,13 @@ def argon_section(meta, argon, cells, backends):
     return L
 
 
-def totp_section(meta, totp, cells, backends):
-    """Password + TOTP sign-in beside password-only sign-in: rate, latency, CPU per sign-in."""
+def beside_password_rows(scenario, cells, backends):
+    """Table rows of SCENARIO's sign-ins beside password-only sign-in (same backend and concurrency)."""
     rows = []
     for b in backends:
         pg = b == "postgres"
-        for c in sorted({c for (bb, s, c, _) in cells if bb == b and s == "signin_totp"}):
-            t = cells.get((b, "signin_totp", c, "ours"), [])
+        for c in sorted({c for (bb, s, c, _) in cells if bb == b and s == scenario}):
+            t = cells.get((b, scenario, c, "ours"), [])
             p = cells.get((b, "signin", c, "ours"), [])
             trps, tcpu = med([r["rps"] for r in t]), med([r["cpu"] + (r["db"] if pg else 0) for r in t])
             tlat = f"{fmt_ms(med([r['p50'] for r in t]))} / {fmt_ms(med([r['p99'] for r in t]))}"
@@ -291,6 +303,27 @@ def totp_section(meta, totp, cells, backends):
                             f"| {pcpu:,.0f} | {tcpu:,.0f} | {tcpu - pcpu:+,.0f} |")
             else:
                 rows.append(f"| {backend_name(b)} | {c} | — | {trps:.1f} | — | — | {tlat} | — | {tcpu:,.0f} | — |")
+    return rows
+
+
+def passkey_section(cells, backends):
+    """Passkey sign-in beside password-only sign-in: rate, latency, CPU per sign-in."""
+    rows = beside_password_rows("signin_passkey", cells, backends)
+    if not rows:
+        return []
+    return ["## Passkey sign-in against password-only sign-in", "",
+            "Sign-ins/s, p50 / p99 ms per sign-in and server CPU µs per sign-in (on PostgreSQL with its backends' CPU) "
+            "of the two sign-in scenarios, from the same backend's runs; Δ CPU is what a passkey costs svc instead of "
+            "the password: no Argon2id, one more HTTP request (the options), the ceremony written and spent, the "
+            "ES256 assertion verified, the passkey's use recorded.", "",
+            "| backend | conc | password sign-ins/s | passkey sign-ins/s | ratio | password p50 / p99 ms "
+            "| passkey p50 / p99 ms | password CPU µs/sign-in | passkey CPU µs/sign-in | Δ CPU µs |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
+
+
+def totp_section(meta, totp, cells, backends):
+    """Password + TOTP sign-in beside password-only sign-in: rate, latency, CPU per sign-in."""
+    rows = beside_password_rows("signin_totp", cells, backends)
     if not rows:
         return []
     L = ["## Password + TOTP sign-in against password-only sign-in", "",

@@ -16,7 +16,7 @@
 // Prints one JSON line on stdout; exits 1 with "interop check failed: …" on stderr otherwise.
 import { createHash, randomBytes } from 'node:crypto';
 import { CheckFailed, check, checkEqual, env, launchChromium, runMain } from '../lib/common.mjs';
-import { alertText, describePage, routeClientOrigin, runInteraction } from '../lib/hosted.mjs';
+import { alertText, checkLabels, describePage, routeClientOrigin, runInteraction } from '../lib/hosted.mjs';
 import { Authenticator } from '../lib/totp.mjs';
 
 let closeBrowser = async () => {};
@@ -60,24 +60,6 @@ function checkSecurityHeaders(pages) {
     checkEqual(headers['referrer-policy']?.toLowerCase(), 'no-referrer', `${path}: Referrer-Policy`);
   }
   return [...new Set(pages.map((p) => p.path))];
-}
-
-/** Every visible form control has a <label for="its id">. Returns the names checked. */
-async function checkLabels(page, where = 'the sign-in page', { someInputs = true } = {}) {
-  const result = await page.evaluate(() => {
-    const controls = [...document.querySelectorAll('input, select, textarea')].filter(
-      (el) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((el.getAttribute('type') || '').toLowerCase()),
-    );
-    return controls.map((el) => ({
-      name: el.getAttribute('name'),
-      id: el.id,
-      labelled: el.id !== '' && document.querySelector(`label[for="${CSS.escape(el.id)}"]`) !== null,
-    }));
-  });
-  check(result.length > 0 || !someInputs, `${where} has no visible inputs`);
-  const unlabelled = result.filter((c) => !c.labelled);
-  check(unlabelled.length === 0, `${where}: inputs without <label for>: ${JSON.stringify(unlabelled)}`);
-  return result.map((c) => c.name);
 }
 
 /** The page scrolls no wider than its viewport. */
@@ -383,7 +365,7 @@ async function main(step) {
   checkEqual(new URL(page.url()).pathname, '/auth/sign-in', 'authorize sends a signed-out browser to');
   check(new URL(page.url()).searchParams.get('interaction')?.length > 0, 'the sign-in URL names the interaction');
 
-  const labelled = await checkLabels(page);
+  const labelled = await checkLabels(page, 'the sign-in page');
   check(labelled.includes('email') && labelled.includes('password'), `inputs checked: ${labelled}`);
   passed('labels_for_every_input');
 

@@ -221,3 +221,29 @@ export async function runInteraction(
     watch.stop();
   }
 }
+
+/**
+ * Every visible form control of `page` has a `<label for="its id">` (hidden inputs and buttons
+ * aside). Returns the names checked.
+ */
+export async function checkLabels(page, where, { someInputs = true } = {}) {
+  const result = await page.evaluate(() => {
+    const controls = [...document.querySelectorAll('input, select, textarea')].filter(
+      (el) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((el.getAttribute('type') || '').toLowerCase()),
+    );
+    return controls.map((el) => ({
+      name: el.getAttribute('name'),
+      id: el.id,
+      labelled: el.id !== '' && document.querySelector(`label[for="${CSS.escape(el.id)}"]`) !== null,
+    }));
+  });
+  check(result.length > 0 || !someInputs, `${where} has no visible inputs`);
+  const unlabelled = result.filter((c) => !c.labelled);
+  check(unlabelled.length === 0, `${where}: inputs without <label for>: ${JSON.stringify(unlabelled)}`);
+  return result.map((c) => c.name);
+}
+
+/** The session cookie among `cookies` (`svc_session`, or `__Host-svc_session` on https). */
+export function sessionCookie(cookies) {
+  return cookies.find((c) => c.name === 'svc_session' || c.name === '__Host-svc_session');
+}

@@ -1,6 +1,7 @@
 //! The flows, their per-worker setup, the measured closed loop and the probe.
 
 use crate::http::{Agent, Failure, Reply, Target, answer};
+use crate::passkey::{self, Keyring};
 use crate::stats::Tally;
 use crate::totp::{self, Key, Lease, Pool};
 use crate::{FlowArgs, Kind, Server};
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use svc_webauthn_soft::SoftAuthenticator;
 use tokio::task::JoinSet;
 use url::{Position, Url};
 
@@ -27,22 +29,26 @@ const SETUP_HOPS: usize = 8;
 /// TOTP enrolments in flight at once (each starts with a password sign-in: one Argon2id).
 const ENROL_PARALLEL: usize = 8;
 
-/// A worker's state: its agent (cookies: the browser session) and, for refresh, its token.
+/// A worker's state: its agent (cookies: the browser session) and, for refresh, its token;
+/// for signin-passkey, its user's authenticator.
 struct Worker {
     index: usize,
     agent: Agent,
     refresh_token: String,
+    passkey: Option<SoftAuthenticator>,
 }
 
 /// Everything the workers share.
-struct Flow {
+pub(crate) struct Flow {
     kind: Kind,
     server: Server,
-    target: Arc<Target>,
+    pub(crate) target: Arc<Target>,
     redirect_uri: Url,
-    args: FlowArgs,
+    pub(crate) args: FlowArgs,
     /// signin-totp: the enrolled users and their time steps.
     totp: Option<Arc<Pool>>,
+    /// signin-passkey: the users' registered authenticators.
+    pub(crate) passkeys: Option<Keyring>,
 }
 
 fn random_b64<const N: usize>() -> String {
@@ -69,7 +75,7 @@ fn jose(value: Option<&Value>) -> String {
 }
 
 /// The value of the hidden field `name` in an HTML form.
-fn hidden_field<'a>(html: &'a str, name: &str) -> Option<&'a str> {
+pub(crate) fn hidden_field<'a>(html: &'a str, name: &str) -> Option<&'a str> {
     let marker = format!("name=\"{name}\" value=\"");
     let start = html.find(&marker)? + marker.len();
     let len = html.get(start..)?.find('"')?;
@@ -84,7 +90,7 @@ fn detail<'a>(html: &'a str, label: &str) -> Option<&'a str> {
     html.get(start..start + len)
 }
 
-fn json(body: &str, what: &str) -> Result<Value, Failure> {
+pub(crate) fn json(body: &str, what: &str) -> Result<Value, Failure> {
     serde_json::from_str(body).map_err(|e| answer(format!("{what}: not JSON ({e})")))
 }
 
@@ -104,17 +110,22 @@ impl Flow {
     }
 
     /// The address of user number `n` (1-based).
-    fn user_email(&self, n: usize) -> String {
+    pub(crate) fn user_email(&self, n: usize) -> String {
         self.args.email.replace("{i}", &n.to_string())
+    }
+
+    /// The user number of worker `index`.
+    fn user_of(&self, index: usize) -> usize {
+        index % self.args.users.max(1) + 1
     }
 
     /// The user of worker `index`.
     fn email(&self, index: usize) -> String {
-        self.user_email(index % self.args.users.max(1) + 1)
+        self.user_email(self.user_of(index))
     }
 
     /// The hidden `csrf` field of a page, checked against the CSRF cookie.
-    fn csrf(agent: &Agent, page: &Reply, what: &str) -> Result<String, Failure> {
+    pub(crate) fn csrf(agent: &Agent, page: &Reply, what: &str) -> Result<String, Failure> {
         let field = hidden_field(&page.body, "csrf")
             .ok_or_else(|| answer(format!("{what}: no csrf field")))?;
         if agent.cookie("svc_csrf") != Some(field) {
@@ -127,7 +138,11 @@ impl Flow {
 
     /// svc's hosted sign-in form: GET the page (CSRF cookie + hidden field), POST the
     /// credentials of `email`; the 303 answer.
-    async fn password_step(&self, agent: &mut Agent, email: &str) -> Result<Reply, Failure> {
+    pub(crate) async fn password_step(
+        &self,
+        agent: &mut Agent,
+        email: &str,
+    ) -> Result<Reply, Failure> {
         let url = self.target.url("/auth/sign-in")?;
         let page = agent
             .get(url.clone())
@@ -445,6 +460,7 @@ impl Flow {
             index,
             agent: Agent::new(self.target.clone()),
             refresh_token: String::new(),
+            passkey: None,
         };
         let hops = match self.server {
             Server::Ours => 1,
@@ -452,6 +468,14 @@ impl Flow {
         };
         match self.kind {
             Kind::Signin | Kind::SigninTotp => {}
+            Kind::SigninPasskey => {
+                // Registered before the workers' setup (one registration per user).
+                let keyring = self
+                    .passkeys
+                    .as_ref()
+                    .ok_or_else(|| answer("signin-passkey without passkeys"))?;
+                w.passkey = Some(keyring.get(self.user_of(index))?);
+            }
             Kind::Authcode => {
                 // ours: a first-party application, so the session is all it takes; peer: the
                 // first flow goes through login and consent, which the peer then remembers.
@@ -496,6 +520,15 @@ impl Flow {
                 let lease = lease.ok_or_else(|| answer("signin-totp without a user"))?;
                 w.agent.clear_cookies();
                 self.totp_sign_in(w, lease).await
+            }
+            Kind::SigninPasskey => {
+                // A new browser each time, like signin (the authenticator is the worker's).
+                w.agent.clear_cookies();
+                let soft = w
+                    .passkey
+                    .as_mut()
+                    .ok_or_else(|| answer("signin-passkey without a passkey"))?;
+                self.passkey_sign_in(&mut w.agent, soft).await
             }
         }
     }
@@ -625,6 +658,12 @@ impl Flow {
                     totp::current_step()
                 )
             }
+            Kind::SigninPasskey => {
+                self.iterate(&mut w, None)
+                    .await
+                    .map_err(|f| anyhow!("{f}"))?;
+                "status=303 location=/auth/account session_cookie=yes".to_owned()
+            }
         };
         println!("PROBE ok {facts}");
         Ok(())
@@ -652,12 +691,16 @@ async fn wait_at_gate(gate: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(crate) async fn run(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
-    let signs_in = matches!(kind, Kind::Signin | Kind::SigninTotp);
+pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
+    let signs_in = matches!(kind, Kind::Signin | Kind::SigninTotp | Kind::SigninPasskey);
     if signs_in && args.server != Server::Ours {
         bail!(
-            "signin and signin-totp are svc's hosted pages only (the peer has no password sign-in)"
+            "signin, signin-totp and signin-passkey are svc's hosted pages only (the peer has \
+             no password sign-in)"
         );
+    }
+    if kind == Kind::SigninPasskey && args.host.is_none() {
+        args.host = passkey::localhost_for_ip(&args.base_url)?;
     }
     if !signs_in && (args.client_id.is_empty() || args.client_secret.is_empty()) {
         bail!("--client-id and --client-secret are required");
@@ -676,6 +719,7 @@ pub(crate) async fn run(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
         Kind::SigninTotp => Some(Arc::new(Pool::load(args.totp_state.as_deref())?)),
         _ => None,
     };
+    let passkeys = (kind == Kind::SigninPasskey).then(Keyring::default);
     let flow = Arc::new(Flow {
         kind,
         server: args.server,
@@ -683,6 +727,7 @@ pub(crate) async fn run(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
         redirect_uri: Url::parse(&args.redirect_uri).context("--redirect-uri")?,
         args,
         totp,
+        passkeys,
     });
     // signin-totp: every user the run may sign in as has an authenticator (the probe uses
     // user 1 only). Not measured: this happens before the gate.
@@ -693,6 +738,16 @@ pub(crate) async fn run(kind: Kind, args: FlowArgs) -> anyhow::Result<()> {
             flow.args.users.max(1)
         };
         flow.enrol_missing(pool, count).await?;
+    }
+    // signin-passkey: every user the workers sign in as has this run's passkey (the probe's
+    // worker is user 1). Not measured either.
+    if flow.passkeys.is_some() {
+        let count = if flow.args.probe {
+            1
+        } else {
+            flow.args.concurrency.max(1).min(flow.args.users.max(1))
+        };
+        flow.register_passkeys(count).await?;
     }
     if flow.args.probe {
         let outcome = flow.probe().await;

@@ -84,6 +84,12 @@ impl Target {
             .map_err(|e| answer(format!("bad path {path}: {e}")))
     }
 
+    /// The server's own origin as a browser there sees it (`http://bench.localhost:PORT`): the
+    /// issuer, and the WebAuthn origin of svc's passkey ceremonies.
+    pub(crate) fn origin(&self) -> String {
+        self.public.origin().ascii_serialization()
+    }
+
     /// Where to send a request for `location` (relative, or absolute on the server's origin).
     pub(crate) fn follow(&self, location: &str) -> Result<Url, Failure> {
         let mut url = self

@@ -1,7 +1,7 @@
 //! `svc-bench-flows`: the load driver `bench/run.sh` uses for the scenarios that take more than
 //! one request — refresh-token rotation, the authorization-code flow with an existing browser
-//! session, password sign-in, password sign-in with a TOTP second factor — and for the raw
-//! Argon2id rate of svc's default parameters.
+//! session, password sign-in, password sign-in with a TOTP second factor, passkey sign-in — and
+//! for the raw Argon2id rate of svc's default parameters.
 //!
 //! Every load subcommand sets up its workers first (not measured), optionally waits at a gate so
 //! that `run.sh` can sample the server's CPU time after the setup, runs `--concurrency` workers
@@ -17,6 +17,7 @@
 mod argon;
 mod flows;
 mod http;
+mod passkey;
 mod stats;
 mod totp;
 
@@ -48,6 +49,13 @@ enum Command {
     /// cookies; users are enrolled once (`--totp-state`) and never replay a time step.
     #[command(name = "signin-totp", alias = "signin_totp")]
     SigninTotp(FlowArgs),
+    /// Passkey sign-in on svc's hosted pages: GET /auth/sign-in (CSRF), POST
+    /// /auth/passkey/options (ceremony cookie + request options), the assertion of a software
+    /// authenticator, POST /auth/passkey (303 to /auth/account with a session). Each iteration
+    /// starts without cookies; every user's passkey is registered in the setup (password
+    /// sign-in, /auth/account/passkeys), not measured. svc needs `[passkey] enabled = true`.
+    #[command(name = "signin-passkey", alias = "signin_passkey")]
+    SigninPasskey(FlowArgs),
     /// Raw Argon2id hash rate with svc's default `[auth]` parameters on `--threads` threads.
     Argon2(Argon2Args),
     /// Prints svc's default Argon2 parameters as `key=value` lines (for run.sh).
@@ -68,7 +76,9 @@ struct FlowArgs {
     /// Server kind.
     #[arg(long, value_enum)]
     server: Server,
-    /// Where to connect, e.g. `http://127.0.0.1:8080`.
+    /// Where to connect, e.g. `http://127.0.0.1:8080`. signin-passkey without `--host`: an IP
+    /// address here is addressed as `localhost` (Host header and WebAuthn origin), since a
+    /// WebAuthn RP ID must be a domain.
     #[arg(long)]
     base_url: String,
     /// Host header to send (svc's tenant host, e.g. `bench.localhost:8080`); absolute redirects
@@ -144,6 +154,7 @@ enum Kind {
     Authcode,
     Signin,
     SigninTotp,
+    SigninPasskey,
 }
 
 fn main() -> ExitCode {
@@ -158,6 +169,7 @@ fn main() -> ExitCode {
         Command::Authcode(args) => run_flow(Kind::Authcode, args),
         Command::Signin(args) => run_flow(Kind::Signin, args),
         Command::SigninTotp(args) => run_flow(Kind::SigninTotp, args),
+        Command::SigninPasskey(args) => run_flow(Kind::SigninPasskey, args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

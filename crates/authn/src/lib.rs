@@ -69,6 +69,6 @@ pub use sign_up::{MAX_NAME_CHARS, SignUpFields, clean_name};
 pub use smtp::{SmtpMailer, SmtpSettings};
 pub use texts::MailTexts;
 pub use two_factor::{
-    CHALLENGE_COOKIE_PREFIX, Confirmed, ENROLMENT_LIFETIME, FactorStatus, PendingFactor,
-    SignInStep, TotpEnrolment, TwoFactorSettings,
+    CHALLENGE_COOKIE_PREFIX, Confirmed, ENROLMENT_LIFETIME, FactorStatus, KeyStep, PendingFactor,
+    SecondProof, SignInStep, TotpEnrolment, TwoFactorSettings,
 };

@@ -74,10 +74,26 @@ impl FactorKey {
         user: &UserId,
         factor: &FactorId,
     ) -> Result<Vec<u8>, CryptoError> {
+        self.seal_bytes(&secret.0, tenant, user, factor)
+    }
+
+    /// Seals any bytes of `factor` (a security key's credential): bound to the row like a TOTP
+    /// secret, so a value copied to another factor, person or tenant does not open, and a
+    /// public key swapped in the database is refused rather than trusted.
+    ///
+    /// # Errors
+    /// [`CryptoError::Seal`] if the cipher cannot be set up.
+    pub fn seal_bytes(
+        &self,
+        plain: &[u8],
+        tenant: &TenantId,
+        user: &UserId,
+        factor: &FactorId,
+    ) -> Result<Vec<u8>, CryptoError> {
         let key = RandomizedNonceKey::new(&AES_256_GCM, self.seal.as_ref())
             .map_err(|_| CryptoError::Seal)?;
-        let mut buf = Vec::with_capacity(secret.0.len() + TAG_LEN);
-        buf.extend_from_slice(&secret.0);
+        let mut buf = Vec::with_capacity(plain.len() + TAG_LEN);
+        buf.extend_from_slice(plain);
         let nonce = key
             .seal_in_place_append_tag(Aad::from(aad(tenant, user, factor)), &mut buf)
             .map_err(|_| CryptoError::Seal)?;
@@ -100,6 +116,29 @@ impl FactorKey {
         user: &UserId,
         factor: &FactorId,
     ) -> Result<TotpSecret, CryptoError> {
+        if sealed.len() != 1 + NONCE_LEN + TOTP_SECRET_BYTES + TAG_LEN {
+            return match sealed.first() {
+                Some(&version) if version != SEALED_V1 => {
+                    Err(CryptoError::UnsupportedSealedKeyVersion(version))
+                }
+                _ => Err(CryptoError::MalformedSealedKey),
+            };
+        }
+        let plain = self.open_bytes(sealed, tenant, user, factor)?;
+        TotpSecret::from_bytes(&plain).ok_or(CryptoError::MalformedSealedKey)
+    }
+
+    /// Opens what [`FactorKey::seal_bytes`] sealed for the same tenant, person and factor.
+    ///
+    /// # Errors
+    /// As [`FactorKey::open`].
+    pub fn open_bytes(
+        &self,
+        sealed: &[u8],
+        tenant: &TenantId,
+        user: &UserId,
+        factor: &FactorId,
+    ) -> Result<Zeroizing<Vec<u8>>, CryptoError> {
         let (&version, rest) = sealed
             .split_first()
             .ok_or(CryptoError::MalformedSealedKey)?;
@@ -109,20 +148,22 @@ impl FactorKey {
         let (nonce, body) = rest
             .split_first_chunk::<NONCE_LEN>()
             .ok_or(CryptoError::MalformedSealedKey)?;
-        if body.len() != TOTP_SECRET_BYTES + TAG_LEN {
+        if body.len() < TAG_LEN {
             return Err(CryptoError::MalformedSealedKey);
         }
         let key = RandomizedNonceKey::new(&AES_256_GCM, self.seal.as_ref())
             .map_err(|_| CryptoError::Open)?;
         let mut buf = Zeroizing::new(body.to_vec());
-        let plain = key
+        let len = key
             .open_in_place(
                 Nonce::assume_unique_for_key(*nonce),
                 Aad::from(aad(tenant, user, factor)),
                 &mut buf,
             )
-            .map_err(|_| CryptoError::Open)?;
-        TotpSecret::from_bytes(plain).ok_or(CryptoError::MalformedSealedKey)
+            .map_err(|_| CryptoError::Open)?
+            .len();
+        buf.truncate(len);
+        Ok(buf)
     }
 
     /// The stored form of a backup code (already normalised) of `user` in `tenant`.
@@ -312,6 +353,37 @@ mod tests {
         assert!(key.open(&sealed[..10], &tenant, &user, &factor).is_err());
         assert!(FactorKey::new(&[1u8; 31]).is_err());
         assert!(!format!("{key:?}{secret:?}").contains("9"));
+    }
+
+    #[test]
+    fn sealed_bytes_of_any_length_open_only_for_their_row() {
+        let (tenant, user, factor) = ids();
+        let key = FactorKey::new(&[9u8; 32]).unwrap();
+        for plain in [&b""[..], b"{\"cred\":1}", &[7u8; 700]] {
+            let sealed = key.seal_bytes(plain, &tenant, &user, &factor).unwrap();
+            let opened = key.open_bytes(&sealed, &tenant, &user, &factor).unwrap();
+            assert_eq!(opened.as_slice(), plain);
+            let mut bad = sealed.clone();
+            let last = bad.len() - 1;
+            bad[last] ^= 1;
+            assert!(key.open_bytes(&bad, &tenant, &user, &factor).is_err());
+            // Another row's factor id does not open it, and it is no TOTP secret.
+            let (_, _, other) = {
+                let clock = ManualClock::new(time::OffsetDateTime::UNIX_EPOCH);
+                let rng = SeededRandom::new(99);
+                ids_from(&clock, &rng)
+            };
+            assert!(key.open_bytes(&sealed, &tenant, &user, &other).is_err());
+            assert!(key.open(&sealed, &tenant, &user, &factor).is_err());
+        }
+    }
+
+    fn ids_from(clock: &ManualClock, rng: &SeededRandom) -> (TenantId, UserId, FactorId) {
+        (
+            TenantId::generate(clock, rng),
+            UserId::generate(clock, rng),
+            FactorId::generate(clock, rng),
+        )
     }
 
     #[test]

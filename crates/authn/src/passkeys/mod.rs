@@ -23,7 +23,7 @@
 //! - Every refusal of an answer is one [`AuthnError::PasskeyRefused`]: which check failed is
 //!   for logs.
 
-mod rp;
+pub(crate) mod rp;
 
 pub use rp::RpSettings;
 
@@ -39,6 +39,9 @@ use svc_domain::{
 };
 use svc_store::{FactorReads, PasskeyReads, StoreError, WriteTx};
 use time::OffsetDateTime;
+
+/// How long a security-key ceremony lasts when `[passkey]` does not say.
+const DEFAULT_CEREMONY_LIFETIME: Duration = Duration::from_secs(300);
 
 /// Prefix of ceremony cookie values (`wan_c_…`): 256 random bits, stored only as SHA-256.
 pub const CEREMONY_COOKIE_PREFIX: &str = "wan_c_";
@@ -86,9 +89,14 @@ impl Authn {
         self.passkeys.is_some()
     }
 
-    /// How long a browser has to answer a ceremony, when passkeys are on.
+    /// How long a browser has to answer a ceremony: `[passkey]`'s lifetime, or with only
+    /// second factors on (security keys) the default five minutes; `None` when neither is on.
     pub fn ceremony_lifetime(&self) -> Option<Duration> {
-        self.passkeys.as_ref().map(|p| p.ceremony_lifetime)
+        match (&self.passkeys, &self.two_factor) {
+            (Some(passkeys), _) => Some(passkeys.ceremony_lifetime),
+            (None, Some(_)) => Some(DEFAULT_CEREMONY_LIFETIME),
+            (None, None) => None,
+        }
     }
 
     /// Whether `session` may add a passkey for `user` now (the account page offers the form
@@ -115,8 +123,18 @@ impl Authn {
         self.passkeys.as_ref().ok_or(AuthnError::PasskeysOff)
     }
 
-    fn relying_party(&self, tenant: &Tenant, issuer: &str) -> Result<RelyingParty, AuthnError> {
-        RelyingParty::for_issuer(&self.passkeys_on()?.rp, issuer, &tenant.display_name)
+    /// The tenant's relying party (passkeys and security keys share it).
+    pub(crate) fn relying_party(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+    ) -> Result<RelyingParty, AuthnError> {
+        let settings = self
+            .passkeys
+            .as_ref()
+            .map(|p| p.rp.clone())
+            .unwrap_or_default();
+        RelyingParty::for_issuer(&settings, issuer, &tenant.display_name)
     }
 
     /// The person's passkeys, oldest first.
@@ -133,7 +151,7 @@ impl Authn {
     }
 
     /// Stores the state of a new ceremony and returns its cookie.
-    async fn open_ceremony(
+    pub(crate) async fn open_ceremony(
         &self,
         tx: &mut dyn WriteTx,
         tenant: &Tenant,
@@ -141,7 +159,7 @@ impl Authn {
         purpose: CeremonyPurpose,
         (options, state): (serde_json::Value, String),
     ) -> Result<CeremonyStart, AuthnError> {
-        let settings = self.passkeys_on()?;
+        let lifetime = self.ceremony_lifetime().ok_or(AuthnError::PasskeysOff)?;
         let now = self.now();
         let secret = GeneratedSecret::generate(CEREMONY_COOKIE_PREFIX, self.rng.as_ref());
         let ceremony = WebauthnCeremony {
@@ -151,7 +169,7 @@ impl Authn {
             purpose,
             state,
             created_at: now,
-            expires_at: now + span(settings.ceremony_lifetime),
+            expires_at: now + span(lifetime),
             used_at: None,
         };
         tx.insert_webauthn_ceremony(&ceremony).await?;
@@ -163,7 +181,7 @@ impl Authn {
     }
 
     /// Spends the ceremony behind `cookie` for `purpose`, in `tx`.
-    async fn take_ceremony(
+    pub(crate) async fn take_ceremony(
         &self,
         tx: &mut dyn WriteTx,
         tenant: &Tenant,
@@ -223,6 +241,7 @@ impl Authn {
         session: &Session,
         user: &User,
     ) -> Result<CeremonyStart, AuthnError> {
+        self.passkeys_on()?;
         let rp = self.relying_party(tenant, issuer)?;
         let mut tx = self.store.write().await?;
         self.may_add_passkey(tx.as_mut(), session, user).await?;
@@ -263,6 +282,7 @@ impl Authn {
         answer: &str,
         name: &str,
     ) -> Result<Passkey, AuthnError> {
+        self.passkeys_on()?;
         let rp = self.relying_party(tenant, issuer)?;
         let name = clean_passkey_name(name).ok_or(AuthnError::InvalidPasskeyName)?;
         let now = self.now();
@@ -378,6 +398,7 @@ impl Authn {
         tenant: &Tenant,
         issuer: &str,
     ) -> Result<CeremonyStart, AuthnError> {
+        self.passkeys_on()?;
         let rp = self.relying_party(tenant, issuer)?;
         let started = rp.start_sign_in()?;
         let mut tx = self.store.write().await?;
@@ -408,6 +429,7 @@ impl Authn {
         answer: &str,
         client: &ClientInfo,
     ) -> Result<SignedIn, AuthnError> {
+        self.passkeys_on()?;
         let rp = self.relying_party(tenant, issuer)?;
         let now = self.now();
         let mut tx = self.store.write().await?;
@@ -554,7 +576,7 @@ impl Authn {
 }
 
 /// Logs why an answer was refused (never the answer) and returns the one refusal people see.
-fn refused(ceremony: &str, refusal: &Refusal) -> AuthnError {
+pub(crate) fn refused(ceremony: &str, refusal: &Refusal) -> AuthnError {
     match refusal {
         Refusal::CounterRegressed => {
             tracing::warn!(

@@ -1,4 +1,4 @@
-//! The relying party: the one module that talks to `webauthn-rs` (WebAuthn Level 3 ceremony
+//! The relying party: the one module that talks to `webauthn-rs` (passkeys and security keys) (WebAuthn Level 3 ceremony
 //! checks, COSE keys, signature counters). Everything else in the engine sees JSON options to
 //! send, opaque state strings to keep server-side, and small verdicts.
 //!
@@ -12,8 +12,9 @@ use crate::error::AuthnError;
 use svc_domain::UserId;
 use webauthn_rs::prelude::{
     CreationChallengeResponse, CredentialID, DiscoverableAuthentication, Passkey as WaPasskey,
-    PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential, Url, Uuid, Webauthn,
-    WebauthnBuilder, WebauthnError,
+    PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential, SecurityKey,
+    SecurityKeyAuthentication, SecurityKeyRegistration, Url, Uuid, Webauthn, WebauthnBuilder,
+    WebauthnError,
 };
 use webauthn_rs_proto::ResidentKeyRequirement;
 
@@ -181,6 +182,120 @@ impl RelyingParty {
         Ok(Used {
             backup_eligible: backup_eligible(&credential),
             credential,
+        })
+    }
+}
+
+/// A security key that answered a second step: which one, its credential with the new counter,
+/// and whether the person verified on it (a PIN or biometric).
+pub(crate) struct KeyUsed {
+    pub(crate) credential_id: Vec<u8>,
+    pub(crate) credential: String,
+    pub(crate) user_verified: bool,
+}
+
+impl RelyingParty {
+    /// Options for registering a security key (a second factor after the password) for
+    /// `user`, excluding the keys they have; and the state to keep.
+    pub(crate) fn start_key_registration(
+        &self,
+        user: &UserId,
+        user_name: &str,
+        display_name: &str,
+        existing: &[Vec<u8>],
+    ) -> Result<(serde_json::Value, String), AuthnError> {
+        let exclude: Vec<CredentialID> = existing.to_vec();
+        let (options, state) = self
+            .webauthn
+            .start_securitykey_registration(
+                user_handle(user),
+                user_name,
+                display_name,
+                (!exclude.is_empty()).then_some(exclude),
+                None,
+                None,
+            )
+            .map_err(internal)?;
+        Ok((to_json(&options)?, to_state(&state)?))
+    }
+
+    /// Checks a security-key registration answer against its state: the key's credential id
+    /// and serialised credential.
+    pub(crate) fn finish_key_registration(
+        &self,
+        answer: &str,
+        state: &str,
+    ) -> Result<(Vec<u8>, String), Refusal> {
+        let answer: RegisterPublicKeyCredential = parse(answer)?;
+        let state: SecurityKeyRegistration =
+            serde_json::from_str(state).map_err(|e| Refusal::Invalid(e.to_string()))?;
+        let key = self
+            .webauthn
+            .finish_securitykey_registration(&answer, &state)
+            .map_err(refusal)?;
+        let credential =
+            serde_json::to_string(&key).map_err(|e| Refusal::Invalid(e.to_string()))?;
+        Ok((key.cred_id().to_vec(), credential))
+    }
+
+    /// The credential id an answer names (unverified: only to say which key it claims).
+    pub(crate) fn answer_credential_id(answer: &str) -> Option<Vec<u8>> {
+        serde_json::from_str::<PublicKeyCredential>(answer)
+            .ok()
+            .map(|a| a.get_credential_id().to_vec())
+    }
+
+    /// The credential id of a serialised security key.
+    pub(crate) fn key_credential_id(credential: &str) -> Option<Vec<u8>> {
+        serde_json::from_str::<SecurityKey>(credential)
+            .ok()
+            .map(|k| k.cred_id().to_vec())
+    }
+
+    /// Options for proving one of `keys` (serialised security keys); and the state to keep.
+    pub(crate) fn start_key_authentication(
+        &self,
+        keys: &[String],
+    ) -> Result<(serde_json::Value, String), AuthnError> {
+        let keys = keys
+            .iter()
+            .map(|k| serde_json::from_str::<SecurityKey>(k))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| AuthnError::Internal(format!("a stored security key: {e}")))?;
+        let (options, state) = self
+            .webauthn
+            .start_securitykey_authentication(&keys)
+            .map_err(internal)?;
+        Ok((to_json(&options)?, to_state(&state)?))
+    }
+
+    /// Verifies a second-step answer against its state and the person's `keys`: which key
+    /// answered, with its counter moved on.
+    pub(crate) fn finish_key_authentication(
+        &self,
+        answer: &str,
+        state: &str,
+        keys: &[String],
+    ) -> Result<KeyUsed, Refusal> {
+        let answer: PublicKeyCredential = parse(answer)?;
+        let state: SecurityKeyAuthentication =
+            serde_json::from_str(state).map_err(|e| Refusal::Invalid(e.to_string()))?;
+        let result = self
+            .webauthn
+            .finish_securitykey_authentication(&answer, &state)
+            .map_err(refusal)?;
+        let mut key = keys
+            .iter()
+            .filter_map(|k| serde_json::from_str::<SecurityKey>(k).ok())
+            .find(|k| k.cred_id() == result.cred_id())
+            .ok_or_else(|| Refusal::Invalid("no such key of this person".into()))?;
+        key.update_credential(&result);
+        let credential =
+            serde_json::to_string(&key).map_err(|e| Refusal::Invalid(e.to_string()))?;
+        Ok(KeyUsed {
+            credential_id: key.cred_id().to_vec(),
+            credential,
+            user_verified: result.user_verified(),
         })
     }
 }

@@ -31,19 +31,26 @@ impl Authn {
         let factors = tx.second_factors(&tenant.id, user).await?;
         let left = tx.unused_backup_codes(&tenant.id, user).await?;
         tx.finish().await?;
+        let security_keys: Vec<SecondFactor> = factors
+            .iter()
+            .filter(|f| f.is_confirmed() && f.kind == FactorKind::SecurityKey)
+            .cloned()
+            .collect();
         let totp = factors
             .into_iter()
             .find(|f| f.is_confirmed() && f.kind == FactorKind::Totp);
+        let any = totp.is_some() || !security_keys.is_empty();
         Ok(FactorStatus {
-            backup_codes_low: totp.is_some() && left < settings.backup_codes_warn_below,
+            backup_codes_low: any && left < settings.backup_codes_warn_below,
             totp,
+            security_keys,
             backup_codes_left: left,
         })
     }
 
     /// Whether `session` may change its person's factors: always when the person has none,
     /// otherwise only at aal2 or above.
-    async fn may_manage(
+    pub(super) async fn may_manage(
         &self,
         tx: &mut dyn WriteTx,
         session: &Session,
@@ -228,6 +235,12 @@ impl Authn {
         self.two_factor_on()?;
         let mut tx = self.store.write().await?;
         self.may_manage(tx.as_mut(), session, user).await?;
+        let kind = tx
+            .second_factor(&tenant.id, id)
+            .await?
+            .filter(|f| f.user_id == user.id)
+            .map(|f| f.kind)
+            .ok_or(AuthnError::UnknownFactor)?;
         if !tx.delete_second_factor(&tenant.id, &user.id, id).await? {
             return Err(AuthnError::UnknownFactor);
         }
@@ -238,7 +251,7 @@ impl Authn {
         let data = EventData::FactorChanged {
             user_id: user.id.clone(),
             factor_id: id.clone(),
-            kind: FactorKind::Totp.as_str().to_owned(),
+            kind: kind.as_str().to_owned(),
             actor: format!("user:{}", user.id),
         };
         self.record_event(tx.as_mut(), &tenant.id, EventType::MfaRemoved, data)
@@ -271,7 +284,7 @@ impl Authn {
         Ok(codes)
     }
 
-    async fn new_backup_codes(
+    pub(super) async fn new_backup_codes(
         &self,
         tx: &mut dyn WriteTx,
         tenant: &Tenant,

@@ -22,6 +22,10 @@
 //!   (replaced, like step-up), so a policy that requires a second factor lets the person go on.
 
 mod enrol;
+mod security_key;
+
+use security_key::Checked;
+pub use security_key::{KeyStep, SecondProof};
 
 use crate::engine::{Authn, SignedIn};
 use crate::error::AuthnError;
@@ -103,6 +107,8 @@ impl std::fmt::Debug for PendingFactor {
 pub struct FactorStatus {
     /// The confirmed TOTP authenticator, if any.
     pub totp: Option<SecondFactor>,
+    /// The confirmed security keys, oldest first.
+    pub security_keys: Vec<SecondFactor>,
     /// Unused backup codes.
     pub backup_codes_left: u32,
     /// Whether to warn that few backup codes remain.
@@ -135,6 +141,10 @@ pub struct Confirmed {
 enum CodeKind {
     Totp,
     Backup,
+    /// A WebAuthn security key, with or without user verification on it.
+    SecurityKey {
+        user_verified: bool,
+    },
 }
 
 impl CodeKind {
@@ -142,6 +152,38 @@ impl CodeKind {
         match self {
             Self::Totp => "totp",
             Self::Backup => "backup_code",
+            Self::SecurityKey { .. } => "security_key",
+        }
+    }
+
+    /// The login-history method of a password sign-in completed this way.
+    fn method(self) -> LoginMethod {
+        match self {
+            Self::Totp => LoginMethod::PasswordTotp,
+            Self::Backup => LoginMethod::PasswordBackupCode,
+            Self::SecurityKey { .. } => LoginMethod::PasswordSecurityKey,
+        }
+    }
+
+    /// The `amr` of a session that added this to `before` (RFC 8176): `otp` for codes, `hwk`
+    /// (and `user` when verified on the key) for a security key, then `mfa`, each once.
+    fn amr(self, before: &[String]) -> Vec<String> {
+        match self {
+            Self::Totp | Self::Backup => amr_with_otp(before),
+            Self::SecurityKey { user_verified } => {
+                let mut amr = before.to_vec();
+                let mut add = vec![svc_domain::AMR_HWK];
+                if user_verified {
+                    add.push(svc_domain::AMR_USER);
+                }
+                add.push(svc_domain::AMR_MFA);
+                for value in add {
+                    if !amr.iter().any(|v| v == value) {
+                        amr.push(value.to_owned());
+                    }
+                }
+                amr
+            }
         }
     }
 }
@@ -267,10 +309,34 @@ impl Authn {
         client: &ClientInfo,
         trust_device: bool,
     ) -> Result<SignedIn, AuthnError> {
+        self.complete_second_factor_with(
+            tenant,
+            cookie_value,
+            SecondProof::Code(code),
+            client,
+            trust_device,
+        )
+        .await
+    }
+
+    /// [`Authn::complete_second_factor`] with any proof: a code, or a security key's answer
+    /// (its ceremony is spent first, so an answer is checked once even when it is wrong).
+    ///
+    /// Errors: as [`Authn::complete_second_factor`]; [`AuthnError::CeremonyExpired`] for a
+    /// key answer without its ceremony.
+    pub async fn complete_second_factor_with(
+        &self,
+        tenant: &Tenant,
+        cookie_value: &str,
+        proof: SecondProof<'_>,
+        client: &ClientInfo,
+        trust_device: bool,
+    ) -> Result<SignedIn, AuthnError> {
         self.two_factor_on()?;
         if !cookie_value.starts_with(CHALLENGE_COOKIE_PREFIX) {
             return Err(AuthnError::ChallengeExpired);
         }
+        let ceremony = self.key_ceremony(tenant, proof).await?;
         let now = self.now();
         let hash = SecretHash::of(cookie_value);
         let mut tx = self.store.write().await?;
@@ -283,11 +349,13 @@ impl Authn {
             .await?
             .filter(User::can_sign_in)
             .ok_or(AuthnError::ChallengeExpired)?;
-        // The sign-in's history names the kind of code tried (by its shape).
-        let tried = if normalize_totp_code(code).is_some() {
-            LoginMethod::PasswordTotp
-        } else {
-            LoginMethod::PasswordBackupCode
+        // The sign-in's history names the kind of proof tried (a code by its shape).
+        let tried = match proof {
+            SecondProof::Key { .. } => LoginMethod::PasswordSecurityKey,
+            SecondProof::Code(code) if normalize_totp_code(code).is_some() => {
+                LoginMethod::PasswordTotp
+            }
+            SecondProof::Code(_) => LoginMethod::PasswordBackupCode,
         };
         if let Err(locked) = self
             .refuse_if_locked(tx.as_mut(), tenant, &user.id, now)
@@ -306,8 +374,15 @@ impl Authn {
             tx.commit().await?;
             return Err(locked);
         }
-        let Some(kind) = self.check_code(tx.as_mut(), &user, code, now).await? else {
+        let checked = self
+            .check_proof(tx.as_mut(), tenant, &user, (proof, ceremony.as_ref()), now)
+            .await?;
+        let Checked::Passed(kind) = checked else {
             drop(tx);
+            if let Checked::Cloned(factor) = &checked {
+                self.record_cloned_key(tenant, &user.id, factor, client)
+                    .await?;
+            }
             let attempt = Some((&user.id, tried));
             return Err(self
                 .wrong_code(tenant, &user.id, client, now, attempt)
@@ -328,14 +403,11 @@ impl Authn {
         {
             return Err(AuthnError::ChallengeExpired);
         }
-        let amr = amr_with_otp(&challenge.amr);
+        let amr = kind.amr(&challenge.amr);
         let (session, cookie_value) =
             self.new_session(&current, client, now, amr, ACR_AAL2.to_owned());
         tx.insert_session(&session).await?;
-        let method = match kind {
-            CodeKind::Totp => LoginMethod::PasswordTotp,
-            CodeKind::Backup => LoginMethod::PasswordBackupCode,
-        };
+        let method = kind.method();
         let record = self.login_record_by(
             &tenant.id,
             &current.id,
@@ -388,7 +460,23 @@ impl Authn {
         code: &str,
         client: &ClientInfo,
     ) -> Result<SignedIn, AuthnError> {
+        self.step_up_with(tenant, session, SecondProof::Code(code), client)
+            .await
+    }
+
+    /// [`Authn::step_up`] with any proof: a code, or a security key's answer.
+    ///
+    /// Errors: as [`Authn::step_up`]; [`AuthnError::CeremonyExpired`] for a key answer without
+    /// its ceremony.
+    pub async fn step_up_with(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+        proof: SecondProof<'_>,
+        client: &ClientInfo,
+    ) -> Result<SignedIn, AuthnError> {
         self.two_factor_on()?;
+        let ceremony = self.key_ceremony(tenant, proof).await?;
         let now = self.now();
         let mut tx = self.store.write().await?;
         let current = tx
@@ -406,14 +494,21 @@ impl Authn {
         }
         self.refuse_if_locked(tx.as_mut(), tenant, &user.id, now)
             .await?;
-        let Some(kind) = self.check_code(tx.as_mut(), &user, code, now).await? else {
+        let checked = self
+            .check_proof(tx.as_mut(), tenant, &user, (proof, ceremony.as_ref()), now)
+            .await?;
+        let Checked::Passed(kind) = checked else {
             drop(tx);
+            if let Checked::Cloned(factor) = &checked {
+                self.record_cloned_key(tenant, &user.id, factor, client)
+                    .await?;
+            }
             return Err(self.wrong_code(tenant, &user.id, client, now, None).await?);
         };
         tx.clear_counter(&keys::failures(&tenant.id, &user.id))
             .await?;
         tx.revoke_session(&tenant.id, &current.id, now).await?;
-        let amr = amr_with_otp(&current.amr);
+        let amr = kind.amr(&current.amr);
         let (raised, cookie_value) = self.new_session(&user, client, now, amr, ACR_AAL2.to_owned());
         tx.insert_session(&raised).await?;
         self.verified(tx.as_mut(), tenant, &user.id, &raised, kind)
@@ -460,7 +555,7 @@ impl Authn {
     ) -> Result<(), AuthnError> {
         let remaining = match kind {
             CodeKind::Backup => Some(tx.unused_backup_codes(&tenant.id, user).await?),
-            CodeKind::Totp => None,
+            CodeKind::Totp | CodeKind::SecurityKey { .. } => None,
         };
         let data = EventData::MfaVerified {
             user_id: user.clone(),
@@ -487,6 +582,47 @@ impl Authn {
         }
     }
 
+    /// The spent ceremony of a key proof (none for a code).
+    async fn key_ceremony(
+        &self,
+        tenant: &Tenant,
+        proof: SecondProof<'_>,
+    ) -> Result<Option<svc_domain::WebauthnCeremony>, AuthnError> {
+        match proof {
+            SecondProof::Code(_) => Ok(None),
+            SecondProof::Key { ceremony, .. } => self
+                .spend_ceremony(
+                    tenant,
+                    ceremony,
+                    svc_domain::CeremonyPurpose::SecurityKeyVerification,
+                )
+                .await
+                .map(Some),
+        }
+    }
+
+    /// Whether `proof` is right for `user`, spending what it used within `tx`.
+    async fn check_proof(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &Tenant,
+        user: &User,
+        (proof, ceremony): (SecondProof<'_>, Option<&svc_domain::WebauthnCeremony>),
+        now: OffsetDateTime,
+    ) -> Result<Checked, AuthnError> {
+        match (proof, ceremony) {
+            (SecondProof::Code(code), _) => Ok(self
+                .check_code(tx, user, code, now)
+                .await?
+                .map_or(Checked::Failed, Checked::Passed)),
+            (SecondProof::Key { issuer, answer, .. }, Some(ceremony)) => {
+                self.check_key(tx, (tenant, issuer), user, ceremony, answer)
+                    .await
+            }
+            (SecondProof::Key { .. }, None) => Ok(Checked::Failed),
+        }
+    }
+
     /// Which kind of code `code` is and whether it is right for `user`, spending it (TOTP
     /// step or backup code) within `tx` when it is. `None` for a wrong, replayed or used code.
     async fn check_code(
@@ -499,7 +635,11 @@ impl Authn {
         let settings = self.two_factor_on()?;
         if let Some(code) = normalize_totp_code(code) {
             let factors = tx.second_factors(&user.tenant_id, &user.id).await?;
-            for factor in factors.iter().filter(|f| f.is_confirmed()) {
+            // Only authenticator apps have codes (a security key's sealed value is no secret).
+            let apps = factors
+                .iter()
+                .filter(|f| f.is_confirmed() && f.kind == svc_domain::FactorKind::Totp);
+            for factor in apps {
                 let secret = self.open_secret(settings, factor)?;
                 if let Some(step) = secret.verify(&code, now.unix_timestamp())
                     && tx

@@ -55,7 +55,7 @@ pub struct Config {
     pub captcha: CaptchaConfig,
     /// Breached-password check (auth-plane abuse control).
     pub hibp: HibpConfig,
-    /// Second factors (TOTP, backup codes) and step-up.
+    /// Second factors (TOTP, security keys, backup codes) and step-up.
     pub two_factor: TwoFactorConfig,
     /// Risk-based step-up on trusted browsers.
     pub adaptive_mfa: AdaptiveMfaConfig,

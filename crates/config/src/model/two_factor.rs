@@ -1,11 +1,12 @@
-//! `[two_factor]`: second factors on the hosted pages (TOTP authenticators and backup codes),
+//! `[two_factor]`: second factors on the hosted pages (TOTP authenticators, WebAuthn security
+//! keys and backup codes),
 //! the `urn:svc:aal2` assurance level they reach, and step-up.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Second factors: when enabled, a person may enrol a TOTP authenticator (with a set of
-/// single-use backup codes) on `/auth/account/two-factor`; from then on every sign-in asks for
+/// Second factors: when enabled, a person may enrol a TOTP authenticator and WebAuthn security
+/// keys (with a set of single-use backup codes) on `/auth/account/two-factor`; from then on every sign-in asks for
 /// a code after the password, the session reaches `acr` `urn:svc:aal2` with `amr`
 /// `["pwd","otp","mfa"]`, and an authorization request asking for `urn:svc:aal2`
 /// (`acr_values` or an essential `acr` claim) steps an `urn:svc:aal1` session up. Wrong codes

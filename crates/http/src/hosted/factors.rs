@@ -12,7 +12,7 @@
 
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
-use super::view::{Button, Field, Form, Page};
+use super::view::{Button, Field, Form, Page, PasskeyForm};
 use super::{Ctx, HostedState, cookies, interaction_param, path_with, redirect_target, see_other};
 use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
@@ -65,7 +65,14 @@ pub(crate) async fn page(
         Err(page) => return page,
     };
     let target = redirect_target(&state, &ctx, interaction.as_ref()).await;
+    if let Some(key) = query
+        .get("remove_key")
+        .and_then(|k| FactorId::parse(k).ok())
+    {
+        return remove_key_page(&state, &ctx, &user, &key, interaction.as_ref()).await;
+    }
     let shown = Shown {
+        removed_key: query.get("removed") == Some("key"),
         removed: query.get("removed") == Some("1"),
         forgotten: query.get("forgotten") == Some("1"),
         interaction: interaction.as_ref(),
@@ -79,6 +86,8 @@ pub(crate) async fn page(
 struct Shown<'a> {
     /// The factor was just removed.
     removed: bool,
+    /// A security key was just removed.
+    removed_key: bool,
     /// Every browser's trust was just withdrawn.
     forgotten: bool,
     /// The authorization request waiting for a second factor.
@@ -112,6 +121,9 @@ async fn overview(
     if shown.removed {
         page = page.text(s.totp_removed);
     }
+    if shown.removed_key {
+        page = page.text(s.security_key_removed);
+    }
     if shown.forgotten {
         page = page.text(s.devices_forgotten);
     }
@@ -123,44 +135,68 @@ async fn overview(
     }
     let mut form = Form::new(PATH, csrf.value())
         .hidden("interaction", shown.interaction.map(InteractionId::as_str));
+    let any_factor = status.totp.is_some() || !status.security_keys.is_empty();
     match &status.totp {
         None => {
-            page = page.text(s.two_factor_is_off);
+            if !any_factor {
+                page = page.text(s.two_factor_is_off);
+            }
             form = form.button(Button::choice("action", "setup", s.totp_setup_submit, true));
         }
         Some(totp) => {
-            page = page
-                .text(s.two_factor_is_on)
-                .detail(s.backup_codes_left, status.backup_codes_left.to_string());
-            if status.backup_codes_low {
-                page = page.alert(s.backup_codes_low);
-            }
+            page = page.text(s.two_factor_is_on);
             form = form
                 .hidden("factor", Some(totp.id.as_str()))
-                .button(Button::choice(
-                    "action",
-                    "backup_codes",
-                    s.backup_codes_generate,
-                    true,
-                ))
                 .button(Button::choice(
                     "action",
                     "remove",
                     s.totp_remove_submit,
                     false,
                 ));
-            if state.authn.trusted_device_lifetime().is_some() {
-                form = form.button(Button::choice(
-                    "action",
-                    "forget_devices",
-                    s.forget_devices_submit,
-                    false,
-                ));
-            }
         }
     }
+    // Each security key, with a link to the page that confirms its removal.
+    for key in &status.security_keys {
+        page = page.detail(s.security_keys_label, key.label.clone()).link(
+            None,
+            s.security_key_remove_link,
+            path_with(
+                PATH,
+                &[
+                    ("remove_key", Some(key.id.as_str())),
+                    ("interaction", shown.interaction.map(InteractionId::as_str)),
+                ],
+            ),
+        );
+    }
+    if any_factor {
+        page = page.detail(s.backup_codes_left, status.backup_codes_left.to_string());
+        if status.backup_codes_low {
+            page = page.alert(s.backup_codes_low);
+        }
+        form = form.button(Button::choice(
+            "action",
+            "backup_codes",
+            s.backup_codes_generate,
+            status.totp.is_some(),
+        ));
+        if state.authn.trusted_device_lifetime().is_some() {
+            form = form.button(Button::choice(
+                "action",
+                "forget_devices",
+                s.forget_devices_submit,
+                false,
+            ));
+        }
+    }
+    let csrf_value = csrf.value().to_owned();
     let mut response = page
         .form(form)
+        .passkey(PasskeyForm::security_key_register(
+            s,
+            &csrf_value,
+            shown.interaction.map(InteractionId::as_str),
+        ))
         .link(None, s.back_to_account, "/auth/account".to_owned())
         .render(&ctx.chrome);
     csrf.attach(&mut response, ctx.cookies);
@@ -195,7 +231,38 @@ pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Bod
         ..Shown::default()
     };
     let factor = fields.get("factor").and_then(|f| FactorId::parse(f).ok());
+    let removed = if fields.get("what") == Some("key") {
+        "key"
+    } else {
+        "1"
+    };
     let outcome = match (fields.get("action"), factor) {
+        (Some("add_key"), _) => {
+            let cookie = ctx.cookies.ceremony(&ctx.headers).unwrap_or_default();
+            let answer = fields.get("credential").unwrap_or_default();
+            let name = fields.get("name").unwrap_or_default();
+            let outcome = state
+                .authn
+                .finish_security_key_registration(
+                    tenant,
+                    &ctx.current.issuer,
+                    (&session, &user),
+                    (&cookie, answer, name),
+                    &ctx.client,
+                )
+                .await
+                .map(|confirmed| confirmed_page(&ctx, confirmed, shown));
+            let mut response = match outcome {
+                Ok(response) => response,
+                Err(AuthnError::StepUpRequired) => see_other("/auth/second-factor"),
+                Err(e) => match error::refusal(&ctx, e) {
+                    Ok(refusal) => overview(&state, &ctx, &user, shown, Some(&refusal)).await,
+                    Err(page) => page,
+                },
+            };
+            cookies::append(&mut response, ctx.cookies.clear_ceremony());
+            return response;
+        }
         (Some("setup"), _) => match state.authn.start_totp(tenant, &user, "").await {
             Ok(enrolment) => return setup_page(&state, &ctx, &enrolment, shown, None),
             Err(e) => Err(e),
@@ -218,7 +285,7 @@ pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Bod
             .authn
             .remove_factor(tenant, &session, &user, &factor)
             .await
-            .map(|()| see_other(&format!("{PATH}?removed=1"))),
+            .map(|()| see_other(&format!("{PATH}?removed={removed}"))),
         (Some("forget_devices"), _) => state
             .authn
             .forget_trusted_devices(tenant, &user)
@@ -241,6 +308,71 @@ pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Bod
             Err(page) => page,
         },
     }
+}
+
+/// `POST /auth/account/two-factor/key-options`: starts registering a security key.
+pub(crate) async fn key_options(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    body: Body,
+) -> Response {
+    let fields = match form::read(&ctx.headers, body, true).await {
+        Ok(fields) => fields,
+        Err(e) => return error::form(&ctx, e),
+    };
+    if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
+        return error::csrf(&ctx);
+    }
+    let (session, user) = match person(&state, &ctx, None).await {
+        Ok(found) => found,
+        Err(page) => return page,
+    };
+    let started = state
+        .authn
+        .begin_security_key_registration(&ctx.current.tenant, &ctx.current.issuer, &session, &user)
+        .await;
+    super::passkeys::options_or_problem(&state, &ctx, started)
+}
+
+/// The page that confirms removing the person's security key `id`.
+async fn remove_key_page(
+    state: &HostedState,
+    ctx: &Ctx,
+    user: &User,
+    id: &FactorId,
+    interaction: Option<&InteractionId>,
+) -> Response {
+    let status = match state
+        .authn
+        .factor_status(&ctx.current.tenant, &user.id)
+        .await
+    {
+        Ok(status) => status,
+        Err(e) => return error::fatal(ctx, e),
+    };
+    let Some(key) = status.security_keys.iter().find(|k| &k.id == id) else {
+        return error::not_found(ctx);
+    };
+    let s = ctx.s();
+    let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
+    let form = Form::new(PATH, csrf.value())
+        .hidden("interaction", interaction.map(InteractionId::as_str))
+        .hidden("factor", Some(key.id.as_str()))
+        .hidden("what", Some("key"))
+        .button(Button::choice(
+            "action",
+            "remove",
+            s.security_key_remove_submit,
+            true,
+        ));
+    let mut response = Page::new(s.security_key_remove_title)
+        .text(s.security_key_remove_intro)
+        .detail(s.security_key_name_label, key.label.clone())
+        .form(form)
+        .link(None, s.back_to_account, PATH.to_owned())
+        .render(&ctx.chrome);
+    csrf.attach(&mut response, ctx.cookies);
+    response
 }
 
 /// After a confirmed authenticator: the raised session's cookie, and the backup codes (or, when

@@ -128,6 +128,14 @@ fn api() -> OpenApiRouter<HostedState> {
             "/auth/account/two-factor",
             get(factors::page).post(factors::submit),
         )
+        .route(
+            "/auth/account/two-factor/key-options",
+            post(factors::key_options),
+        )
+        .route(
+            "/auth/second-factor/key-options",
+            post(second_factor::key_options),
+        )
         .route("/auth/account/history", get(account::history))
         .route(
             "/auth/account/passkeys",

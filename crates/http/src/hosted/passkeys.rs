@@ -36,6 +36,18 @@ fn options_response(ctx: &Ctx, start: CeremonyStart, lifetime: Duration) -> Resp
     response
 }
 
+/// The options answer of a ceremony the engine started, or its refusal as a problem.
+pub(crate) fn options_or_problem(
+    state: &HostedState,
+    ctx: &Ctx,
+    started: Result<CeremonyStart, AuthnError>,
+) -> Response {
+    match started {
+        Ok(start) => options_response(ctx, start, lifetime(state)),
+        Err(e) => Problem::from(e).into_response(),
+    }
+}
+
 /// A form body with a valid CSRF token, or the answer to give instead.
 async fn checked_form(ctx: &Ctx, body: Body) -> Result<Fields, Response> {
     let fields = form::read(&ctx.headers, body, true)

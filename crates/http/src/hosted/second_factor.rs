@@ -22,7 +22,7 @@ use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use base64::Engine;
-use svc_authn::{ClientInfo, DEVICE_COOKIE_PREFIX, PendingFactor};
+use svc_authn::{ClientInfo, DEVICE_COOKIE_PREFIX, KeyStep, PendingFactor, SecondProof};
 use svc_domain::InteractionId;
 
 /// Which second step the browser is at.
@@ -62,10 +62,23 @@ fn expired(ctx: &Ctx, interaction: Option<&str>) -> Response {
     response
 }
 
+/// Whether the person at `step` has a security key to offer (errors: no key form).
+async fn key_offered(state: &HostedState, ctx: &Ctx, step: &Step) -> bool {
+    let key_step = match step {
+        Step::SignIn(cookie) => KeyStep::SignIn(cookie),
+        Step::StepUp(session) => KeyStep::StepUp(session),
+    };
+    state
+        .authn
+        .security_key_offered(&ctx.current.tenant, key_step)
+        .await
+        .unwrap_or(false)
+}
+
 async fn code_page(
     state: &HostedState,
     ctx: &Ctx,
-    step_up: bool,
+    (step_up, key): (bool, bool),
     interaction: Option<&str>,
     refusal: Option<&Refusal>,
 ) -> Response {
@@ -106,8 +119,15 @@ async fn code_page(
     if state.authn.two_factor().is_some() {
         page = page.form(form);
     }
+    if key {
+        page = page.passkey(PasskeyForm::security_key_check(
+            s,
+            csrf.value(),
+            interaction,
+        ));
+    }
     // Signing in again with a passkey raises a session too (it replaces it at aal2).
-    if step_up && state.authn.passkeys_enabled() {
+    if step_up && !key && state.authn.passkeys_enabled() {
         page = page.passkey(PasskeyForm::sign_in(s, csrf.value(), interaction));
     }
     let mut response = page.render(&ctx.chrome);
@@ -135,10 +155,11 @@ pub(crate) async fn page(
     let interaction = interaction.as_ref().map(InteractionId::as_str);
     match step(&state, &ctx, interaction).await {
         Ok(step) => {
+            let key = key_offered(&state, &ctx, &step).await;
             code_page(
                 &state,
                 &ctx,
-                matches!(step, Step::StepUp(_)),
+                (matches!(step, Step::StepUp(_)), key),
                 interaction,
                 None,
             )
@@ -146,6 +167,37 @@ pub(crate) async fn page(
         }
         Err(page) => page,
     }
+}
+
+/// `POST /auth/second-factor/key-options`: starts proving a security key at this step.
+pub(crate) async fn key_options(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    body: Body,
+) -> Response {
+    if state.authn.two_factor().is_none() {
+        return error::not_found(&ctx);
+    }
+    let fields = match form::read(&ctx.headers, body, true).await {
+        Ok(fields) => fields,
+        Err(e) => return error::form(&ctx, e),
+    };
+    if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
+        return error::csrf(&ctx);
+    }
+    let found = match step(&state, &ctx, None).await {
+        Ok(found) => found,
+        Err(page) => return page,
+    };
+    let key_step = match &found {
+        Step::SignIn(cookie) => KeyStep::SignIn(cookie),
+        Step::StepUp(session) => KeyStep::StepUp(session),
+    };
+    let started = state
+        .authn
+        .begin_security_key_check(&ctx.current.tenant, &ctx.current.issuer, key_step)
+        .await;
+    super::passkeys::options_or_problem(&state, &ctx, started)
 }
 
 /// `POST /auth/second-factor`.
@@ -168,24 +220,38 @@ pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Bod
     let trust = fields.get("trust") == Some("yes");
     let tenant = &ctx.current.tenant;
     let (client, new_device) = with_device(&state, &ctx);
-    let (result, step_up) = match step(&state, &ctx, shown).await {
-        Ok(Step::SignIn(cookie)) => (
+    // A security key's answer (the glue's `credential`), or a typed code.
+    let ceremony = ctx.cookies.ceremony(&ctx.headers).unwrap_or_default();
+    let answer = fields.non_empty("credential");
+    let proof = match answer {
+        Some(answer) => SecondProof::Key {
+            issuer: &ctx.current.issuer,
+            ceremony: &ceremony,
+            answer,
+        },
+        None => SecondProof::Code(code),
+    };
+    let found = match step(&state, &ctx, shown).await {
+        Ok(found) => found,
+        Err(page) => return page,
+    };
+    let (result, step_up) = match &found {
+        Step::SignIn(cookie) => (
             state
                 .authn
-                .complete_second_factor(tenant, &cookie, code, &client, trust)
+                .complete_second_factor_with(tenant, cookie, proof, &client, trust)
                 .await,
             false,
         ),
-        Ok(Step::StepUp(session)) => (
+        Step::StepUp(session) => (
             state
                 .authn
-                .step_up(tenant, &session, code, &ctx.client)
+                .step_up_with(tenant, session, proof, &ctx.client)
                 .await,
             true,
         ),
-        Err(page) => return page,
     };
-    match result {
+    let mut response = match result {
         Ok(signed_in) => {
             let mut response =
                 signed_in_response(&state, &ctx, signed_in, interaction.as_ref()).await;
@@ -199,10 +265,17 @@ pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Bod
         }
         Err(svc_authn::AuthnError::ChallengeExpired) => expired(&ctx, shown),
         Err(e) => match error::refusal(&ctx, e) {
-            Ok(refusal) => code_page(&state, &ctx, step_up, shown, Some(&refusal)).await,
+            Ok(refusal) => {
+                let key = key_offered(&state, &ctx, &found).await;
+                code_page(&state, &ctx, (step_up, key), shown, Some(&refusal)).await
+            }
             Err(page) => page,
         },
+    };
+    if answer.is_some() {
+        cookies::append(&mut response, ctx.cookies.clear_ceremony());
     }
+    response
 }
 
 /// The request's client with its device cookie, and the new cookie value to set when the

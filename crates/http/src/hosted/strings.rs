@@ -375,6 +375,26 @@ pub struct Strings {
     pub method_passkey: &'static str,
     /// A password and a security key.
     pub method_password_security_key: &'static str,
+    /// Label before the person's security keys.
+    pub security_keys_label: &'static str,
+    /// Button that registers a security key.
+    pub security_key_add_submit: &'static str,
+    /// Button that proves a security key at the second step.
+    pub security_key_use_submit: &'static str,
+    /// Label of a security key's name.
+    pub security_key_name_label: &'static str,
+    /// Advice under the security key name.
+    pub security_key_name_hint: &'static str,
+    /// Title of the page that confirms removing a security key.
+    pub security_key_remove_title: &'static str,
+    /// What removing a key means.
+    pub security_key_remove_intro: &'static str,
+    /// Button that removes a security key.
+    pub security_key_remove_submit: &'static str,
+    /// Link that asks to remove a security key.
+    pub security_key_remove_link: &'static str,
+    /// After a key was removed.
+    pub security_key_removed: &'static str,
 }
 
 /// English.
@@ -568,6 +588,16 @@ pub static EN: Strings = Strings {
     passkey_never_used: "Never",
     method_passkey: "Passkey",
     method_password_security_key: "Password and security key",
+    security_keys_label: "Security keys",
+    security_key_add_submit: "Add a security key",
+    security_key_use_submit: "Use your security key",
+    security_key_name_label: "Security key name",
+    security_key_name_hint: "So you can tell your keys apart, for example “Blue key”.",
+    security_key_remove_title: "Remove this security key?",
+    security_key_remove_intro: "Signing in will no longer accept this key as your second step.",
+    security_key_remove_submit: "Remove the security key",
+    security_key_remove_link: "Remove",
+    security_key_removed: "The security key was removed.",
 };
 
 impl Strings {

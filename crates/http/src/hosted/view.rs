@@ -92,7 +92,9 @@ static RECAPTCHA_JS_HASH: LazyLock<String> = LazyLock::new(|| {
 /// `data-options` (a same-origin POST carrying the CSRF token), calls `navigator.credentials`,
 /// puts the answer (base64url fields, as WebAuthn L3 `toJSON` writes them) in the `credential`
 /// field and submits. A sign-in form also offers passkeys in the address field's autofill
-/// (conditional mediation) where the browser can. A constant, allowed by its hash.
+/// (conditional mediation) where the browser can; a click then reuses that request's options
+/// (one ceremony per page, so a late answer to a second options request can never replace the
+/// cookie the click's answer is checked against). A constant, allowed by its hash.
 pub(crate) const WEBAUTHN_JS: &str = "(function(){\"use strict\";\
 function e(b){var s=\"\",a=new Uint8Array(b);for(var i=0;i<a.length;i++)s+=String.fromCharCode(a[i]);\
 return btoa(s).replace(/\\+/g,\"-\").replace(/\\//g,\"_\").replace(/=+$/,\"\");}\
@@ -107,19 +109,19 @@ o.response.signature=e(r.signature);o.response.userHandle=r.userHandle?e(r.userH
 function fail(){var a=document.getElementById(\"webauthn-error\");if(a){a.textContent=a.getAttribute(\"data-text\");a.hidden=false;}}\
 if(!window.PublicKeyCredential||!navigator.credentials)return;\
 document.querySelectorAll(\"form[data-webauthn]\").forEach(function(f){\
-var mode=f.getAttribute(\"data-webauthn\"),quiet=null;f.hidden=false;\
+var mode=f.getAttribute(\"data-webauthn\"),quiet=null,shared=null,clicked=false;f.hidden=false;\
 function options(){var b=new URLSearchParams();b.set(\"csrf\",f.elements.csrf.value);\
 return fetch(f.getAttribute(\"data-options\"),{method:\"POST\",body:b,credentials:\"same-origin\"})\
-.then(function(r){if(!r.ok)throw new Error(\"options\");return r.json();});}\
-function ask(o,m,signal){var p=o.publicKey;p.challenge=d(p.challenge);\
+.then(function(r){if(!r.ok)throw new Error(\"options\");return r.text();});}\
+function ask(t,m,signal){var p=JSON.parse(t).publicKey;p.challenge=d(p.challenge);\
 if(mode===\"create\"){p.user.id=d(p.user.id);ids(p.excludeCredentials);return navigator.credentials.create({publicKey:p});}\
 ids(p.allowCredentials);var q={publicKey:p};if(m){q.mediation=m;q.signal=signal;}return navigator.credentials.get(q);}\
 function send(c){if(!c)throw new Error(\"none\");f.elements.credential.value=answer(c);f.submit();}\
 if(mode===\"get\"&&PublicKeyCredential.isConditionalMediationAvailable){\
-PublicKeyCredential.isConditionalMediationAvailable().then(function(ok){if(!ok)return;quiet=new AbortController();\
-var s=quiet.signal;return options().then(function(o){return ask(o,\"conditional\",s);}).then(send);}).catch(function(){});}\
-f.addEventListener(\"submit\",function(ev){ev.preventDefault();if(quiet){quiet.abort();quiet=null;}\
-options().then(function(o){return ask(o,null,null);}).then(send).catch(fail);});});})();";
+PublicKeyCredential.isConditionalMediationAvailable().then(function(ok){if(!ok||clicked)return;quiet=new AbortController();\
+var s=quiet.signal;shared=options();return shared.then(function(t){return ask(t,\"conditional\",s);}).then(send);}).catch(function(){});}\
+f.addEventListener(\"submit\",function(ev){ev.preventDefault();clicked=true;if(quiet){quiet.abort();quiet=null;}\
+var o=shared||options();shared=null;o.then(function(t){return ask(t,null,null);}).then(send).catch(fail);});});})();";
 
 /// SHA-256 of the WebAuthn glue, as a CSP hash source.
 static WEBAUTHN_JS_HASH: LazyLock<String> = LazyLock::new(|| {
@@ -551,6 +553,40 @@ impl PasskeyForm {
             failed: s.passkey_failed,
             noscript: s.passkey_needs_javascript,
         }
+    }
+
+    /// The two-step page's form that registers a security key (a second factor).
+    pub(crate) fn security_key_register(
+        s: &Strings,
+        csrf: &str,
+        interaction: Option<&str>,
+    ) -> Self {
+        let mut form = Self::register(s, csrf);
+        form.action = "/auth/account/two-factor";
+        form.options = "/auth/account/two-factor/key-options";
+        form.hidden = vec![
+            ("csrf".to_owned(), csrf.to_owned()),
+            ("action".to_owned(), "add_key".to_owned()),
+        ];
+        if let Some(interaction) = interaction {
+            form.hidden
+                .push(("interaction".to_owned(), interaction.to_owned()));
+        }
+        if let Some(name) = form.name.as_mut() {
+            name.label = s.security_key_name_label;
+            name.hint = Some(s.security_key_name_hint);
+        }
+        form.button = s.security_key_add_submit;
+        form
+    }
+
+    /// The second step's form that proves a security key.
+    pub(crate) fn security_key_check(s: &Strings, csrf: &str, interaction: Option<&str>) -> Self {
+        let mut form = Self::sign_in(s, csrf, interaction);
+        form.action = "/auth/second-factor";
+        form.options = "/auth/second-factor/key-options";
+        form.button = s.security_key_use_submit;
+        form
     }
 
     /// The account page's form that registers a passkey.

@@ -9,7 +9,13 @@
 //!   replay and reuse refused, `acr`/`amr` in the ID token, access token and introspection;
 //! - `interop/browser/pages.mjs`: the hosted pages themselves in Chromium (labels, focus,
 //!   accessible errors, security headers, 375 px, JavaScript off, cookie attributes), the
-//!   second-factor pages included.
+//!   second-factor pages included;
+//! - `interop/browser/passkeys.mjs`: passkeys (`[passkey]`) with Chromium's own WebAuthn client
+//!   and the DevTools virtual authenticator: registration on the account page, passkey
+//!   sign-ins (autofill and button) checked by openid-client (`acr` aal2, `amr` user +
+//!   hwk|swk), the browser's failure without a credential, and the pages without JavaScript.
+//!   The browser reaches the service as `http://localhost:<port>` (WebAuthn wants a domain RP
+//!   ID), so that is its issuer.
 //!
 //! Each test starts the service single-tenant (issuer `http://127.0.0.1:<port>`), provisions
 //! through the real HTTP APIs (operator token → management credentials → applications and a
@@ -686,6 +692,89 @@ async fn browser(backend: Backend) {
     fixture.app.shutdown().await;
 }
 
+/// Turns `[passkey]` on: the passkeys page, "Sign in with a passkey" and the WebAuthn glue.
+const PASSKEYS: (&str, &str) = ("SVC_PASSKEY__ENABLED", "true");
+
+/// The fixture's issuer as the browser must reach it for WebAuthn: `http://localhost:<port>`
+/// (a secure context with a domain RP ID; an IP address is neither an RP ID nor a
+/// registrable domain). Single-tenant without `oidc.issuer_url`, the issuer follows the Host.
+fn localhost_issuer(issuer: &str) -> String {
+    let localhost = issuer.replacen("://127.0.0.1:", "://localhost:", 1);
+    assert_ne!(
+        localhost, issuer,
+        "the fixture's issuer is not on 127.0.0.1: {issuer}"
+    );
+    localhost
+}
+
+/// `interop/browser/passkeys.mjs`: passkeys in Chromium with a virtual authenticator, the ID
+/// token of the passkey sign-in checked by openid-client.
+async fn passkeys(backend: Backend) {
+    require_prerequisites(&[
+        Prerequisite::Chromium,
+        Prerequisite::NodeModules,
+        Prerequisite::PlaywrightCore,
+    ]);
+    let fixture = Fixture::start_with(backend, &[PASSKEYS]).await;
+    let issuer = localhost_issuer(&fixture.issuer);
+    let mut env: Vec<(String, String)> = fixture
+        .common_env()
+        .into_iter()
+        .filter(|(key, _)| key != "ISSUER")
+        .collect();
+    env.push(("ISSUER".into(), issuer.clone()));
+    env.push(("CLIENT_ID".into(), fixture.public_client_id.clone()));
+    let run = run_script(
+        Path::new("node"),
+        &repo_root().join("interop/browser/passkeys.mjs"),
+        &env,
+    )
+    .await;
+    let summary = run.summary(&format!("passkeys in Chromium on {backend:?}"));
+    assert_eq!(summary["issuer"], issuer.as_str(), "{summary}");
+    assert_checks(
+        &summary,
+        &[
+            "discovery_localhost_issuer",
+            "passkeys_page_labels",
+            "add_form_shown_with_javascript",
+            "csp_allows_glue_by_hash",
+            "passkey_registered",
+            "passkey_listed",
+            "authenticator_holds_resident_credential",
+            "ceremony_cookie_httponly_single_use",
+            "signed_out",
+            "passkey_autofill_sign_in",
+            "id_token_aal2_autofill",
+            "sign_in_page_offers_passkey",
+            "passkey_button_sign_in",
+            "id_token_aal2",
+            "last_used_recorded",
+            "no_credential_error_alert",
+            "passkey_form_hidden_without_javascript",
+            "password_sign_in_without_javascript",
+            "no_csp_violation",
+        ],
+    );
+    // Observed in the ID token openid-client validated, not constants of the script.
+    let passkey = &summary["passkey"];
+    assert_eq!(passkey["acr"], AAL2, "{summary}");
+    // RFC 8176: a hardware key (the virtual authenticator is not backup eligible, so not `swk`),
+    // user verification, and as two factors `mfa`; never `pwd`.
+    assert_eq!(passkey["amr"], json!(["hwk", "user", "mfa"]), "{summary}");
+    assert_eq!(summary["credential"]["backup_eligible"], false, "{summary}");
+    assert_eq!(passkey["autofill_acr"], AAL2, "{summary}");
+    assert_eq!(passkey["autofill_amr"], passkey["amr"], "{summary}");
+    assert_eq!(summary["credential"]["rp_id"], "localhost", "{summary}");
+    assert_eq!(summary["password_without_js"]["acr"], AAL1, "{summary}");
+    assert_eq!(
+        summary["password_without_js"]["amr"],
+        json!(["pwd"]),
+        "{summary}"
+    );
+    fixture.app.shutdown().await;
+}
+
 #[tokio::test]
 async fn interop_openid_client_sqlite() {
     openid_client(Backend::Sqlite).await;
@@ -724,4 +813,14 @@ async fn interop_browser_sqlite() {
 #[tokio::test]
 async fn interop_browser_postgres() {
     browser(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn interop_passkeys_sqlite() {
+    passkeys(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn interop_passkeys_postgres() {
+    passkeys(Backend::Postgres).await;
 }

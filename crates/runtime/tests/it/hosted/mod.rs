@@ -9,6 +9,7 @@ mod flow;
 mod history;
 mod passkeys;
 mod security;
+mod security_keys;
 pub(crate) mod support;
 mod tokens;
 mod two_factor;
