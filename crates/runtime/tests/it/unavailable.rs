@@ -25,8 +25,6 @@ enabled = true
 enabled = true
 [challenge]
 pow_difficulty = 18
-[passkey]
-rp_id = "localhost"
 [siwe]
 enabled = true
 [device_authorization]
@@ -98,7 +96,6 @@ const LABELS: &[&str] = &[
     "[magic_link]",
     "[anonymous]",
     "[challenge]",
-    "[passkey]",
     "[siwe]",
     "[device_authorization]",
     "[dpop]",
