@@ -180,10 +180,11 @@ impl Authn {
         })
     }
 
-    /// Spends the ceremony behind `cookie` for `purpose`, in `tx`.
-    pub(crate) async fn take_ceremony(
+    /// Spends the ceremony behind `cookie` for `purpose` in a transaction of its own,
+    /// committed at once: an answer is checked against it once, right or wrong, even when the
+    /// check's own transaction rolls back.
+    pub(crate) async fn spend_ceremony(
         &self,
-        tx: &mut dyn WriteTx,
         tenant: &Tenant,
         cookie: &str,
         purpose: CeremonyPurpose,
@@ -191,9 +192,13 @@ impl Authn {
         if !cookie.starts_with(CEREMONY_COOKIE_PREFIX) {
             return Err(AuthnError::CeremonyExpired);
         }
-        tx.take_webauthn_ceremony(&tenant.id, &SecretHash::of(cookie), purpose, self.now())
+        let mut tx = self.store.write().await?;
+        let ceremony = tx
+            .take_webauthn_ceremony(&tenant.id, &SecretHash::of(cookie), purpose, self.now())
             .await?
-            .ok_or(AuthnError::CeremonyExpired)
+            .ok_or(AuthnError::CeremonyExpired)?;
+        tx.commit().await?;
+        Ok(ceremony)
     }
 
     /// Whether `session` may add a way in for `user`: always when the person has neither a
@@ -286,17 +291,9 @@ impl Authn {
         let rp = self.relying_party(tenant, issuer)?;
         let name = clean_passkey_name(name).ok_or(AuthnError::InvalidPasskeyName)?;
         let now = self.now();
-        let mut tx = self.store.write().await?;
         let ceremony = self
-            .take_ceremony(
-                tx.as_mut(),
-                tenant,
-                cookie,
-                CeremonyPurpose::PasskeyRegistration,
-            )
+            .spend_ceremony(tenant, cookie, CeremonyPurpose::PasskeyRegistration)
             .await?;
-        // The ceremony is spent whatever comes next: a wrong answer cannot be retried on it.
-        tx.commit().await?;
         if ceremony.user_id.as_ref() != Some(&user.id) {
             return Err(AuthnError::CeremonyExpired);
         }
@@ -432,11 +429,9 @@ impl Authn {
         self.passkeys_on()?;
         let rp = self.relying_party(tenant, issuer)?;
         let now = self.now();
-        let mut tx = self.store.write().await?;
         let ceremony = self
-            .take_ceremony(tx.as_mut(), tenant, cookie, CeremonyPurpose::PasskeySignIn)
+            .spend_ceremony(tenant, cookie, CeremonyPurpose::PasskeySignIn)
             .await?;
-        tx.commit().await?;
         let (handle, credential_id) = rp
             .identify(answer)
             .map_err(|refusal| refused("sign-in", &refusal))?;

@@ -320,22 +320,6 @@ impl Authn {
         Ok(start)
     }
 
-    /// Spends a ceremony in a transaction of its own, committed at once: an answer is checked
-    /// against it once, right or wrong, even when the check's own transaction rolls back.
-    pub(super) async fn spend_ceremony(
-        &self,
-        tenant: &Tenant,
-        cookie: &str,
-        purpose: CeremonyPurpose,
-    ) -> Result<WebauthnCeremony, AuthnError> {
-        let mut tx = self.store.write().await?;
-        let ceremony = self
-            .take_ceremony(tx.as_mut(), tenant, cookie, purpose)
-            .await?;
-        tx.commit().await?;
-        Ok(ceremony)
-    }
-
     /// Checks a security key's answer against the spent `ceremony` and `user`'s keys, in `tx`;
     /// the key that answered keeps its new counter.
     pub(super) async fn check_key(

@@ -83,9 +83,11 @@ pub struct AuthorizeSettings {
     pub code_lifetime: Duration,
     /// How long a person has to sign in and consent before starting over.
     pub interaction_lifetime: Duration,
-    /// Whether second factors are on (`[two_factor]`): sessions can be stepped up to
-    /// `urn:svc:aal2`.
+    /// Whether sessions can be stepped up to `urn:svc:aal2` (second factors or passkeys on).
     pub step_up: bool,
+    /// Whether a person can set a second factor up on the hosted pages (`[two_factor]`): only
+    /// then is a person without one sent to do so; otherwise an unmet floor is refused.
+    pub enrol: bool,
     /// `[two_factor].policy = "required"`: every request needs `urn:svc:aal2`; a person without
     /// a second factor is asked to set one up first.
     pub second_factor_required: bool,
@@ -97,6 +99,7 @@ impl Default for AuthorizeSettings {
             code_lifetime: Duration::from_secs(60),
             interaction_lifetime: Duration::from_secs(30 * 60),
             step_up: false,
+            enrol: false,
             second_factor_required: false,
         }
     }
@@ -346,7 +349,8 @@ impl AuthorizeEndpoint {
         let mut asked = assurance::Asked::of(req);
         // A floor from the deployment's policy or the application's registration: the person
         // is asked to set a factor up rather than refused.
-        let enrol_if_needed = self.settings.second_factor_required || app.minimum_acr.is_some();
+        let enrol_if_needed = self.settings.enrol
+            && (self.settings.second_factor_required || app.minimum_acr.is_some());
         if self.settings.second_factor_required {
             asked = asked.at_least(svc_domain::ACR_AAL2);
         }
@@ -422,16 +426,19 @@ impl AuthorizeEndpoint {
         }
     }
 
-    /// Whether the person of `session` has a confirmed second factor to give.
+    /// Whether the person of `session` has a way to reach `urn:svc:aal2`: a confirmed second
+    /// factor to give, or a passkey to sign in with again.
     async fn has_second_factor(
         &self,
         tenant: &Tenant,
         session: &Session,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.store.read_once().await?;
+        let mut tx = self.store.read().await?;
         let factors = tx.second_factors(&tenant.id, &session.user_id).await?;
+        let has = factors.iter().any(svc_domain::SecondFactor::is_confirmed)
+            || !tx.passkeys(&tenant.id, &session.user_id).await?.is_empty();
         tx.finish().await?;
-        Ok(factors.iter().any(svc_domain::SecondFactor::is_confirmed))
+        Ok(has)
     }
 
     /// `auth.mfa.challenge` for a step-up this request needs.

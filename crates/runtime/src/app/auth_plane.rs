@@ -105,6 +105,7 @@ fn authorize_settings(config: &Config) -> AuthorizeSettings {
     AuthorizeSettings {
         code_lifetime: Duration::from_secs(u64::from(config.oidc.authorization_code_lifetime_secs)),
         step_up: config.two_factor.enabled || config.passkey.enabled,
+        enrol: config.two_factor.enabled,
         second_factor_required: config.two_factor.enabled
             && config.two_factor.policy == svc_config::TwoFactorPolicy::Required,
         ..AuthorizeSettings::default()

@@ -25,22 +25,9 @@ async fn world(backend: Backend) -> World {
     .await
 }
 
-/// The options a page's glue would fetch: `POST {path}` with the page's CSRF token.
+/// The options a page's glue would fetch (see [`Browser::webauthn_options`]).
 async fn options(browser: &Browser, page: &str, path: &str) -> Value {
-    let shown = browser.get(page).await;
-    assert_eq!(shown.status, 200, "{page}: {}", shown.body);
-    let csrf = shown.field("csrf").unwrap();
-    let answer = browser.post(path, &[("csrf", &csrf)]).await;
-    assert_eq!(answer.status, 200, "{path}: {}", answer.body);
-    assert!(
-        answer
-            .set_cookies()
-            .iter()
-            .any(|c| c.starts_with("svc_webauthn=wan_c_") && c.contains("HttpOnly")),
-        "{:?}",
-        answer.set_cookies()
-    );
-    serde_json::from_str(&answer.body).unwrap()
+    browser.webauthn_options(page, path).await
 }
 
 /// Registers a passkey named `name` from `browser`'s (signed-in) account page.
@@ -182,6 +169,33 @@ async fn a_passkey_is_registered_signs_in_alone_at_aal2_and_is_renamed_and_remov
             .post("/auth/account/passkeys/options", &[("csrf", &csrf)])
             .await;
         assert_eq!(planted.status, 403, "{}", planted.body);
+        // That password session steps up with the passkey: an aal2 request is sent to the
+        // step-up page, which offers it, and signing in with it continues the request.
+        let step = aal1
+            .get(&world.authorize_path("openid", "st", &[("acr_values", "urn:svc:aal2")]))
+            .await;
+        let location = step.location().unwrap();
+        assert!(
+            location.starts_with("/auth/second-factor"),
+            "{backend:?}: {location}"
+        );
+        let offered = aal1.get(&location).await;
+        assert!(
+            offered.body.contains("data-webauthn=\"get\""),
+            "{}",
+            offered.body
+        );
+        let interaction = param(&location, "interaction").unwrap();
+        let raised = passkey_sign_in(&aal1, &mut soft, &world.issuer(), Some(&interaction)).await;
+        assert_eq!(raised.status, 303, "{backend:?}: {}", raised.body);
+        assert!(
+            raised
+                .location()
+                .unwrap()
+                .starts_with("/oauth/authorize/resume"),
+            "{:?}",
+            raised.location()
+        );
 
         // Rename, then remove: the removed passkey signs nobody in.
         let page = other.get("/auth/account/passkeys").await;

@@ -23,14 +23,9 @@ async fn world(backend: Backend) -> World {
     .await
 }
 
-/// The options the glue would fetch from `path` with the CSRF token of `page`.
+/// The options a page's glue would fetch (see [`Browser::webauthn_options`]).
 async fn options(browser: &Browser, page: &str, path: &str) -> Value {
-    let shown = browser.get(page).await;
-    assert_eq!(shown.status, 200, "{page}: {}", shown.body);
-    let csrf = shown.field("csrf").unwrap();
-    let answer = browser.post(path, &[("csrf", &csrf)]).await;
-    assert_eq!(answer.status, 200, "{path}: {}", answer.body);
-    serde_json::from_str(&answer.body).unwrap()
+    browser.webauthn_options(page, path).await
 }
 
 /// Answers the second step of `browser` (after the password, or a step-up) with `soft`.

@@ -480,6 +480,25 @@ impl Browser {
         self.jar.add_cookie_str(cookie, &url);
     }
 
+    /// The WebAuthn options the glue script of `page` would fetch: `POST {path}` with the
+    /// page's CSRF token; the answer sets the HttpOnly ceremony cookie.
+    pub(crate) async fn webauthn_options(&self, page: &str, path: &str) -> Value {
+        let shown = self.get(page).await;
+        assert_eq!(shown.status, 200, "{page}: {}", shown.body);
+        let csrf = shown.field("csrf").unwrap();
+        let answer = self.post(path, &[("csrf", &csrf)]).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+        assert!(
+            answer
+                .set_cookies()
+                .iter()
+                .any(|c| c.starts_with("svc_webauthn=wan_c_") && c.contains("HttpOnly")),
+            "{:?}",
+            answer.set_cookies()
+        );
+        serde_json::from_str(&answer.body).unwrap()
+    }
+
     /// Opens `path` (a page with a form) and submits it with `fields` plus its hidden fields.
     pub(crate) async fn submit(&self, path: &str, action: &str, fields: &[(&str, &str)]) -> Page {
         let page = self.get(path).await;
