@@ -824,7 +824,12 @@ async fn abandoning_a_transaction_while_it_begins_never_poisons_the_pool() {
         // Owned (boxed), so dropping it really ends it.
         let mut read = store.read();
         for _ in 0..(round % 4) {
-            let _ = futures_util::poll!(read.as_mut());
+            // A finished future must not be polled again: stop once BEGIN has completed (the
+            // transaction it yields is then dropped, which is the "after" case).
+            if let std::task::Poll::Ready(begun) = futures_util::poll!(read.as_mut()) {
+                drop(begun);
+                break;
+            }
             tokio::task::yield_now().await;
         }
         drop(read);
