@@ -57,6 +57,8 @@ pub struct Authn {
     pub(crate) two_factor: Option<crate::two_factor::TwoFactorSettings>,
     /// Passkeys, when `[passkey]` is on ([`Authn::with_passkeys`]).
     pub(crate) passkeys: Option<crate::passkeys::PasskeySettings>,
+    /// Social recovery, when `[recovery]` is on ([`Authn::with_recovery`]).
+    pub(crate) recovery: Option<crate::recovery::RecoverySettings>,
 }
 
 impl fmt::Debug for Authn {
@@ -68,6 +70,7 @@ impl fmt::Debug for Authn {
             .field("captcha", &self.captcha)
             .field("two_factor", &self.two_factor)
             .field("passkeys", &self.passkeys)
+            .field("recovery", &self.recovery)
             .finish_non_exhaustive()
     }
 }
@@ -94,6 +97,7 @@ impl Authn {
             captcha: None,
             two_factor: None,
             passkeys: None,
+            recovery: None,
         }
     }
 

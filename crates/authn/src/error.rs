@@ -99,6 +99,22 @@ pub enum AuthnError {
     /// A passkey name is 1 to 64 printable characters.
     #[error("a passkey name is 1 to 64 characters")]
     InvalidPasskeyName,
+    /// Social recovery is not enabled in this deployment (`[recovery]`).
+    #[error("account recovery with guardians is not enabled")]
+    RecoveryOff,
+    /// A guardian cannot be named; the text says why.
+    #[error("{0}")]
+    GuardianRefused(&'static str),
+    /// No such guardian of this person.
+    #[error("this guardian is not known")]
+    UnknownGuardian,
+    /// The owner of an account tried to approve its recovery themselves.
+    #[error("a recovery is approved by the guardians of the account, not by its owner")]
+    OwnRecovery,
+    /// The recovery is still collecting approvals or waiting: the new password cannot be set
+    /// yet.
+    #[error("this recovery is not ready yet")]
+    RecoveryNotReady,
     /// No such user in this tenant (another tenant's user looks the same).
     #[error("no such user")]
     UnknownUser,

@@ -46,6 +46,7 @@ mod error;
 mod links;
 mod mail;
 mod passkeys;
+mod recovery;
 mod sessions;
 mod settings;
 mod sign_in;
@@ -64,6 +65,7 @@ pub use engine::{AMR_PASSWORD, Authn, MAX_USER_AGENT_CHARS, SESSION_COOKIE_PREFI
 pub use error::AuthnError;
 pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer, Outbox};
 pub use passkeys::{CEREMONY_COOKIE_PREFIX, CeremonyStart, PasskeySettings, RpSettings};
+pub use recovery::{ApprovalRequest, RecoveryOverview, RecoveryProgress, RecoverySettings};
 pub use settings::{AuthnSettings, ClientInfo};
 pub use sign_up::{MAX_NAME_CHARS, SignUpFields, clean_name};
 pub use smtp::{SmtpMailer, SmtpSettings};

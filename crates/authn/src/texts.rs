@@ -94,7 +94,7 @@ impl MailTexts {
     }
 
     /// "24 hours", "7 days", "1 hour", "30 minutes": how long a link works.
-    fn lifetime(&self, lifetime: Duration) -> String {
+    pub(crate) fn lifetime(&self, lifetime: Duration) -> String {
         let secs = lifetime.as_secs();
         let [day, hour, minute] = self.units;
         let count =
@@ -165,15 +165,7 @@ impl MailTexts {
         address: Option<&str>,
         at: time::OffsetDateTime,
     ) -> Mail {
-        let at = at.to_offset(time::UtcOffset::UTC);
-        let time = format!(
-            "{:04}-{:02}-{:02} {:02}:{:02} UTC",
-            at.year(),
-            u8::from(at.month()),
-            at.day(),
-            at.hour(),
-            at.minute()
-        );
+        let time = utc_minute(at);
         let values = [
             ("tenant", tenant_name),
             ("email", to.as_str()),
@@ -208,9 +200,22 @@ impl MailTexts {
     }
 }
 
+/// "2026-11-23 09:14 UTC": a time as mails show it.
+pub(crate) fn utc_minute(at: time::OffsetDateTime) -> String {
+    let at = at.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute()
+    )
+}
+
 /// `template` with every `{name}` among `values` replaced, in a single pass over the template
 /// (inserted values are never scanned); unknown holes stay as written.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 64);
     let mut rest = template;
     while let Some(open) = rest.find('{') {

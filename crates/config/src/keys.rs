@@ -15,8 +15,8 @@ use serde_json::{Map, Value};
 use crate::model::{
     AdaptiveMfaConfig, AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig,
     EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig,
-    OpenApiConfig, PasskeyConfig, PoolOverride, SecurityConfig, ServerConfig, SmtpConfig,
-    TenantConfig, TlsConfig, TwoFactorConfig, WebhooksConfig,
+    OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig, SecurityConfig, ServerConfig,
+    SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -309,6 +309,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         HibpConfig,
         TwoFactorConfig,
         AdaptiveMfaConfig,
+        RecoveryConfig,
         PasskeyConfig,
         JwtConfig,
         OidcConfig,

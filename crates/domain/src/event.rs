@@ -7,8 +7,8 @@
 //! so signatures over retries cover the same body.
 
 use crate::{
-    ClientId, Clock, DeliveryId, EventId, FactorId, PasskeyId, RefreshFamilyId, Rng, SessionId,
-    TenantId, UserId, WebhookId,
+    ClientId, Clock, DeliveryId, EventId, FactorId, GuardianId, PasskeyId, RecoveryId,
+    RefreshFamilyId, Rng, SessionId, TenantId, UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -87,6 +87,22 @@ catalog! {
     PasskeyRegistered = "auth.passkey.registered", emitted: true;
     /// A passkey was removed by its person.
     PasskeyRemoved = "auth.passkey.removed", emitted: true;
+    /// A person named a recovery guardian.
+    RecoveryGuardianAdded = "auth.recovery.guardian_added", emitted: true;
+    /// A person removed a recovery guardian.
+    RecoveryGuardianRemoved = "auth.recovery.guardian_removed", emitted: true;
+    /// Someone asked to recover an account with its guardians (the guardians and the owner
+    /// were mailed).
+    RecoveryRequested = "auth.recovery.requested", emitted: true;
+    /// A guardian approved a recovery.
+    RecoveryApproved = "auth.recovery.approved", emitted: true;
+    /// A recovery has all the approvals it needs; its waiting period started.
+    RecoveryWaiting = "auth.recovery.waiting", emitted: true;
+    /// The owner cancelled a recovery.
+    RecoveryCancelled = "auth.recovery.cancelled", emitted: true;
+    /// A recovery ended with a new password: the lost factors were removed and every session
+    /// ended.
+    RecoveryCompleted = "auth.recovery.completed", emitted: true;
     /// A person was invited (an invitation link was mailed).
     TenantUserInvited = "tenant_user.invited", emitted: true;
     /// A person became able to sign in (created with a password, signed up, accepted an
@@ -429,6 +445,31 @@ pub enum EventData {
         binding: String,
         /// Who made the change: `user:usr_…`.
         actor: String,
+    },
+    /// `auth.recovery.*`
+    Recovery {
+        /// Whose account.
+        user_id: UserId,
+        /// The recovery (absent for guardian changes).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        recovery_id: Option<RecoveryId>,
+        /// The guardian added, removed or approving.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        guardian_id: Option<GuardianId>,
+        /// Approvals so far and approvals needed (recovery steps only).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        approvals: Option<u32>,
+        /// Approvals the recovery needs.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        approvals_needed: Option<u32>,
+        /// When the new password can be set (`auth.recovery.waiting`), RFC 3339.
+        #[serde(
+            skip_serializing_if = "Option::is_none",
+            with = "time::serde::rfc3339::option"
+        )]
+        ready_at: Option<OffsetDateTime>,
+        /// The client address, through trusted proxies only.
+        client_ip: Option<String>,
     },
     /// `security.suspicious_activity`
     SuspiciousActivity {

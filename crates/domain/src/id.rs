@@ -67,6 +67,14 @@ macro_rules! prefixed_id {
                     .map_or(0, u128::from)
             }
 
+            /// The smallest id generated at or after `at`: ids are time-ordered, so every id
+            /// made before `at` sorts below it (a purge bound).
+            pub fn floor(at: time::OffsetDateTime) -> Self {
+                let millis = (at.unix_timestamp_nanos() / 1_000_000).max(0) as u64;
+                let ulid = Ulid::from_parts(millis, 0);
+                Self(format!("{}{}", $prefix, ulid.to_string().to_ascii_lowercase()))
+            }
+
             /// The id whose body is `bits` (the inverse of [`Self::to_u128`]).
             pub fn from_u128(bits: u128) -> Self {
                 Self(format!(
@@ -135,6 +143,18 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies a recovery guardian a person named by email (`gdn_…`).
+    GuardianId,
+    "gdn_"
+);
+
+prefixed_id!(
+    /// Identifies one social-recovery request of a person (`rcv_…`).
+    RecoveryId,
+    "rcv_"
+);
+
+prefixed_id!(
     /// Identifies a tenant user, a person who signs in (`usr_…`). Email is an attribute, never
     /// the key.
     UserId,
@@ -183,6 +203,21 @@ mod tests {
     use super::*;
     use crate::{ManualClock, SeededRandom};
     use time::{Duration, OffsetDateTime};
+
+    #[test]
+    fn the_floor_of_a_time_sorts_between_earlier_and_later_ids() {
+        let clock = ManualClock::new(OffsetDateTime::UNIX_EPOCH + Duration::days(20_000));
+        let rng = SeededRandom::new(5);
+        let earlier = LoginRecordId::generate(&clock, &rng);
+        clock.advance(Duration::milliseconds(1));
+        let floor = LoginRecordId::floor(clock.now());
+        let later = LoginRecordId::generate(&clock, &rng);
+        assert!(
+            earlier < floor && floor <= later,
+            "{earlier} {floor} {later}"
+        );
+        assert_eq!(LoginRecordId::parse(floor.as_str()), Ok(floor));
+    }
 
     #[test]
     fn generated_ids_round_trip_and_sort_by_time() {

@@ -15,6 +15,7 @@ mod keys;
 mod login;
 mod passkey;
 mod password;
+mod recovery;
 mod redirect_uri;
 mod rng;
 mod scope;
@@ -38,8 +39,9 @@ pub use factor::{
     normalize_totp_code,
 };
 pub use id::{
-    AuditEntryId, ClientId, DeliveryId, EventId, FactorId, IdError, InteractionId, LoginRecordId,
-    OperatorTokenId, PasskeyId, RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
+    AuditEntryId, ClientId, DeliveryId, EventId, FactorId, GuardianId, IdError, InteractionId,
+    LoginRecordId, OperatorTokenId, PasskeyId, RecoveryId, RefreshFamilyId, SessionId, TenantId,
+    UserId, WebhookId,
 };
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
 pub use login::{
@@ -54,6 +56,7 @@ pub use password::{
     BreachCheckUnavailable, BreachedPasswords, HasherError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS,
     NewPasswordError, Password, PasswordError, PasswordHasher, Passwords,
 };
+pub use recovery::{Guardian, RecoveryApproval, RecoveryRequest, RecoveryStatus};
 pub use redirect_uri::{RedirectUri, RedirectUriError};
 pub use rng::{OsRandom, Rng, SeededRandom};
 pub use scope::{MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
@@ -62,7 +65,7 @@ pub use session::{
     ACR_PASSWORD, AuthorizationCode, Consent, Interaction, RefreshFamily, RefreshToken, Session,
     UserToken, UserTokenPurpose,
 };
-pub use tenant::{PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
+pub use tenant::{MfaPolicy, PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};
 pub use webhook::{
     Delivery, DeliveryAttempt, DeliveryStatus, SecretError, Subscription, TargetError,

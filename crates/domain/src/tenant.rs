@@ -80,6 +80,43 @@ impl TenantStatus {
     }
 }
 
+/// A tenant's own second-factor policy, set through the control plane; `Default` follows the
+/// deployment's `[two_factor].policy`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MfaPolicy {
+    /// Whatever `[two_factor].policy` says.
+    #[default]
+    Default,
+    /// Second factors are not offered: nobody enrols one and no request is stepped up. A factor
+    /// a person already has is still asked for at sign-in, so turning the policy off never
+    /// weakens an account its owner protected.
+    Off,
+    /// People choose; applications may ask for `urn:svc:aal2`.
+    Optional,
+    /// Every authorization needs `urn:svc:aal2`; a person without a factor sets one up first.
+    Required,
+}
+
+impl MfaPolicy {
+    /// The stored and wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::Off => "off",
+            Self::Optional => "optional",
+            Self::Required => "required",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Default, Self::Off, Self::Optional, Self::Required]
+            .into_iter()
+            .find(|p| p.as_str() == s)
+    }
+}
+
 /// A tenant's key for pairwise subject identifiers (CONTRACTS.md "Identifiers"): 256 random
 /// bits fixed at creation. `Debug` hides it.
 #[derive(Clone, PartialEq, Eq)]
@@ -123,6 +160,8 @@ pub struct Tenant {
     pub status: TenantStatus,
     /// Whether people may create their own account on the hosted sign-up page.
     pub signup_enabled: bool,
+    /// Its second-factor policy.
+    pub mfa_policy: MfaPolicy,
     /// Key of the pairwise subject identifiers third-party applications see; never leaves the
     /// server.
     #[serde(skip)]
@@ -169,5 +208,18 @@ mod tests {
             assert_eq!(TenantStatus::parse(s.as_str()), Some(s));
         }
         assert_eq!(TenantStatus::parse("deleted"), None);
+    }
+
+    #[test]
+    fn mfa_policy_round_trips() {
+        for p in [
+            MfaPolicy::Default,
+            MfaPolicy::Off,
+            MfaPolicy::Optional,
+            MfaPolicy::Required,
+        ] {
+            assert_eq!(MfaPolicy::parse(p.as_str()), Some(p));
+        }
+        assert_eq!(MfaPolicy::parse("admins"), None);
     }
 }

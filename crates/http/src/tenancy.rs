@@ -159,6 +159,7 @@ mod tests {
             display_name: slug.into(),
             status,
             signup_enabled: false,
+            mfa_policy: svc_domain::MfaPolicy::Default,
             pairwise_secret: svc_domain::PairwiseSecret::from_bytes(&[7; 32])
                 .unwrap_or_else(|| unreachable!()),
             created_at: clock.now(),

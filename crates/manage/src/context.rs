@@ -40,6 +40,9 @@ pub struct ManageContext {
     /// Password rules and invitation mail for the tenant-user use cases; `None` until
     /// [`ManageContext::with_sign_in`] (contexts that never touch users need none).
     pub sign_in: Option<SignInServices>,
+    /// Whether the deployment offers second factors (`[two_factor].enabled`): a tenant may only
+    /// choose a policy that needs them (`optional`, `required`) when it does.
+    pub second_factors: bool,
 }
 
 impl ManageContext {
@@ -51,7 +54,15 @@ impl ManageContext {
             rng,
             changes: Arc::new(NoCaches),
             sign_in: None,
+            second_factors: false,
         }
+    }
+
+    /// The same context on a deployment that offers second factors.
+    #[must_use]
+    pub fn with_second_factors(mut self, offered: bool) -> Self {
+        self.second_factors = offered;
+        self
     }
 
     /// The same context, telling `hook` about committed changes.

@@ -35,7 +35,7 @@ pub mod webhooks;
 
 pub use applications::{ApplicationView, CreatedApplicationView};
 pub use context::{Actor, ChangeHook, ManageContext, RequestMeta};
-pub use control_plane::{CreatedTenantView, TenantView};
+pub use control_plane::{CreatedTenantView, MfaPolicyView, TenantView};
 pub use error::ManageError;
 pub use page::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, clamp_limit};
 pub use revision::{Precondition, Revision};

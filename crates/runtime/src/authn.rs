@@ -56,6 +56,15 @@ pub(crate) async fn build(
             ceremony_lifetime: Duration::from_secs(config.passkey.ceremony_lifetime_secs.into()),
         });
     }
+    let recovery = &config.recovery;
+    if recovery.enabled && config.two_factor.enabled {
+        authn = authn.with_recovery(svc_authn::RecoverySettings {
+            approvals_required: recovery.approvals_required,
+            max_guardians: recovery.max_guardians,
+            waiting_period: Duration::from_secs(recovery.waiting_period_secs.into()),
+            request_lifetime: Duration::from_secs(recovery.request_lifetime_secs.into()),
+        });
+    }
     Ok(Arc::new(authn))
 }
 

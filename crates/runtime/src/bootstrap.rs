@@ -55,6 +55,7 @@ pub(crate) async fn ensure_default_tenant(
         slug: slug.to_owned(),
         display_name: slug.to_owned(),
         signup_enabled: true,
+        mfa_policy: svc_domain::MfaPolicy::Default,
     };
     match create_tenant(&ctx, &Actor::System, &RequestMeta::default(), input).await {
         Ok(created) => Ok(Some(created.tenant.id)),

@@ -27,6 +27,7 @@ mod factors;
 mod grants;
 mod login_history;
 mod passkeys;
+mod recovery;
 mod refresh;
 mod sessions;
 mod users;

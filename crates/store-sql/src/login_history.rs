@@ -29,6 +29,9 @@ const LIST: Sorted = Sorted {
         "WHERE tenant_id = $1 AND user_id = $2 AND id < $3 ORDER BY id DESC LIMIT $4"
     ),
 };
+// Ids are time-ordered, so "older than" is a primary-key range: no timestamp comparison (and no
+// `_ns` twin) needed.
+const PURGE: &str = "DELETE FROM login_history WHERE id < $1";
 const INSERT: &str = "INSERT INTO login_history (id, tenant_id, user_id, occurred_at, method, \
      result, client_ip, user_agent) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
@@ -46,6 +49,16 @@ pub(crate) async fn list<D: Dialect>(
         .bind(sorted::cursor(after.map(LoginRecordId::as_str), order))
         .bind(i64::from(limit))
         .fetch_all_with::<D, _>(conn, decode::<D>)
+        .await
+}
+
+pub(crate) async fn purge<D: Dialect>(
+    conn: &mut Conn<D>,
+    before: OffsetDateTime,
+) -> Result<u64, StoreError> {
+    Stmt::new(PURGE)
+        .bind(LoginRecordId::floor(before).as_str().to_owned())
+        .execute::<D>(conn)
         .await
 }
 

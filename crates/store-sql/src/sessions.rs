@@ -150,6 +150,10 @@ impl<D: Dialect> SessionWrites for SqlTx<D> {
         login_history::insert::<D>(self.conn(), record).await
     }
 
+    async fn purge_login_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError> {
+        login_history::purge::<D>(self.conn(), before).await
+    }
+
     /// [`StoreError::NotFound`] when the session does not exist (any more) for the tenant.
     async fn touch_session(
         &mut self,

@@ -6,34 +6,41 @@ use crate::record::Record;
 use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
-use svc_domain::{PairwiseSecret, Tenant, TenantId, TenantSlug, TenantStatus};
+use svc_domain::{MfaPolicy, PairwiseSecret, Tenant, TenantId, TenantSlug, TenantStatus};
 use svc_store::{Order, StoreError, TenantReads, TenantWrites};
 use time::OffsetDateTime;
 
-const SELECT_BY_ID: &str = "SELECT id, slug, display_name, status, signup_enabled, \
+const SELECT_BY_ID: &str = "SELECT id, slug, display_name, status, signup_enabled, mfa_policy, \
      pairwise_secret, created_at, updated_at \
      FROM tenants WHERE id = $1";
-const SELECT_BY_SLUG: &str = "SELECT id, slug, display_name, status, signup_enabled, \
+const SELECT_BY_SLUG: &str = "SELECT id, slug, display_name, status, signup_enabled, mfa_policy, \
      pairwise_secret, created_at, updated_at \
      FROM tenants WHERE slug = $1";
 // SQLite has no row locks: its write transaction already excludes every other writer.
 const SELECT_FOR_UPDATE: PerDialect = PerDialect {
     sqlite: SELECT_BY_ID,
-    postgres: "SELECT id, slug, display_name, status, signup_enabled, \
+    postgres: "SELECT id, slug, display_name, status, signup_enabled, mfa_policy, \
      pairwise_secret, created_at, updated_at \
      FROM tenants WHERE id = $1 FOR NO KEY UPDATE",
 };
 // `$1` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
 const LIST: Sorted = Sorted {
-    asc: "SELECT id, slug, display_name, status, signup_enabled, \
+    asc: "SELECT id, slug, display_name, status, signup_enabled, mfa_policy, \
      pairwise_secret, created_at, updated_at \
      FROM tenants WHERE id > $1 ORDER BY id LIMIT $2",
-    desc: "SELECT id, slug, display_name, status, signup_enabled, \
+    desc: "SELECT id, slug, display_name, status, signup_enabled, mfa_policy, \
      pairwise_secret, created_at, updated_at \
      FROM tenants WHERE id < $1 ORDER BY id DESC LIMIT $2",
 };
+// The policy goes last so both statements bind alike. A tenant on the default policy is
+// written without the column (the database's default is 'default'): the migration tests seed
+// tenants through this port on schemas older than the column.
 const INSERT: &str = "INSERT INTO tenants (id, slug, display_name, status, signup_enabled, \
-     pairwise_secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+     pairwise_secret, created_at, updated_at, mfa_policy) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+const INSERT_DEFAULT_POLICY: &str = "INSERT INTO tenants (id, slug, display_name, status, \
+     signup_enabled, pairwise_secret, created_at, updated_at) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 // Never id, slug, created_at or pairwise_secret: the secret is fixed at creation, since changing
 // it would change every pairwise subject the tenant's third-party applications know.
 // Conditional on the revision the caller read (`$6`, its `updated_at`): an equality, which the
@@ -41,7 +48,7 @@ const INSERT: &str = "INSERT INTO tenants (id, slug, display_name, status, signu
 // PostgreSQL; under READ COMMITTED a concurrent update that committed first makes the row fail
 // the condition.
 const UPDATE: &str = "UPDATE tenants SET display_name = $2, status = $3, signup_enabled = $4, \
-     updated_at = $5 WHERE id = $1 AND updated_at = $6";
+     mfa_policy = $5, updated_at = $6 WHERE id = $1 AND updated_at = $7";
 const EXISTS: &str = "SELECT count(*) AS n FROM tenants WHERE id = $1";
 // Cascades to everything the tenant owns (signing keys, applications, users, sessions, link
 // tokens, grants); audit entries have no foreign key.
@@ -81,17 +88,26 @@ impl<D: Dialect> TenantReads for SqlTx<D> {
 #[async_trait]
 impl<D: Dialect> TenantWrites for SqlTx<D> {
     async fn insert_tenant(&mut self, tenant: &Tenant) -> Result<(), StoreError> {
-        Stmt::new(INSERT)
-            .bind(tenant.id.as_str())
-            .bind(tenant.slug.as_str())
-            .bind(tenant.display_name.as_str())
-            .bind(tenant.status.as_str())
-            .bind(tenant.signup_enabled)
-            .bind(tenant.pairwise_secret.as_bytes())
-            .bind(tenant.created_at)
-            .bind(tenant.updated_at)
-            .execute::<D>(self.conn())
-            .await?;
+        let default_policy = tenant.mfa_policy == MfaPolicy::Default;
+        let stmt = Stmt::new(if default_policy {
+            INSERT_DEFAULT_POLICY
+        } else {
+            INSERT
+        })
+        .bind(tenant.id.as_str())
+        .bind(tenant.slug.as_str())
+        .bind(tenant.display_name.as_str())
+        .bind(tenant.status.as_str())
+        .bind(tenant.signup_enabled)
+        .bind(tenant.pairwise_secret.as_bytes())
+        .bind(tenant.created_at)
+        .bind(tenant.updated_at);
+        let stmt = if default_policy {
+            stmt
+        } else {
+            stmt.bind(tenant.mfa_policy.as_str())
+        };
+        stmt.execute::<D>(self.conn()).await?;
         Ok(())
     }
 
@@ -112,6 +128,7 @@ impl<D: Dialect> TenantWrites for SqlTx<D> {
             .bind(tenant.display_name.as_str())
             .bind(tenant.status.as_str())
             .bind(tenant.signup_enabled)
+            .bind(tenant.mfa_policy.as_str())
             .bind(tenant.updated_at)
             .bind(read_at)
             .execute::<D>(self.conn())
@@ -151,6 +168,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Tenant, StoreError> {
         display_name: c.get("display_name")?,
         status: c.get("status")?,
         signup_enabled: c.get("signup_enabled")?,
+        mfa_policy: c.get("mfa_policy")?,
         pairwise_secret: c.get("pairwise_secret")?,
         created_at: c.get("created_at")?,
         updated_at: c.get("updated_at")?,
@@ -171,6 +189,8 @@ pub(crate) struct TenantRow {
     pub status: String,
     /// `signup_enabled`.
     pub signup_enabled: bool,
+    /// `mfa_policy`.
+    pub mfa_policy: String,
     /// `pairwise_secret` (32 bytes).
     pub pairwise_secret: Vec<u8>,
     /// `created_at`.
@@ -201,6 +221,9 @@ impl TenantRow {
                     )
                 },
             )?,
+            mfa_policy: r.parse("mfa_policy", &self.mfa_policy, |s| {
+                MfaPolicy::parse(s).ok_or("unknown policy")
+            })?,
             display_name: self.display_name,
             signup_enabled: self.signup_enabled,
             created_at: self.created_at,
@@ -222,6 +245,7 @@ mod tests {
             display_name: "Acme".into(),
             status: "active".into(),
             signup_enabled: true,
+            mfa_policy: "optional".into(),
             pairwise_secret: vec![1; 32],
             created_at: AT,
             updated_at: AT,
@@ -234,6 +258,7 @@ mod tests {
                     r.pairwise_secret = vec![1; 3]
                 }),
                 ("tenants.status", |r| r.status = "deleted".into()),
+                ("tenants.mfa_policy", |r| r.mfa_policy = "admins".into()),
             ],
         );
     }

@@ -15,6 +15,7 @@ mod factors;
 mod grants;
 mod order;
 mod passkeys;
+mod recovery;
 mod signing_keys;
 mod tenants;
 mod users;
@@ -32,6 +33,7 @@ pub use factors::{FactorReads, FactorWrites};
 pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
 pub use order::Order;
 pub use passkeys::{PasskeyReads, PasskeyWrites};
+pub use recovery::{RecoveryReads, RecoveryWrites};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
 pub use users::{
@@ -150,6 +152,7 @@ pub trait ReadTx:
     + SessionReads
     + FactorReads
     + PasskeyReads
+    + RecoveryReads
     + GrantReads
     + WebhookReads
     + Send
@@ -181,6 +184,8 @@ pub trait WriteTx:
     + FactorWrites
     + PasskeyReads
     + PasskeyWrites
+    + RecoveryReads
+    + RecoveryWrites
     + CounterWrites
     + GrantReads
     + GrantWrites

@@ -111,6 +111,10 @@ pub trait SessionWrites {
     /// Appends a record to a person's login history.
     async fn insert_login_record(&mut self, record: &LoginRecord) -> Result<(), StoreError>;
 
+    /// Deletes every tenant's login-history records made before `before` (the retention);
+    /// returns how many went.
+    async fn purge_login_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError>;
+
     /// Records use at `now` (`last_seen_at`).
     async fn touch_session(
         &mut self,

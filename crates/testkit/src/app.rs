@@ -161,6 +161,7 @@ impl TestApp {
             display_name: slug.to_owned(),
             status,
             signup_enabled: false,
+            mfa_policy: svc_domain::MfaPolicy::Default,
             pairwise_secret: svc_domain::PairwiseSecret::generate(&OsRandom),
             created_at: now,
             updated_at: now,

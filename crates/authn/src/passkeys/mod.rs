@@ -318,6 +318,8 @@ impl Authn {
             Err(StoreError::Conflict { .. }) => return Err(AuthnError::PasskeyAlreadyRegistered),
             other => other?,
         }
+        // A new factor settles what a recovery by guardians left owing.
+        tx.clear_recovery_factor_due(&tenant.id, &user.id).await?;
         self.passkey_event(tx.as_mut(), tenant, &passkey, EventType::PasskeyRegistered)
             .await?;
         tx.commit().await?;

@@ -50,7 +50,7 @@ impl Authn {
 
     /// Whether `session` may change its person's factors: always when the person has none,
     /// otherwise only at aal2 or above.
-    pub(super) async fn may_manage(
+    pub(crate) async fn may_manage(
         &self,
         tx: &mut dyn WriteTx,
         session: &Session,
@@ -78,7 +78,7 @@ impl Authn {
         user: &User,
         label: &str,
     ) -> Result<TotpEnrolment, AuthnError> {
-        let settings = self.two_factor_on()?;
+        let settings = self.enrolment_on(tenant)?;
         let now = self.now();
         let mut tx = self.store.write().await?;
         let factors = tx.second_factors(&tenant.id, &user.id).await?;
@@ -122,7 +122,7 @@ impl Authn {
         user: &User,
         id: &FactorId,
     ) -> Result<TotpEnrolment, AuthnError> {
-        let settings = self.two_factor_on()?;
+        let settings = self.enrolment_on(tenant)?;
         let factor = self.pending_enrolment(tenant, user, id).await?;
         let secret = self.open_secret(settings, &factor)?;
         Ok(enrolment(&factor.id, &secret, &tenant.display_name, user))
@@ -162,7 +162,7 @@ impl Authn {
         code: &str,
         client: &ClientInfo,
     ) -> Result<Confirmed, AuthnError> {
-        let settings = self.two_factor_on()?;
+        let settings = self.enrolment_on(tenant)?;
         let factor = self.pending_enrolment(tenant, user, id).await?;
         let now = self.now();
         let mut tx = self.store.write().await?;
@@ -202,6 +202,8 @@ impl Authn {
             kind: FactorKind::Totp.as_str().to_owned(),
             actor: format!("user:{}", user.id),
         };
+        // A new factor settles what a recovery by guardians left owing.
+        tx.clear_recovery_factor_due(&tenant.id, &user.id).await?;
         self.record_event(tx.as_mut(), &tenant.id, EventType::MfaEnrolled, data)
             .await?;
         tx.revoke_session(&tenant.id, &current.id, now).await?;

@@ -35,8 +35,8 @@ use std::time::Duration;
 use svc_crypto::{FactorKey, TotpSecret};
 use svc_domain::{
     ACR_AAL2, BruteForceScope, EventData, EventType, FactorChallenge, FactorId, GeneratedSecret,
-    LoginFailureReason, LoginMethod, LoginResult, SecondFactor, SecretHash, Session, Tenant, User,
-    UserId, amr_with_otp, normalize_backup_code, normalize_totp_code,
+    LoginFailureReason, LoginMethod, LoginResult, MfaPolicy, SecondFactor, SecretHash, Session,
+    Tenant, User, UserId, amr_with_otp, normalize_backup_code, normalize_totp_code,
 };
 use svc_store::WriteTx;
 use time::OffsetDateTime;
@@ -217,6 +217,21 @@ impl Authn {
 
     fn two_factor_on(&self) -> Result<&TwoFactorSettings, AuthnError> {
         self.two_factor.as_ref().ok_or(AuthnError::TwoFactorOff)
+    }
+
+    /// Whether people of `tenant` may set up a new second factor: the deployment offers them
+    /// and the tenant's policy is not `off`.
+    pub fn enrolment_offered(&self, tenant: &Tenant) -> bool {
+        self.two_factor.is_some() && tenant.mfa_policy != MfaPolicy::Off
+    }
+
+    /// The settings, when people of `tenant` may set up a new second factor.
+    pub(crate) fn enrolment_on(&self, tenant: &Tenant) -> Result<&TwoFactorSettings, AuthnError> {
+        let settings = self.two_factor_on()?;
+        if tenant.mfa_policy == MfaPolicy::Off {
+            return Err(AuthnError::TwoFactorOff);
+        }
+        Ok(settings)
     }
 
     /// Whether `user` has a confirmed second factor (always false with second factors off).

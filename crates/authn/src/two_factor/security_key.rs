@@ -137,7 +137,7 @@ impl Authn {
         session: &Session,
         user: &User,
     ) -> Result<CeremonyStart, AuthnError> {
-        self.two_factor_on()?;
+        self.enrolment_on(tenant)?;
         let rp = self.relying_party(tenant, issuer)?;
         let mut tx = self.store.write().await?;
         self.may_manage(tx.as_mut(), session, user).await?;
@@ -179,7 +179,7 @@ impl Authn {
         (cookie, answer, name): (&str, &str, &str),
         client: &ClientInfo,
     ) -> Result<Confirmed, AuthnError> {
-        let settings = self.two_factor_on()?;
+        let settings = self.enrolment_on(tenant)?;
         let rp = self.relying_party(tenant, issuer)?;
         let label = clean_passkey_name(name).ok_or(AuthnError::InvalidPasskeyName)?;
         let ceremony = self
@@ -236,6 +236,8 @@ impl Authn {
             kind: FactorKind::SecurityKey.as_str().to_owned(),
             actor: format!("user:{}", user.id),
         };
+        // A new factor settles what a recovery by guardians left owing.
+        tx.clear_recovery_factor_due(&tenant.id, &user.id).await?;
         self.record_event(tx.as_mut(), &tenant.id, EventType::MfaEnrolled, data)
             .await?;
         tx.revoke_session(&tenant.id, &current.id, now).await?;

@@ -31,7 +31,7 @@ impl Harness {
         self.clock.advance(time::Duration::milliseconds(1));
     }
 
-    async fn types(&self) -> Vec<String> {
+    pub(crate) async fn types(&self) -> Vec<String> {
         self.events().await.into_iter().map(|(t, _)| t).collect()
     }
 }

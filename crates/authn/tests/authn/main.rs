@@ -8,6 +8,7 @@ mod captcha;
 mod devices;
 mod events;
 mod links;
+mod recovery;
 mod sign_in;
 mod sign_up;
 mod smtp;

@@ -133,6 +133,14 @@ pub(crate) async fn harness_with_two_factor(settings: AuthnSettings) -> Harness 
     build(settings, None, false, None, Some(two_factor)).await
 }
 
+/// A harness with second factors (as [`harness_with_two_factor`]) and social recovery.
+pub(crate) async fn harness_with_recovery(recovery: svc_authn::RecoverySettings) -> Harness {
+    let mut h = harness_with_two_factor(test_settings()).await;
+    let authn = Arc::try_unwrap(h.authn).unwrap_or_else(|_| unreachable!("one owner"));
+    h.authn = Arc::new(authn.with_recovery(recovery));
+    h
+}
+
 async fn build(
     settings: AuthnSettings,
     breached: Option<Arc<dyn BreachedPasswords>>,
@@ -161,6 +169,7 @@ async fn build(
         display_name: "Acme".to_owned(),
         status: TenantStatus::Active,
         signup_enabled,
+        mfa_policy: svc_domain::MfaPolicy::Default,
         pairwise_secret: PairwiseSecret::generate(rng.as_ref()),
         created_at: now,
         updated_at: now,

@@ -13,13 +13,13 @@ use time::Duration;
 const PW: &str = "correct horse battery";
 
 impl Harness {
-    fn code(&self, secret: &TotpSecret, offset: i64) -> String {
+    pub(crate) fn code(&self, secret: &TotpSecret, offset: i64) -> String {
         let now = svc_domain::Clock::now(self.clock.as_ref()).unix_timestamp();
         secret.code_at(now + offset)
     }
 
     /// Signs `user` in with the password alone (no factor yet).
-    async fn aal1(&self, user: &User) -> SignedIn {
+    pub(crate) async fn aal1(&self, user: &User) -> SignedIn {
         self.authn
             .sign_in(
                 &self.tenant,
@@ -33,7 +33,7 @@ impl Harness {
 
     /// Enrols and confirms an authenticator for `user` from a new password-only session: its
     /// secret and the backup codes.
-    async fn enrol(&self, user: &User) -> (TotpSecret, Vec<String>) {
+    pub(crate) async fn enrol(&self, user: &User) -> (TotpSecret, Vec<String>) {
         let session = self.aal1(user).await;
         // Later events get later (time-ordered) ids.
         self.tick();

@@ -33,6 +33,10 @@ pub struct AuthConfig {
     /// Window for `registration_rate_limit_max`, in seconds. Default: 3600. Allowed range:
     /// 1..=86400.
     pub registration_rate_limit_window_secs: u32,
+    /// Days a person's login history (each sign-in attempt: time, address, browser, method,
+    /// result) is kept; older records are deleted by the housekeeping every ten minutes.
+    /// Default: 365. Allowed range: 1..=3650.
+    pub login_history_retention_days: u32,
 }
 
 impl Default for AuthConfig {
@@ -48,6 +52,7 @@ impl Default for AuthConfig {
             password_verify_ip_window_secs: 300,
             registration_rate_limit_max: 10,
             registration_rate_limit_window_secs: 3600,
+            login_history_retention_days: 365,
         }
     }
 }

@@ -29,7 +29,7 @@ pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use passkey::PasskeyConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
-pub use two_factor::{AdaptiveMfaConfig, TwoFactorConfig, TwoFactorPolicy};
+pub use two_factor::{AdaptiveMfaConfig, RecoveryConfig, TwoFactorConfig, TwoFactorPolicy};
 pub use webhooks::WebhooksConfig;
 
 /// The whole service configuration: the sections that work in this version. Sections and keys
@@ -59,6 +59,8 @@ pub struct Config {
     pub two_factor: TwoFactorConfig,
     /// Risk-based step-up on trusted browsers.
     pub adaptive_mfa: AdaptiveMfaConfig,
+    /// Account recovery with guardians when second factors are lost.
+    pub recovery: RecoveryConfig,
     /// Passkeys (WebAuthn) as a sign-in method.
     pub passkey: PasskeyConfig,
     /// Token lifetimes and signing.

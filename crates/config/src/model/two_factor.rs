@@ -105,3 +105,42 @@ pub enum TwoFactorPolicy {
     /// Every authorization needs `urn:svc:aal2`.
     Required,
 }
+
+/// `[recovery]`: a person whose second factors are lost gets their account back with the
+/// help of people they trust. On `/auth/account/recovery` a person names guardians by email;
+/// anyone can then ask, on `/auth/recovery`, to recover the account of an address: each
+/// guardian is mailed a single-use approval link and the owner a link that cancels. Once
+/// `approvals_required` guardians approved, a waiting period of `waiting_period_secs` starts
+/// (the owner is mailed again and can still cancel); after it the browser that asked sets a new
+/// password, the lost factors and passkeys are removed, every session ends, and the person must
+/// set up a new second factor before any application gets a code. Needs `[two_factor].enabled`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecoveryConfig {
+    /// Offer social recovery. Default: false.
+    pub enabled: bool,
+    /// Guardian approvals a recovery needs (M of N). Default: 2. Allowed range: 1..=10, and at
+    /// most `max_guardians`.
+    pub approvals_required: u32,
+    /// Most guardians a person may name (N). Default: 5. Allowed range: 1..=20.
+    pub max_guardians: u32,
+    /// Seconds between the last approval needed and the moment the new password can be set,
+    /// during which the owner can cancel. Default: 86400 (24 h). Allowed range: 0..=2592000;
+    /// at least 3600 with `security.production = true`.
+    pub waiting_period_secs: u32,
+    /// Seconds guardians have to approve (their links expire then). Default: 604800 (7 days).
+    /// Allowed range: 600..=2592000.
+    pub request_lifetime_secs: u32,
+}
+
+impl Default for RecoveryConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            approvals_required: 2,
+            max_guardians: 5,
+            waiting_period_secs: 86_400,
+            request_lifetime_secs: 604_800,
+        }
+    }
+}

@@ -428,6 +428,39 @@ pub(super) fn adaptive_mfa_needs_two_factor(config: &Config, report: &mut Report
     }
 }
 
+/// `[recovery]` replaces lost second factors, so it needs second factors; M of N needs
+/// M <= N; and in production the owner gets at least an hour to notice and cancel.
+pub(super) fn recovery_is_consistent(config: &Config, report: &mut Report) {
+    let recovery = &config.recovery;
+    if !recovery.enabled {
+        return;
+    }
+    if !config.two_factor.enabled {
+        report.error(
+            "recovery.enabled",
+            "recovery.enabled = true needs two_factor.enabled = true: recovery replaces \
+             lost second factors and has the person set up a new one",
+        );
+    }
+    if recovery.approvals_required > recovery.max_guardians {
+        report.error(
+            "recovery.approvals_required",
+            format!(
+                "recovery.approvals_required ({}) is more than max_guardians ({}): no \
+                 recovery could ever be approved",
+                recovery.approvals_required, recovery.max_guardians
+            ),
+        );
+    }
+    if config.security.production && recovery.waiting_period_secs < 3_600 {
+        report.error(
+            "recovery.waiting_period_secs",
+            "recovery.waiting_period_secs must be at least 3600 in production: the \
+             owner needs time to notice a recovery and cancel it",
+        );
+    }
+}
+
 /// `[passkey].rp_id` and `origins` widen the relying party beyond the issuer; only a
 /// single-tenant deployment has one issuer to widen, and both must stay within the RP ID
 /// (WebAuthn L3 §5.1.3: an origin's host is the RP ID or below it), or every ceremony fails.

@@ -405,3 +405,23 @@ fn passkey_relying_party_settings_stay_within_one_issuer() {
     let text = messages(&run(passkey_relying_party_is_consistent, &config));
     assert!(text[0].contains("lowercase host"), "{text:?}");
 }
+
+#[test]
+fn social_recovery_needs_second_factors_m_of_n_and_time_to_cancel_in_production() {
+    let mut config = Config::default();
+    config.recovery.enabled = true;
+    let text = messages(&run(recovery_is_consistent, &config));
+    assert_eq!(text.len(), 1, "{text:?}");
+    assert!(text[0].contains("recovery.enabled"), "{text:?}");
+    config.two_factor.enabled = true;
+    assert!(run(recovery_is_consistent, &config).errors.is_empty());
+    config.recovery.approvals_required = 6;
+    let text = messages(&run(recovery_is_consistent, &config));
+    assert!(text[0].contains("approvals_required"), "{text:?}");
+    config.recovery.approvals_required = 2;
+    config.recovery.waiting_period_secs = 60;
+    assert!(run(recovery_is_consistent, &config).errors.is_empty());
+    config.security.production = true;
+    let text = messages(&run(recovery_is_consistent, &config));
+    assert!(text[0].contains("waiting_period_secs"), "{text:?}");
+}

@@ -70,6 +70,7 @@ const RULES: &[Rule] = &[
     general::captcha_is_complete,
     general::two_factor_policy_needs_enabled,
     general::adaptive_mfa_needs_two_factor,
+    general::recovery_is_consistent,
     general::passkey_relying_party_is_consistent,
     general::webhook_schedule_and_lease_consistent,
 ];

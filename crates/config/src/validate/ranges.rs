@@ -99,6 +99,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         1_000,
     ),
     bound(
+        "auth.login_history_retention_days",
+        |c| Some(c.auth.login_history_retention_days.into()),
+        1,
+        3_650,
+    ),
+    bound(
         "auth.brute_force_lockout_secs",
         |c| Some(c.auth.brute_force_lockout_secs.into()),
         1,
@@ -292,6 +298,30 @@ pub(crate) const BOUNDS: &[Bound] = &[
         |c| Some(c.two_factor.trusted_device_days.into()),
         0,
         365,
+    ),
+    bound(
+        "recovery.approvals_required",
+        |c| Some(c.recovery.approvals_required.into()),
+        1,
+        10,
+    ),
+    bound(
+        "recovery.max_guardians",
+        |c| Some(c.recovery.max_guardians.into()),
+        1,
+        20,
+    ),
+    bound(
+        "recovery.waiting_period_secs",
+        |c| Some(c.recovery.waiting_period_secs.into()),
+        0,
+        2_592_000,
+    ),
+    bound(
+        "recovery.request_lifetime_secs",
+        |c| Some(c.recovery.request_lifetime_secs.into()),
+        600,
+        2_592_000,
     ),
     bound(
         "adaptive_mfa.threshold",

@@ -45,6 +45,10 @@ impl From<AuthnError> for Problem {
             | A::CaptchaRequired
             | A::CaptchaFailed => Self::bad_request(error.to_string()),
             A::UnknownUser => Self::not_found(error.to_string()),
+            A::RecoveryOff | A::UnknownGuardian => Self::not_found(error.to_string()),
+            A::GuardianRefused(_) => Self::bad_request(error.to_string()),
+            A::OwnRecovery => Self::forbidden(error.to_string()),
+            A::RecoveryNotReady => Self::conflict(error.to_string()),
             other @ (A::BreachCheckUnavailable
             | A::CaptchaUnavailable(_)
             | A::Store(svc_store::StoreError::Unavailable(_))) => {
@@ -131,6 +135,19 @@ pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response>
             Some("captcha"),
             None,
         ),
+        AuthnError::RecoveryOff => return Err(super::page::not_found(ctx)),
+        // The engine's reason (own address, named already, too many) under the address field.
+        AuthnError::GuardianRefused(reason) => {
+            (StatusCode::BAD_REQUEST, reason, Some("email"), None)
+        }
+        AuthnError::UnknownGuardian => (
+            StatusCode::NOT_FOUND,
+            s.recovery.guardian_unknown,
+            None,
+            None,
+        ),
+        AuthnError::OwnRecovery => (StatusCode::FORBIDDEN, s.recovery.own_recovery, None, None),
+        AuthnError::RecoveryNotReady => (StatusCode::CONFLICT, s.recovery.not_ready, None, None),
         AuthnError::SignupClosed => return Err(sign_up_closed(ctx)),
         AuthnError::InvalidLink | AuthnError::UnknownUser => return Err(invalid_link(ctx)),
         other @ (AuthnError::Store(_) | AuthnError::Internal(_)) => {
@@ -223,6 +240,15 @@ mod tests {
             (AuthnError::UnknownFactor, 404, "not_found"),
             (AuthnError::ChallengeExpired, 400, "bad_request"),
             (AuthnError::NoSecondFactor, 400, "bad_request"),
+            (AuthnError::RecoveryOff, 404, "not_found"),
+            (
+                AuthnError::GuardianRefused("own address"),
+                400,
+                "bad_request",
+            ),
+            (AuthnError::UnknownGuardian, 404, "not_found"),
+            (AuthnError::OwnRecovery, 403, "forbidden"),
+            (AuthnError::RecoveryNotReady, 409, "conflict"),
         ];
         for (error, status, code) in table {
             let label = format!("{error:?}");

@@ -206,6 +206,7 @@ mod tests {
             display_name: "Acme".into(),
             status: TenantStatus::Active,
             signup_enabled: false,
+            mfa_policy: svc_domain::MfaPolicy::Default,
             pairwise_secret: PairwiseSecret::from_bytes(&[7; 32]).unwrap(),
             created_at: clock.now(),
             updated_at: clock.now(),
@@ -260,6 +261,38 @@ mod tests {
             (invalid.status, invalid.on("email")),
             (StatusCode::BAD_REQUEST, Some(EN.invalid_email))
         );
+    }
+
+    #[test]
+    fn recovery_refusals_stay_on_their_page_or_replace_it() {
+        let ctx = ctx();
+        let refused = refusal(&ctx, AuthnError::GuardianRefused("not your own address")).unwrap();
+        assert_eq!(
+            (refused.status, refused.on("email")),
+            (StatusCode::BAD_REQUEST, Some("not your own address"))
+        );
+        for (error, status, message) in [
+            (
+                AuthnError::UnknownGuardian,
+                StatusCode::NOT_FOUND,
+                EN.recovery.guardian_unknown,
+            ),
+            (
+                AuthnError::OwnRecovery,
+                StatusCode::FORBIDDEN,
+                EN.recovery.own_recovery,
+            ),
+            (
+                AuthnError::RecoveryNotReady,
+                StatusCode::CONFLICT,
+                EN.recovery.not_ready,
+            ),
+        ] {
+            let refused = refusal(&ctx, error).unwrap();
+            assert_eq!((refused.status, refused.alert()), (status, Some(message)));
+        }
+        let off = refusal(&ctx, AuthnError::RecoveryOff).unwrap_err();
+        assert_eq!(off.status(), StatusCode::NOT_FOUND);
     }
 
     #[tokio::test]

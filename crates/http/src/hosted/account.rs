@@ -8,7 +8,9 @@
 use super::csrf::{self, CsrfToken};
 use super::form;
 use super::strings::Strings;
-use super::view::{Button, Form, HistoryRow, HistoryView, Page, SessionRow, SessionsView};
+use super::view::{
+    Button, Form, HistoryRow, HistoryView, Page, PasskeyForm, SessionRow, SessionsView,
+};
 use super::{Ctx, HostedState, cookies, see_other};
 use crate::error::page as error;
 use axum::body::Body;
@@ -21,7 +23,7 @@ use time::format_description::well_known::Rfc3339;
 
 /// `GET /auth/account`: who is signed in, with links to sessions and sign-out.
 pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Response {
-    let (_, user) = match ctx.signed_in(&state.authn).await {
+    let (session, user) = match ctx.signed_in(&state.authn).await {
         Ok(Some(found)) => found,
         Ok(None) => return see_other("/auth/sign-in"),
         Err(page) => return page,
@@ -29,7 +31,7 @@ pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Respo
     let s = ctx.s();
     let mut page =
         Page::new(s.account_title).line(s.signed_in_as, Some(user.email.as_str().to_owned()), "");
-    if let Some(name) = user.name {
+    if let Some(name) = user.name.clone() {
         page = page.detail(s.name_label, name);
     }
     if !user.email_verified {
@@ -42,13 +44,54 @@ pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Respo
             "/auth/account/two-factor".to_owned(),
         );
     }
+    let mut csrf = None;
     if state.authn.passkeys_enabled() {
         page = page.link(None, s.passkeys_link, "/auth/account/passkeys".to_owned());
+        // A person without a passkey (the first landing after sign-up, typically) is offered
+        // one right here, where the session allows adding it.
+        match offer_passkey(&state, &ctx, &session, &user).await {
+            Ok(true) => {
+                let token = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
+                page = page
+                    .text(s.passkey_offer)
+                    .passkey(PasskeyForm::register(s, token.value()));
+                csrf = Some(token);
+            }
+            Ok(false) => {}
+            Err(e) => return error::fatal(&ctx, e),
+        }
     }
-    page.link(None, s.sessions_link, "/auth/sessions".to_owned())
+    if state.authn.recovery().is_some() {
+        page = page.link(
+            None,
+            s.recovery.account_link,
+            "/auth/account/recovery".to_owned(),
+        );
+    }
+    let mut response = page
+        .link(None, s.sessions_link, "/auth/sessions".to_owned())
         .link(None, s.history_link, "/auth/account/history".to_owned())
         .link(None, s.sign_out_submit, "/auth/sign-out".to_owned())
-        .render(&ctx.chrome)
+        .render(&ctx.chrome);
+    if let Some(csrf) = csrf {
+        csrf.attach(&mut response, ctx.cookies);
+    }
+    response
+}
+
+/// Whether the account page offers `user` a passkey: they have none and may add one now.
+async fn offer_passkey(
+    state: &HostedState,
+    ctx: &Ctx,
+    session: &Session,
+    user: &svc_domain::User,
+) -> Result<bool, svc_authn::AuthnError> {
+    let tenant = &ctx.current.tenant;
+    Ok(state.authn.passkeys(tenant, &user.id).await?.is_empty()
+        && state
+            .authn
+            .may_add_passkey_now(tenant, session, user)
+            .await?)
 }
 
 /// `GET /auth/sessions`: the person's live sessions, this browser's marked.

@@ -1,10 +1,12 @@
 //! The hosted pages' cookies: which names and attributes they carry, reading them from requests
 //! and writing `Set-Cookie` headers.
 //!
-//! Five cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
+//! Six cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
 //! `SameSite=Lax`: the session cookie, the CSRF cookie ([`super::csrf`]), between a correct
-//! password and the second factor the challenge cookie (it signs nobody in by itself), and the
-//! device cookie that recognises a browser across sign-ins (new-device mail, trusted devices). When the tenant's issuer is https
+//! password and the second factor the challenge cookie (it signs nobody in by itself), the
+//! WebAuthn ceremony cookie, the device cookie that recognises a browser across sign-ins
+//! (new-device mail, trusted devices), and the recovery cookie that holds the secret of an
+//! account recovery this browser asked for (`super::recovery`). When the tenant's issuer is https
 //! they are `Secure` and carry the `__Host-` prefix (RFC 6265bis §4.1.3.2), so neither a sibling
 //! subdomain nor a plain-http response can set or overwrite them; on a plain-http issuer
 //! (loopback development) browsers would drop `Secure` cookies, so they go without prefix and
@@ -96,6 +98,31 @@ impl CookiePolicy {
     /// `Set-Cookie` that deletes the ceremony cookie.
     pub(crate) fn clear_ceremony(self) -> Option<HeaderValue> {
         self.header(self.ceremony_name(), "", Some(0))
+    }
+
+    /// Name of the recovery cookie: the secret of the account recovery this browser asked for,
+    /// the only thing that can follow it and set the new password.
+    pub(crate) fn recovery_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_recovery"
+        } else {
+            "svc_recovery"
+        }
+    }
+
+    /// The recovery cookie's value in a request.
+    pub(crate) fn recovery(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.recovery_name())
+    }
+
+    /// `Set-Cookie` for a recovery cookie, living as long as the recovery can (`max_age`).
+    pub(crate) fn set_recovery(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
+        self.header(self.recovery_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` that deletes the recovery cookie.
+    pub(crate) fn clear_recovery(self) -> Option<HeaderValue> {
+        self.header(self.recovery_name(), "", Some(0))
     }
 
     /// Name of the device cookie, which recognises a browser across sign-ins.
@@ -224,6 +251,26 @@ mod tests {
             policy.clear_session().unwrap(),
             "svc_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"
         );
+    }
+
+    #[test]
+    fn the_recovery_cookie_follows_the_same_rules() {
+        let secure = CookiePolicy::for_issuer("https://acme.example.com");
+        assert_eq!(
+            secure
+                .set_recovery("rca_abc-_1", Duration::from_secs(90))
+                .unwrap(),
+            "__Host-svc_recovery=rca_abc-_1; Path=/; HttpOnly; SameSite=Lax; Max-Age=90; Secure"
+        );
+        let plain = CookiePolicy::for_issuer("http://127.0.0.1:8080");
+        assert_eq!(
+            plain.clear_recovery().unwrap(),
+            "svc_recovery=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"
+        );
+        let mut headers = HeaderMap::new();
+        headers.append(COOKIE, HeaderValue::from_static("svc_recovery=rca_x"));
+        assert_eq!(plain.recovery(&headers).as_deref(), Some("rca_x"));
+        assert_eq!(secure.recovery(&headers), None, "prefixed name differs");
     }
 
     #[test]

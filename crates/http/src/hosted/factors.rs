@@ -136,12 +136,16 @@ async fn overview(
     let mut form = Form::new(PATH, csrf.value())
         .hidden("interaction", shown.interaction.map(InteractionId::as_str));
     let any_factor = status.totp.is_some() || !status.security_keys.is_empty();
+    // A tenant whose policy is `off` keeps the factors people have, and offers no new ones.
+    let enrolment = state.authn.enrolment_offered(&ctx.current.tenant);
     match &status.totp {
         None => {
             if !any_factor {
                 page = page.text(s.two_factor_is_off);
             }
-            form = form.button(Button::choice("action", "setup", s.totp_setup_submit, true));
+            if enrolment {
+                form = form.button(Button::choice("action", "setup", s.totp_setup_submit, true));
+            }
         }
         Some(totp) => {
             page = page.text(s.two_factor_is_on);
@@ -190,13 +194,15 @@ async fn overview(
         }
     }
     let csrf_value = csrf.value().to_owned();
-    let mut response = page
-        .form(form)
-        .passkey(PasskeyForm::security_key_register(
+    let mut page = page.form(form);
+    if enrolment {
+        page = page.passkey(PasskeyForm::security_key_register(
             s,
             &csrf_value,
             shown.interaction.map(InteractionId::as_str),
-        ))
+        ));
+    }
+    let mut response = page
         .link(None, s.back_to_account, "/auth/account".to_owned())
         .render(&ctx.chrome);
     csrf.attach(&mut response, ctx.cookies);

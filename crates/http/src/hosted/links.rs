@@ -21,12 +21,12 @@ use svc_authn::CaptchaAction;
 /// Longest link token accepted (ours are far shorter); longer ones are not worth a lookup.
 const MAX_TOKEN: usize = 512;
 
-fn token_of(fields: &Fields) -> Option<&str> {
+pub(super) fn token_of(fields: &Fields) -> Option<&str> {
     fields.non_empty("token").filter(|t| t.len() <= MAX_TOKEN)
 }
 
 /// Reads a POSTed form and checks its CSRF token: the fields, or the refusal page.
-async fn checked_form(ctx: &Ctx, body: Body) -> Result<Fields, Response> {
+pub(super) async fn checked_form(ctx: &Ctx, body: Body) -> Result<Fields, Response> {
     let fields = form::read(&ctx.headers, body, true)
         .await
         .map_err(|e| error::form(ctx, e))?;
@@ -36,7 +36,11 @@ async fn checked_form(ctx: &Ctx, body: Body) -> Result<Fields, Response> {
     Ok(fields)
 }
 
-fn with_csrf(state: &HostedState, ctx: &Ctx, build: impl FnOnce(&str) -> Page) -> Response {
+pub(super) fn with_csrf(
+    state: &HostedState,
+    ctx: &Ctx,
+    build: impl FnOnce(&str) -> Page,
+) -> Response {
     let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
     let mut response = build(csrf.value()).render(&ctx.chrome);
     csrf.attach(&mut response, ctx.cookies);

@@ -1,6 +1,7 @@
 //! The browser-facing side of human sign-in: the authorization endpoint's HTTP
 //! (`/oauth/authorize`, its resume URL, RP-initiated logout) and the hosted pages under
-//! `/auth/*` (sign-in, sign-up, email links, consent, account, sessions, sign-out).
+//! `/auth/*` (sign-in, sign-up, email links, consent, account, sessions, sign-out, social
+//! recovery).
 //!
 //! Handlers are thin: they read the request (form, query, cookies), check CSRF, call ONE engine
 //! function ([`svc_authn::Authn`] or [`svc_oauth::authorize::AuthorizeEndpoint`]) and map the
@@ -30,6 +31,7 @@ mod factors;
 pub(crate) mod form;
 mod links;
 mod passkeys;
+mod recovery;
 mod second_factor;
 mod session;
 mod sign_in;
@@ -147,6 +149,26 @@ fn api() -> OpenApiRouter<HostedState> {
         )
         .route("/auth/passkey", post(passkeys::sign_in))
         .route("/auth/passkey/options", post(passkeys::sign_in_options))
+        .route(
+            "/auth/account/recovery",
+            get(recovery::account_page).post(recovery::account_submit),
+        )
+        .route(
+            "/auth/recovery",
+            get(recovery::start_page).post(recovery::start_submit),
+        )
+        .route(
+            "/auth/recovery/status",
+            get(recovery::status_page).post(recovery::status_submit),
+        )
+        .route(
+            "/auth/recovery/approve",
+            get(recovery::approve_page).post(recovery::approve_submit),
+        )
+        .route(
+            "/auth/recovery/cancel",
+            get(recovery::cancel_page).post(recovery::cancel_submit),
+        )
         .route("/auth/sessions", get(account::sessions))
         .route("/auth/sessions/revoke", post(account::revoke))
         .route(

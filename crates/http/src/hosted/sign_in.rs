@@ -17,6 +17,9 @@
 //! (`cf-turnstile-response`, `h-captcha-response`, `g-recaptcha-response`) and the engine
 //! verifies it before anything else; a missing, refused or replayed one shows the form again
 //! with the error under the widget, and nothing is written.
+//!
+//! With social recovery on, the sign-in page links to `/auth/recovery` (a lost second factor),
+//! and after a completed recovery (`recovered=1`) tells the person what comes next.
 
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
@@ -35,6 +38,8 @@ pub(crate) struct Pending {
     client_name: Option<String>,
     login_hint: Option<String>,
     redirect_uri: Option<String>,
+    /// The browser just recovered the account (`recovered=1`): the page says what comes next.
+    recovered: bool,
 }
 
 /// The pending request named by `raw`, or the page to show instead (malformed, unknown or
@@ -53,6 +58,7 @@ pub(crate) async fn pending(
             client_name: None,
             login_hint: None,
             redirect_uri: None,
+            recovered: false,
         });
     };
     match state
@@ -65,6 +71,7 @@ pub(crate) async fn pending(
             client_name: Some(context.client_name),
             login_hint: context.login_hint,
             redirect_uri: Some(context.redirect_uri),
+            recovered: false,
         }),
         None => Err(error::interaction_expired(ctx)),
     }
@@ -140,6 +147,9 @@ pub(crate) fn sign_in_page(
     if let Some(client) = &pending.client_name {
         page = page.line(s.sign_in_to_continue, Some(client.clone()), "");
     }
+    if pending.recovered {
+        page = page.text(s.recovery.recovered);
+    }
     let mut email_field = Field::email(s, email);
     let mut password_field = Field::current_password(s);
     if let Some(refusal) = refusal {
@@ -176,6 +186,13 @@ pub(crate) fn sign_in_page(
         s.forgot_password_link,
         path_with("/auth/forgot-password", &[("interaction", interaction)]),
     );
+    if state.authn.recovery().is_some() {
+        page = page.link(
+            None,
+            s.recovery.lost_factor_link,
+            "/auth/recovery".to_owned(),
+        );
+    }
     if ctx.current.tenant.signup_enabled {
         page = page.link(
             Some(s.no_account_yet),
@@ -198,10 +215,11 @@ pub(crate) async fn page(
     RawQuery(query): RawQuery,
 ) -> Response {
     let query = Fields::from_query(query.as_deref());
-    let pending = match pending(&state, &ctx, query.get("interaction")).await {
+    let mut pending = match pending(&state, &ctx, query.get("interaction")).await {
         Ok(pending) => pending,
         Err(page) => return page,
     };
+    pending.recovered = query.get("recovered") == Some("1");
     let hint = pending.login_hint.clone().unwrap_or_default();
     let captcha = sign_in_captcha(&state, &ctx, Some(&hint)).await;
     sign_in_page(&state, &ctx, &pending, (&hint, captcha), None)

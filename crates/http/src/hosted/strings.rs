@@ -5,6 +5,10 @@
 //! value (a client name, a scope) are split around it, so the value is inserted by the template
 //! and escaped there, never formatted into trusted text.
 
+mod recovery;
+
+pub use recovery::RecoveryStrings;
+
 /// One language's texts.
 #[derive(Debug)]
 pub struct Strings {
@@ -325,6 +329,8 @@ pub struct Strings {
     pub passkeys_intro: &'static str,
     /// The person has no passkey.
     pub passkeys_none: &'static str,
+    /// The account page's offer to a person without a passkey (after sign-up, say).
+    pub passkey_offer: &'static str,
     /// Button that registers a passkey.
     pub passkey_add_submit: &'static str,
     /// Label of a passkey's name.
@@ -395,6 +401,8 @@ pub struct Strings {
     pub security_key_remove_link: &'static str,
     /// After a key was removed.
     pub security_key_removed: &'static str,
+    /// The social recovery pages' texts, in the same language.
+    pub recovery: &'static RecoveryStrings,
 }
 
 /// English.
@@ -563,6 +571,7 @@ pub static EN: Strings = Strings {
     passkeys_title: "Passkeys",
     passkeys_intro: "A passkey signs you in with your fingerprint, face, screen lock or security key instead of your password. It only works on this site, so it cannot be phished.",
     passkeys_none: "You have no passkey yet.",
+    passkey_offer: "Sign in faster next time, without your password: add a passkey to this account.",
     passkey_add_submit: "Add a passkey",
     passkey_name_label: "Passkey name",
     passkey_name_hint: "So you can tell your passkeys apart, for example “Work laptop”.",
@@ -598,6 +607,7 @@ pub static EN: Strings = Strings {
     security_key_remove_submit: "Remove the security key",
     security_key_remove_link: "Remove",
     security_key_removed: "The security key was removed.",
+    recovery: &recovery::EN,
 };
 
 impl Strings {

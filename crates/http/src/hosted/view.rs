@@ -964,7 +964,7 @@ impl HistoryView<'_> {
 
 /// An HTML response, or a bare 500 when a template failed to render (only a formatting
 /// error can make it fail, and the page must still never be partial).
-fn html(status: StatusCode, rendered: askama::Result<String>) -> Response {
+pub(crate) fn html(status: StatusCode, rendered: askama::Result<String>) -> Response {
     match rendered {
         Ok(body) => {
             let mut response = (status, body).into_response();

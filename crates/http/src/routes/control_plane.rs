@@ -191,8 +191,9 @@ async fn read(
     patch, path = "/api/v1/control-plane/tenants/{id}", tag = tags::CONTROL_PLANE,
     operation_id = "updateTenant",
     summary = "Change a tenant",
-    description = "Changes the fields sent (`display_name`, `signup_enabled`) and keeps the \
-        others. The slug never changes (it is the tenant's host and issuer); the status changes \
+    description = "Changes the fields sent (`display_name`, `signup_enabled`, `mfa_policy`) \
+        and keeps the others. `mfa_policy` `optional` or `required` needs a deployment with \
+        `[two_factor].enabled` (else 400 naming the field). The slug never changes (it is the tenant's host and issuer); the status changes \
         with `suspend` and `reactivate`. A patch that changes nothing writes nothing.\n\n\
         With `If-Match`, the change applies only if the tenant is still at one of the named \
         revisions (`*`: any); otherwise 412 and nothing changes. Without it, a change made \
@@ -399,6 +400,7 @@ mod tests {
             display_name: "Acme".into(),
             status: "suspended".into(),
             signup_enabled: false,
+            mfa_policy: "default".into(),
             created_at: at,
             updated_at: at,
         };
@@ -409,6 +411,10 @@ mod tests {
         assert_eq!(
             schemas["TenantState"]["enum"],
             serde_json::json!(["active", "suspended"])
+        );
+        assert_eq!(
+            schemas["MfaPolicyView"]["enum"],
+            serde_json::json!(["default", "off", "optional", "required"])
         );
         let credentials = ManagementCredentialsView {
             client_id: "app_1".into(),

@@ -1,13 +1,15 @@
 //! Creates a tenant together with its management application, in one transaction: a tenant
 //! never exists without a way to manage it, and a failed creation leaves nothing behind.
 
-use super::rules::{check_display_name, check_slug};
+use super::rules::{check_display_name, check_mfa_policy, check_slug};
 use crate::applications::management_application;
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, RequestMeta};
 use serde::Deserialize;
 use std::fmt;
-use svc_domain::{Application, PairwiseSecret, Tenant, TenantId, TenantSlug, TenantStatus};
+use svc_domain::{
+    Application, MfaPolicy, PairwiseSecret, Tenant, TenantId, TenantSlug, TenantStatus,
+};
 use svc_store::StoreError;
 
 /// What an operator sends to create a tenant. Unknown fields are refused.
@@ -30,6 +32,11 @@ pub struct NewTenant {
     /// Whether people may create their own account on the hosted sign-up page (default false).
     #[serde(default)]
     pub signup_enabled: bool,
+    /// The tenant's second-factor policy (default `default`: the deployment's
+    /// `[two_factor].policy`). See [`crate::MfaPolicyView`].
+    #[serde(default)]
+    #[schema(value_type = crate::MfaPolicyView)]
+    pub mfa_policy: MfaPolicy,
 }
 
 /// A new tenant with the credentials of its management application. The plaintext secret is
@@ -58,7 +65,8 @@ impl fmt::Debug for CreatedTenant {
 /// `client_secret_basic`, every management scope, the management API audience), audited once
 /// as `tenant.created`.
 ///
-/// Errors: [`ManageError::Invalid`] for a bad slug or display name;
+/// Errors: [`ManageError::Invalid`] for a bad slug or display name, or a second-factor policy
+/// the deployment cannot meet;
 /// [`ManageError::Conflict`] when the slug is taken. Nothing is written on error.
 pub async fn create_tenant(
     ctx: &ManageContext,
@@ -68,6 +76,7 @@ pub async fn create_tenant(
 ) -> Result<CreatedTenant, ManageError> {
     let slug = check_slug(&input.slug)?;
     let display_name = check_display_name(&input.display_name)?;
+    let mfa_policy = check_mfa_policy(input.mfa_policy, ctx.second_factors)?;
     let now = ctx.now();
     let tenant = Tenant {
         id: TenantId::generate(ctx.clock.as_ref(), ctx.rng.as_ref()),
@@ -75,6 +84,7 @@ pub async fn create_tenant(
         display_name,
         status: TenantStatus::Active,
         signup_enabled: input.signup_enabled,
+        mfa_policy,
         pairwise_secret: PairwiseSecret::generate(ctx.rng.as_ref()),
         created_at: now,
         updated_at: now,

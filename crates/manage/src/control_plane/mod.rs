@@ -28,6 +28,6 @@ pub use reactivate_tenant::reactivate_tenant;
 pub use suspend_tenant::suspend_tenant;
 pub use update_tenant::{TenantPatch, update_tenant};
 pub use view::{
-    CreatedTenantView, ManagementApplicationView, ManagementCredentialsView, TenantState,
-    TenantView,
+    CreatedTenantView, ManagementApplicationView, ManagementCredentialsView, MfaPolicyView,
+    TenantState, TenantView,
 };

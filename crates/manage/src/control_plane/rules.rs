@@ -1,7 +1,7 @@
 //! Input rules of the control plane, one named check each; refusals name the wire field.
 
 use crate::ManageError;
-use svc_domain::TenantSlug;
+use svc_domain::{MfaPolicy, TenantSlug};
 
 /// Longest tenant display name or operator token name, in characters.
 pub(crate) const MAX_NAME_CHARS: usize = 200;
@@ -21,6 +21,28 @@ pub(crate) fn check_display_name(name: &str) -> Result<String, ManageError> {
 /// characters.
 pub(crate) fn check_operator_token_name(name: &str) -> Result<String, ManageError> {
     check_text("name", name)
+}
+
+/// Rule: a tenant may ask for second factors (`optional`, `required`) only on a deployment
+/// that offers them: a policy nobody could meet would lock every person out, and one that
+/// offers nothing would be a setting that does nothing. `default` and `off` always fit.
+pub(crate) fn check_mfa_policy(
+    policy: MfaPolicy,
+    second_factors_offered: bool,
+) -> Result<MfaPolicy, ManageError> {
+    match policy {
+        MfaPolicy::Optional | MfaPolicy::Required if !second_factors_offered => {
+            Err(ManageError::invalid(
+                "mfa_policy",
+                format!(
+                    "mfa_policy \"{}\" needs second factors, and this deployment does not \
+                     offer them ([two_factor].enabled is false)",
+                    policy.as_str()
+                ),
+            ))
+        }
+        _ => Ok(policy),
+    }
 }
 
 fn check_text(field: &str, text: &str) -> Result<String, ManageError> {
@@ -43,6 +65,19 @@ mod tests {
         match e {
             ManageError::Invalid { field, message } => (field, message),
             other => panic!("expected Invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_policy_that_needs_second_factors_needs_a_deployment_that_offers_them() {
+        for policy in [MfaPolicy::Optional, MfaPolicy::Required] {
+            let (field, message) = field_of(check_mfa_policy(policy, false).unwrap_err());
+            assert_eq!(field, "mfa_policy");
+            assert!(message.contains("[two_factor].enabled"), "{message}");
+            assert_eq!(check_mfa_policy(policy, true).unwrap(), policy);
+        }
+        for policy in [MfaPolicy::Default, MfaPolicy::Off] {
+            assert_eq!(check_mfa_policy(policy, false).unwrap(), policy);
         }
     }
 

@@ -1,11 +1,11 @@
-//! Changes a tenant's display name and sign-up switch. The slug is the tenant's host and issuer,
+//! Changes a tenant's display name, sign-up switch and second-factor policy. The slug is the tenant's host and issuer,
 //! so it never changes; status changes are their own use cases (suspend, reactivate).
 
-use super::rules::check_display_name;
+use super::rules::{check_display_name, check_mfa_policy};
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta};
 use serde::Deserialize;
-use svc_domain::{Tenant, TenantId};
+use svc_domain::{MfaPolicy, Tenant, TenantId};
 use time::{Duration, OffsetDateTime};
 
 /// The fields of a tenant an operator may change; absent fields stay as they are. Unknown
@@ -21,6 +21,10 @@ pub struct TenantPatch {
     /// Whether people may create their own account on the hosted sign-up page.
     #[serde(default)]
     pub signup_enabled: Option<bool>,
+    /// The tenant's second-factor policy. See [`crate::MfaPolicyView`].
+    #[serde(default)]
+    #[schema(value_type = Option<crate::MfaPolicyView>)]
+    pub mfa_policy: Option<MfaPolicy>,
 }
 
 /// Applies `patch` to the tenant `id` if it satisfies `precondition` (`If-Match`), audited as
@@ -29,7 +33,8 @@ pub struct TenantPatch {
 /// previous one committed), and the write is conditional on the revision read: a concurrent
 /// change (a suspension, an edit by another operator) is never overwritten.
 ///
-/// Errors: [`ManageError::Invalid`] for a bad display name; [`ManageError::NotFound`] when
+/// Errors: [`ManageError::Invalid`] for a bad display name or a second-factor policy the
+/// deployment cannot meet; [`ManageError::NotFound`] when
 /// the tenant does not exist; [`ManageError::PreconditionFailed`] when it is not at a revision
 /// the precondition names, or changed while this update ran.
 pub async fn update_tenant(
@@ -44,6 +49,10 @@ pub async fn update_tenant(
         .display_name
         .as_deref()
         .map(check_display_name)
+        .transpose()?;
+    let mfa_policy = patch
+        .mfa_policy
+        .map(|p| check_mfa_policy(p, ctx.second_factors))
         .transpose()?;
     let mut tx = ctx.store.write().await?;
     let mut tenant = tx
@@ -63,6 +72,12 @@ pub async fn update_tenant(
         && signup != tenant.signup_enabled
     {
         tenant.signup_enabled = signup;
+        changed = true;
+    }
+    if let Some(policy) = mfa_policy
+        && policy != tenant.mfa_policy
+    {
+        tenant.mfa_policy = policy;
         changed = true;
     }
     if !changed {

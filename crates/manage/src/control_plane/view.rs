@@ -17,6 +17,7 @@ use utoipa::ToSchema;
     "display_name": "Acme Corp",
     "status": "active",
     "signup_enabled": false,
+    "mfa_policy": "default",
     "created_at": "2026-11-23T09:14:07.123456Z",
     "updated_at": "2026-11-23T09:14:07.123456Z"
 }))]
@@ -34,6 +35,9 @@ pub struct TenantView {
     pub status: String,
     /// Whether the hosted sign-up page is open.
     pub signup_enabled: bool,
+    /// Its second-factor policy.
+    #[schema(value_type = MfaPolicyView)]
+    pub mfa_policy: String,
     /// Creation time (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -42,6 +46,25 @@ pub struct TenantView {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
+}
+
+/// A tenant's second-factor policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MfaPolicyView {
+    /// The deployment's `[two_factor].policy`.
+    Default,
+    /// Second factors are not offered: nobody enrols one and no authorization request is
+    /// stepped up (an application asking for `urn:svc:aal2` as essential gets
+    /// `unmet_authentication_requirements`). A factor a person already has is still asked for
+    /// at sign-in.
+    Off,
+    /// People choose whether to set up a second factor; applications may ask for
+    /// `urn:svc:aal2`. Needs `[two_factor].enabled`.
+    Optional,
+    /// Every authorization needs `urn:svc:aal2`: a person without a second factor sets one up
+    /// before any application gets a code. Needs `[two_factor].enabled`.
+    Required,
 }
 
 /// The status of a tenant.
@@ -62,6 +85,7 @@ impl From<&Tenant> for TenantView {
             display_name: tenant.display_name.clone(),
             status: tenant.status.as_str().to_owned(),
             signup_enabled: tenant.signup_enabled,
+            mfa_policy: tenant.mfa_policy.as_str().to_owned(),
             created_at: tenant.created_at,
             updated_at: tenant.updated_at,
         }

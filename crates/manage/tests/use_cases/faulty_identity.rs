@@ -107,6 +107,11 @@ impl SessionWrites for FaultyTx {
         self.check("insert_login_record")?;
         self.inner.insert_login_record(record).await
     }
+
+    async fn purge_login_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError> {
+        self.check("purge_login_history")?;
+        self.inner.purge_login_history(before).await
+    }
     async fn touch_session(
         &mut self,
         tenant: &TenantId,

@@ -9,6 +9,7 @@ mod changes;
 mod faulty_factors;
 mod faulty_identity;
 mod faulty_passkeys;
+mod faulty_recovery;
 mod faulty_webhooks;
 mod idempotency;
 mod operator_tokens;

@@ -92,6 +92,7 @@ impl Harness {
                 slug: slug.to_owned(),
                 display_name: format!("Tenant {slug}"),
                 signup_enabled: false,
+                mfa_policy: svc_domain::MfaPolicy::Default,
             },
         )
         .await

@@ -15,6 +15,7 @@ fn new_tenant(slug: &str) -> NewTenant {
         slug: slug.to_owned(),
         display_name: "  Acme Corp ".to_owned(),
         signup_enabled: false,
+        mfa_policy: svc_domain::MfaPolicy::Default,
     }
 }
 
@@ -128,6 +129,7 @@ async fn invalid_tenant_input_is_refused_before_the_store() {
                 slug: "Acme".to_owned(),
                 display_name: "Acme".to_owned(),
                 signup_enabled: false,
+                mfa_policy: svc_domain::MfaPolicy::Default,
             },
             "slug",
         ),
@@ -136,6 +138,7 @@ async fn invalid_tenant_input_is_refused_before_the_store() {
                 slug: "acme".to_owned(),
                 display_name: " ".to_owned(),
                 signup_enabled: false,
+                mfa_policy: svc_domain::MfaPolicy::Default,
             },
             "display_name",
         ),

@@ -46,7 +46,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_domain::{
     Application, AuthorizationCode, ClientId, Clock, Consent, GeneratedSecret, Interaction,
-    InteractionId, Rng, Session, Tenant,
+    InteractionId, MfaPolicy, Rng, Session, Tenant,
 };
 use svc_store::{Store, StoreError};
 
@@ -91,6 +91,48 @@ pub struct AuthorizeSettings {
     /// `[two_factor].policy = "required"`: every request needs `urn:svc:aal2`; a person without
     /// a second factor is asked to set one up first.
     pub second_factor_required: bool,
+    /// `[recovery]` is on: a person whose account was recovered by guardians sets up a new
+    /// second factor before any application gets a code.
+    pub recovery: bool,
+}
+
+/// What second factors mean for one tenant's requests: the deployment's settings with the
+/// tenant's own policy over them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FactorRules {
+    step_up: bool,
+    enrol: bool,
+    required: bool,
+}
+
+impl AuthorizeSettings {
+    /// The rules for `tenant`: `off` takes step-up and enrolment away, `optional` lifts the
+    /// deployment's requirement, `required` adds one where a person can meet it (a stored
+    /// `required` on a deployment that no longer offers enrolment requires nothing, rather
+    /// than lock every person out).
+    fn factor_rules(&self, tenant: &Tenant) -> FactorRules {
+        let deployment = FactorRules {
+            step_up: self.step_up,
+            enrol: self.enrol,
+            required: self.second_factor_required,
+        };
+        match tenant.mfa_policy {
+            MfaPolicy::Default => deployment,
+            MfaPolicy::Off => FactorRules {
+                step_up: false,
+                enrol: false,
+                required: false,
+            },
+            MfaPolicy::Optional => FactorRules {
+                required: false,
+                ..deployment
+            },
+            MfaPolicy::Required => FactorRules {
+                required: self.enrol,
+                ..deployment
+            },
+        }
+    }
 }
 
 impl Default for AuthorizeSettings {
@@ -101,6 +143,7 @@ impl Default for AuthorizeSettings {
             step_up: false,
             enrol: false,
             second_factor_required: false,
+            recovery: false,
         }
     }
 }
@@ -346,19 +389,27 @@ impl AuthorizeEndpoint {
             return self.ask(tenant, app, req, pending, Ask::Login).await;
         };
         // 2. Assurance.
+        let rules = self.settings.factor_rules(tenant);
+        let mut required = rules.required;
+        // An account recovered by its guardians owes a new second factor, whatever the policy.
+        if !required && rules.enrol && self.settings.recovery {
+            required = match self.recovery_factor_due(tenant, session).await {
+                Ok(due) => due,
+                Err(e) => return unavailable(e),
+            };
+        }
         let mut asked = assurance::Asked::of(req);
-        // A floor from the deployment's policy or the application's registration: the person
-        // is asked to set a factor up rather than refused.
-        let enrol_if_needed = self.settings.enrol
-            && (self.settings.second_factor_required || app.minimum_acr.is_some());
-        if self.settings.second_factor_required {
+        // A floor from the tenant's or deployment's policy, a recovery, or the application's
+        // registration: the person is asked to set a factor up rather than refused.
+        let enrol_if_needed = rules.enrol && (required || app.minimum_acr.is_some());
+        if required {
             asked = asked.at_least(svc_domain::ACR_AAL2);
         }
         if let Some(minimum) = app.minimum_acr.as_deref() {
             asked = asked.at_least(minimum);
         }
         if !asked.met_by(session.acr.as_deref()) {
-            let reachable = self.settings.step_up && asked.met_by(Some(svc_domain::ACR_AAL2));
+            let reachable = rules.step_up && asked.met_by(Some(svc_domain::ACR_AAL2));
             let has_factor = if reachable {
                 match self.has_second_factor(tenant, session).await {
                     Ok(has) => has,
@@ -439,6 +490,18 @@ impl AuthorizeEndpoint {
             || !tx.passkeys(&tenant.id, &session.user_id).await?.is_empty();
         tx.finish().await?;
         Ok(has)
+    }
+
+    /// Whether the session's person was recovered by guardians and has no new factor yet.
+    async fn recovery_factor_due(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.store.read().await?;
+        let due = tx.recovery_factor_due(&tenant.id, &session.user_id).await?;
+        tx.finish().await?;
+        Ok(due)
     }
 
     /// `auth.mfa.challenge` for a step-up this request needs.
@@ -783,5 +846,52 @@ mod tests {
         );
         assert!(err.starts_with("http://127.0.0.1:9/cb?error=access_denied&error_description=no"));
         assert!(!err.contains("state="));
+    }
+
+    #[test]
+    fn a_tenant_policy_overrides_the_deployment_within_what_it_offers() {
+        use svc_domain::{ManualClock, PairwiseSecret, SeededRandom, TenantId, TenantSlug};
+        let clock = ManualClock::new(time::OffsetDateTime::UNIX_EPOCH);
+        let rng = SeededRandom::new(1);
+        let mut tenant = Tenant {
+            id: TenantId::generate(&clock, &rng),
+            slug: TenantSlug::parse("acme").unwrap(),
+            display_name: "Acme".into(),
+            status: svc_domain::TenantStatus::Active,
+            signup_enabled: false,
+            mfa_policy: MfaPolicy::Default,
+            pairwise_secret: PairwiseSecret::generate(&rng),
+            created_at: clock.now(),
+            updated_at: clock.now(),
+        };
+        let offered = AuthorizeSettings {
+            step_up: true,
+            enrol: true,
+            ..AuthorizeSettings::default()
+        };
+        let rules = |settings: &AuthorizeSettings, tenant: &Tenant| {
+            let r = settings.factor_rules(tenant);
+            (r.step_up, r.enrol, r.required)
+        };
+        assert_eq!(rules(&offered, &tenant), (true, true, false));
+        tenant.mfa_policy = MfaPolicy::Required;
+        assert_eq!(rules(&offered, &tenant), (true, true, true));
+        tenant.mfa_policy = MfaPolicy::Off;
+        assert_eq!(rules(&offered, &tenant), (false, false, false));
+        let required = AuthorizeSettings {
+            second_factor_required: true,
+            ..offered.clone()
+        };
+        tenant.mfa_policy = MfaPolicy::Optional;
+        assert_eq!(rules(&required, &tenant), (true, true, false));
+        tenant.mfa_policy = MfaPolicy::Default;
+        assert_eq!(rules(&required, &tenant), (true, true, true));
+        // A stored `required` where nobody can enrol requires nothing rather than lock out.
+        let passkeys_only = AuthorizeSettings {
+            step_up: true,
+            ..AuthorizeSettings::default()
+        };
+        tenant.mfa_policy = MfaPolicy::Required;
+        assert_eq!(rules(&passkeys_only, &tenant), (true, false, false));
     }
 }

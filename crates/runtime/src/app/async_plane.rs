@@ -26,7 +26,10 @@ pub(super) fn spawn(
         crate::keys::rotation_worker(keys, rotation_interval, cancel)
     });
     let (store, clock) = (services.store.clone(), services.clock.clone());
-    let retention = time::Duration::days(i64::from(config.webhooks.history_retention_days));
+    let retention = Retention {
+        webhooks: time::Duration::days(i64::from(config.webhooks.history_retention_days)),
+        login_history: time::Duration::days(i64::from(config.auth.login_history_retention_days)),
+    };
     workers.spawn("janitor", move |cancel| {
         janitor(store, clock, retention, cancel)
     });
@@ -40,13 +43,27 @@ pub(super) fn spawn(
     )
 }
 
+/// How long a closed recovery (cancelled, expired, completed and settled) stays readable: its
+/// asking browser sees "over" rather than a decoy's "collecting" for this long. Its events are
+/// the lasting record.
+const CLOSED_RECOVERY_KEPT: time::Duration = time::Duration::days(30);
+
+/// How long history is kept: `[webhooks].history_retention_days`,
+/// `[auth].login_history_retention_days`.
+#[derive(Debug, Clone, Copy)]
+struct Retention {
+    webhooks: time::Duration,
+    login_history: time::Duration,
+}
+
 /// The async plane's housekeeping, every ten minutes: forgets expired idempotency keys and
 /// client-assertion ids (kept only to refuse replays within their lifetime), dead codes,
-/// sessions and tokens, and webhook history older than `retention`.
+/// sessions and tokens, webhook history and login history past their `retention`, and closed
+/// recoveries after [`CLOSED_RECOVERY_KEPT`].
 async fn janitor(
     store: Arc<dyn svc_store::Store>,
     clock: Arc<dyn Clock>,
-    retention: time::Duration,
+    retention: Retention,
     cancel: CancellationToken,
 ) {
     let mut ticker = tokio::time::interval(Duration::from_secs(600));
@@ -61,7 +78,11 @@ async fn janitor(
             let now = clock.now();
             let purged = tx.purge_expired(now).await?
                 + tx.purge_expired_grants(now).await?
-                + tx.purge_webhook_history(now - retention).await?;
+                + tx.purge_webhook_history(now - retention.webhooks).await?
+                + tx.purge_login_history(now - retention.login_history)
+                    .await?
+                + tx.purge_closed_recoveries(now - CLOSED_RECOVERY_KEPT)
+                    .await?;
             tx.commit().await.map(|()| purged)
         };
         match purge.await {
@@ -69,7 +90,7 @@ async fn janitor(
             Ok(purged) => {
                 tracing::info!(
                     purged,
-                    "expired idempotency keys, assertion ids, codes, sessions, tokens and webhook history removed"
+                    "expired idempotency keys, assertion ids, codes, sessions, tokens, webhook and login history, and closed recoveries removed"
                 )
             }
             Err(e) => tracing::warn!(error = %e, "housekeeping failed; retrying on the next tick"),

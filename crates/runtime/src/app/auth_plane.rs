@@ -108,6 +108,7 @@ fn authorize_settings(config: &Config) -> AuthorizeSettings {
         enrol: config.two_factor.enabled,
         second_factor_required: config.two_factor.enabled
             && config.two_factor.policy == svc_config::TwoFactorPolicy::Required,
+        recovery: config.two_factor.enabled && config.recovery.enabled,
         ..AuthorizeSettings::default()
     }
 }

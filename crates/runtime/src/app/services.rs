@@ -73,7 +73,9 @@ impl Services {
         let authn = crate::authn::build(config, store.clone(), clock.clone(), rng.clone()).await?;
         // The management API checks, hashes and invites through the same passwords and links,
         // as ports: svc-manage never depends on svc-authn.
-        let manage = manage.with_sign_in(crate::authn::sign_in_services(&authn));
+        let manage = manage
+            .with_sign_in(crate::authn::sign_in_services(&authn))
+            .with_second_factors(config.two_factor.enabled);
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),

@@ -104,6 +104,53 @@ pub async fn login_history_pages_per_user_both_ways(store: Arc<dyn Store>) {
     }
 }
 
+/// The retention purge deletes every tenant's records made before the bound, and only those.
+pub async fn login_history_purge_keeps_what_is_younger_than_the_retention(store: Arc<dyn Store>) {
+    let acme = tenant_fixture("acme", 1);
+    let other = tenant_fixture("other", 2);
+    let ada = user_fixture(&acme, 1, "ada@example.com");
+    let eve = user_fixture(&other, 3, "eve@example.com");
+    let mut tx = store.write().await.expect("write");
+    tx.insert_tenant(&acme).await.expect("acme");
+    tx.insert_tenant(&other).await.expect("other");
+    tx.insert_user(&ada).await.expect("ada");
+    tx.insert_user(&eve).await.expect("eve");
+    for n in [10u64, 20, 30, 40] {
+        tx.insert_login_record(&record(&ada, n, LoginResult::Success))
+            .await
+            .expect("ada's record");
+        tx.insert_login_record(&record(&eve, n, LoginResult::Success))
+            .await
+            .expect("eve's record");
+    }
+    tx.commit().await.expect("commit");
+    // Records at +10 and +20 ms of each user's creation go; +30 and +40 stay.
+    let bound = ada.created_at.max(eve.created_at) + Duration::milliseconds(25);
+    let mut tx = store.write().await.expect("write");
+    let purged = tx.purge_login_history(bound).await.expect("purge");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    let mut kept = 0;
+    for (tenant, user) in [(&acme, &ada), (&other, &eve)] {
+        let left = read
+            .login_history(&tenant.id, &user.id, None, Order::Ascending, 10)
+            .await
+            .expect("history");
+        assert!(
+            left.iter()
+                .all(|r| r.occurred_at >= bound - Duration::milliseconds(1)),
+            "{left:?}"
+        );
+        kept += left.len();
+    }
+    read.finish().await.expect("finish");
+    assert_eq!(purged as usize + kept, 8);
+    assert!(purged >= 2 && kept >= 2, "purged {purged}, kept {kept}");
+    let mut tx = store.write().await.expect("write");
+    assert_eq!(tx.purge_login_history(bound).await.expect("again"), 0);
+    tx.commit().await.expect("commit");
+}
+
 /// Every method and every result the domain knows is stored and read back as written (the
 /// `login_history_method_check` and `login_history_result_check` constraints admit each one),
 /// in every combination.

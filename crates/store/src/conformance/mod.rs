@@ -12,6 +12,7 @@ mod integrity;
 mod login_history;
 mod migrations;
 mod passkeys;
+mod recovery;
 mod signing_keys;
 mod tenants;
 mod users;
@@ -25,6 +26,7 @@ pub use integrity::*;
 pub use login_history::*;
 pub use migrations::*;
 pub use passkeys::*;
+pub use recovery::*;
 pub use signing_keys::*;
 pub use tenants::*;
 pub use users::*;
@@ -62,6 +64,7 @@ pub fn tenant_fixture(slug: &str, seed: u64) -> Tenant {
         display_name: format!("Tenant {slug}"),
         status: TenantStatus::Active,
         signup_enabled: seed % 2 == 1,
+        mfa_policy: svc_domain::MfaPolicy::Default,
         pairwise_secret: PairwiseSecret::generate(&SeededRandom::new(seed ^ 0x5eed)),
         created_at: clock.now(),
         updated_at: clock.now(),
@@ -120,6 +123,7 @@ macro_rules! conformance_suite {
             sessions_round_trip_revoke_and_list_live,
             login_history_pages_per_user_both_ways,
             login_history_keeps_every_method_and_result,
+            login_history_purge_keeps_what_is_younger_than_the_retention,
             second_factors_round_trip_per_user_and_tenant,
             second_factor_confirmation_happens_once_for_its_owner,
             totp_steps_only_move_forward,
@@ -144,6 +148,17 @@ macro_rules! conformance_suite {
             security_key_factor_secrets_are_replaced_in_their_tenant,
             passkey_sign_ins_are_recorded_in_login_history,
             spent_and_expired_ceremonies_are_purged,
+            recovery_guardians_round_trip_and_are_unique_per_user,
+            recovery_guardian_deletes_are_scoped_and_keep_approvals,
+            one_recovery_request_per_user_is_open,
+            recovery_requests_are_found_by_secret_cancel_token_and_id,
+            recovery_approvals_are_spent_once_before_expiry,
+            recovery_transitions_apply_only_from_the_expected_status,
+            racing_recovery_writes_admit_exactly_one,
+            recovery_factor_due_is_read_and_cleared_per_user,
+            recovery_requests_refuse_what_the_schema_forbids,
+            closed_recoveries_are_purged_keeping_open_and_owing_ones,
+            recovery_records_go_with_their_tenant,
             user_tokens_are_single_use,
             counters_count_in_fixed_windows,
             interactions_expire_and_are_scoped,

@@ -4,7 +4,7 @@ use super::tenant_fixture;
 use crate::{Store, StoreError};
 use futures_util::future::join_all;
 use std::sync::Arc;
-use svc_domain::{TenantSlug, TenantStatus};
+use svc_domain::{MfaPolicy, TenantSlug, TenantStatus};
 use time::Duration;
 
 async fn insert(store: &Arc<dyn Store>, tenant: &svc_domain::Tenant) -> Result<(), StoreError> {
@@ -127,6 +127,7 @@ pub async fn update_tenant_changes_mutable_fields_only(store: Arc<dyn Store>) {
     changed.created_at += Duration::days(1); // must be ignored
     changed.slug = TenantSlug::parse("renamed").expect("slug"); // must be ignored
     changed.signup_enabled = !tenant.signup_enabled;
+    changed.mfa_policy = MfaPolicy::Required;
     changed.pairwise_secret = tenant_fixture("other", 6).pairwise_secret; // must be ignored
     let mut tx = store.write().await.expect("write");
     assert!(
@@ -147,6 +148,7 @@ pub async fn update_tenant_changes_mutable_fields_only(store: Arc<dyn Store>) {
     assert_eq!(got.created_at, tenant.created_at);
     assert_eq!(got.slug, tenant.slug);
     assert_eq!(got.signup_enabled, changed.signup_enabled);
+    assert_eq!(got.mfa_policy, MfaPolicy::Required);
     assert_eq!(got.pairwise_secret, tenant.pairwise_secret);
 }
 

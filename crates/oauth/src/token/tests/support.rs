@@ -237,6 +237,7 @@ fn new_tenant(slug: &str) -> Tenant {
         display_name: slug.into(),
         status: TenantStatus::Active,
         signup_enabled: false,
+        mfa_policy: svc_domain::MfaPolicy::Default,
         pairwise_secret: svc_domain::PairwiseSecret::from_bytes(&[7; 32])
             .unwrap_or_else(|| unreachable!()),
         created_at: start(),

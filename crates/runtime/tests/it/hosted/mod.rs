@@ -8,6 +8,7 @@ mod captcha;
 mod flow;
 mod history;
 mod passkeys;
+mod recovery;
 mod security;
 mod security_keys;
 pub(crate) mod support;

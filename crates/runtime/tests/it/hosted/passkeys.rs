@@ -103,6 +103,19 @@ async fn a_passkey_is_registered_signs_in_alone_at_aal2_and_is_renamed_and_remov
             account.status,
             account.body
         );
+        // Without a passkey (the first landing after sign-up), the account page offers one,
+        // and its glue gets the registration options with the page's own CSRF token.
+        assert!(
+            account.body.contains("data-webauthn=\"create\""),
+            "{backend:?}: {}",
+            account.body
+        );
+        account.assert_secure("account page with the passkey offer");
+        let offered = options(&browser, "/auth/account", "/auth/account/passkeys/options").await;
+        assert_eq!(
+            offered["publicKey"]["authenticatorSelection"]["residentKey"],
+            "required"
+        );
 
         // The page: no passkey yet, the form hidden until the glue shows it, allowed by hash.
         let page = browser.get("/auth/account/passkeys").await;
@@ -120,6 +133,11 @@ async fn a_passkey_is_registered_signs_in_alone_at_aal2_and_is_renamed_and_remov
 
         let mut soft = SoftAuthenticator::from_seed(7);
         register(&world, &browser, &mut soft, "Laptop").await;
+        let account = browser.get("/auth/account").await;
+        assert!(
+            !account.body.contains("data-webauthn=\"create\""),
+            "{backend:?}: a person with a passkey is not offered another here"
+        );
         let listed = browser.get("/auth/account/passkeys?done=added").await;
         assert!(listed.body.contains("value=\"Laptop\""), "{}", listed.body);
         assert!(listed.body.contains("This device only"), "{}", listed.body);

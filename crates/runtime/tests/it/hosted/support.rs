@@ -27,6 +27,9 @@ pub(crate) struct World {
     pub(crate) client_id: String,
     pub(crate) client_secret: String,
     pub(crate) user: String,
+    /// The operator token that created the tenant, and the tenant's id.
+    operator: String,
+    tenant_id: String,
     mail: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -84,6 +87,8 @@ impl World {
             client_id: String::new(),
             client_secret: String::new(),
             user: "ada@example.com".into(),
+            tenant_id: created["tenant"]["id"].as_str().unwrap().to_owned(),
+            operator,
             mail,
             _dir: dir,
         };
@@ -94,6 +99,20 @@ impl World {
         let user = world.user.clone();
         world.create_user(&user, PASSWORD).await;
         world
+    }
+
+    /// Changes the tenant through the control plane (`PATCH`): the answer.
+    pub(crate) async fn patch_tenant(&self, patch: Value) -> reqwest::Response {
+        self.app
+            .request(
+                reqwest::Method::PATCH,
+                &format!("/api/v1/control-plane/tenants/{}", self.tenant_id),
+            )
+            .bearer_auth(&self.operator)
+            .json(&patch)
+            .send()
+            .await
+            .unwrap()
     }
 
     /// Registers a code-flow application: `(client_id, client_secret)`.

@@ -30,7 +30,7 @@ async fn world(backend: Backend, extra: &[(&'static str, &'static str)]) -> Worl
 
 /// The code of `key` (base32) for the step containing now + `offset` seconds.
 #[allow(clippy::disallowed_methods)] // the authenticator app reads the wall clock, like the server
-fn totp(key: &str, offset: i64) -> String {
+pub(super) fn totp(key: &str, offset: i64) -> String {
     let secret = totp_rs::Secret::try_from_base32(key.replace(' ', "")).unwrap();
     let totp = totp_rs::Builder::new()
         .with_secret(secret)
@@ -57,7 +57,7 @@ fn codes(page: &Page) -> Vec<String> {
 
 /// Signs `browser` in with the password (no second factor yet) and enrols an authenticator:
 /// returns the key and the backup codes shown once.
-async fn enrol(browser: &Browser, world: &World) -> (String, Vec<String>) {
+pub(super) async fn enrol(browser: &Browser, world: &World) -> (String, Vec<String>) {
     let signed_in = browser.sign_in(None, &world.user, PASSWORD).await;
     assert_eq!(signed_in.location().as_deref(), Some("/auth/account"));
     let account = browser.get("/auth/account").await;
@@ -1016,6 +1016,108 @@ async fn an_application_with_a_minimum_acr_gets_aal2_or_nothing() {
         let (_, claims) =
             verify_id_token(&world, issued["id_token"].as_str().unwrap(), &strict_id).await;
         assert_eq!(claims["acr"], "urn:svc:aal2");
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn a_tenant_sets_its_own_policy_through_the_control_plane() {
+    for backend in BACKENDS {
+        let world = world(backend, &[]).await;
+        // Required for this tenant: a person without a factor sets one up first.
+        let changed = world
+            .patch_tenant(serde_json::json!({"mfa_policy": "required"}))
+            .await;
+        assert_eq!(changed.status(), 200, "{backend:?}");
+        let changed: Value = changed.json().await.unwrap();
+        assert_eq!(changed["mfa_policy"], "required");
+        let browser = world.browser();
+        browser.sign_in(None, &world.user, PASSWORD).await;
+        let asked = browser
+            .get(&world.authorize_path("openid", "st", &[]))
+            .await;
+        let location = asked.location().unwrap();
+        assert!(
+            location.starts_with("/auth/account/two-factor?interaction="),
+            "{backend:?}: {location}"
+        );
+        // Off: nothing new is offered and nothing is stepped up.
+        let off = world
+            .patch_tenant(serde_json::json!({"mfa_policy": "off"}))
+            .await;
+        assert_eq!(off.status(), 200, "{backend:?}");
+        let code = authorize(&world, &browser, &[("acr_values", "urn:svc:aal2")], None).await;
+        assert!(param(&code, "code").is_some(), "{backend:?}: {code}");
+        let essential = r#"{"id_token":{"acr":{"essential":true,"values":["urn:svc:aal2"]}}}"#;
+        let refused = authorize(&world, &browser, &[("claims", essential)], None).await;
+        assert_eq!(
+            param(&refused, "error").as_deref(),
+            Some("unmet_authentication_requirements"),
+            "{backend:?}: {refused}"
+        );
+        let overview = browser.get("/auth/account/two-factor").await;
+        assert_eq!(overview.status, 200);
+        assert!(
+            !overview.body.contains("value=\"setup\""),
+            "{backend:?}: no setup offered"
+        );
+        let setup = browser
+            .submit(
+                "/auth/account/two-factor",
+                "/auth/account/two-factor",
+                &[("action", "setup")],
+            )
+            .await;
+        assert_eq!(setup.status, 404, "{backend:?}: {}", setup.body);
+        // A factor set up before the policy went off is still asked for.
+        world
+            .patch_tenant(serde_json::json!({"mfa_policy": "default"}))
+            .await;
+        let (key, _) = enrol(&world.browser(), &world).await;
+        world
+            .patch_tenant(serde_json::json!({"mfa_policy": "off"}))
+            .await;
+        let later = world.browser();
+        let second = later.sign_in(None, &world.user, PASSWORD).await;
+        let location = second.location().unwrap();
+        assert!(
+            location.starts_with("/auth/second-factor"),
+            "{backend:?}: {location}"
+        );
+        let done = later
+            .submit(
+                &location,
+                "/auth/second-factor",
+                &[("code", &totp(&key, 30))],
+            )
+            .await;
+        assert_eq!(done.status, 303, "{backend:?}: {}", done.body);
+        // Unknown policies are refused, naming the field.
+        let bad = world
+            .patch_tenant(serde_json::json!({"mfa_policy": "admins"}))
+            .await;
+        assert_eq!(bad.status(), 400, "{backend:?}");
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn a_policy_that_needs_second_factors_is_refused_where_the_deployment_has_none() {
+    for backend in BACKENDS {
+        let world = World::new(backend, Setup::default()).await;
+        for policy in ["optional", "required"] {
+            let refused = world
+                .patch_tenant(serde_json::json!({"mfa_policy": policy}))
+                .await;
+            assert_eq!(refused.status(), 400, "{backend:?} {policy}");
+            let body = refused.text().await.unwrap();
+            assert!(body.contains("mfa_policy"), "{body}");
+            assert!(body.contains("[two_factor].enabled"), "{body}");
+        }
+        let off = world
+            .patch_tenant(serde_json::json!({"mfa_policy": "off"}))
+            .await;
+        assert_eq!(off.status(), 200, "{backend:?}");
         world.shutdown().await;
     }
 }
