@@ -7,8 +7,8 @@
 //! so signatures over retries cover the same body.
 
 use crate::{
-    ClientId, Clock, DeliveryId, EventId, FactorId, GuardianId, PasskeyId, RecoveryId,
-    RefreshFamilyId, Rng, SessionId, TenantId, UserId, WebhookId,
+    ClientId, Clock, DeliveryId, EventId, FactorId, GuardianId, OrganizationId, PasskeyId,
+    RecoveryId, RefreshFamilyId, Rng, SessionId, TenantId, UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -169,11 +169,21 @@ catalog! {
     /// Enterprise SSO provisioned a person.
     SsoUserProvisioned = "sso.user.provisioned", emitted: false;
     /// An organization was created.
-    OrgCreated = "org.created", emitted: false;
+    OrgCreated = "org.created", emitted: true;
+    /// An organization's name, slug or metadata changed.
+    OrgUpdated = "org.updated", emitted: true;
+    /// An organization was suspended: nobody obtains tokens for it until it is reactivated.
+    OrgSuspended = "org.suspended", emitted: true;
+    /// A suspended organization was reactivated.
+    OrgReactivated = "org.reactivated", emitted: true;
+    /// An organization was deleted with its memberships.
+    OrgDeleted = "org.deleted", emitted: true;
     /// A member joined an organization.
-    OrgMemberAdded = "org.member.added", emitted: false;
-    /// A member's role in an organization changed.
-    OrgMemberRoleChanged = "org.member.role_changed", emitted: false;
+    OrgMemberAdded = "org.member.added", emitted: true;
+    /// A member's roles in an organization changed.
+    OrgMemberRoleChanged = "org.member.role_changed", emitted: true;
+    /// A member left an organization (or was removed from it).
+    OrgMemberRemoved = "org.member.removed", emitted: true;
     /// A payment is pending.
     CommercePaymentPending = "commerce.payment.pending", emitted: false;
     /// A payment succeeded.
@@ -278,6 +288,9 @@ pub enum RevocationReason {
     CodeReuse,
     /// A rotated refresh token was presented again.
     RefreshTokenReuse,
+    /// The grant acted in an organization that is suspended or gone, or that the person is no
+    /// longer a member of.
+    OrganizationAccessEnded,
 }
 
 /// Which limit a brute-force detection concerns.
@@ -516,6 +529,33 @@ pub enum EventData {
         /// Its receiver URL.
         url: String,
         /// Who made the change (`system` when a 410 disabled it).
+        actor: String,
+    },
+    /// `org.created`, `org.updated`, `org.suspended`, `org.reactivated`, `org.deleted`
+    Organization {
+        /// The organization.
+        organization_id: OrganizationId,
+        /// Its slug after the change.
+        slug: String,
+        /// Its name after the change.
+        name: String,
+        /// Its status after the change.
+        status: String,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `org.member.added`, `org.member.role_changed`, `org.member.removed`
+    OrgMember {
+        /// The organization.
+        organization_id: OrganizationId,
+        /// The member.
+        user_id: UserId,
+        /// The roles held after the change (empty once removed).
+        roles: Vec<String>,
+        /// The roles held before the change (role changes and removals).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previous_roles: Option<Vec<String>>,
+        /// Who made the change.
         actor: String,
     },
     /// `webhook.test`

@@ -155,6 +155,13 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies an organization of a tenant (`org_…`): a customer company of a B2B tenant,
+    /// whose members hold organization roles.
+    OrganizationId,
+    "org_"
+);
+
+prefixed_id!(
     /// Identifies a tenant user, a person who signs in (`usr_…`). Email is an attribute, never
     /// the key.
     UserId,

@@ -13,6 +13,7 @@ mod factor;
 mod id;
 mod keys;
 mod login;
+mod organization;
 mod passkey;
 mod password;
 mod recovery;
@@ -40,13 +41,17 @@ pub use factor::{
 };
 pub use id::{
     AuditEntryId, ClientId, DeliveryId, EventId, FactorId, GuardianId, IdError, InteractionId,
-    LoginRecordId, OperatorTokenId, PasskeyId, RecoveryId, RefreshFamilyId, SessionId, TenantId,
-    UserId, WebhookId,
+    LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, RecoveryId, RefreshFamilyId,
+    SessionId, TenantId, UserId, WebhookId,
 };
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
 pub use login::{
     LoginMethod, LoginRecord, LoginResult, MAX_LOGIN_USER_AGENT_CHARS, UnknownLoginValue,
     login_user_agent,
+};
+pub use organization::{
+    Membership, ORG_ADMIN, ORG_MEMBER, ORG_OWNER, ORG_ROLES, OrgSlug, OrgStatus, OrgValueError,
+    Organization, RoleKey,
 };
 pub use passkey::{
     AMR_HWK, AMR_SWK, AMR_USER, CeremonyPurpose, MAX_CREDENTIAL_ID_BYTES, MAX_PASSKEY_NAME_CHARS,

@@ -48,6 +48,22 @@ pub mod action {
     pub const TENANT_USER_SESSION_REVOKED: &str = "tenant_user.session_revoked";
     /// Every second factor and backup code of a tenant user was removed by an administrator.
     pub const TENANT_USER_SECOND_FACTORS_RESET: &str = "tenant_user.second_factors_reset";
+    /// An organization was created.
+    pub const ORGANIZATION_CREATED: &str = "organization.created";
+    /// An organization's name, slug or metadata changed.
+    pub const ORGANIZATION_UPDATED: &str = "organization.updated";
+    /// An organization was suspended.
+    pub const ORGANIZATION_SUSPENDED: &str = "organization.suspended";
+    /// A suspended organization was reactivated.
+    pub const ORGANIZATION_REACTIVATED: &str = "organization.reactivated";
+    /// An organization was deleted with its memberships.
+    pub const ORGANIZATION_DELETED: &str = "organization.deleted";
+    /// A person was added to an organization (target: the organization).
+    pub const ORGANIZATION_MEMBER_ADDED: &str = "organization.member_added";
+    /// The roles of an organization's member changed (target: the organization).
+    pub const ORGANIZATION_MEMBER_ROLES_CHANGED: &str = "organization.member_roles_changed";
+    /// A person was removed from an organization (target: the organization).
+    pub const ORGANIZATION_MEMBER_REMOVED: &str = "organization.member_removed";
     /// A webhook subscription was created.
     pub const WEBHOOK_CREATED: &str = "webhook.created";
     /// A webhook subscription's URL, event types, description or active flag changed.

@@ -3,7 +3,8 @@
 //! rolled back and never misses one that committed.
 
 use crate::{ManageContext, ManageError};
-use svc_domain::{Event, EventData, EventType, TenantId};
+use std::collections::BTreeSet;
+use svc_domain::{Event, EventData, EventType, Membership, Organization, RoleKey, TenantId};
 use svc_store::WriteTx;
 
 /// Appends an event of `event_type` for `tenant` within `tx`.
@@ -56,4 +57,44 @@ pub(crate) async fn application_changed(
         actor: actor.as_audit_string(),
     };
     record(tx, ctx, &app.tenant_id, event_type, data).await
+}
+
+/// An `org.*` event about `org` (as it is after the change) after a change by `actor`.
+pub(crate) async fn organization_changed(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    actor: &crate::Actor,
+    org: &Organization,
+    event_type: EventType,
+) -> Result<(), ManageError> {
+    let data = EventData::Organization {
+        organization_id: org.id.clone(),
+        slug: org.slug.as_str().to_owned(),
+        name: org.name.clone(),
+        status: org.status.as_str().to_owned(),
+        actor: actor.as_audit_string(),
+    };
+    record(tx, ctx, &org.tenant_id, event_type, data).await
+}
+
+/// An `org.member.*` event about `membership` after a change by `actor`: the roles it holds now
+/// (none once removed) and, for role changes and removals, the ones it held before.
+pub(crate) async fn member_changed(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    actor: &crate::Actor,
+    event_type: EventType,
+    membership: &Membership,
+    roles: &BTreeSet<RoleKey>,
+    previous: Option<&BTreeSet<RoleKey>>,
+) -> Result<(), ManageError> {
+    let names = |set: &BTreeSet<RoleKey>| set.iter().map(|r| r.as_str().to_owned()).collect();
+    let data = EventData::OrgMember {
+        organization_id: membership.organization_id.clone(),
+        user_id: membership.user_id.clone(),
+        roles: names(roles),
+        previous_roles: previous.map(names),
+        actor: actor.as_audit_string(),
+    };
+    record(tx, ctx, &membership.tenant_id, event_type, data).await
 }

@@ -7,6 +7,8 @@
 //!   operator tokens;
 //! - [`applications`]: a tenant's OAuth clients and their registration rules;
 //! - [`users`]: a tenant's users (people who sign in), their lifecycle and sessions;
+//! - [`organizations`]: a tenant's organizations (its customer companies), their lifecycle and
+//!   their members' roles;
 //! - [`webhooks`]: a tenant's webhook subscriptions, test deliveries and delivery history;
 //! - [`caller`]: what the management API checks about its caller in the database (revocation);
 //! - [`audit`]: the audit log, written in the same transaction as the change it records (as
@@ -27,6 +29,7 @@ pub mod control_plane;
 mod error;
 mod events;
 pub mod idempotency;
+pub mod organizations;
 mod page;
 mod revision;
 mod sign_in;

@@ -36,6 +36,7 @@ mod applications;
 mod audit;
 mod coordination;
 mod counters;
+mod organizations;
 mod signing_keys;
 mod webhooks;
 

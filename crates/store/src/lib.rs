@@ -14,6 +14,7 @@ mod error;
 mod factors;
 mod grants;
 mod order;
+mod organizations;
 mod passkeys;
 mod recovery;
 mod signing_keys;
@@ -32,6 +33,7 @@ pub use error::StoreError;
 pub use factors::{FactorReads, FactorWrites};
 pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
 pub use order::Order;
+pub use organizations::{OrganizationReads, OrganizationWrites};
 pub use passkeys::{PasskeyReads, PasskeyWrites};
 pub use recovery::{RecoveryReads, RecoveryWrites};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
@@ -153,6 +155,7 @@ pub trait ReadTx:
     + FactorReads
     + PasskeyReads
     + RecoveryReads
+    + OrganizationReads
     + GrantReads
     + WebhookReads
     + Send
@@ -186,6 +189,8 @@ pub trait WriteTx:
     + PasskeyWrites
     + RecoveryReads
     + RecoveryWrites
+    + OrganizationReads
+    + OrganizationWrites
     + CounterWrites
     + GrantReads
     + GrantWrites

@@ -53,6 +53,16 @@ permission!(
     "audit:read"
 );
 permission!(
+    /// `organizations:read`
+    OrganizationsRead,
+    "organizations:read"
+);
+permission!(
+    /// `organizations:write`
+    OrganizationsWrite,
+    "organizations:write"
+);
+permission!(
     /// `users:read`
     UsersRead,
     "users:read"
@@ -139,6 +149,7 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
             issuer: tenant.issuer.clone(),
             audience: management_api_resource(&tenant.issuer),
             tenant_id: tenant.tenant.id.to_string(),
+            organization: None,
             required_scope: Some(P::SCOPE.to_owned()),
             // Humans pass validation so that the refusal below can say why they are refused.
             subject_types: vec![SubjectType::System, SubjectType::Human, SubjectType::Agent],
@@ -222,6 +233,7 @@ impl crate::MetricsAuthorizer for MetricsReadAuthorizer {
             issuer: tenant.issuer.clone(),
             audience: management_api_resource(&tenant.issuer),
             tenant_id: tenant.tenant.id.to_string(),
+            organization: None,
             required_scope: Some("metrics:read".to_owned()),
             subject_types: vec![SubjectType::System],
             allow_delegation: false,

@@ -12,7 +12,8 @@ mod idempotency;
 
 pub use auth::{
     ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, MetricsReadAuthorizer,
-    OperatorCaller, Permission, UsersRead, UsersWrite, WebhooksRead, WebhooksWrite,
+    OperatorCaller, OrganizationsRead, OrganizationsWrite, Permission, UsersRead, UsersWrite,
+    WebhooksRead, WebhooksWrite,
 };
 pub use idempotency::idempotent;
 

@@ -40,6 +40,8 @@ pub mod tags {
     pub const AUDIT: &str = "Audit log";
     /// Tenant users.
     pub const USERS: &str = "Users";
+    /// Organizations and their members.
+    pub const ORGANIZATIONS: &str = "Organizations";
     /// Webhook subscriptions.
     pub const WEBHOOKS: &str = "Webhooks";
     /// The operator's control plane.
@@ -70,6 +72,7 @@ pub mod tags {
     tags(
         (name = tags::APPLICATIONS, description = "OAuth clients of the tenant."),
         (name = tags::USERS, description = "People who sign in to the tenant."),
+        (name = tags::ORGANIZATIONS, description = "The tenant's customer organizations and their members' roles."),
         (name = tags::WEBHOOKS, description = "Signed webhook subscriptions and their deliveries."),
         (name = tags::AUDIT, description = "Who changed what, newest first."),
         (name = tags::CONTROL_PLANE, description = "Tenants, for the deployment's operators."),
@@ -128,6 +131,10 @@ fn scope_description(scope: &str) -> &'static str {
         "applications:write" => "Create, change and delete applications.",
         "users:read" => "Read users and their sessions.",
         "users:write" => "Create, change, suspend and remove users.",
+        "organizations:read" => "Read organizations, their members and a person's memberships.",
+        "organizations:write" => {
+            "Create, change, suspend and delete organizations; add, re-role and remove members."
+        }
         "webhooks:read" => "Read webhook subscriptions and deliveries.",
         "webhooks:write" => "Create, change, test and delete webhook subscriptions.",
         "audit:read" => "Read the audit log.",
@@ -152,6 +159,7 @@ pub fn document() -> OpenApi {
         crate::routes::applications::operations(),
         crate::routes::control_plane::operations(),
         crate::routes::users::operations(),
+        crate::routes::organizations::operations(),
         crate::routes::webhooks::operations(),
         crate::routes::token::operations(),
         crate::routes::well_known::operations(),

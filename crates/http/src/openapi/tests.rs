@@ -575,3 +575,56 @@ async fn health_answers_fit_their_schema() {
     let schema = response_schema(&doc, "/health/ready", "get", "503", "application/json");
     conforms(&doc, schema, &json!({"status": "unavailable"})).unwrap();
 }
+
+/// Every management scope the document's security scheme offers is described for what it
+/// grants, and every tag an operation carries is declared with a description (the organization
+/// routes included).
+#[test]
+fn management_scopes_and_tags_are_all_described() {
+    let doc = doc();
+    let flow = &doc["components"]["securitySchemes"][super::TENANT_TOKEN]["flows"]["clientCredentials"]
+        ["scopes"];
+    let scopes = flow.as_object().expect("scopes");
+    let offered: BTreeSet<&str> = scopes.keys().map(String::as_str).collect();
+    let served: BTreeSet<&str> = svc_domain::MANAGEMENT_API_SCOPES.into_iter().collect();
+    assert_eq!(offered, served);
+    for (scope, description) in scopes {
+        assert_ne!(
+            description, "A management scope.",
+            "{scope} has no description of its own"
+        );
+    }
+    assert!(offered.contains("organizations:read") && offered.contains("organizations:write"));
+
+    let declared: BTreeMap<&str, &str> = doc["tags"]
+        .as_array()
+        .expect("tags")
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().expect("a name"),
+                t["description"].as_str().expect("a description"),
+            )
+        })
+        .collect();
+    let mut used = BTreeSet::new();
+    for (path, method, op) in operations(&doc) {
+        for tag in op["tags"].as_array().into_iter().flatten() {
+            let tag = tag.as_str().expect("a tag name");
+            assert!(
+                declared.contains_key(tag),
+                "{method} {path}: {tag} is not declared"
+            );
+            used.insert(tag.to_owned());
+        }
+    }
+    assert!(used.contains(tags::ORGANIZATIONS));
+    let organizations = operations(&doc)
+        .into_iter()
+        .filter(|(_, _, op)| op["tags"] == json!([tags::ORGANIZATIONS]))
+        .count();
+    assert_eq!(
+        organizations, 13,
+        "the organization and membership operations"
+    );
+}

@@ -3,6 +3,8 @@
 
 pub mod applications;
 pub mod control_plane;
+pub mod organizations;
+mod organizations_members;
 mod protocol;
 pub mod token;
 pub mod users;

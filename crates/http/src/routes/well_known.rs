@@ -386,7 +386,8 @@ pub struct OpenIdConfiguration {
     "authorization_servers": ["https://acme.id.example.com"],
     "jwks_uri": "https://acme.id.example.com/.well-known/jwks.json",
     "scopes_supported": ["applications:read", "applications:write", "users:read",
-        "users:write", "webhooks:read", "webhooks:write", "audit:read"],
+        "users:write", "organizations:read", "organizations:write", "audit:read",
+        "webhooks:read", "webhooks:write"],
     "bearer_methods_supported": ["header"],
     "resource_signing_alg_values_supported": ["ES256", "EdDSA"],
     "resource_name": "svc tenant management API"

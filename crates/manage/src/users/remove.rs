@@ -1,10 +1,12 @@
 //! Removes a tenant user. The record stays as a tombstone (status `removed`) so its id is never
 //! reused and the audit trail keeps pointing at something; its address is freed for a new user.
-//! Removal is final.
+//! Removal is final, and ends the person's memberships of the tenant's organizations (each
+//! recorded as `org.member.removed`).
 
 use super::{ALL_LINKS, check_transition, end_access, invalidate_links, load, next_revision, save};
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, events};
+use std::collections::BTreeSet;
 use svc_domain::{EventType, TenantId, User, UserId, UserStatus};
 
 /// Removes the user `id` of `tenant`, audited as `tenant_user.removed`: sessions, refresh-token
@@ -30,6 +32,20 @@ pub async fn remove(
     save(tx.as_mut(), &user, read).await?;
     end_access(tx.as_mut(), &user, now, "user_removed").await?;
     invalidate_links(tx.as_mut(), &user, &ALL_LINKS, now).await?;
+    for membership in tx.memberships_of_user(tenant, id).await? {
+        tx.delete_membership(tenant, &membership.organization_id, id)
+            .await?;
+        events::member_changed(
+            tx.as_mut(),
+            ctx,
+            actor,
+            EventType::OrgMemberRemoved,
+            &membership,
+            &BTreeSet::new(),
+            Some(&membership.roles),
+        )
+        .await?;
+    }
     let entry = audit::entry(
         ctx,
         actor,

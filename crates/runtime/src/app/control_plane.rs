@@ -1,5 +1,6 @@
 //! The control plane's routes (ARCHITECTURE.md "Planes"): the operator's control-plane API and
-//! each tenant's management API (applications, users, webhooks), all over one [`ApiState`],
+//! each tenant's management API (applications, users, organizations, webhooks), all over one
+//! [`ApiState`],
 //! and the API reference when `[openapi].enabled`.
 
 use axum::Router;
@@ -12,6 +13,7 @@ pub(super) fn routes(api: &ApiState) -> Router {
         .merge(control_plane::router(api.clone()))
         .merge(applications::router(api.clone()))
         .merge(users::router(api.clone()))
+        .merge(svc_http::routes::organizations::router(api.clone()))
         .merge(webhooks::router(api.clone()))
 }
 

@@ -668,6 +668,8 @@ const SCOPE_PROBES: &[(&str, &str, &str)] = &[
     ("applications:write", "POST", "/api/v1/applications"),
     ("users:read", "GET", "/api/v1/tenant-users"),
     ("users:write", "POST", "/api/v1/tenant-users"),
+    ("organizations:read", "GET", "/api/v1/organizations"),
+    ("organizations:write", "POST", "/api/v1/organizations"),
     ("audit:read", "GET", "/api/v1/audit-logs"),
     ("webhooks:read", "GET", "/api/v1/webhooks"),
     ("webhooks:write", "POST", "/api/v1/webhooks"),

@@ -13,6 +13,7 @@ mod interop;
 mod kms;
 mod machine_access;
 mod openapi;
+mod organizations;
 mod planes;
 mod postgres_outage;
 mod tenant_users;

@@ -183,6 +183,9 @@ struct Fixtures {
     webhook: String,
     doomed_webhook: String,
     delivery: String,
+    /// An organization with `user` as its member, and one for the delete operation.
+    organization: String,
+    doomed_organization: String,
     tenant: String,
     doomed_tenant: String,
 }
@@ -335,6 +338,33 @@ impl Fixtures {
         )
         .await;
 
+        let organization = |slug: &str| json!({"name": slug.to_uppercase(), "slug": slug});
+        let target_org = post(
+            app,
+            management,
+            "/api/v1/organizations",
+            organization("target"),
+            201,
+        )
+        .await;
+        let target_org = str_field(&target_org, "id");
+        let doomed_org = post(
+            app,
+            management,
+            "/api/v1/organizations",
+            organization("doomed"),
+            201,
+        )
+        .await;
+        post(
+            app,
+            management,
+            &format!("/api/v1/organizations/{target_org}/members"),
+            json!({"user_id": user}),
+            201,
+        )
+        .await;
+
         let operator = credentials.operator.as_str();
         let tenant = create_tenant(app, operator, "target").await;
         let doomed_tenant = create_tenant(app, operator, "doomed").await;
@@ -349,6 +379,8 @@ impl Fixtures {
             webhook: target_hook,
             doomed_webhook: str_field(&doomed_hook, "id"),
             delivery: str_field(&delivery, "id"),
+            organization: target_org,
+            doomed_organization: str_field(&doomed_org, "id"),
             tenant: tenant.id,
             doomed_tenant: doomed_tenant.id,
         }
@@ -388,6 +420,36 @@ impl Fixtures {
                     vec![("path.id", &self.user)],
                 ),
                 (&["removeTenantUser"], vec![("path.id", &self.doomed_user)]),
+                (
+                    &[
+                        "getOrganization",
+                        "updateOrganization",
+                        "suspendOrganization",
+                        "reactivateOrganization",
+                        "addOrganizationMember",
+                        "listOrganizationMembers",
+                    ],
+                    vec![("path.id", &self.organization)],
+                ),
+                (
+                    &["deleteOrganization"],
+                    vec![("path.id", &self.doomed_organization)],
+                ),
+                (
+                    &[
+                        "getOrganizationMember",
+                        "updateOrganizationMemberRoles",
+                        "removeOrganizationMember",
+                    ],
+                    vec![
+                        ("path.id", &self.organization),
+                        ("path.user_id", &self.user),
+                    ],
+                ),
+                (
+                    &["listTenantUserOrganizations"],
+                    vec![("path.id", &self.user)],
+                ),
                 (
                     &["revokeTenantUserSession"],
                     vec![

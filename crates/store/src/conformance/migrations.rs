@@ -39,10 +39,13 @@ pub async fn pool_status_reports_configured_maximum(store: Arc<dyn Store>) {
     assert!(status.idle <= status.size, "{status:?}");
 }
 
-/// The management-scope migration (`20261123000001_management_scopes`), given a store migrated
-/// only up to the version before it: a management application stored with the contract's
-/// organizations, policies, agents and billing scopes keeps only the served ones, in order; an
-/// ordinary application registered with one of those names as its own API scope keeps it.
+/// The management-scope migrations, given a store migrated only up to the version before the
+/// first of them: `20261123000001_management_scopes` takes away the contract's scopes no route
+/// served (organizations, policies, agents, billing), `20261124000001_organizations` gives back
+/// the organizations scopes now served. So a management application stored with every contract
+/// scope, and one of a tenant created between the two versions (holding the seven scopes then
+/// served), both end with exactly the served ones; an ordinary application registered with one
+/// of those names as its own API scope keeps what it had, and gains nothing.
 ///
 /// `insert_legacy` stores applications with the columns of that version, in the backend's own
 /// SQL: the repository writes the current schema, whose later columns (`minimum_acr`) that
@@ -68,11 +71,24 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         minimum_acr: None,
         ..super::application_fixture(&tenant, 73)
     };
+    // A tenant whose management application was created while organizations were not served.
+    let later = super::tenant_fixture("later", 74);
+    let between = Application {
+        is_management: true,
+        allowed_scopes: ScopeSet::parse(
+            "applications:read applications:write users:read users:write audit:read \
+             webhooks:read webhooks:write",
+        )
+        .expect("scopes served before organizations"),
+        minimum_acr: None,
+        ..super::application_fixture(&later, 75)
+    };
 
     let mut tx = store.write().await.expect("write");
     tx.insert_tenant(&tenant).await.expect("tenant");
+    tx.insert_tenant(&later).await.expect("later tenant");
     tx.commit().await.expect("commit");
-    insert_legacy(&[management.clone(), ordinary.clone()]).await;
+    insert_legacy(&[management.clone(), ordinary.clone(), between.clone()]).await;
 
     store.migrate().await.expect("the remaining migrations");
 
@@ -87,15 +103,28 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         .await
         .expect("read ordinary app")
         .expect("ordinary app");
+    let granted = read
+        .application(&later.id, &between.id)
+        .await
+        .expect("read later management app")
+        .expect("later management app");
     read.finish().await.expect("finish");
     let served = ScopeSet::parse(&MANAGEMENT_API_SCOPES.join(" ")).expect("served scopes");
     assert_eq!(
         migrated,
         Application {
-            allowed_scopes: served,
+            allowed_scopes: served.clone(),
             ..management
         },
         "only the scopes change: a data fix, not an edit"
+    );
+    assert_eq!(
+        granted,
+        Application {
+            allowed_scopes: served,
+            ..between
+        },
+        "the organizations scopes are granted, and nothing else changes"
     );
     assert_eq!(kept, ordinary, "an ordinary application is untouched");
 }

@@ -11,6 +11,7 @@ mod grants;
 mod integrity;
 mod login_history;
 mod migrations;
+mod organizations;
 mod passkeys;
 mod recovery;
 mod signing_keys;
@@ -25,6 +26,7 @@ pub use grants::*;
 pub use integrity::*;
 pub use login_history::*;
 pub use migrations::*;
+pub use organizations::*;
 pub use passkeys::*;
 pub use recovery::*;
 pub use signing_keys::*;
@@ -159,6 +161,14 @@ macro_rules! conformance_suite {
             recovery_requests_refuse_what_the_schema_forbids,
             closed_recoveries_are_purged_keeping_open_and_owing_ones,
             recovery_records_go_with_their_tenant,
+            organizations_round_trip_by_id_and_slug,
+            organization_slugs_are_unique_per_tenant,
+            list_organizations_paginates_both_ways,
+            organization_updates_apply_only_at_the_revision_read,
+            deleting_an_organization_deletes_its_memberships,
+            memberships_round_trip_and_are_unique_per_organization,
+            members_page_by_user_and_memberships_span_organizations,
+            organizations_go_with_their_tenant,
             user_tokens_are_single_use,
             counters_count_in_fixed_windows,
             interactions_expire_and_are_scoped,

@@ -1,0 +1,86 @@
+//! Adds a person to an organization.
+
+use super::{ADDED, MAX_MEMBERSHIPS_PER_USER, record_audit};
+use crate::organizations::input::{NewMember, check_roles, check_user_id, member_id_refused};
+use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use svc_domain::{EventType, Membership, ORG_MEMBER, OrganizationId, TenantId, UserStatus};
+use svc_store::StoreError;
+
+/// The constraint the store names when the person is already a member.
+const MEMBER_KEY: &str = "organization_members_pkey";
+
+/// Adds the user `input.user_id` to the organization `org` of `tenant` with `input.roles`
+/// (default `member`), audited as `organization.member_added` (target: the organization), with
+/// the event `org.member.added`.
+///
+/// Errors: [`ManageError::NotFound`] when the organization is absent;
+/// [`ManageError::Invalid`] naming `user_id` when it is not a user of this tenant that is not
+/// removed (the same answer for a malformed id, an unknown one or another tenant's), or `roles`;
+/// [`ManageError::Conflict`] when the person is already a member, or already belongs to
+/// [`MAX_MEMBERSHIPS_PER_USER`] organizations.
+pub async fn add_member(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    actor: &Actor,
+    meta: &RequestMeta,
+    org: &OrganizationId,
+    input: NewMember,
+) -> Result<Membership, ManageError> {
+    let user_id = check_user_id(&input.user_id)?;
+    let roles = match input.roles.as_deref() {
+        Some(raw) => check_roles(raw)?,
+        None => check_roles(&[ORG_MEMBER.to_owned()])?,
+    };
+
+    let mut tx = ctx.store.write().await?;
+    if tx.organization(tenant, org).await?.is_none() {
+        return Err(ManageError::NotFound);
+    }
+    match tx.user(tenant, &user_id).await? {
+        Some(user) if user.status != UserStatus::Removed => {}
+        _ => return Err(member_id_refused()),
+    }
+    if tx.membership(tenant, org, &user_id).await?.is_some() {
+        return Err(already_a_member());
+    }
+    let held = tx.memberships_of_user(tenant, &user_id).await?.len();
+    if held >= MAX_MEMBERSHIPS_PER_USER {
+        return Err(ManageError::Conflict(format!(
+            "this person already belongs to {MAX_MEMBERSHIPS_PER_USER} organizations, the most \
+             one person may"
+        )));
+    }
+    let now = ctx.now();
+    let membership = Membership {
+        tenant_id: tenant.clone(),
+        organization_id: org.clone(),
+        user_id,
+        roles,
+        created_at: now,
+        updated_at: now,
+    };
+    match tx.insert_membership(&membership).await {
+        Ok(()) => {}
+        Err(StoreError::Conflict { constraint }) if constraint == MEMBER_KEY => {
+            return Err(already_a_member());
+        }
+        Err(e) => return Err(e.into()),
+    }
+    record_audit(tx.as_mut(), ctx, actor, meta, &membership, ADDED).await?;
+    events::member_changed(
+        tx.as_mut(),
+        ctx,
+        actor,
+        EventType::OrgMemberAdded,
+        &membership,
+        &membership.roles,
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(membership)
+}
+
+fn already_a_member() -> ManageError {
+    ManageError::Conflict("this person is already a member of the organization".to_owned())
+}
