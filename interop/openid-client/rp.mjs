@@ -8,7 +8,8 @@
 // CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
 // REDIRECT_URI, POST_LOGOUT_REDIRECT_URI, USER_EMAIL, USER_PASSWORD, API_AUDIENCE (the access
 // tokens' `aud`, registered on both clients: the confidential one is the resource server that
-// may introspect them), CHROMIUM_PATH (default /usr/bin/chromium).
+// may introspect them), ORGANIZATION_ID (the id of organization `acme`, which the user belongs
+// to; `globex` exists without them), CHROMIUM_PATH (default /usr/bin/chromium).
 // Prints one JSON line on stdout; exits 1 with "interop check failed: …" on stderr otherwise.
 import { createHash } from 'node:crypto';
 import * as jose from 'jose';
@@ -219,6 +220,74 @@ async function main(step) {
   checkEqual(tokens2.claims().sub, claims.sub, 'same sub on the second sign-in');
   check(typeof tokens2.refresh_token === 'string', 'second flow: refresh token issued');
   passed('sso_session_reused');
+
+  // ---- Signing in to an organization (the `organization` authorization parameter) ----
+  step('authorize in organization acme');
+  const organizationId = env('ORGANIZATION_ID');
+  const orgVerifier = client.randomPKCECodeVerifier();
+  const orgState = client.randomState();
+  const orgNonce = client.randomNonce();
+  const inOrg = await runInteraction(
+    context,
+    page,
+    client.buildAuthorizationUrl(pub, {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: await client.calculatePKCECodeChallenge(orgVerifier),
+      code_challenge_method: 'S256',
+      state: orgState,
+      nonce: orgNonce,
+      organization: 'acme',
+    }).href,
+    redirectUri,
+    {},
+  );
+  const orgTokens = await client.authorizationCodeGrant(pub, new URL(inOrg.url), {
+    pkceCodeVerifier: orgVerifier,
+    expectedState: orgState,
+    expectedNonce: orgNonce,
+    idTokenExpected: true,
+  });
+  const orgAccess = await jose.jwtVerify(orgTokens.access_token, jwks, { issuer, typ: 'at+jwt', audience: apiAudience });
+  checkEqual(orgAccess.payload.org_id, organizationId, 'access token org_id');
+  checkEqual(orgAccess.payload.org, organizationId, 'access token org');
+  checkEqual(orgAccess.payload.org_slug, 'acme', 'access token org_slug');
+  checkEqual(orgTokens.claims().org_id, organizationId, 'ID token org_id');
+  const orgRefreshed = await client.refreshTokenGrant(pub, orgTokens.refresh_token);
+  const orgRefreshedAccess = jose.decodeJwt(orgRefreshed.access_token);
+  checkEqual(orgRefreshedAccess.org_id, organizationId, 'refreshed access token org_id');
+  check(jose.decodeJwt(tokens2.access_token).org_id === undefined, 'no org_id without the parameter');
+  passed('organization_claims');
+
+  step('authorize in organization globex (not a member)');
+  const foreignState = client.randomState();
+  const foreignVerifier = client.randomPKCECodeVerifier();
+  const foreign = await runInteraction(
+    context,
+    page,
+    client.buildAuthorizationUrl(pub, {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: await client.calculatePKCECodeChallenge(foreignVerifier),
+      code_challenge_method: 'S256',
+      state: foreignState,
+      nonce: client.randomNonce(),
+      organization: 'globex',
+    }).href,
+    redirectUri,
+    {},
+  );
+  try {
+    await client.authorizationCodeGrant(pub, new URL(foreign.url), {
+      pkceCodeVerifier: foreignVerifier,
+      expectedState: foreignState,
+    });
+    throw new CheckFailed('a code was issued for an organization the person is not in');
+  } catch (error) {
+    if (error instanceof CheckFailed) throw error;
+    checkEqual(error?.error, 'access_denied', `openid-client's reading of the refusal (${error?.message})`);
+  }
+  passed('organization_not_a_member');
 
   // ---- Introspection (confidential client) and revocation ----
   step('tokenIntrospection (active)');

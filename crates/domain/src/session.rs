@@ -6,8 +6,8 @@
 //! 256 random bits and is stored only as its [`SecretHash`] (CONTRACTS.md "Tokens").
 
 use crate::{
-    ClientId, InteractionId, RedirectUri, RefreshFamilyId, ScopeSet, SecretHash, SessionId,
-    TenantId, UserId,
+    ClientId, InteractionId, OrganizationId, RedirectUri, RefreshFamilyId, ScopeSet, SecretHash,
+    SessionId, TenantId, UserId,
 };
 use time::OffsetDateTime;
 
@@ -121,6 +121,9 @@ pub struct AuthorizationCode {
     pub claims: Option<String>,
     /// The subject the application sees.
     pub subject: String,
+    /// The organization the person acts in (the `organization` authorization parameter),
+    /// re-checked at redemption: the tokens carry `org_id` and `org_slug`.
+    pub organization_id: Option<OrganizationId>,
     /// Issue time.
     pub created_at: OffsetDateTime,
     /// Redemption deadline.
@@ -159,6 +162,9 @@ pub struct RefreshFamily {
     pub acr: Option<String>,
     /// `amr` of the original sign-in.
     pub amr: Vec<String>,
+    /// The organization the grant acts in; every refresh re-checks that it is active and the
+    /// person still a member, and revokes the family when not.
+    pub organization_id: Option<OrganizationId>,
     /// Creation.
     pub created_at: OffsetDateTime,
     /// Absolute expiry (`jwt.refresh_token_lifetime_*` from creation).

@@ -48,6 +48,8 @@ pub struct IdTokenFacts<'a> {
     pub access_token: &'a str,
     /// Person claims requested for the ID token and permitted by consent.
     pub person: &'a Map<String, Value>,
+    /// The organization the person acts in (`org_id`, `org_slug`), when the grant has one.
+    pub organization: Option<crate::token::OrgClaims<'a>>,
 }
 
 /// Signs the ID token for `facts` with `signer` at `now`, living `lifetime`.
@@ -77,6 +79,9 @@ pub fn sign_id_token(
     }
     if let Some(sid) = facts.session {
         claims.insert("sid".into(), json!(sid.as_str()));
+    }
+    if let Some(org) = facts.organization {
+        org.insert_into(&mut claims);
     }
     let at_hash = URL_SAFE_NO_PAD.encode(left_half_hash(signer.alg(), facts.access_token));
     claims.insert("at_hash".into(), json!(at_hash));
@@ -116,6 +121,10 @@ mod tests {
                     ("email".to_owned(), json!("ada@example.com")),
                     ("sub".to_owned(), json!("not-the-subject")),
                 ]),
+                organization: Some(crate::token::OrgClaims {
+                    id: "org_01hzzzzzzzzzzzzzzzzzzzzzzz",
+                    slug: "acme-eu",
+                }),
             },
             now,
             Duration::from_secs(300),
@@ -132,6 +141,8 @@ mod tests {
         assert_eq!(c["amr"][0], "pwd");
         assert!(c.get("acr").is_none());
         assert_eq!(c["email"], "ada@example.com");
+        assert_eq!(c["org_id"], "org_01hzzzzzzzzzzzzzzzzzzzzzzz");
+        assert_eq!(c["org_slug"], "acme-eu");
         assert_eq!(
             c["sub"], "sub-1",
             "person claims never override the standard ones"

@@ -32,7 +32,7 @@ pub struct Introspector {
 }
 
 /// Claims copied into an active introspection response (RFC 7662 §2.2 plus ours).
-const COPIED_CLAIMS: [&str; 14] = [
+const COPIED_CLAIMS: [&str; 17] = [
     "scope",
     "client_id",
     "sub",
@@ -48,6 +48,10 @@ const COPIED_CLAIMS: [&str; 14] = [
     "auth_time",
     "acr",
     "amr",
+    // The organization the person acts in (when the grant has one).
+    "org",
+    "org_id",
+    "org_slug",
 ];
 
 impl Introspector {

@@ -129,9 +129,16 @@ pub struct AccessTokenClaims {
     /// Delegation chain, when the token was obtained by token exchange (rule 9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub act: Option<Actor>,
-    /// Active organization, when present.
+    /// The active organization's id (`org_…`), when the person acts in one: the token's `org_id`
+    /// (CONTRACTS.md "Organizations"), else its `org` (the spec's claim table; the server sends
+    /// both with the same value, and a token where they differ is refused). Key on this, never
+    /// on the slug. Rule 6b checked it when the route names an organization.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub org: Option<String>,
+    /// The active organization's slug (`org_slug`) when the token was issued, when present. For
+    /// display only: slugs can change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub org_slug: Option<String>,
     /// DPoP binding, when sender-constrained (rule 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cnf: Option<Confirmation>,
@@ -211,6 +218,16 @@ impl AccessTokenClaims {
                     .ok_or(ValidationError::InvalidClaim { claim: "cnf" })?,
             ),
         };
+        // `org_id` (CONTRACTS.md) and `org` (the spec's claim table) both carry the organization
+        // id; a token where they disagree has no single organization and is refused.
+        let org = match (optional_string("org_id")?, optional_string("org")?) {
+            (Some(id), Some(org)) if id != org => {
+                return Err(ValidationError::InvalidClaim { claim: "org_id" });
+            }
+            (Some(id), _) => Some(id),
+            (None, org) => org,
+        };
+        let org_slug = optional_string("org_slug")?;
         let nbf = match claims.get("nbf") {
             None => None,
             Some(value) => {
@@ -231,7 +248,8 @@ impl AccessTokenClaims {
             scope,
             subject_type,
             act,
-            org: optional_string("org")?,
+            org,
+            org_slug,
             cnf,
         })
     }
@@ -277,7 +295,9 @@ mod tests {
             "scope": "users:read  users:write",
             "subject_type": "agent",
             "act": {"sub": "agt_1", "client_id": "app_2", "act": {"sub": "usr_9"}},
+            "org_id": "org_1",
             "org": "org_1",
+            "org_slug": "acme-eu",
             "cnf": {"jkt": "abc"},
         })
     }
@@ -299,6 +319,7 @@ mod tests {
         assert_eq!(act.act.as_ref().unwrap().sub, "usr_9");
         assert_eq!(c.cnf.unwrap().jkt, "abc");
         assert_eq!(c.org.as_deref(), Some("org_1"));
+        assert_eq!(c.org_slug.as_deref(), Some("acme-eu"));
         assert_eq!(c.nbf, Some(1000));
     }
 
@@ -318,11 +339,12 @@ mod tests {
     #[test]
     fn scope_and_optional_claims_may_be_absent() {
         let mut v = full();
-        for claim in ["scope", "act", "org", "cnf", "nbf"] {
+        for claim in ["scope", "act", "org_id", "org", "org_slug", "cnf", "nbf"] {
             v.as_object_mut().unwrap().remove(claim);
         }
         let c = build(&v).unwrap();
         assert!(c.scope.is_empty() && c.act.is_none() && c.cnf.is_none());
+        assert!(c.org.is_none() && c.org_slug.is_none() && c.nbf.is_none());
     }
 
     #[test]
@@ -330,6 +352,9 @@ mod tests {
         for (claim, value) in [
             ("scope", json!(["users:read"])),
             ("org", json!(1)),
+            ("org_id", json!(["org_1"])),
+            ("org_id", json!({"id": "org_1"})),
+            ("org_slug", json!(true)),
             ("iat", json!("1000")),
             ("aud", json!([1])),
         ] {
@@ -340,6 +365,102 @@ mod tests {
                 ValidationError::InvalidClaim { claim }
             );
         }
+    }
+
+    /// `full()` with its organization claims replaced by `org` (absent where `null`).
+    fn with_org(org: Value) -> Value {
+        let mut v = full();
+        let map = v.as_object_mut().unwrap();
+        for claim in ["org_id", "org", "org_slug"] {
+            map.remove(claim);
+        }
+        for (claim, value) in org.as_object().unwrap() {
+            if !value.is_null() {
+                map.insert(claim.clone(), value.clone());
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn the_organization_is_org_id_else_org() {
+        for org in [
+            json!({"org_id": "org_1"}),
+            json!({"org": "org_1"}),
+            json!({"org_id": "org_1", "org": "org_1"}),
+            json!({"org_id": "org_1", "org": null}),
+        ] {
+            let c = build(&with_org(org.clone())).unwrap();
+            assert_eq!(c.org.as_deref(), Some("org_1"), "{org}");
+            assert_eq!(c.org_slug, None, "{org}");
+        }
+    }
+
+    #[test]
+    fn differing_org_id_and_org_are_refused() {
+        for org in [
+            json!({"org_id": "org_1", "org": "org_2"}),
+            json!({"org_id": "org_1", "org": "ORG_1"}),
+            json!({"org_id": "org_1", "org": ""}),
+        ] {
+            assert_eq!(
+                build(&with_org(org.clone())).unwrap_err(),
+                ValidationError::InvalidClaim { claim: "org_id" },
+                "{org}"
+            );
+        }
+        // A malformed claim is named as such, whichever it is.
+        assert_eq!(
+            build(&with_org(json!({"org_id": "org_1", "org": 1}))).unwrap_err(),
+            ValidationError::InvalidClaim { claim: "org" }
+        );
+        assert_eq!(
+            build(&with_org(json!({"org_id": 1, "org": "org_1"}))).unwrap_err(),
+            ValidationError::InvalidClaim { claim: "org_id" }
+        );
+    }
+
+    #[test]
+    fn org_slug_is_read_apart_from_the_id() {
+        let c = build(&with_org(json!({"org_id": "org_1", "org_slug": "acme-eu"}))).unwrap();
+        assert_eq!(
+            (c.org.as_deref(), c.org_slug.as_deref()),
+            (Some("org_1"), Some("acme-eu"))
+        );
+        // The slug never stands in for the id.
+        let c = build(&with_org(json!({"org_slug": "acme-eu"}))).unwrap();
+        assert_eq!(
+            (c.org.as_deref(), c.org_slug.as_deref()),
+            (None, Some("acme-eu"))
+        );
+    }
+
+    #[test]
+    fn claims_round_trip_through_serde() {
+        let with_org_claims = build(&full()).unwrap();
+        let without = build(&with_org(json!({}))).unwrap();
+        for c in [with_org_claims, without] {
+            let value = serde_json::to_value(&c).unwrap();
+            assert_eq!(
+                serde_json::from_value::<AccessTokenClaims>(value.clone()).unwrap(),
+                c
+            );
+            let object = value.as_object().unwrap();
+            assert_eq!(object.get("org").and_then(Value::as_str), c.org.as_deref());
+            assert_eq!(
+                object.get("org_slug").and_then(Value::as_str),
+                c.org_slug.as_deref()
+            );
+            // Absent options are omitted, not `null`.
+            if c.org.is_none() {
+                assert!(!object.contains_key("org") && !object.contains_key("org_slug"));
+            }
+        }
+        // Claims serialized before `org_slug` existed still deserialize.
+        let mut old = serde_json::to_value(build(&full()).unwrap()).unwrap();
+        old.as_object_mut().unwrap().remove("org_slug");
+        let c: AccessTokenClaims = serde_json::from_value(old).unwrap();
+        assert_eq!((c.org.as_deref(), c.org_slug), (Some("org_1"), None));
     }
 
     #[test]

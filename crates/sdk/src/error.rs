@@ -7,8 +7,8 @@
 //! Messages are static text: they never echo the token, a claim value or a header value
 //! (spec "Errors": integrations never log tokens), so `to_string()` is safe for a response body.
 
-/// A refusal by the access-token validation contract (spec "Authentication", rules 1–10), or the
-/// keys needed to decide being unavailable.
+/// A refusal by the access-token validation contract (spec "Authentication", rules 1–10 and
+/// 6b), or the keys needed to decide being unavailable.
 ///
 /// Each variant's doc line says which rule refused and what the client sees.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,6 +71,10 @@ pub enum ValidationError {
     /// Rule 6: `tenant_id` is missing or names another tenant. 403 `forbidden`.
     #[error("the access token belongs to another tenant")]
     WrongTenant,
+    /// Rule 6b: the route names an organization and the token's organization (`org_id`, else
+    /// `org`) is missing, not a string, or another organization. 403 `forbidden`.
+    #[error("the access token does not act in this organization")]
+    WrongOrganization,
     /// Rule 7: `scope` lacks the route's required scope. 403 `insufficient_scope`, challenge
     /// `Bearer error="insufficient_scope", scope="<required>"` (RFC 6750 §3.1).
     #[error("the access token lacks the scope this operation requires")]
@@ -108,7 +112,8 @@ pub enum ValidationError {
     UnsupportedConfirmation,
 
     /// After rules 3–10: a claim RFC 9068 §2.2 requires (`sub`, `client_id`, `iat`, `jti`) is
-    /// missing, or a claim has the wrong JSON type. 401 `invalid_token`.
+    /// missing, a claim has the wrong JSON type, or `org_id` and `org` name different
+    /// organizations (`claim` is then `org_id`). 401 `invalid_token`.
     #[error("the access token has a missing or malformed claim")]
     InvalidClaim {
         /// The claim's name.
@@ -176,10 +181,11 @@ pub enum KeySourceError {
 
 impl ValidationError {
     /// The HTTP status a resource server answers with: 401 for rules 1–5 and 10 (and malformed
-    /// claims), 403 for rules 6–9, 503 when keys are unavailable.
+    /// claims), 403 for rules 6–9 (and 6b), 503 when keys are unavailable.
     pub fn status(&self) -> u16 {
         match self {
             Self::WrongTenant
+            | Self::WrongOrganization
             | Self::InsufficientScope { .. }
             | Self::SubjectTypeNotAccepted
             | Self::DelegationNotAllowed
@@ -191,13 +197,14 @@ impl ValidationError {
 
     /// The snake_case `error` code for the problem body (spec "Errors", "Classes"):
     /// `unauthorized` when no token was presented, `invalid_token` for any other 401
-    /// (RFC 6750 §3.1), `insufficient_scope` for rule 7, `forbidden` for rules 6, 8 and 9,
+    /// (RFC 6750 §3.1), `insufficient_scope` for rule 7, `forbidden` for rules 6, 6b, 8 and 9,
     /// `server_error` when keys are unavailable.
     pub fn error_code(&self) -> &'static str {
         match self {
             Self::MissingToken => "unauthorized",
             Self::InsufficientScope { .. } => "insufficient_scope",
             Self::WrongTenant
+            | Self::WrongOrganization
             | Self::SubjectTypeNotAccepted
             | Self::DelegationNotAllowed
             | Self::InvalidActor => "forbidden",
@@ -266,6 +273,7 @@ mod tests {
             Expired,
             NotYetValid,
             WrongTenant,
+            WrongOrganization,
             InsufficientScope {
                 required: "users:read".into(),
             },
@@ -314,6 +322,21 @@ mod tests {
                 .starts_with("DPoP error=\"invalid_token\"")
         );
         assert_eq!(ValidationError::WrongTenant.www_authenticate(), "Bearer");
+        assert_eq!(
+            ValidationError::WrongOrganization.www_authenticate(),
+            "Bearer"
+        );
+    }
+
+    #[test]
+    fn a_wrong_organization_is_refused_like_a_wrong_tenant() {
+        for e in [
+            ValidationError::WrongTenant,
+            ValidationError::WrongOrganization,
+        ] {
+            assert_eq!((e.status(), e.error_code()), (403, "forbidden"), "{e:?}");
+            assert_eq!(e.www_authenticate(), "Bearer", "{e:?}");
+        }
     }
 
     #[test]

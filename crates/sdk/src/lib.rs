@@ -3,13 +3,15 @@
 //!
 //! The spec's "Access-token validation contract for protected APIs" is implemented here as ten
 //! small named checks in [`rules`], one per rule and in the spec's order, each stopping the
-//! pipeline at its first failure:
+//! pipeline at its first failure, plus rule 6b ([`rules::organization`]) for routes scoped to one
+//! organization ([`Requirements::with_organization`]), run right after the tenant and before
+//! scopes:
 //!
 //! | rule | check | entry points that run it |
 //! |---|---|---|
 //! | 1 | [`bearer_token`] / [`authorization_token`] | [`Validator::validate`] |
 //! | 2 | [`rules::signature::check_signature`] | [`validate_with_jwks`], [`Validator::validate`] |
-//! | 3–10 | [`rules::issuer`] … [`rules::dpop`] | [`check_claims`], and both of the above |
+//! | 3–10 (with 6b) | [`rules::issuer`] … [`rules::dpop`] | [`check_claims`], and both of the above |
 //!
 //! - [`check_claims`] runs rules 3–10 on claims whose signature the caller already verified (the
 //!   svc server reuses the claim rules with its own key store this way).

@@ -1,4 +1,4 @@
-//! What a route demands of an access token: the inputs of rules 3–10.
+//! What a route demands of an access token: the inputs of rules 3–10 (and 6b).
 
 use crate::claims::SubjectType;
 
@@ -6,7 +6,7 @@ use crate::claims::SubjectType;
 pub const DEFAULT_LEEWAY_SECS: u64 = 5;
 
 /// What one protected route demands of an access token (spec "Access-token validation contract
-/// for protected APIs", rules 3–10).
+/// for protected APIs", rules 3–10, and rule 6b for routes scoped to one organization).
 ///
 /// Build it per route (or per request, when the owning tenant comes from the request):
 ///
@@ -15,8 +15,10 @@ pub const DEFAULT_LEEWAY_SECS: u64 = 5;
 ///
 /// let req = Requirements::new("https://acme.id.example", "https://acme.id.example/api/v1", "ten_01")
 ///     .with_scope("users:read")
-///     .with_subject_types([SubjectType::Human, SubjectType::System]);
+///     .with_subject_types([SubjectType::Human, SubjectType::System])
+///     .with_organization("org_01hzzzzzzzzzzzzzzzzzzzzzzz");
 /// assert_eq!(req.required_scope.as_deref(), Some("users:read"));
+/// assert_eq!(req.organization.as_deref(), Some("org_01hzzzzzzzzzzzzzzzzzzzzzzz"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Requirements {
@@ -27,6 +29,10 @@ pub struct Requirements {
     pub audience: String,
     /// Rule 6: the tenant owning the resource; `tenant_id` must equal it.
     pub tenant_id: String,
+    /// Rule 6b: the organization owning the resource (its id, `org_…`), for a route scoped to
+    /// one organization: the token's organization (`org_id`, else `org`) must equal it exactly.
+    /// `None` (the default) checks no organization.
+    pub organization: Option<String>,
     /// Rule 7: the scope the route requires, if any. One scope token; `*:write` does not imply
     /// `*:read`.
     pub required_scope: Option<String>,
@@ -43,9 +49,9 @@ pub struct Requirements {
 }
 
 impl Requirements {
-    /// Requirements for `issuer`, `audience` and the owning `tenant_id`, with: no required scope,
-    /// subject types `human`, `agent` and `system` (not `anonymous`), no delegation, no DPoP
-    /// proof, and [`DEFAULT_LEEWAY_SECS`].
+    /// Requirements for `issuer`, `audience` and the owning `tenant_id`, with: no organization,
+    /// no required scope, subject types `human`, `agent` and `system` (not `anonymous`), no
+    /// delegation, no DPoP proof, and [`DEFAULT_LEEWAY_SECS`].
     pub fn new(
         issuer: impl Into<String>,
         audience: impl Into<String>,
@@ -55,12 +61,21 @@ impl Requirements {
             issuer: issuer.into(),
             audience: audience.into(),
             tenant_id: tenant_id.into(),
+            organization: None,
             required_scope: None,
             subject_types: vec![SubjectType::Human, SubjectType::Agent, SubjectType::System],
             allow_delegation: false,
             dpop_jkt: None,
             leeway_secs: DEFAULT_LEEWAY_SECS,
         }
+    }
+
+    /// Requires the token to act in the organization with this id (`org_…`), compared exactly
+    /// (rule 6b).
+    #[must_use]
+    pub fn with_organization(mut self, id: impl Into<String>) -> Self {
+        self.organization = Some(id.into());
+        self
     }
 
     /// Requires `scope` (rule 7).

@@ -1,6 +1,6 @@
-//! The access-token validation contract (spec "Authentication", rules 2–10) end to end through
-//! `validate_with_jwks`, with real ES256/EdDSA/RS256 keys: each rule's failure on its own, the
-//! order in which failures are reported, and the algorithm attacks of RFC 8725 §2.
+//! The access-token validation contract (spec "Authentication", rules 2–10 and 6b) end to end
+//! through `validate_with_jwks`, with real ES256/EdDSA/RS256 keys: each rule's failure on its
+//! own, the order in which failures are reported, and the algorithm attacks of RFC 8725 §2.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -365,6 +365,68 @@ fn rule_6_tenant_must_own_the_resource() {
     }
 }
 
+/// The organization of the route in the rule 6b tests.
+const ORG: &str = "org_01hzzzzzzzzzzzzzzzzzzzzzzz";
+
+#[test]
+fn rule_6b_organization_must_own_the_resource() {
+    let key = TestKey::es256("k");
+    let route = requirements().with_organization(ORG);
+    for org in [
+        json!({"org_id": ORG, "org": ORG, "org_slug": "acme-eu"}),
+        json!({"org_id": ORG}),
+        json!({"org": ORG}),
+    ] {
+        let c = validate(&key, &with(claims(), org.clone()), &route).unwrap();
+        assert_eq!(c.org.as_deref(), Some(ORG), "{org}");
+    }
+    for org in [
+        json!({"org_id": "org_other", "org": "org_other"}),
+        json!({"org_id": "org_01hzzzzzzzzzzzzzzzzzzzzzzy"}),
+        json!({"org_id": ORG.to_uppercase()}),
+        json!({"org": ORG.to_uppercase()}),
+        json!({"org_id": [ORG]}),
+        json!({"org": 1}),
+        json!({"org_id": "org_other", "org": ORG}),
+        json!({"org_slug": ORG}),
+        json!({}),
+    ] {
+        let err = validate(&key, &with(claims(), org.clone()), &route).unwrap_err();
+        assert_eq!(err, ValidationError::WrongOrganization, "{org}");
+        assert_eq!((err.status(), err.error_code()), (403, "forbidden"));
+        assert_eq!(err.www_authenticate(), "Bearer");
+    }
+    // A route that names no organization accepts a token with or without one.
+    let c = validate(
+        &key,
+        &with(
+            claims(),
+            json!({"org_id": "org_other", "org_slug": "other"}),
+        ),
+        &requirements(),
+    )
+    .unwrap();
+    assert_eq!(
+        (c.org.as_deref(), c.org_slug.as_deref()),
+        (Some("org_other"), Some("other"))
+    );
+    assert_eq!(
+        validate(&key, &claims(), &requirements()).unwrap().org,
+        None
+    );
+}
+
+#[test]
+fn rule_6b_differing_org_id_and_org_are_an_invalid_token() {
+    let key = TestKey::es256("k");
+    let both = with(claims(), json!({"org_id": ORG, "org": "org_other"}));
+    for route in [requirements(), requirements().with_organization(ORG)] {
+        let err = validate(&key, &both, &route).unwrap_err();
+        assert_eq!(err, ValidationError::InvalidClaim { claim: "org_id" });
+        assert_eq!((err.status(), err.error_code()), (401, "invalid_token"));
+    }
+}
+
 #[test]
 fn rule_7_scope_write_does_not_imply_read() {
     let key = TestKey::es256("k");
@@ -508,6 +570,32 @@ fn order_tenant_is_reported_before_scope() {
 }
 
 #[test]
+fn order_organization_is_reported_before_scope() {
+    let key = TestKey::es256("k");
+    let both = with(
+        claims(),
+        json!({"org_id": "org_other", "scope": "users:write"}),
+    );
+    assert_eq!(
+        validate(&key, &both, &requirements().with_organization(ORG)).unwrap_err(),
+        ValidationError::WrongOrganization
+    );
+}
+
+#[test]
+fn order_tenant_is_reported_before_organization() {
+    let key = TestKey::es256("k");
+    let both = with(
+        claims(),
+        json!({"tenant_id": "ten_other", "org_id": "org_other", "scope": "users:write"}),
+    );
+    assert_eq!(
+        validate(&key, &both, &requirements().with_organization(ORG)).unwrap_err(),
+        ValidationError::WrongTenant
+    );
+}
+
+#[test]
 fn order_issuer_is_reported_before_expiry() {
     let key = TestKey::es256("k");
     let both = with(
@@ -558,6 +646,18 @@ fn errors_never_echo_the_token() {
             !text.contains(&token) && !text.contains("ten_secret_marker"),
             "{text}"
         );
+    }
+    let token = key.sign(&with(claims(), json!({"org_id": "org_secret_marker"})));
+    let err = validate_with_jwks(
+        &token,
+        &jwks(&[&key]),
+        &requirements().with_organization(ORG),
+        NOW,
+    )
+    .unwrap_err();
+    assert_eq!(err, ValidationError::WrongOrganization);
+    for text in [err.to_string(), format!("{err:?}"), err.www_authenticate()] {
+        assert!(!text.contains("org_secret_marker"), "{text}");
     }
     let header = format!("Bearer {token} extra");
     let err = bearer_token(Some(&header)).unwrap_err();

@@ -15,8 +15,8 @@ use crate::naming;
 use crate::record::{Record, hash_name};
 use crate::{Columns, Row, Stmt, encode_scopes, encode_strings};
 use svc_domain::{
-    AuthorizationCode, ClientId, RedirectUri, RefreshFamilyId, SecretHash, SessionId, TenantId,
-    UserId,
+    AuthorizationCode, ClientId, OrganizationId, RedirectUri, RefreshFamilyId, SecretHash,
+    SessionId, TenantId, UserId,
 };
 use svc_store::{CodeRedemption, StoreError};
 use time::OffsetDateTime;
@@ -24,8 +24,8 @@ use time::OffsetDateTime;
 macro_rules! code_columns {
     () => {
         "hash, tenant_id, client_id, user_id, session_id, redirect_uri, scope, code_challenge, \
-         nonce, auth_time, acr, amr, claims, subject, created_at, expires_at, redeemed_at, \
-         issued_family_id, issued_access_jti, issued_access_expires_at"
+         nonce, auth_time, acr, amr, claims, subject, organization_id, created_at, expires_at, \
+         redeemed_at, issued_family_id, issued_access_jti, issued_access_expires_at"
     };
 }
 
@@ -42,14 +42,14 @@ const REDEEM: &str = concat!(
 const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO authorization_codes (hash, tenant_id, client_id, user_id, session_id, \
          redirect_uri, scope, code_challenge, nonce, auth_time, acr, amr, claims, subject, \
-         created_at, expires_at, expires_at_ns, redeemed_at, issued_family_id, \
+         organization_id, created_at, expires_at, expires_at_ns, redeemed_at, issued_family_id, \
          issued_access_jti, issued_access_expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-         $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+         $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
     postgres: "INSERT INTO authorization_codes (hash, tenant_id, client_id, user_id, \
          session_id, redirect_uri, scope, code_challenge, nonce, auth_time, acr, amr, claims, \
-         subject, created_at, expires_at, redeemed_at, issued_family_id, issued_access_jti, \
-         issued_access_expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
-         $13, $14, $15, $16, $17, $18, $19, $20)",
+         subject, organization_id, created_at, expires_at, redeemed_at, issued_family_id, \
+         issued_access_jti, issued_access_expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+         $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
 };
 const RECORD_ISSUANCE: &str = "UPDATE authorization_codes SET issued_family_id = $3, \
      issued_access_jti = $4, issued_access_expires_at = $5 WHERE tenant_id = $1 AND hash = $2";
@@ -73,6 +73,7 @@ pub(crate) async fn insert<D: Dialect>(
         .bind_json(encode_strings(code.amr.iter().map(String::as_str))?)
         .bind(code.claims.as_deref())
         .bind(code.subject.as_str())
+        .bind(code.organization_id.as_ref().map(OrganizationId::as_str))
         .bind(code.created_at)
         .bind(code.expires_at)
         .bind_twin(code.expires_at)
@@ -152,6 +153,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<AuthorizationCode, StoreError> {
         amr: c.json("amr")?,
         claims: c.get("claims")?,
         subject: c.get("subject")?,
+        organization_id: c.get("organization_id")?,
         created_at: c.get("created_at")?,
         expires_at: c.get("expires_at")?,
         redeemed_at: c.get("redeemed_at")?,
@@ -193,6 +195,8 @@ pub(crate) struct AuthorizationCodeRow {
     pub claims: Option<String>,
     /// `subject`.
     pub subject: String,
+    /// `organization_id`.
+    pub organization_id: Option<String>,
     /// `created_at`.
     pub created_at: OffsetDateTime,
     /// `expires_at`.
@@ -224,6 +228,11 @@ impl AuthorizationCodeRow {
             redirect_uri: r.parse("redirect_uri", &self.redirect_uri, RedirectUri::parse)?,
             scope: r.scopes("scope", &self.scope)?,
             amr: r.strings("amr", &self.amr)?,
+            organization_id: r.parse_opt(
+                "organization_id",
+                self.organization_id.as_deref(),
+                OrganizationId::parse,
+            )?,
             issued_family: r.parse_opt(
                 "issued_family_id",
                 self.issued_family_id.as_deref(),
@@ -271,6 +280,7 @@ mod tests {
             amr: "[]".into(),
             claims: None,
             subject: USER.into(),
+            organization_id: None,
             created_at: AT,
             expires_at: AT,
             redeemed_at: None,

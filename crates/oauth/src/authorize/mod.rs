@@ -9,6 +9,12 @@
 //!    established after the request arrived satisfies `max_age` whatever its value (even 0):
 //!    the person has just authenticated for this very request, and asking again would loop.
 //!    Otherwise `login_required` under `prompt=none`, else the sign-in page.
+//!
+//!    Organization: when the request names one (`organization`, by id or slug), it must be an
+//!    active organization of the tenant with the signed-in person as a member; otherwise
+//!    `access_denied`, the same answer whether it does not exist, is suspended or the person is
+//!    not in it (so the parameter cannot probe the tenant's organizations). The code carries it
+//!    and the token endpoint checks it again.
 //! 2. Assurance ([`assurance`]): the levels asked for — an essential `acr` claim (OIDC Core
 //!    §5.5.1.1), else `acr_values` (§3.1.2.1) — are met by a session at or above the weakest
 //!    of them we know (`urn:svc:aal1` < `urn:svc:aal2`). Below it, a person with a confirmed
@@ -46,7 +52,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_domain::{
     Application, AuthorizationCode, ClientId, Clock, Consent, GeneratedSecret, Interaction,
-    InteractionId, MfaPolicy, Rng, Session, Tenant,
+    InteractionId, MfaPolicy, OrgSlug, OrgStatus, OrganizationId, Rng, Session, Tenant,
 };
 use svc_store::{Store, StoreError};
 
@@ -69,6 +75,11 @@ const CONSENT_REQUIRED: (&str, &str) = (
 const UNMET_ACR: (&str, &str) = (
     "unmet_authentication_requirements",
     "the essential acr requested cannot be reached for this person",
+);
+/// The organization named is not one the person can act in (absent, suspended, or not theirs).
+const NOT_A_MEMBER: (&str, &str) = (
+    "access_denied",
+    "the person cannot act in this organization",
 );
 /// `prompt=none` when the session must be stepped up first (OIDC Core §3.1.2.6).
 const INTERACTION_REQUIRED: (&str, &str) = (
@@ -388,6 +399,19 @@ impl AuthorizeEndpoint {
             }
             return self.ask(tenant, app, req, pending, Ask::Login).await;
         };
+        // 1, continued: the organization.
+        let organization = match &req.organization {
+            None => None,
+            Some(named) => match self.organization_of(tenant, session, named).await {
+                Ok(Some(id)) => Some(id),
+                Ok(None) => {
+                    return self
+                        .finish_with_error(tenant, issuer, req, pending, NOT_A_MEMBER)
+                        .await;
+                }
+                Err(e) => return unavailable(e),
+            },
+        };
         // 2. Assurance.
         let rules = self.settings.factor_rules(tenant);
         let mut required = rules.required;
@@ -466,7 +490,10 @@ impl AuthorizeEndpoint {
             }
         }
         // 4. The code.
-        match self.issue_code(tenant, app, req, session, pending).await {
+        match self
+            .issue_code(tenant, app, req, session, pending, organization)
+            .await
+        {
             Ok(code) => AuthorizeOutcome::RedirectToClient(code_redirect(
                 &req.redirect_uri,
                 &code,
@@ -490,6 +517,34 @@ impl AuthorizeEndpoint {
             || !tx.passkeys(&tenant.id, &session.user_id).await?.is_empty();
         tx.finish().await?;
         Ok(has)
+    }
+
+    /// The id of the organization `named` (an id or a slug) when it is an active organization
+    /// of `tenant` with the session's person as a member.
+    async fn organization_of(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+        named: &str,
+    ) -> Result<Option<OrganizationId>, StoreError> {
+        let mut tx = self.store.read().await?;
+        let org = if let Ok(id) = OrganizationId::parse(named) {
+            tx.organization(&tenant.id, &id).await?
+        } else if let Ok(slug) = OrgSlug::parse(named) {
+            tx.organization_by_slug(&tenant.id, &slug).await?
+        } else {
+            None
+        };
+        let org = org.filter(|o| o.status == OrgStatus::Active);
+        let member = match &org {
+            Some(org) => tx
+                .membership(&tenant.id, &org.id, &session.user_id)
+                .await?
+                .is_some(),
+            None => false,
+        };
+        tx.finish().await?;
+        Ok(org.filter(|_| member).map(|o| o.id))
     }
 
     /// Whether the session's person was recovered by guardians and has no new factor yet.
@@ -707,6 +762,7 @@ impl AuthorizeEndpoint {
         req: &AuthorizationRequest,
         session: &Session,
         pending: Option<&Interaction>,
+        organization: Option<OrganizationId>,
     ) -> Result<String, StoreError> {
         let now = truncate_micros(self.clock.now());
         let redirect_uri = req
@@ -730,6 +786,7 @@ impl AuthorizeEndpoint {
                 .with_acr_values(req.acr_values.as_deref())
                 .to_json(),
             subject: subject_for(tenant, app, &session.user_id),
+            organization_id: organization,
             created_at: now,
             expires_at: now + self.settings.code_lifetime,
             redeemed_at: None,

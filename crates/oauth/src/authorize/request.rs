@@ -31,6 +31,9 @@
 //!     request cannot make us store megabytes; `claims` must be a JSON object (OIDC Core §5.5).
 //! 12. `authorization_details` (RFC 9396) is not enabled on this deployment: refused rather than
 //!     silently ignored, since the client would believe it was honoured.
+//! 13. `organization` (CONTRACTS.md "Organizations, roles, keys, SCIM"), when present, is an
+//!     organization id (`org_…`) or slug; whether the person may act in it is decided after
+//!     they signed in.
 //!
 //! Unknown parameters are ignored (OIDC Core §3.1.2.1 / RFC 6749 §3.1).
 
@@ -122,6 +125,10 @@ pub struct AuthorizationRequest {
     pub claims: Option<String>,
     /// Pre-fills the sign-in page.
     pub login_hint: Option<String>,
+    /// The organization the person is to act in (its id or slug), when the client named one.
+    /// Requests stored before organizations existed have none.
+    #[serde(default)]
+    pub organization: Option<String>,
 }
 
 impl AuthorizationRequest {
@@ -139,7 +146,7 @@ impl AuthorizationRequest {
 /// The authorization-request parameters this endpoint knows (RFC 6749 §4.1.1, RFC 7636 §4.3,
 /// OIDC Core §3.1.2.1, RFC 9101, RFC 9396, OAuth 2.0 Multiple Response Types). Only these are
 /// refused when repeated; `resource` (RFC 8707 §2) may legitimately appear more than once.
-const KNOWN: [&str; 22] = [
+const KNOWN: [&str; 23] = [
     "client_id",
     "redirect_uri",
     "response_type",
@@ -162,6 +169,7 @@ const KNOWN: [&str; 22] = [
     "request",
     "request_uri",
     "authorization_details",
+    "organization",
 ];
 
 /// Parameters by name, every occurrence kept (empty ones too, so that a repeat is seen even
@@ -340,6 +348,8 @@ pub(crate) fn check_rest(
             "authorization_details is not enabled on this deployment",
         ));
     }
+    // 13.
+    let organization = check_organization(get("organization"))?;
     Ok(AuthorizationRequest {
         client_id: client_id.to_owned(),
         redirect_uri,
@@ -352,7 +362,25 @@ pub(crate) fn check_rest(
         acr_values,
         claims,
         login_hint,
+        organization,
     })
+}
+
+/// Check 13: `organization` names an organization by id or slug (its syntax only: whether it
+/// exists and the person belongs to it is known once they signed in, and is answered the same
+/// way for both, so the parameter cannot probe which organizations exist).
+pub(crate) fn check_organization(raw: Option<&str>) -> Result<Option<String>, RedirectError> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    if svc_domain::OrganizationId::parse(raw).is_ok() || svc_domain::OrgSlug::parse(raw).is_ok() {
+        Ok(Some(raw.to_owned()))
+    } else {
+        Err(RedirectError::new(
+            "invalid_request",
+            "organization must be an organization id (org_…) or slug",
+        ))
+    }
 }
 
 /// Check 7: scopes requested, well-formed and allowed (RFC 6749 §3.3).

@@ -21,9 +21,15 @@
 //!
 //! Both are written to the audit log and the event outbox in the same transaction as the
 //! revocation; every issuance records `auth.token.issued` the same way.
+//!
+//! A grant in an organization (the code's or the family's `organization_id`) is checked again
+//! at every redemption and refresh: the organization must still be active and the person still
+//! a member. Otherwise the code is burned, or the family revoked (`organization_access_ended`),
+//! with `invalid_grant`: a member removed from an organization keeps no refresh token that
+//! mints tokens for it.
 
 use super::issue::{
-    AccessTokenStamp, Authentication, IssuedAccessToken, NewAccessToken, SubjectType,
+    AccessTokenStamp, Authentication, IssuedAccessToken, NewAccessToken, OrgClaims, SubjectType,
     TOKEN_TYPE_BEARER, TokenResponse,
 };
 use super::{TokenEndpoint, TokenRequest};
@@ -39,8 +45,9 @@ use std::sync::Arc;
 use svc_crypto::SigningKey;
 use svc_domain::{
     Application, AuditEntry, AuditEntryId, AuditOutcome, Event, EventData, EventType,
-    GeneratedSecret, GrantType, RefreshFamily, RefreshFamilyId, RefreshToken, RevocationReason,
-    RevokedTokenKind, ScopeSet, SecretHash, SessionId, Tenant, User, UserId,
+    GeneratedSecret, GrantType, OrgStatus, Organization, OrganizationId, RefreshFamily,
+    RefreshFamilyId, RefreshToken, RevocationReason, RevokedTokenKind, ScopeSet, SecretHash,
+    SessionId, Tenant, User, UserId,
 };
 use svc_store::{CodeRedemption, RefreshRotation, WriteTx};
 use time::OffsetDateTime;
@@ -61,6 +68,17 @@ struct Grant<'a> {
     /// Person claims the `claims` request asked for in the ID token (first issuance only: a
     /// refresh family does not keep the request).
     person: Map<String, Value>,
+    /// The organization the grant acts in, as read (and checked) in the grant's transaction.
+    organization: Option<Organization>,
+}
+
+impl Grant<'_> {
+    fn org_claims(&self) -> Option<OrgClaims<'_>> {
+        self.organization.as_ref().map(|org| OrgClaims {
+            id: org.id.as_str(),
+            slug: org.slug.as_str(),
+        })
+    }
 }
 
 impl Grant<'_> {
@@ -164,6 +182,18 @@ impl TokenEndpoint {
                 "the person can no longer sign in",
             ));
         };
+        let organization = match &code.organization_id {
+            None => None,
+            Some(org) => {
+                match organization_access(tx.as_mut(), tenant, org, &code.user_id).await? {
+                    Some(org) => Some(org),
+                    None => {
+                        tx.commit().await?;
+                        return Err(OAuthError::invalid_grant(ORGANIZATION_ACCESS_ENDED));
+                    }
+                }
+            }
+        };
         let requested = ClaimsRequest::parse(code.claims.as_deref());
         let grant = Grant {
             user: &code.user_id,
@@ -175,6 +205,7 @@ impl TokenEndpoint {
             session: Some(&code.session_id),
             nonce: code.nonce.as_deref(),
             person: person_claims(&person, &code.scope, requested.id_token_names()),
+            organization,
         };
         let offline =
             code.scope.contains("offline_access") && app.allows_grant(GrantType::RefreshToken);
@@ -301,6 +332,35 @@ impl TokenEndpoint {
                 "the person can no longer sign in",
             ));
         }
+        let organization = match &family.organization_id {
+            None => None,
+            Some(org) => {
+                match organization_access(tx.as_mut(), tenant, org, &family.user_id).await? {
+                    Some(org) => Some(org),
+                    None => {
+                        if tx
+                            .revoke_refresh_family(
+                                &tenant.id,
+                                &family.id,
+                                now,
+                                "organization_access_ended",
+                            )
+                            .await?
+                        {
+                            let data = revoked_family(
+                                &app.id,
+                                &family.id,
+                                RevocationReason::OrganizationAccessEnded,
+                            );
+                            self.record_event(tx.as_mut(), tenant, EventType::TokenRevoked, data)
+                                .await?;
+                        }
+                        tx.commit().await?;
+                        return Err(OAuthError::invalid_grant(ORGANIZATION_ACCESS_ENDED));
+                    }
+                }
+            }
+        };
         // RFC 6749 §6 / OIDC Core §11: refresh tokens are for offline access; a refresh that
         // drops `offline_access` gets none, and the family it ends cannot be refreshed again.
         let next = if scope.contains("offline_access") {
@@ -322,6 +382,7 @@ impl TokenEndpoint {
             session: family.session_id.as_ref(),
             nonce: None,
             person: Map::new(),
+            organization,
         };
         let stamp = self.issuer().stamp(SubjectType::Human);
         let data = EventData::TokensIssued {
@@ -378,6 +439,7 @@ impl TokenEndpoint {
                     acr: grant.acr,
                     amr: grant.amr,
                 }),
+                organization: grant.org_claims(),
             },
             stamp,
         )?;
@@ -395,6 +457,7 @@ impl TokenEndpoint {
                     session: grant.session,
                     access_token: &access.token,
                     person: &grant.person,
+                    organization: grant.org_claims(),
                 },
                 now,
                 self.settings.id_token_lifetime,
@@ -433,6 +496,7 @@ impl TokenEndpoint {
             auth_time: grant.auth_time,
             acr: grant.acr.map(str::to_owned),
             amr: grant.amr.to_vec(),
+            organization_id: grant.organization.as_ref().map(|org| org.id.clone()),
             created_at: now,
             expires_at: now + self.settings.refresh_token_lifetime_human,
             revoked_at: None,
@@ -464,6 +528,28 @@ impl TokenEndpoint {
         };
         (token, secret.plaintext)
     }
+}
+
+/// Why a grant in an organization is refused once the person can no longer act in it.
+const ORGANIZATION_ACCESS_ENDED: &str =
+    "the organization is suspended or gone, or the person is no longer a member";
+
+/// The organization `org` of `tenant` if it is active and `user` is still a member of it.
+async fn organization_access(
+    tx: &mut dyn WriteTx,
+    tenant: &Tenant,
+    org: &OrganizationId,
+    user: &UserId,
+) -> Result<Option<Organization>, OAuthError> {
+    let Some(found) = tx
+        .organization(&tenant.id, org)
+        .await?
+        .filter(|o| o.status == OrgStatus::Active)
+    else {
+        return Ok(None);
+    };
+    let member = tx.membership(&tenant.id, org, user).await?.is_some();
+    Ok(member.then_some(found))
 }
 
 /// The person, if they may still receive tokens (suspended and removed people may not).

@@ -113,6 +113,26 @@ pub struct NewAccessToken<'a> {
     /// How the person authenticated, for tokens issued on a person's sign-in: `auth_time`,
     /// `acr` and `amr` (RFC 9068 §2.2.1), so a resource server can demand a second factor.
     pub authentication: Option<Authentication<'a>>,
+    /// The organization the person acts in, when the grant has one.
+    pub organization: Option<OrgClaims<'a>>,
+}
+
+/// The organization a token acts in (CONTRACTS.md "Organizations, roles, keys, SCIM"): the
+/// `org_id` and `org_slug` claims of access and ID tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrgClaims<'a> {
+    /// `org_id`: the durable id, the one to key on.
+    pub id: &'a str,
+    /// `org_slug`: its slug when the token was issued (slugs can change).
+    pub slug: &'a str,
+}
+
+impl OrgClaims<'_> {
+    /// Adds `org_id` and `org_slug` to `claims`.
+    pub(crate) fn insert_into(&self, claims: &mut serde_json::Map<String, serde_json::Value>) {
+        claims.insert("org_id".into(), json!(self.id));
+        claims.insert("org_slug".into(), json!(self.slug));
+    }
 }
 
 /// The authentication facts an access token repeats from its sign-in (RFC 9068 §2.2.1).
@@ -250,6 +270,12 @@ impl AccessTokenIssuer<'_> {
             if !auth.amr.is_empty() {
                 map.insert("amr".into(), json!(auth.amr));
             }
+        }
+        if let (Some(org), Some(map)) = (token.organization, claims.as_object_mut()) {
+            org.insert_into(map);
+            // The spec's claim table names the active organization `org`; CONTRACTS.md fixes
+            // `org_id`. Both carry the id, so a resource server written to either reads it.
+            map.insert("org".into(), json!(org.id));
         }
         let token = signer.sign_jwt(ACCESS_TOKEN_TYP, &claims)?;
         Ok(IssuedAccessToken {

@@ -17,7 +17,7 @@ pub mod request;
 
 pub use issue::{
     ACCESS_TOKEN_TYP, AccessTokenIssuer, AccessTokenStamp, IssuedAccessToken, NewAccessToken,
-    SubjectType, TOKEN_TYPE_BEARER, TokenResponse, TokenSettings,
+    OrgClaims, SubjectType, TOKEN_TYPE_BEARER, TokenResponse, TokenSettings,
 };
 pub use request::{ClientCredentials, Credential, JWT_BEARER_ASSERTION_TYPE, TokenRequest};
 
@@ -103,6 +103,7 @@ impl TokenEndpoint {
                     scope: &grant.scope,
                     // Nobody signed in: no authentication to repeat.
                     authentication: None,
+                    organization: None,
                 },
             )
             .await?;

@@ -113,6 +113,9 @@ struct Fixture {
     public_client_id: String,
     basic: (String, String),
     post: (String, String),
+    /// The id of `acme`, an organization the interop user belongs to (`globex` exists too,
+    /// without them).
+    organization: String,
     _mail: tempfile::TempDir,
 }
 
@@ -182,7 +185,10 @@ impl Fixture {
             confidential.push((str_field(&created, "client_id"), secret));
         }
         assert_eq!(public["api_audience"], API_AUDIENCE, "{public}");
-        create_user(&app, &management).await;
+        let user = create_user(&app, &management).await;
+        // The person belongs to `acme`, not to `globex`: the openid-client run signs in to each.
+        let organization = create_organization(&app, &management, "acme", Some(&user)).await;
+        create_organization(&app, &management, "globex", None).await;
         let post = confidential.pop().unwrap();
         let basic = confidential.pop().unwrap();
         Self {
@@ -190,6 +196,7 @@ impl Fixture {
             public_client_id: str_field(&public, "client_id"),
             basic,
             post,
+            organization,
             app,
             _mail: mail,
         }
@@ -290,7 +297,8 @@ async fn management_token(app: &TestApp) -> String {
             ("grant_type", "client_credentials"),
             (
                 "scope",
-                "applications:read applications:write users:read users:write",
+                "applications:read applications:write users:read users:write \
+                 organizations:read organizations:write",
             ),
         ])
         .send()
@@ -316,7 +324,8 @@ pub(crate) async fn create_application(app: &TestApp, token: &str, body: Value) 
     serde_json::from_str(&text).unwrap()
 }
 
-async fn create_user(app: &TestApp, token: &str) {
+/// Creates the interop user and returns their id.
+async fn create_user(app: &TestApp, token: &str) -> String {
     let body = json!({
         "email": USER_EMAIL,
         "password": USER_PASSWORD,
@@ -336,6 +345,46 @@ async fn create_user(app: &TestApp, token: &str) {
         status, 201,
         "POST /api/v1/tenant-users (the interop user): {text}"
     );
+    let user: Value = serde_json::from_str(&text).unwrap();
+    str_field(&user, "id")
+}
+
+/// Creates the organization `slug` through the organizations API, with `member` (when given)
+/// as a member; returns the organization's id.
+async fn create_organization(
+    app: &TestApp,
+    token: &str,
+    slug: &str,
+    member: Option<&str>,
+) -> String {
+    let response = app
+        .request(reqwest::Method::POST, "/api/v1/organizations")
+        .bearer_auth(token)
+        .json(&json!({"name": format!("Interop {slug}"), "slug": slug}))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    assert_eq!(status, 201, "POST /api/v1/organizations {slug}: {text}");
+    let org: Value = serde_json::from_str(&text).unwrap();
+    let id = str_field(&org, "id");
+    if let Some(user) = member {
+        let response = app
+            .request(
+                reqwest::Method::POST,
+                &format!("/api/v1/organizations/{id}/members"),
+            )
+            .bearer_auth(token)
+            .json(&json!({"user_id": user, "roles": ["member"]}))
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        assert_eq!(status, 201, "adding the interop user to {slug}: {text}");
+    }
+    id
 }
 
 /// What a script printed and how it ended.
@@ -449,6 +498,7 @@ async fn openid_client(backend: Backend) {
     env.push(("CONFIDENTIAL_CLIENT_ID".into(), fixture.basic.0.clone()));
     env.push(("CONFIDENTIAL_CLIENT_SECRET".into(), fixture.basic.1.clone()));
     env.push(("API_AUDIENCE".into(), API_AUDIENCE.into()));
+    env.push(("ORGANIZATION_ID".into(), fixture.organization.clone()));
     let run = run_script(
         Path::new("node"),
         &repo_root().join("interop/openid-client/rp.mjs"),
@@ -473,6 +523,8 @@ async fn openid_client(backend: Backend) {
             "refresh_reuse_refused",
             "refresh_family_revoked_on_reuse",
             "sso_session_reused",
+            "organization_claims",
+            "organization_not_a_member",
             "introspection_active",
             "revoked_access_token_inactive",
             "revoked_refresh_token_refused",

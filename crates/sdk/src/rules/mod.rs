@@ -1,7 +1,8 @@
 //! The access-token validation contract (spec "Authentication", "Access-token validation
-//! contract for protected APIs") as ten named checks, one module per rule, run in the spec's
-//! order. The first failure stops the pipeline, so a token wrong in several ways always reports
-//! the earliest rule (e.g. a wrong tenant before a missing scope, as rule 6 demands).
+//! contract for protected APIs") as ten named checks, plus rule 6b for organization-scoped routes,
+//! one module per rule, run in the spec's order. The first failure stops the pipeline, so a token
+//! wrong in several ways always reports the earliest rule (e.g. a wrong tenant before a missing
+//! scope, as rule 6 demands).
 //!
 //! 1. [`bearer`]: the token comes from `Authorization: Bearer` (RFC 6750 §2.1).
 //! 2. [`signature`]: ES256/EdDSA signature by a JWKS key with the token's `kid`; `typ` `at+jwt`.
@@ -9,6 +10,8 @@
 //! 4. [`audience`]: `aud` contains the API's audience.
 //! 5. [`validity`]: `exp` (required) and `nbf` admit now, with leeway.
 //! 6. [`tenant`]: `tenant_id` equals the owning tenant.
+//!    - 6b. [`organization`]: when the route names an organization, the token's organization
+//!      (`org_id`, else `org`) equals it.
 //! 7. [`scope`]: `scope` contains the route's scope.
 //! 8. [`subject_type`]: `subject_type` is accepted by the route.
 //! 9. [`delegation`]: `act` only where delegation is allowed, and well-formed.
@@ -19,6 +22,7 @@ pub mod bearer;
 pub mod delegation;
 pub mod dpop;
 pub mod issuer;
+pub mod organization;
 pub mod scope;
 pub mod signature;
 pub mod subject_type;
@@ -31,7 +35,7 @@ use crate::requirements::Requirements;
 use jsonwebtoken::jwk::JwkSet;
 use serde_json::Value;
 
-/// Runs rules 3–10, in order, on claims whose signature (rule 2) the caller has already
+/// Runs rules 3–10 (with 6b), in order, on claims whose signature (rule 2) the caller has already
 /// verified, and returns the typed claims.
 ///
 /// `now_unix` is the current time in seconds since the epoch. Use this when the signature is
@@ -59,6 +63,7 @@ pub(crate) fn check_claims_with_binding(
     audience::check_audience(claims, &req.audience)?; // rule 4
     validity::check_validity(claims, now_unix, req.leeway_secs)?; // rule 5
     tenant::check_tenant(claims, &req.tenant_id)?; // rule 6, before scopes
+    organization::check_organization(claims, req.organization.as_deref())?; // rule 6b
     scope::check_scope(claims, req.required_scope.as_deref())?; // rule 7
     subject_type::check_subject_type(claims, &req.subject_types)?; // rule 8
     delegation::check_delegation(claims, req.allow_delegation)?; // rule 9
@@ -120,11 +125,32 @@ mod tests {
     }
 
     #[test]
+    fn a_good_token_of_the_organization_passes() {
+        let mut claims = good();
+        claims["org_id"] = json!("org_1");
+        claims["org"] = json!("org_1");
+        claims["org_slug"] = json!("acme");
+        let c = check_claims(&claims, &req().with_organization("org_1"), NOW).unwrap();
+        assert_eq!(
+            (c.org.as_deref(), c.org_slug.as_deref()),
+            (Some("org_1"), Some("acme"))
+        );
+        // A route that names no organization accepts tokens with or without one.
+        check_claims(&claims, &req(), NOW).unwrap();
+        assert_eq!(
+            check_claims(&good(), &req().with_organization("org_1"), NOW).unwrap_err(),
+            ValidationError::WrongOrganization
+        );
+    }
+
+    #[test]
     fn the_earliest_failing_rule_is_reported() {
         // Each step breaks one more rule, from the last to the first; the error always names the
         // earliest broken rule.
         let mut claims = good();
-        let steps: [(&str, Value, ValidationError); 8] = [
+        claims["org_id"] = json!("org_1");
+        let req = req().with_organization("org_1");
+        let steps: [(&str, Value, ValidationError); 9] = [
             (
                 "cnf",
                 json!({"jkt": "k"}),
@@ -147,6 +173,7 @@ mod tests {
                     required: "users:read".into(),
                 },
             ),
+            ("org_id", json!("org_2"), ValidationError::WrongOrganization),
             ("tenant_id", json!("ten_2"), ValidationError::WrongTenant),
             ("exp", json!(NOW - 600), ValidationError::Expired),
             ("aud", json!("other"), ValidationError::WrongAudience),
@@ -159,7 +186,7 @@ mod tests {
         for (claim, value, expected) in steps {
             claims[claim] = value;
             assert_eq!(
-                check_claims(&claims, &req(), NOW).unwrap_err(),
+                check_claims(&claims, &req, NOW).unwrap_err(),
                 expected,
                 "{claim}"
             );

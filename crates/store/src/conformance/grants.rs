@@ -5,9 +5,9 @@ use super::{session_fixture, tenant_fixture, user_fixture};
 use crate::{CodeRedemption, RefreshRotation, Store, StoreError};
 use std::sync::Arc;
 use svc_domain::{
-    AuthorizationCode, ClientId, Consent, Interaction, InteractionId, ManualClock, RedirectUri,
-    RefreshFamily, RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SeededRandom, SessionId,
-    Tenant, User,
+    AuthorizationCode, ClientId, Consent, Interaction, InteractionId, ManualClock, OrganizationId,
+    RedirectUri, RefreshFamily, RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SeededRandom,
+    SessionId, Tenant, User,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -87,6 +87,7 @@ pub fn code_fixture(
         amr: vec!["pwd".into()],
         claims: Some(r#"{"userinfo":{"email":{"essential":true}}}"#.into()),
         subject: user.id.as_str().to_owned(),
+        organization_id: Some(OrganizationId::from_u128(0x0123_4567_89ab_cdef)),
         created_at: at,
         expires_at: at + Duration::minutes(1),
         redeemed_at: None,
@@ -117,6 +118,10 @@ pub fn family_fixture(
         auth_time: at - Duration::seconds(5),
         acr: None,
         amr: vec!["pwd".into(), "otp".into()],
+        // Alternating, so both a family with an organization context and one without round-trip.
+        organization_id: seed
+            .is_multiple_of(2)
+            .then(|| OrganizationId::from_u128(u128::from(seed))),
         created_at: at,
         expires_at: at + Duration::days(30),
         revoked_at: None,
@@ -295,6 +300,7 @@ pub async fn codes_redeem_once_and_remember_what_they_issued(store: Arc<dyn Stor
         amr: Vec::new(),
         claims: None,
         scope: ScopeSet::default(),
+        organization_id: None,
         ..code_fixture(&ada, &client(1), &session.id, "ac_2", t0)
     };
     let mut tx = store.write().await.expect("write");

@@ -10,6 +10,7 @@ mod code_flow;
 mod events;
 mod flow;
 mod issuance;
+mod organizations;
 mod private_key_jwt;
 mod prompts;
 mod refresh;
