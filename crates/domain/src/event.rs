@@ -118,6 +118,8 @@ catalog! {
     TenantUserReactivated = "tenant_user.reactivated", emitted: true;
     /// A person was removed.
     TenantUserRemoved = "tenant_user.removed", emitted: true;
+    /// A person's tenant roles changed (e.g. `tenant_admin` granted or taken away).
+    TenantUserRolesChanged = "tenant_user.roles_changed", emitted: true;
     /// An administrator created a person through the tenant API.
     AdminUserCreated = "admin.user.created", emitted: true;
     /// An application was registered.
@@ -513,6 +515,17 @@ pub enum EventData {
         /// Who made the change: `client:app_…`, `operator:opt_…`, `user:usr_…` or `system`.
         actor: String,
     },
+    /// `tenant_user.roles_changed`
+    TenantUserRoles {
+        /// The person.
+        user_id: UserId,
+        /// The tenant roles held after the change, sorted (empty once all are taken away).
+        roles: Vec<String>,
+        /// The tenant roles held before the change, sorted.
+        previous_roles: Vec<String>,
+        /// Who made the change: `client:app_…`, `operator:opt_…`, `user:usr_…` or `system`.
+        actor: String,
+    },
     /// `admin.application.*`
     Application {
         /// The application.
@@ -741,6 +754,37 @@ mod tests {
         assert_eq!(body["data"]["user_id"], user.as_str());
         assert_eq!(body["data"]["status"], "suspended");
         assert_eq!(body.as_object().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn tenant_role_changes_carry_the_roles_before_and_after() {
+        let clock = ManualClock::new(OffsetDateTime::UNIX_EPOCH + Duration::days(20_000));
+        let rng = SeededRandom::new(11);
+        let tenant = TenantId::generate(&clock, &rng);
+        let user = UserId::generate(&clock, &rng);
+        let event = Event::new(
+            &clock,
+            &rng,
+            &tenant,
+            EventType::TenantUserRolesChanged,
+            EventData::TenantUserRoles {
+                user_id: user.clone(),
+                roles: vec![],
+                previous_roles: vec!["tenant_admin".into()],
+                actor: "user:usr_x".into(),
+            },
+        );
+        let body: serde_json::Value = serde_json::from_str(&event.envelope()).unwrap();
+        assert_eq!(body["type"], "tenant_user.roles_changed");
+        assert_eq!(
+            body["data"],
+            serde_json::json!({
+                "user_id": user.as_str(),
+                "roles": [],
+                "previous_roles": ["tenant_admin"],
+                "actor": "user:usr_x",
+            })
+        );
     }
 
     #[test]

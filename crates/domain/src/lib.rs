@@ -51,7 +51,7 @@ pub use login::{
 };
 pub use organization::{
     Membership, ORG_ADMIN, ORG_MEMBER, ORG_OWNER, ORG_ROLES, OrgSlug, OrgStatus, OrgValueError,
-    Organization, RoleKey,
+    Organization, RoleKey, TENANT_ADMIN, TENANT_ROLES,
 };
 pub use passkey::{
     AMR_HWK, AMR_SWK, AMR_USER, CeremonyPurpose, MAX_CREDENTIAL_ID_BYTES, MAX_PASSKEY_NAME_CHARS,

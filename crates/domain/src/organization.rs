@@ -151,6 +151,13 @@ pub const ORG_ADMIN: &str = "admin";
 /// The built-in role every ordinary member holds.
 pub const ORG_MEMBER: &str = "member";
 
+/// The built-in tenant roles: `tenant_admin` holds every management API scope
+/// ([`crate::MANAGEMENT_API_SCOPES`]) for a person signing in to a first-party application whose
+/// audience is the tenant's management API (CONTRACTS.md "Organizations, roles, keys, SCIM").
+pub const TENANT_ROLES: [&str; 1] = [TENANT_ADMIN];
+/// The built-in role of a tenant's human administrators.
+pub const TENANT_ADMIN: &str = "tenant_admin";
+
 /// A person's membership of an organization.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Membership {

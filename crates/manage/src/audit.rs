@@ -48,6 +48,8 @@ pub mod action {
     pub const TENANT_USER_SESSION_REVOKED: &str = "tenant_user.session_revoked";
     /// Every second factor and backup code of a tenant user was removed by an administrator.
     pub const TENANT_USER_SECOND_FACTORS_RESET: &str = "tenant_user.second_factors_reset";
+    /// A tenant user's tenant roles (e.g. `tenant_admin`) were replaced (target: the user).
+    pub const TENANT_USER_ROLES_CHANGED: &str = "tenant_user.roles_changed";
     /// An organization was created.
     pub const ORGANIZATION_CREATED: &str = "organization.created";
     /// An organization's name, slug or metadata changed.

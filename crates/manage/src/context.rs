@@ -5,7 +5,7 @@
 use crate::{ManageError, SignInServices};
 use std::fmt;
 use std::sync::Arc;
-use svc_domain::{ClientId, Clock, OperatorTokenId, Rng, TenantId};
+use svc_domain::{ClientId, Clock, OperatorTokenId, Rng, TenantId, UserId};
 use svc_store::Store;
 use time::OffsetDateTime;
 
@@ -113,17 +113,21 @@ pub enum Actor {
     /// An OAuth client holding a management access token (e.g. client_credentials on the
     /// tenant's management application).
     Client(ClientId),
+    /// A person (a human administrator) holding a management access token issued to them
+    /// through a first-party application.
+    User(UserId),
     /// The service itself or its local command line (`svc-runtime operator create-token`,
     /// bootstrap), acting without a presented credential.
     System,
 }
 
 impl Actor {
-    /// The audit-log spelling: `operator:opt_…`, `client:app_…` or `system`.
+    /// The audit-log spelling: `operator:opt_…`, `client:app_…`, `user:usr_…` or `system`.
     pub fn as_audit_string(&self) -> String {
         match self {
             Self::Operator(id) => format!("operator:{id}"),
             Self::Client(id) => format!("client:{id}"),
+            Self::User(id) => format!("user:{id}"),
             Self::System => "system".to_owned(),
         }
     }

@@ -10,7 +10,8 @@
 //! - [`organizations`]: a tenant's organizations (its customer companies), their lifecycle and
 //!   their members' roles;
 //! - [`webhooks`]: a tenant's webhook subscriptions, test deliveries and delivery history;
-//! - [`caller`]: what the management API checks about its caller in the database (revocation);
+//! - [`caller`]: what the management API checks about its caller in the database (revocation,
+//!   and a human administrator's standing and roles);
 //! - [`audit`]: the audit log, written in the same transaction as the change it records (as
 //!   are the outbox events of every change);
 //! - [`idempotency`]: `idempotency-key` handling for retryable writes.

@@ -8,6 +8,7 @@
 //! endpoint is one line in the composition root.
 
 pub mod access_token;
+mod administrators;
 pub mod authorize;
 pub mod claims;
 pub mod client_auth;

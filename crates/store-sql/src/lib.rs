@@ -30,6 +30,7 @@ mod passkeys;
 mod recovery;
 mod refresh;
 mod sessions;
+mod user_roles;
 mod users;
 
 mod applications;

@@ -39,8 +39,8 @@ pub use recovery::{RecoveryReads, RecoveryWrites};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
 pub use users::{
-    CounterState, CounterWrites, SessionReads, SessionWrites, UserFilter, UserReads,
-    UserTokenWrites, UserWrites,
+    CounterState, CounterWrites, SessionReads, SessionWrites, UserFilter, UserReads, UserRoleReads,
+    UserRoleWrites, UserTokenWrites, UserWrites,
 };
 pub use webhooks::{
     AttemptNext, ClaimedDelivery, DeliveryFilter, EventWrites, ExpiredLease, QueueStats,
@@ -151,6 +151,7 @@ pub trait ReadTx:
     + OperatorTokenReads
     + AuditReads
     + UserReads
+    + UserRoleReads
     + SessionReads
     + FactorReads
     + PasskeyReads
@@ -180,6 +181,8 @@ pub trait WriteTx:
     + CoordinationWrites
     + UserReads
     + UserWrites
+    + UserRoleReads
+    + UserRoleWrites
     + SessionReads
     + SessionWrites
     + UserTokenWrites

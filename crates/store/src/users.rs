@@ -3,9 +3,10 @@
 
 use crate::{Order, StoreError, UpdateOutcome};
 use async_trait::async_trait;
+use std::collections::BTreeSet;
 use svc_domain::{
-    Email, LoginRecord, LoginRecordId, SecretHash, Session, SessionId, TenantId, User, UserId,
-    UserStatus, UserToken, UserTokenPurpose,
+    Email, LoginRecord, LoginRecordId, RoleKey, SecretHash, Session, SessionId, TenantId, User,
+    UserId, UserStatus, UserToken, UserTokenPurpose,
 };
 use time::OffsetDateTime;
 
@@ -40,6 +41,32 @@ pub trait UserReads {
         order: Order,
         limit: u32,
     ) -> Result<Vec<User>, StoreError>;
+}
+
+/// Reads of a person's tenant roles (role keys; which keys exist is the use cases' rule).
+#[async_trait]
+pub trait UserRoleReads {
+    /// The tenant roles of `user`, sorted; empty when none (or no such person).
+    async fn user_roles(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+    ) -> Result<BTreeSet<RoleKey>, StoreError>;
+}
+
+/// Writes of a person's tenant roles.
+#[async_trait]
+pub trait UserRoleWrites {
+    /// Replaces the tenant roles of `user` with `roles` (an empty set removes them all), each
+    /// assignment stamped `now` when new (kept roles keep their time). A tenant that does not
+    /// exist is [`StoreError::Conflict`] on `user_roles_tenant_id_fkey`.
+    async fn set_user_roles(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        roles: &BTreeSet<RoleKey>,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError>;
 }
 
 /// Writes of tenant users.

@@ -1,15 +1,19 @@
 //! The extractors behind every management route.
 //!
-//! Who may call `/api/v1/*`: machines only (`system` and `agent` tokens). A person's access
-//! token is refused with 403 even when its audience and scopes would match, because the scopes
-//! of a human token say what an application may do for that person, not what the person may
-//! administer: human administrators need roles, which the service does not have yet.
+//! Who may call `/api/v1/*`: machines (`system` and `agent` tokens), and human administrators:
+//! a person's token (`human`) whose `sub` is their own id (first-party applications), checked
+//! on every call against the store: the person must still be able to sign in and still hold
+//! `tenant_admin`, the role that put the management scopes in the token
+//! (`svc_oauth`'s `administrators` rules). A role taken away, or a person suspended, stops a
+//! token already issued at once. The audit log records them as `user:usr_…`.
 //!
 //! Beyond the spec's stateless validation contract, a token revoked at `/oauth/revoke` is refused
 //! (one indexed read per call), since svc is both the issuer and this resource server.
 
 use super::ApiState;
-use crate::error::bearer::{api_refused, api_token_revoked, operator_unauthorized};
+use crate::error::bearer::{
+    api_person_gone, api_refused, api_token_revoked, operator_unauthorized,
+};
 use crate::tenancy::CurrentTenant;
 use crate::{ClientContext, Problem, RequestId};
 use axum::extract::FromRequestParts;
@@ -96,17 +100,39 @@ pub struct Authorized<P: Permission> {
     _permission: PhantomData<P>,
 }
 
-/// What a person's token is told on the management API.
-const HUMANS_REFUSED: &str = "the management API does not accept tokens issued to \
-     people: human administrators need roles, which are not available yet; use client_credentials \
-     on a management application instead";
-
-/// Rule: the management API serves machines only (see the module documentation).
-fn refuse_humans(claims: &AccessTokenClaims) -> Result<(), Problem> {
-    if claims.subject_type == SubjectType::Human {
-        return Err(Problem::forbidden(HUMANS_REFUSED));
+/// Who acts, for a token that passed validation: the client of a machine's token; for a
+/// person's token the person, who must still be able to sign in and still hold `tenant_admin`
+/// (see the module documentation).
+/// `scope` is the route's: a person who lost the role no longer holds it, whatever the token says.
+async fn actor(
+    state: &ApiState,
+    tenant: &CurrentTenant,
+    claims: &AccessTokenClaims,
+    scope: &str,
+) -> Result<Actor, Problem> {
+    if claims.subject_type != SubjectType::Human {
+        return match svc_domain::ClientId::parse(&claims.client_id) {
+            Ok(client) => Ok(Actor::Client(client)),
+            Err(_) => Err(Problem::unauthorized("the token names no valid client")),
+        };
     }
-    Ok(())
+    // A pairwise subject (third-party application) names nobody this API can check.
+    let Ok(user) = svc_domain::UserId::parse(&claims.sub) else {
+        return Err(Problem::forbidden(
+            "a person's token reaches the management API only through a first-party application",
+        ));
+    };
+    let Some(roles) =
+        svc_manage::caller::human_roles(&state.manage, &tenant.tenant.id, &user).await?
+    else {
+        return Err(api_person_gone());
+    };
+    if !roles.iter().any(|r| r.as_str() == svc_domain::TENANT_ADMIN) {
+        return Err(api_refused(&svc_sdk::ValidationError::InsufficientScope {
+            required: scope.to_owned(),
+        }));
+    }
+    Ok(Actor::User(user))
 }
 
 fn meta(parts: &Parts) -> RequestMeta {
@@ -151,7 +177,7 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
             tenant_id: tenant.tenant.id.to_string(),
             organization: None,
             required_scope: Some(P::SCOPE.to_owned()),
-            // Humans pass validation so that the refusal below can say why they are refused.
+            // People pass validation; `actor` then checks them against the store.
             subject_types: vec![SubjectType::System, SubjectType::Human, SubjectType::Agent],
             allow_delegation: false,
             dpop_jkt: None,
@@ -161,17 +187,13 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
         let now = state.clock.now().unix_timestamp();
         let claims = svc_sdk::validate_with_jwks(&token, jwks, &requirements, now)
             .map_err(|e| api_refused(&e))?;
-        refuse_humans(&claims)?;
         // Rule 11 (ours): not revoked at /oauth/revoke since it was issued.
         if svc_manage::caller::access_token_revoked(&state.manage, &tenant.tenant.id, &claims.jti)
             .await?
         {
             return Err(api_token_revoked());
         }
-        let actor = match svc_domain::ClientId::parse(&claims.client_id) {
-            Ok(client) => Actor::Client(client),
-            Err(_) => return Err(Problem::unauthorized("the token names no valid client")),
-        };
+        let actor = actor(state, &tenant, &claims, P::SCOPE).await?;
         Ok(Self {
             tenant,
             claims,

@@ -76,6 +76,17 @@ pub(crate) fn api_token_revoked() -> Problem {
     )
 }
 
+/// A human administrator's token whose person can no longer sign in (suspended or removed):
+/// 401 `invalid_token`, as for a revoked token.
+pub(crate) fn api_person_gone() -> Problem {
+    Problem::unauthorized("the person of this access token can no longer sign in").with_header(
+        WWW_AUTHENTICATE,
+        HeaderValue::from_static(
+            "Bearer error=\"invalid_token\", error_description=\"the person of this access token can no longer sign in\"",
+        ),
+    )
+}
+
 /// A control-plane call without a usable operator token (`detail` says which case).
 pub(crate) fn operator_unauthorized(detail: &'static str) -> Problem {
     Problem::unauthorized(detail).with_header(

@@ -10,5 +10,6 @@ pub mod token;
 pub mod users;
 mod users_factors;
 mod users_history;
+mod users_roles;
 pub mod webhooks;
 pub mod well_known;

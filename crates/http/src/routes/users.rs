@@ -47,6 +47,10 @@ fn api() -> OpenApiRouter<ApiState> {
             super::users_factors::reset_second_factors
         ))
         .routes(routes!(revoke_session))
+        .routes(routes!(
+            super::users_roles::roles,
+            super::users_roles::set_roles
+        ))
 }
 
 /// The tenant user routes, state applied.
@@ -597,6 +601,18 @@ mod tests {
             (
                 "/api/v1/tenant-users/{id}/second-factors",
                 "delete",
+                "users:write",
+                false,
+            ),
+            (
+                "/api/v1/tenant-users/{id}/roles",
+                "get",
+                "users:read",
+                false,
+            ),
+            (
+                "/api/v1/tenant-users/{id}/roles",
+                "put",
                 "users:write",
                 false,
             ),

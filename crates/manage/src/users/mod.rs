@@ -1,7 +1,8 @@
 //! A tenant's users (the people who sign in on its hosted pages): create (with a password, by
 //! invitation, or pre-provisioned), list, read, change, suspend, reactivate, remove, and their
-//! live sessions, login history and second factors (read, reset). Every use case is scoped by the tenant, so another tenant's user reads as
-//! absent, and every write appends its audit entry in the same transaction.
+//! live sessions, login history, second factors (read, reset) and tenant roles (read, replace).
+//! Every use case is scoped by the tenant, so another tenant's user reads as absent, and every
+//! write appends its audit entry in the same transaction.
 //!
 //! Status changes follow [`svc_domain::UserStatus::can_become`]; anything else is a
 //! [`ManageError::Conflict`].
@@ -22,6 +23,7 @@ mod input;
 mod list;
 mod read;
 mod remove;
+mod roles;
 mod sessions;
 mod status;
 mod update;
@@ -34,6 +36,7 @@ pub use input::{MAX_NAME_CHARS, NewUser, UserPatch};
 pub use list::list;
 pub use read::get;
 pub use remove::remove;
+pub use roles::{MAX_TENANT_ROLES, RolesInput, RolesView, TenantRoleSchema, roles, set_roles};
 pub use sessions::{list_sessions, revoke_session};
 pub use status::{reactivate, suspend};
 pub use update::update;

@@ -1,7 +1,8 @@
 //! Removes a tenant user. The record stays as a tombstone (status `removed`) so its id is never
 //! reused and the audit trail keeps pointing at something; its address is freed for a new user.
-//! Removal is final, and ends the person's memberships of the tenant's organizations (each
-//! recorded as `org.member.removed`).
+//! Removal is final, ends the person's memberships of the tenant's organizations (each
+//! recorded as `org.member.removed`) and takes away their tenant roles (recorded as
+//! `tenant_user.roles_changed` when they held any).
 
 use super::{ALL_LINKS, check_transition, end_access, invalidate_links, load, next_revision, save};
 use crate::audit::{self, action};
@@ -10,7 +11,8 @@ use std::collections::BTreeSet;
 use svc_domain::{EventType, TenantId, User, UserId, UserStatus};
 
 /// Removes the user `id` of `tenant`, audited as `tenant_user.removed`: sessions, refresh-token
-/// families and outstanding mailed links end in the same transaction.
+/// families, outstanding mailed links, organization memberships and tenant roles end in the same
+/// transaction.
 ///
 /// Errors: [`ManageError::NotFound`]; [`ManageError::PreconditionFailed`] when `precondition`
 /// does not hold or the user changed meanwhile; [`ManageError::Conflict`] when already removed.
@@ -43,6 +45,19 @@ pub async fn remove(
             &membership,
             &BTreeSet::new(),
             Some(&membership.roles),
+        )
+        .await?;
+    }
+    let roles = tx.user_roles(tenant, id).await?;
+    tx.set_user_roles(tenant, id, &BTreeSet::new(), now).await?;
+    if !roles.is_empty() {
+        let data = super::roles::changed(id, &BTreeSet::new(), &roles, actor);
+        events::record(
+            tx.as_mut(),
+            ctx,
+            tenant,
+            EventType::TenantUserRolesChanged,
+            data,
         )
         .await?;
     }

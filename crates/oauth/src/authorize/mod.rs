@@ -489,9 +489,13 @@ impl AuthorizeEndpoint {
                 return self.ask(tenant, app, req, pending, Ask::Consent).await;
             }
         }
-        // 4. The code.
+        // 4. The code, for the scopes the person may hold (management scopes need a role).
+        let scope = match self.granted_scope(tenant, issuer, app, req, session).await {
+            Ok(scope) => scope,
+            Err(e) => return unavailable(e),
+        };
         match self
-            .issue_code(tenant, app, req, session, pending, organization)
+            .issue_code(tenant, app, req, session, pending, organization, scope)
             .await
         {
             Ok(code) => AuthorizeOutcome::RedirectToClient(code_redirect(
@@ -545,6 +549,30 @@ impl AuthorizeEndpoint {
         };
         tx.finish().await?;
         Ok(org.filter(|_| member).map(|o| o.id))
+    }
+
+    /// The requested scopes less the management scopes the person may not hold
+    /// ([`crate::administrators`]); their roles are read only when it matters.
+    async fn granted_scope(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        app: &Application,
+        req: &AuthorizationRequest,
+        session: &Session,
+    ) -> Result<svc_domain::ScopeSet, StoreError> {
+        let asked = req.scopes();
+        if !crate::administrators::for_management_api(app, issuer)
+            || !crate::administrators::asks_management_scopes(&asked)
+        {
+            return Ok(asked);
+        }
+        let mut tx = self.store.read_once().await?;
+        let roles = tx.user_roles(&tenant.id, &session.user_id).await?;
+        tx.finish().await?;
+        Ok(crate::administrators::permitted(
+            &asked, app, issuer, &roles,
+        ))
     }
 
     /// Whether the session's person was recovered by guardians and has no new factor yet.
@@ -755,6 +783,7 @@ impl AuthorizeEndpoint {
         tx.commit().await
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn issue_code(
         &self,
         tenant: &Tenant,
@@ -763,6 +792,7 @@ impl AuthorizeEndpoint {
         session: &Session,
         pending: Option<&Interaction>,
         organization: Option<OrganizationId>,
+        scope: svc_domain::ScopeSet,
     ) -> Result<String, StoreError> {
         let now = truncate_micros(self.clock.now());
         let redirect_uri = req
@@ -776,7 +806,7 @@ impl AuthorizeEndpoint {
             user_id: session.user_id.clone(),
             session_id: session.id.clone(),
             redirect_uri,
-            scope: req.scopes(),
+            scope,
             code_challenge: req.code_challenge.clone(),
             nonce: req.nonce.clone(),
             auth_time: session.auth_time,

@@ -322,7 +322,14 @@ impl TokenEndpoint {
         // presenting it again is never mistaken for reuse (and another client cannot burn it).
         check_client(&family, &app.id)?;
         check_alive(&token, &family, now)?;
-        let scope = narrow_scope(&token.scope, request.scope())?;
+        let mut scope = narrow_scope(&token.scope, request.scope())?;
+        // Management scopes last only as long as the role behind them.
+        if crate::administrators::for_management_api(app, issuer)
+            && crate::administrators::asks_management_scopes(&scope)
+        {
+            let roles = tx.user_roles(&tenant.id, &family.user_id).await?;
+            scope = crate::administrators::permitted(&scope, app, issuer, &roles);
+        }
         if active_person(tx.as_mut(), tenant, &family.user_id)
             .await?
             .is_none()

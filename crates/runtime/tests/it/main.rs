@@ -19,6 +19,7 @@ mod postgres_outage;
 mod tenant_users;
 mod tls;
 mod unavailable;
+mod user_roles;
 mod users_conventions;
 mod webhooks;
 mod webhooks_conventions;

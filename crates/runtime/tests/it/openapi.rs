@@ -451,6 +451,10 @@ impl Fixtures {
                     vec![("path.id", &self.user)],
                 ),
                 (
+                    &["getTenantUserRoles", "setTenantUserRoles"],
+                    vec![("path.id", &self.user)],
+                ),
+                (
                     &["revokeTenantUserSession"],
                     vec![
                         ("path.id", &self.session_user),

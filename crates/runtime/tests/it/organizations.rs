@@ -5,62 +5,13 @@
 //! hostile bodies are refused naming the field and write nothing; and each route needs its
 //! `organizations:*` scope.
 
-use crate::common::{
-    CreatedTenant as Tenant, create_tenant, management_token as token, operator_token,
-};
-use crate::tenant_users::{Api, spawn};
+use crate::tenant_users::{Api, TwoTenants as World};
 use reqwest::Method as M;
 use reqwest::header::{ETAG, IF_MATCH, LOCATION};
 use serde_json::{Value, json};
-use svc_testkit::{BACKENDS, TestApp};
+use svc_testkit::BACKENDS;
 
 const BASE: &str = "/api/v1/organizations";
-
-/// An app with tenants `acme` and `globex`, each with a full management token.
-struct World {
-    app: TestApp,
-    acme: Tenant,
-    globex: Tenant,
-    acme_token: String,
-    globex_token: String,
-    _dir: tempfile::TempDir,
-}
-
-impl World {
-    async fn new(backend: svc_testkit::Backend) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let app = spawn(backend, &dir.path().join("mail.jsonl")).await;
-        let operator = operator_token(&app).await;
-        let acme = create_tenant(&app, &operator, "acme").await;
-        let globex = create_tenant(&app, &operator, "globex").await;
-        let acme_token = token(&app, &acme, None).await;
-        let globex_token = token(&app, &globex, None).await;
-        Self {
-            app,
-            acme,
-            globex,
-            acme_token,
-            globex_token,
-            _dir: dir,
-        }
-    }
-
-    fn acme(&self) -> Api<'_> {
-        Api {
-            app: &self.app,
-            tenant: &self.acme,
-            token: self.acme_token.clone(),
-        }
-    }
-
-    fn globex(&self) -> Api<'_> {
-        Api {
-            app: &self.app,
-            tenant: &self.globex,
-            token: self.globex_token.clone(),
-        }
-    }
-}
 
 /// Creates a pre-provisioned user on `api`'s tenant; its id.
 async fn person(api: &Api<'_>, email: &str) -> String {
@@ -717,13 +668,7 @@ async fn organizations_need_a_token_with_the_organizations_scopes() {
         assert_eq!(status, 201);
         let scoped = |scope: &'static str| {
             let world = &world;
-            async move {
-                Api {
-                    app: &world.app,
-                    tenant: &world.acme,
-                    token: token(&world.app, &world.acme, Some(scope)).await,
-                }
-            }
+            async move { world.acme_with(scope).await }
         };
 
         let reads = [

@@ -65,6 +65,61 @@ impl Api<'_> {
     }
 }
 
+/// An app with tenants `acme` and `globex`, each with a full management token.
+pub(crate) struct TwoTenants {
+    pub(crate) app: TestApp,
+    pub(crate) acme: Tenant,
+    pub(crate) globex: Tenant,
+    acme_token: String,
+    globex_token: String,
+    _dir: tempfile::TempDir,
+}
+
+impl TwoTenants {
+    pub(crate) async fn new(backend: svc_testkit::Backend) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let app = spawn(backend, &dir.path().join("mail.jsonl")).await;
+        let operator = operator_token(&app).await;
+        let acme = create_tenant(&app, &operator, "acme").await;
+        let globex = create_tenant(&app, &operator, "globex").await;
+        let acme_token = token(&app, &acme, None).await;
+        let globex_token = token(&app, &globex, None).await;
+        Self {
+            app,
+            acme,
+            globex,
+            acme_token,
+            globex_token,
+            _dir: dir,
+        }
+    }
+
+    pub(crate) fn acme(&self) -> Api<'_> {
+        Api {
+            app: &self.app,
+            tenant: &self.acme,
+            token: self.acme_token.clone(),
+        }
+    }
+
+    pub(crate) fn globex(&self) -> Api<'_> {
+        Api {
+            app: &self.app,
+            tenant: &self.globex,
+            token: self.globex_token.clone(),
+        }
+    }
+
+    /// `acme` with a management token holding only `scope`.
+    pub(crate) async fn acme_with(&self, scope: &str) -> Api<'_> {
+        Api {
+            app: &self.app,
+            tenant: &self.acme,
+            token: token(&self.app, &self.acme, Some(scope)).await,
+        }
+    }
+}
+
 /// The mails written so far, waiting up to ten seconds for the first one (mail is sent by a
 /// background task, after the answer).
 async fn mails(path: &std::path::Path) -> Vec<Value> {

@@ -16,6 +16,7 @@ mod passkeys;
 mod recovery;
 mod signing_keys;
 mod tenants;
+mod user_roles;
 mod users;
 mod webhooks;
 
@@ -31,6 +32,7 @@ pub use passkeys::*;
 pub use recovery::*;
 pub use signing_keys::*;
 pub use tenants::*;
+pub use user_roles::*;
 pub use users::*;
 pub use webhooks::*;
 
@@ -169,6 +171,9 @@ macro_rules! conformance_suite {
             memberships_round_trip_and_are_unique_per_organization,
             members_page_by_user_and_memberships_span_organizations,
             organizations_go_with_their_tenant,
+            user_roles_round_trip_and_are_replaced_as_a_set,
+            user_roles_are_scoped_to_their_tenant,
+            user_roles_go_with_their_tenant,
             user_tokens_are_single_use,
             counters_count_in_fixed_windows,
             interactions_expire_and_are_scoped,

@@ -4,6 +4,7 @@
 //! escaping, security headers, form limits, CAPTCHA), on SQLite and PostgreSQL.
 
 mod accounts;
+mod administrators;
 mod captcha;
 mod flow;
 mod history;
