@@ -206,6 +206,38 @@ pub fn all_person_claims(user: &User, scope: &ScopeSet) -> Map<String, Value> {
     person_claims(user, scope, PERSON_CLAIMS)
 }
 
+/// The scope that asks for the person's roles (ours, like Keycloak's `roles` client scope).
+pub const ROLES_SCOPE: &str = "roles";
+
+/// The claims the `roles` scope adds to ID tokens and UserInfo: `roles`, the person's tenant
+/// roles, and, when the grant acts in an organization, `org_roles`, their roles in it (both
+/// sorted arrays, present even when empty so a client can tell "none" from "not asked").
+/// Read at each issuance and each UserInfo call, so they say what holds now.
+pub(crate) async fn role_claims<T>(
+    tx: &mut T,
+    tenant: &svc_domain::TenantId,
+    user: &svc_domain::UserId,
+    organization: Option<&svc_domain::OrganizationId>,
+) -> Result<Map<String, Value>, svc_store::StoreError>
+where
+    T: svc_store::UserRoleReads + svc_store::OrganizationReads + Send + ?Sized,
+{
+    let names = |roles: &std::collections::BTreeSet<svc_domain::RoleKey>| {
+        json!(roles.iter().map(|r| r.as_str()).collect::<Vec<_>>())
+    };
+    let mut out = Map::new();
+    out.insert("roles".into(), names(&tx.user_roles(tenant, user).await?));
+    if let Some(org) = organization {
+        let held = tx
+            .membership(tenant, org, user)
+            .await?
+            .map(|m| m.roles)
+            .unwrap_or_default();
+        out.insert("org_roles".into(), names(&held));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -60,7 +60,7 @@ const TOKEN_AUTH_METHODS: [&str; 4] = [
 /// Claims an ID token or UserInfo response carries (`crate::id_token`, `crate::claims`): no
 /// `azp`, which a single-audience ID token does not need, and no `tenant_id`, which only access
 /// tokens carry.
-const CLAIMS: [&str; 16] = [
+const CLAIMS: [&str; 20] = [
     "sub",
     "iss",
     "aud",
@@ -77,10 +77,17 @@ const CLAIMS: [&str; 16] = [
     "email",
     "email_verified",
     "updated_at",
+    // The organization a grant acts in (`organization` parameter) and, with the `roles` scope,
+    // the person's roles.
+    "org_id",
+    "org_slug",
+    "roles",
+    "org_roles",
 ];
 
-/// Scopes defined by the protocol (API scopes of `<resource>:<action>` form are per application).
-const SCOPES: [&str; 4] = ["openid", "profile", "email", "offline_access"];
+/// Scopes defined by the protocol, and ours: `roles` (the person's tenant and organization roles
+/// in ID tokens and UserInfo). API scopes of `<resource>:<action>` form are per application.
+const SCOPES: [&str; 5] = ["openid", "profile", "email", "offline_access", "roles"];
 
 fn id_token_algs() -> Vec<&'static str> {
     // RS256 first: the OIDC default for `id_token_signed_response_alg`.

@@ -15,12 +15,12 @@
 //!   them ([`crate::claims`]).
 
 use crate::access_token::active_claims;
-use crate::claims::all_person_claims;
+use crate::claims::{ROLES_SCOPE, all_person_claims, role_claims};
 use crate::context::ProtocolContext;
 use crate::error::OAuthError;
 use crate::subject::person_behind;
 use serde_json::{Map, Value, json};
-use svc_domain::{ClientId, ScopeSet, Tenant, User};
+use svc_domain::{ClientId, OrganizationId, ScopeSet, Tenant, User};
 
 /// The UserInfo engine.
 pub struct UserInfo {
@@ -63,30 +63,47 @@ impl UserInfo {
             .as_str()
             .and_then(|c| ClientId::parse(c).ok())
             .ok_or_else(|| OAuthError::invalid_token("the access token names no client"))?;
-        let user = self
-            .person(tenant, &client, subject)
-            .await?
+        // The organization the token acts in, for `org_roles`.
+        let organization = claims["org_id"]
+            .as_str()
+            .and_then(|id| OrganizationId::parse(id).ok());
+        let (user, roles) = self
+            .person(tenant, &client, subject, &scope, organization.as_ref())
+            .await?;
+        let user = user
             .filter(User::can_sign_in)
             .ok_or_else(|| OAuthError::invalid_token("the person is no longer available"))?;
-        Ok(render(&user, subject, &scope))
+        let mut out = render(&user, subject, &scope);
+        out.extend(roles);
+        Ok(Value::Object(out))
     }
 
+    /// The person behind the token and, with the `roles` scope, their role claims, read in
+    /// one transaction.
     async fn person(
         &self,
         tenant: &Tenant,
         client: &ClientId,
         subject: &str,
-    ) -> Result<Option<User>, OAuthError> {
+        scope: &ScopeSet,
+        organization: Option<&OrganizationId>,
+    ) -> Result<(Option<User>, Map<String, Value>), OAuthError> {
         let mut tx = self.ctx.store.read().await?;
         let user = person_behind(tx.as_mut(), tenant, client, subject).await?;
+        let roles = match &user {
+            Some(user) if scope.contains(ROLES_SCOPE) => {
+                role_claims(tx.as_mut(), &tenant.id, &user.id, organization).await?
+            }
+            _ => Map::new(),
+        };
         tx.finish().await?;
-        Ok(user)
+        Ok((user, roles))
     }
 }
 
-fn render(user: &User, subject: &str, scope: &ScopeSet) -> Value {
+fn render(user: &User, subject: &str, scope: &ScopeSet) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("sub".into(), json!(subject));
     out.extend(all_person_claims(user, scope));
-    Value::Object(out)
+    out
 }

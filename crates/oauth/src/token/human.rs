@@ -33,7 +33,7 @@ use super::issue::{
     TOKEN_TYPE_BEARER, TokenResponse,
 };
 use super::{TokenEndpoint, TokenRequest};
-use crate::claims::{ClaimsRequest, person_claims};
+use crate::claims::{ClaimsRequest, ROLES_SCOPE, person_claims, role_claims};
 use crate::client_auth::AuthenticatedClient;
 use crate::discovery::userinfo_audience;
 use crate::error::OAuthError;
@@ -195,7 +195,7 @@ impl TokenEndpoint {
             }
         };
         let requested = ClaimsRequest::parse(code.claims.as_deref());
-        let grant = Grant {
+        let mut grant = Grant {
             user: &code.user_id,
             subject: &code.subject,
             scope: &code.scope,
@@ -207,6 +207,16 @@ impl TokenEndpoint {
             person: person_claims(&person, &code.scope, requested.id_token_names()),
             organization,
         };
+        if code.scope.contains(ROLES_SCOPE) {
+            let roles = role_claims(
+                tx.as_mut(),
+                &tenant.id,
+                &code.user_id,
+                code.organization_id.as_ref(),
+            )
+            .await?;
+            grant.person.extend(roles);
+        }
         let offline =
             code.scope.contains("offline_access") && app.allows_grant(GrantType::RefreshToken);
         let family = if offline {
@@ -388,7 +398,17 @@ impl TokenEndpoint {
             amr: &family.amr,
             session: family.session_id.as_ref(),
             nonce: None,
-            person: Map::new(),
+            person: if scope.contains(ROLES_SCOPE) {
+                role_claims(
+                    tx.as_mut(),
+                    &tenant.id,
+                    &family.user_id,
+                    family.organization_id.as_ref(),
+                )
+                .await?
+            } else {
+                Map::new()
+            },
             organization,
         };
         let stamp = self.issuer().stamp(SubjectType::Human);

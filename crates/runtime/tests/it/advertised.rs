@@ -208,7 +208,7 @@ async fn user_id(world: &World) -> String {
 
 #[tokio::test]
 async fn advertised_scopes_claims_and_grants_work_and_other_grants_are_refused() {
-    let world = World::new(Backend::Postgres, Setup::default()).await;
+    let mut world = World::new(Backend::Postgres, Setup::default()).await;
     let (oidc, _, _) = documents(&world).await;
     let ada = user_id(&world).await;
     // Give the person every profile claim, so each advertised claim can be seen.
@@ -220,10 +220,37 @@ async fn advertised_scopes_claims_and_grants_work_and_other_grants_are_refused()
         .unwrap();
     assert_eq!(patched.status(), 200);
 
-    // Every advertised scope at once, with every request feature that releases a claim.
+    // Every advertised scope at once, with every request feature that releases a claim: the
+    // application may ask for all of them, and Ada signs in to an organization of hers.
     let scopes = list(&oidc, "scopes_supported");
     assert!(scopes.contains(&"openid".to_owned()));
     let scope = scopes.join(" ");
+    let (client_id, client_secret) = world
+        .register_with(json!({ "allowed_scopes": scopes }))
+        .await;
+    world.client_id = client_id;
+    world.client_secret = client_secret;
+    let org = world
+        .api(Method::POST, "/api/v1/organizations")
+        .json(&json!({"name": "Acme EU", "slug": "acme-eu"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(org.status(), 201);
+    let org: Value = org.json().await.unwrap();
+    let member = world
+        .api(
+            Method::POST,
+            &format!(
+                "/api/v1/organizations/{}/members",
+                org["id"].as_str().unwrap()
+            ),
+        )
+        .json(&json!({"user_id": ada}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(member.status(), 201);
     let claims_request = json!({"id_token": {"acr": null}}).to_string();
     let browser = world.browser();
     let code = world
@@ -231,7 +258,11 @@ async fn advertised_scopes_claims_and_grants_work_and_other_grants_are_refused()
             &browser,
             &world.client_id,
             &scope,
-            &[("nonce", "n-1"), ("claims", &claims_request)],
+            &[
+                ("nonce", "n-1"),
+                ("claims", &claims_request),
+                ("organization", "acme-eu"),
+            ],
         )
         .await;
     let (status, issued) = token_request(
@@ -268,6 +299,7 @@ async fn advertised_scopes_claims_and_grants_work_and_other_grants_are_refused()
             "offline_access" => assert!(issued["refresh_token"].is_string(), "{issued}"),
             "profile" => assert_eq!(userinfo["name"], "Ada Lovelace", "{userinfo}"),
             "email" => assert_eq!(userinfo["email"], world.user.as_str(), "{userinfo}"),
+            "roles" => assert_eq!(userinfo["org_roles"], json!(["member"]), "{userinfo}"),
             other => panic!("scopes_supported lists {other}: add what it delivers here"),
         }
     }

@@ -267,3 +267,81 @@ async fn a_refresh_after_removal_suspension_or_deletion_revokes_the_family() {
         "{revoked:?}"
     );
 }
+
+#[tokio::test]
+async fn the_roles_scope_puts_tenant_and_organization_roles_in_id_tokens_and_userinfo() {
+    let flow = Flow::build(super::support::Fixture::new().await, true, |app| {
+        app.allowed_scopes =
+            svc_domain::ScopeSet::parse("openid profile email offline_access roles").unwrap();
+    })
+    .await;
+    let org = organization(&flow, "acme", true).await;
+    let mut tx = flow.fx.store.write().await.unwrap();
+    let admin = BTreeSet::from([RoleKey::parse("tenant_admin").unwrap()]);
+    tx.set_user_roles(
+        &flow.fx.tenant.id,
+        &flow.user.id,
+        &admin,
+        flow.fx.clock.now(),
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let scope = "openid offline_access roles";
+
+    // In the organization: both claims, in the ID token, after refresh and from UserInfo.
+    let q = redirect(&flow, &[("organization", "acme"), ("scope", scope)]).await;
+    let tokens = flow.redeem(&q["code"], VERIFIER).await.unwrap();
+    let id_token = claims(tokens.id_token.as_deref().unwrap());
+    assert_eq!(id_token["roles"], serde_json::json!(["tenant_admin"]));
+    assert_eq!(id_token["org_roles"], serde_json::json!(["member"]));
+    let refreshed = flow
+        .refresh(tokens.refresh_token.as_deref().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        claims(refreshed.id_token.as_deref().unwrap())["org_roles"],
+        serde_json::json!(["member"])
+    );
+    let info = flow
+        .userinfo()
+        .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
+        .await
+        .unwrap();
+    assert_eq!(info["roles"], serde_json::json!(["tenant_admin"]));
+    assert_eq!(info["org_roles"], serde_json::json!(["member"]));
+    // Roles are read when asked, so a change shows at once.
+    let mut tx = flow.fx.store.write().await.unwrap();
+    tx.update_membership_roles(
+        &flow.fx.tenant.id,
+        &org.id,
+        &flow.user.id,
+        &BTreeSet::from([RoleKey::parse("owner").unwrap()]),
+        flow.fx.clock.now(),
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let info = flow
+        .userinfo()
+        .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
+        .await
+        .unwrap();
+    assert_eq!(info["org_roles"], serde_json::json!(["owner"]));
+
+    // Outside an organization: `roles` only; without the scope: neither.
+    let q = redirect(&flow, &[("scope", scope)]).await;
+    let tokens = flow.redeem(&q["code"], VERIFIER).await.unwrap();
+    let id_token = claims(tokens.id_token.as_deref().unwrap());
+    assert_eq!(id_token["roles"], serde_json::json!(["tenant_admin"]));
+    assert!(id_token.get("org_roles").is_none());
+    let tokens = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
+    let id_token = claims(tokens.id_token.as_deref().unwrap());
+    assert!(id_token.get("roles").is_none() && id_token.get("org_roles").is_none());
+    let info = flow
+        .userinfo()
+        .claims(&flow.fx.tenant, &flow.fx.issuer, &tokens.access_token)
+        .await
+        .unwrap();
+    assert!(info.get("roles").is_none());
+}
