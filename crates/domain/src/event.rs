@@ -7,8 +7,8 @@
 //! so signatures over retries cover the same body.
 
 use crate::{
-    ClientId, Clock, DeliveryId, EventId, FactorId, GuardianId, OrganizationId, PasskeyId,
-    RecoveryId, RefreshFamilyId, Rng, SessionId, TenantId, UserId, WebhookId,
+    ApiResourceId, ClientId, Clock, DeliveryId, EventId, FactorId, GuardianId, OrganizationId,
+    PasskeyId, RecoveryId, RefreshFamilyId, Rng, SessionId, TenantId, UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -130,6 +130,20 @@ catalog! {
     AdminApplicationDeleted = "admin.application.deleted", emitted: true;
     /// An application's client secret was replaced.
     AdminApplicationSecretRotated = "admin.application.secret_rotated", emitted: true;
+    /// An application's tenant roles (its machine access to API resources) changed.
+    AdminApplicationRolesChanged = "admin.application.roles_changed", emitted: true;
+    /// An API resource was registered.
+    AdminApiResourceCreated = "admin.api_resource.created", emitted: true;
+    /// An API resource's name or permissions changed (a removed permission leaves every role).
+    AdminApiResourceUpdated = "admin.api_resource.updated", emitted: true;
+    /// An API resource was deleted, and its permissions left every role.
+    AdminApiResourceDeleted = "admin.api_resource.deleted", emitted: true;
+    /// A custom role was created.
+    AdminRoleCreated = "admin.role.created", emitted: true;
+    /// A role's description or permissions changed (built-in roles' permissions included).
+    AdminRoleUpdated = "admin.role.updated", emitted: true;
+    /// A custom role was deleted.
+    AdminRoleDeleted = "admin.role.deleted", emitted: true;
     /// A webhook subscription was created.
     AdminWebhookCreated = "admin.webhook.created", emitted: true;
     /// A webhook subscription changed (URL, event types, description, active flag).
@@ -542,6 +556,40 @@ pub enum EventData {
         /// Its receiver URL.
         url: String,
         /// Who made the change (`system` when a 410 disabled it).
+        actor: String,
+    },
+    /// `admin.api_resource.*`
+    ApiResource {
+        /// The resource.
+        resource_id: ApiResourceId,
+        /// Its identifier (the audience of its tokens).
+        identifier: String,
+        /// Its permissions after the change (empty once deleted).
+        permissions: Vec<String>,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `admin.role.*`
+    Role {
+        /// The role's key.
+        role: String,
+        /// `tenant` or `organization`.
+        kind: String,
+        /// Its permissions after the change, as `<resource identifier> <permission>` pairs
+        /// (empty once deleted).
+        permissions: Vec<String>,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `admin.application.roles_changed`
+    ApplicationRoles {
+        /// The application.
+        client_id: ClientId,
+        /// The roles held after the change.
+        roles: Vec<String>,
+        /// The roles held before.
+        previous_roles: Vec<String>,
+        /// Who made the change.
         actor: String,
     },
     /// `org.created`, `org.updated`, `org.suspended`, `org.reactivated`, `org.deleted`

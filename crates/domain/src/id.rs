@@ -193,6 +193,12 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies an API resource a tenant protects (`res_…`).
+    ApiResourceId,
+    "res_"
+);
+
+prefixed_id!(
     /// Identifies a webhook subscription of a tenant (`whk_…`).
     WebhookId,
     "whk_"

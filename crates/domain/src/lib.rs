@@ -5,6 +5,7 @@
 //! This crate performs no IO and knows no async runtime, database or HTTP framework; every other
 //! crate depends on it, never the other way round.
 
+mod access;
 mod application;
 mod audit;
 mod clock;
@@ -26,6 +27,10 @@ mod tenant;
 mod user;
 mod webhook;
 
+pub use access::{
+    ApiResource, MAX_ACCESS_DESCRIPTION_CHARS, MAX_RESOURCE_PERMISSIONS, Permission,
+    PermissionError, PermissionName, RESERVED_SCOPES, Role, RoleGrant, RoleKind, permissions_for,
+};
 pub use application::{Application, GrantType, OperatorToken, TokenEndpointAuthMethod};
 pub use audit::{AuditEntry, AuditOutcome};
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -40,9 +45,9 @@ pub use factor::{
     normalize_totp_code,
 };
 pub use id::{
-    AuditEntryId, ClientId, DeliveryId, EventId, FactorId, GuardianId, IdError, InteractionId,
-    LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, RecoveryId, RefreshFamilyId,
-    SessionId, TenantId, UserId, WebhookId,
+    ApiResourceId, AuditEntryId, ClientId, DeliveryId, EventId, FactorId, GuardianId, IdError,
+    InteractionId, LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, RecoveryId,
+    RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
 pub use login::{

@@ -143,17 +143,20 @@ impl<'de> serde::Deserialize<'de> for ScopeSet {
 }
 
 /// The management API scopes a served route requires (CONTRACTS.md "Tenant API scopes and
-/// audience"): applications, tenant users, organizations, the audit log and webhooks. A tenant's
-/// management application may be granted exactly these, and the RFC 9728 metadata advertises
-/// exactly these. The contract's policies, agents and billing scopes join when their routes do;
+/// audience"): applications (and the API resources they call), tenant users, organizations,
+/// policies (roles and their permissions), the audit log and webhooks. A tenant's management
+/// application may be granted exactly these, and the RFC 9728 metadata advertises exactly these.
+/// The contract's agents and billing scopes join when their routes do;
 /// until then a token carrying them would promise APIs that answer 404.
-pub const MANAGEMENT_API_SCOPES: [&str; 9] = [
+pub const MANAGEMENT_API_SCOPES: [&str; 11] = [
     "applications:read",
     "applications:write",
     "users:read",
     "users:write",
     "organizations:read",
     "organizations:write",
+    "policies:read",
+    "policies:write",
     "audit:read",
     "webhooks:read",
     "webhooks:write",

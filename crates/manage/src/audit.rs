@@ -30,6 +30,8 @@ pub mod action {
     pub const APPLICATION_DELETED: &str = "application.deleted";
     /// An application's client secret was replaced.
     pub const APPLICATION_SECRET_ROTATED: &str = "application.secret_rotated";
+    /// An application's tenant roles changed (target: the application).
+    pub const APPLICATION_ROLES_CHANGED: &str = "application.roles_changed";
     /// A control-plane operator token was created.
     pub const OPERATOR_TOKEN_CREATED: &str = "operator_token.created";
     /// A tenant user was created (with a password, or pre-provisioned without one).
@@ -66,6 +68,18 @@ pub mod action {
     pub const ORGANIZATION_MEMBER_ROLES_CHANGED: &str = "organization.member_roles_changed";
     /// A person was removed from an organization (target: the organization).
     pub const ORGANIZATION_MEMBER_REMOVED: &str = "organization.member_removed";
+    /// A custom role was created (target: its key).
+    pub const ROLE_CREATED: &str = "role.created";
+    /// A role's description or permissions changed (target: its key).
+    pub const ROLE_UPDATED: &str = "role.updated";
+    /// A custom role was deleted with its permissions (target: its key).
+    pub const ROLE_DELETED: &str = "role.deleted";
+    /// An API resource was registered.
+    pub const API_RESOURCE_CREATED: &str = "api_resource.created";
+    /// An API resource's name or permissions changed (removed permissions left every role).
+    pub const API_RESOURCE_UPDATED: &str = "api_resource.updated";
+    /// An API resource was deleted with its permissions and every role's grants of them.
+    pub const API_RESOURCE_DELETED: &str = "api_resource.deleted";
     /// A webhook subscription was created.
     pub const WEBHOOK_CREATED: &str = "webhook.created";
     /// A webhook subscription's URL, event types, description or active flag changed.

@@ -77,6 +77,28 @@ pub(crate) async fn organization_changed(
     record(tx, ctx, &org.tenant_id, event_type, data).await
 }
 
+/// An `admin.api_resource.*` event about `resource` (as it is after the change: a deleted one
+/// defines no permission any more) after a change by `actor`.
+pub(crate) async fn api_resource_changed(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    actor: &crate::Actor,
+    resource: &svc_domain::ApiResource,
+    event_type: EventType,
+) -> Result<(), ManageError> {
+    let data = EventData::ApiResource {
+        resource_id: resource.id.clone(),
+        identifier: resource.identifier.clone(),
+        permissions: resource
+            .permissions
+            .iter()
+            .map(|p| p.name.as_str().to_owned())
+            .collect(),
+        actor: actor.as_audit_string(),
+    };
+    record(tx, ctx, &resource.tenant_id, event_type, data).await
+}
+
 /// An `org.member.*` event about `membership` after a change by `actor`: the roles it holds now
 /// (none once removed) and, for role changes and removals, the ones it held before.
 pub(crate) async fn member_changed(

@@ -6,9 +6,12 @@
 //! - [`control_plane`]: tenants (each created together with its management application) and
 //!   operator tokens;
 //! - [`applications`]: a tenant's OAuth clients and their registration rules;
+//! - [`api_resources`]: the APIs a tenant protects and the permissions they define;
 //! - [`users`]: a tenant's users (people who sign in), their lifecycle and sessions;
 //! - [`organizations`]: a tenant's organizations (its customer companies), their lifecycle and
 //!   their members' roles;
+//! - [`roles`]: a tenant's roles (built-in and custom), the permissions they hold, and the
+//!   roles of its applications;
 //! - [`webhooks`]: a tenant's webhook subscriptions, test deliveries and delivery history;
 //! - [`caller`]: what the management API checks about its caller in the database (revocation,
 //!   and a human administrator's standing and roles);
@@ -22,6 +25,7 @@
 //! password policy, hashing and invitation mail it shares with the sign-in engine reach it as
 //! ports ([`SignInServices`]) that the runtime wires.
 
+pub mod api_resources;
 pub mod applications;
 pub mod audit;
 pub mod caller;
@@ -33,6 +37,7 @@ pub mod idempotency;
 pub mod organizations;
 mod page;
 mod revision;
+pub mod roles;
 mod sign_in;
 pub mod users;
 pub mod webhooks;

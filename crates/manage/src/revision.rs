@@ -68,9 +68,27 @@ impl Precondition {
     }
 }
 
+/// The `updated_at` of a change made at `now` to a resource read at revision `read`: `now`, or
+/// one microsecond (what PostgreSQL keeps) after `read` when the clock has not moved past it, so
+/// every change is a new revision even under a clock that stands still or steps back.
+pub(crate) fn next_update_time(read: OffsetDateTime, now: OffsetDateTime) -> OffsetDateTime {
+    now.max(read + time::Duration::microseconds(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_always_moves_the_revision_forward() {
+        let read = OffsetDateTime::from_unix_timestamp(1_790_000_000).unwrap();
+        let later = read + time::Duration::milliseconds(3);
+        let tick = time::Duration::microseconds(1);
+        assert_eq!(next_update_time(read, later), later);
+        assert_eq!(next_update_time(read, read), read + tick);
+        let earlier = read - time::Duration::seconds(1);
+        assert_eq!(next_update_time(read, earlier), read + tick);
+    }
 
     #[test]
     fn etags_round_trip_and_foreign_tags_do_not_parse() {

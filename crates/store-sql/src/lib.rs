@@ -33,6 +33,7 @@ mod sessions;
 mod user_roles;
 mod users;
 
+mod access;
 mod applications;
 mod audit;
 mod coordination;

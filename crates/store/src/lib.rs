@@ -8,6 +8,7 @@
 //!
 //! This crate must not depend on sqlx or any HTTP framework.
 
+mod access;
 mod applications;
 mod audit;
 mod error;
@@ -25,6 +26,7 @@ mod webhooks;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
+pub use access::{AccessReads, AccessWrites};
 pub use applications::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, UpdateOutcome,
 };
@@ -157,6 +159,7 @@ pub trait ReadTx:
     + PasskeyReads
     + RecoveryReads
     + OrganizationReads
+    + AccessReads
     + GrantReads
     + WebhookReads
     + Send
@@ -194,6 +197,8 @@ pub trait WriteTx:
     + RecoveryWrites
     + OrganizationReads
     + OrganizationWrites
+    + AccessReads
+    + AccessWrites
     + CounterWrites
     + GrantReads
     + GrantWrites

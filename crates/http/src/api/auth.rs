@@ -67,6 +67,16 @@ permission!(
     "organizations:write"
 );
 permission!(
+    /// `policies:read`
+    PoliciesRead,
+    "policies:read"
+);
+permission!(
+    /// `policies:write`
+    PoliciesWrite,
+    "policies:write"
+);
+permission!(
     /// `users:read`
     UsersRead,
     "users:read"

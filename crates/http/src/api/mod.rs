@@ -12,8 +12,8 @@ mod idempotency;
 
 pub use auth::{
     ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, MetricsReadAuthorizer,
-    OperatorCaller, OrganizationsRead, OrganizationsWrite, Permission, UsersRead, UsersWrite,
-    WebhooksRead, WebhooksWrite,
+    OperatorCaller, OrganizationsRead, OrganizationsWrite, Permission, PoliciesRead, PoliciesWrite,
+    UsersRead, UsersWrite, WebhooksRead, WebhooksWrite,
 };
 pub use idempotency::idempotent;
 

@@ -11,6 +11,7 @@
 mod pages;
 pub(crate) mod refusals;
 mod schema;
+
 #[cfg(test)]
 mod tests;
 
@@ -36,12 +37,16 @@ pub const CLIENT_BASIC: &str = "client_secret_basic";
 pub mod tags {
     /// Applications (OAuth clients).
     pub const APPLICATIONS: &str = "Applications";
+    /// API resources (the APIs a tenant protects) and their permissions.
+    pub const API_RESOURCES: &str = "API resources";
     /// The audit log.
     pub const AUDIT: &str = "Audit log";
     /// Tenant users.
     pub const USERS: &str = "Users";
     /// Organizations and their members.
     pub const ORGANIZATIONS: &str = "Organizations";
+    /// Roles and the permissions they hold.
+    pub const ROLES: &str = "Roles";
     /// Webhook subscriptions.
     pub const WEBHOOKS: &str = "Webhooks";
     /// The operator's control plane.
@@ -71,8 +76,10 @@ pub mod tags {
     ),
     tags(
         (name = tags::APPLICATIONS, description = "OAuth clients of the tenant."),
+        (name = tags::API_RESOURCES, description = "The APIs the tenant protects (token audiences) and the permissions each defines."),
         (name = tags::USERS, description = "People who sign in to the tenant."),
         (name = tags::ORGANIZATIONS, description = "The tenant's customer organizations and their members' roles."),
+        (name = tags::ROLES, description = "Built-in and custom roles and the permissions of API resources they hold."),
         (name = tags::WEBHOOKS, description = "Signed webhook subscriptions and their deliveries."),
         (name = tags::AUDIT, description = "Who changed what, newest first."),
         (name = tags::CONTROL_PLANE, description = "Tenants, for the deployment's operators."),
@@ -127,14 +134,16 @@ impl Modify for SecuritySchemes {
 
 fn scope_description(scope: &str) -> &'static str {
     match scope {
-        "applications:read" => "Read applications.",
-        "applications:write" => "Create, change and delete applications.",
+        "applications:read" => "Read applications and API resources.",
+        "applications:write" => "Create, change and delete applications and API resources.",
         "users:read" => "Read users and their sessions.",
         "users:write" => "Create, change, suspend and remove users.",
         "organizations:read" => "Read organizations, their members and a person's memberships.",
         "organizations:write" => {
             "Create, change, suspend and delete organizations; add, re-role and remove members."
         }
+        "policies:read" => "Read roles and the permissions they hold.",
+        "policies:write" => "Create, change and delete roles and the permissions they hold.",
         "webhooks:read" => "Read webhook subscriptions and deliveries.",
         "webhooks:write" => "Create, change, test and delete webhook subscriptions.",
         "audit:read" => "Read the audit log.",
@@ -157,9 +166,11 @@ pub fn document() -> OpenApi {
     let mut doc = base();
     for part in [
         crate::routes::applications::operations(),
+        crate::routes::api_resources::operations(),
         crate::routes::control_plane::operations(),
         crate::routes::users::operations(),
         crate::routes::organizations::operations(),
+        crate::routes::roles::operations(),
         crate::routes::webhooks::operations(),
         crate::routes::token::operations(),
         crate::routes::well_known::operations(),
@@ -170,4 +181,40 @@ pub fn document() -> OpenApi {
     }
     schema::add_error_responses(&mut doc);
     doc
+}
+
+/// Test support for the route modules: `doc` holds exactly `expected` operations, each given as
+/// (path, method, scope, whether it declares `If-Match`, tag), and every one is tagged, named,
+/// described and secured with the tenant token and exactly that scope.
+#[cfg(test)]
+pub(crate) fn assert_operations(
+    doc: &serde_json::Value,
+    expected: &[(&str, &str, &str, bool, &str)],
+) {
+    let count: usize = doc["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|item| item.as_object().unwrap().len())
+        .sum();
+    assert_eq!(count, expected.len(), "no operation more, none less");
+    for &(path, method, scope, if_match, tag) in expected {
+        let op = &doc["paths"][path][method];
+        assert_eq!(op["tags"][0], tag, "{method} {path}");
+        assert!(op["operationId"].is_string() && op["summary"].is_string());
+        assert!(
+            op["description"].as_str().unwrap().len() > 40,
+            "{method} {path}"
+        );
+        assert_eq!(
+            op["security"],
+            serde_json::json!([{ TENANT_TOKEN: [scope] }]),
+            "{method} {path}"
+        );
+        let declares = op["parameters"].as_array().is_some_and(|ps| {
+            ps.iter()
+                .any(|p| p["name"] == "If-Match" && p["in"] == "header")
+        });
+        assert_eq!(declares, if_match, "{method} {path}");
+    }
 }

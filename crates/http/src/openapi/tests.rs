@@ -628,3 +628,121 @@ fn management_scopes_and_tags_are_all_described() {
         "the organization and membership operations"
     );
 }
+
+/// The API resource operations are there under their declared tag, each secured with the
+/// applications scope its handler demands, and each answer they can meet is declared: 404 on
+/// an id path, 409 on a write, 412 where `If-Match` is taken.
+#[test]
+fn api_resource_operations_are_documented_with_the_applications_scopes() {
+    let doc = doc();
+    let (one, all) = ("/api/v1/api-resources/{id}", "/api/v1/api-resources");
+    let (r, w) = ("applications:read", "applications:write");
+    let rows = [
+        (all, "post", "createApiResource", w, "201"),
+        (all, "get", "listApiResources", r, "200"),
+        (one, "get", "getApiResource", r, "200"),
+        (one, "patch", "updateApiResource", w, "200"),
+        (one, "delete", "deleteApiResource", w, "204"),
+    ];
+    for (path, method, id, scope, success) in rows {
+        let op = operation(&doc, path, method);
+        assert_eq!(op["operationId"], id);
+        assert_eq!(op["tags"], json!([tags::API_RESOURCES]), "{id}");
+        assert_eq!(
+            op["security"],
+            json!([{ super::TENANT_TOKEN: [scope] }]),
+            "{id}"
+        );
+        let responses = op["responses"].as_object().expect("responses");
+        assert!(responses.contains_key(success), "{id}");
+        assert_eq!(responses.contains_key("404"), path == one, "{id}");
+        assert_eq!(responses.contains_key("409"), method != "get", "{id}");
+        let changes = matches!(method, "patch" | "delete");
+        assert_eq!(responses.contains_key("412"), changes, "{id}");
+        for status in ["400", "401", "403", "413"] {
+            assert!(responses.contains_key(status), "{id}: {status}");
+        }
+    }
+    let documented = operations(&doc)
+        .into_iter()
+        .filter(|(_, _, op)| op["tags"] == json!([tags::API_RESOURCES]))
+        .count();
+    assert_eq!(documented, rows.len(), "no API resource operation more");
+    let declared = doc["tags"].as_array().expect("tags");
+    assert!(
+        declared
+            .iter()
+            .any(|t| t["name"] == tags::API_RESOURCES && t["description"].is_string())
+    );
+}
+
+/// The role operations are there under their declared tag with the policies scopes, the
+/// application-role operations under Applications with the applications scopes, and each answer
+/// they can meet is declared: 404 on a key or id path, 409 on a write, 412 where `If-Match` is
+/// taken.
+#[test]
+fn role_operations_are_documented_with_their_scopes() {
+    let doc = doc();
+    let (one, all) = ("/api/v1/roles/{key}", "/api/v1/roles");
+    let app = "/api/v1/applications/{id}/roles";
+    let (r, w) = ("policies:read", "policies:write");
+    let rows = [
+        (all, "post", "createRole", w, "201"),
+        (all, "get", "listRoles", r, "200"),
+        (one, "get", "getRole", r, "200"),
+        (one, "patch", "updateRole", w, "200"),
+        (one, "delete", "deleteRole", w, "204"),
+        (
+            app,
+            "get",
+            "getApplicationRoles",
+            "applications:read",
+            "200",
+        ),
+        (
+            app,
+            "put",
+            "setApplicationRoles",
+            "applications:write",
+            "200",
+        ),
+    ];
+    for (path, method, id, scope, success) in rows {
+        let op = operation(&doc, path, method);
+        assert_eq!(op["operationId"], id);
+        let tag = if path == app {
+            tags::APPLICATIONS
+        } else {
+            tags::ROLES
+        };
+        assert_eq!(op["tags"], json!([tag]), "{id}");
+        assert_eq!(
+            op["security"],
+            json!([{ super::TENANT_TOKEN: [scope] }]),
+            "{id}"
+        );
+        let responses = op["responses"].as_object().expect("responses");
+        assert!(responses.contains_key(success), "{id}");
+        assert_eq!(responses.contains_key("404"), path != all, "{id}");
+        assert_eq!(responses.contains_key("409"), method != "get", "{id}");
+        let changes = path == one && matches!(method, "patch" | "delete");
+        assert_eq!(responses.contains_key("412"), changes, "{id}");
+    }
+    let documented = operations(&doc)
+        .into_iter()
+        .filter(|(_, _, op)| op["tags"] == json!([tags::ROLES]))
+        .count();
+    assert_eq!(documented, 5, "no role operation more");
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(
+        schemas["RoleKind"]["enum"],
+        json!(["tenant", "organization"])
+    );
+    for role in ["TenantRole", "OrganizationRole"] {
+        assert_eq!(
+            schemas[role]["pattern"],
+            svc_manage::roles::ROLE_KEY_PATTERN,
+            "{role}: custom roles are assignable too"
+        );
+    }
+}

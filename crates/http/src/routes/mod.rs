@@ -1,11 +1,14 @@
 //! Routers per surface. Each exposes `router(state) -> Router` with its state applied; the
 //! runtime merges the ones its plane serves.
 
+pub mod api_resources;
+mod application_roles;
 pub mod applications;
 pub mod control_plane;
 pub mod organizations;
 mod organizations_members;
 mod protocol;
+pub mod roles;
 pub mod token;
 pub mod users;
 mod users_factors;

@@ -618,30 +618,11 @@ mod tests {
             ),
         ];
         let json = serde_json::to_value(&doc).unwrap();
-        let mut count = 0;
-        for item in json["paths"].as_object().unwrap().values() {
-            count += item.as_object().unwrap().len();
-        }
-        assert_eq!(count, expected.len(), "no operation more, none less");
-        for (path, method, scope, if_match) in expected {
-            let op = &json["paths"][path][method];
-            assert_eq!(op["tags"][0], tags::USERS, "{method} {path}");
-            assert!(op["operationId"].is_string() && op["summary"].is_string());
-            assert!(
-                op["description"].as_str().unwrap().len() > 40,
-                "{method} {path}"
-            );
-            assert_eq!(
-                op["security"],
-                serde_json::json!([{ crate::openapi::TENANT_TOKEN: [scope] }]),
-                "{method} {path}"
-            );
-            let declares = op["parameters"].as_array().is_some_and(|ps| {
-                ps.iter()
-                    .any(|p| p["name"] == "If-Match" && p["in"] == "header")
-            });
-            assert_eq!(declares, if_match, "{method} {path}");
-        }
+        let expected: Vec<_> = expected
+            .into_iter()
+            .map(|(path, method, scope, if_match)| (path, method, scope, if_match, tags::USERS))
+            .collect();
+        crate::openapi::assert_operations(&json, &expected);
     }
 
     /// The links of a created user name operations of this module that take its id.

@@ -25,6 +25,7 @@ pub use update::update;
 pub use view::{ApplicationView, CreatedApplicationView, RotatedSecretView};
 
 pub(crate) use management::management_application;
+pub(crate) use rules::check_audience_uri;
 
 use input::ValidApplication;
 use svc_domain::{Application, ClientId, GeneratedSecret, SecretHash, TenantId};

@@ -276,24 +276,30 @@ pub(crate) fn check_scopes(scopes: &[String]) -> Result<ScopeSet, ManageError> {
     Ok(ScopeSet::from_scopes(parsed))
 }
 
-/// Rule: an API audience, when given, is an absolute URI (RFC 3986 §4.3: a scheme, no fragment)
-/// of at most 2048 characters. Absent means the tenant's management API.
+/// Rule: an API audience, when given, is an audience URI ([`check_audience_uri`]). Absent means
+/// the tenant's management API.
 pub(crate) fn check_api_audience(audience: Option<&str>) -> Result<Option<String>, ManageError> {
-    let Some(audience) = audience else {
-        return Ok(None);
-    };
+    audience
+        .map(|audience| check_audience_uri("api_audience", audience))
+        .transpose()
+}
+
+/// Rule: an audience (an application's `api_audience`, an API resource's `identifier`) is an
+/// absolute URI (RFC 3986 §4.3: a scheme, no fragment) of at most 2048 characters, taken as
+/// sent: tokens name it byte for byte in `aud`, and RFC 8707 `resource` must match it.
+pub(crate) fn check_audience_uri(field: &str, audience: &str) -> Result<String, ManageError> {
     let ok = audience.len() <= MAX_URI_LEN
         && !audience
             .chars()
             .any(|c| c.is_whitespace() || c.is_control())
         && url::Url::parse(audience).is_ok_and(|url| url.fragment().is_none());
     if ok {
-        Ok(Some(audience.to_owned()))
+        Ok(audience.to_owned())
     } else {
         Err(ManageError::invalid(
-            "api_audience",
+            field,
             format!(
-                "api_audience must be an absolute URI without fragment, of at most {MAX_URI_LEN} characters (e.g. https://api.example.com)"
+                "{field} must be an absolute URI without fragment, of at most {MAX_URI_LEN} characters (e.g. https://api.example.com)"
             ),
         ))
     }

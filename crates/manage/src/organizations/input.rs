@@ -7,7 +7,8 @@ use crate::ManageError;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
-use svc_domain::{ORG_ROLES, OrgSlug, RoleKey, UserId};
+use svc_domain::{ORG_ROLES, OrgSlug, RoleKey, RoleKind, TenantId, UserId};
+use svc_store::WriteTx;
 use utoipa::ToSchema;
 
 /// Longest organization name accepted, in characters (after trimming).
@@ -79,7 +80,7 @@ pub struct NewMember {
     #[schema(example = "usr_01jd2m8q3v7x9k4n6p0r5t2w8y")]
     pub user_id: String,
     /// The organization roles they hold (default `["member"]`): 1 to 16 of `owner`, `admin`,
-    /// `member`.
+    /// `member` and the tenant's custom organization roles.
     #[serde(default)]
     #[schema(value_type = Option<Vec<OrgRoleSchema>>, nullable = false, min_items = 1,
              max_items = 16, example = json!(["admin"]))]
@@ -92,7 +93,7 @@ pub struct NewMember {
 #[schema(example = json!({"roles": ["owner", "admin"]}))]
 pub struct MemberPatch {
     /// The roles the member holds from now on, replacing the previous ones: 1 to 16 of `owner`,
-    /// `admin`, `member`.
+    /// `admin`, `member` and the tenant's custom organization roles.
     #[schema(value_type = Vec<OrgRoleSchema>, min_items = 1, max_items = 16,
              example = json!(["owner", "admin"]))]
     pub roles: Vec<String>,
@@ -161,7 +162,9 @@ fn depth(value: &Value) -> usize {
 }
 
 /// Rule: a membership names 1 to [`MAX_MEMBER_ROLES`] roles, each a built-in organization role
-/// ([`ORG_ROLES`]); repeats collapse.
+/// ([`ORG_ROLES`]) or another role key that is not built in; repeats collapse. Such a key must
+/// name a custom organization role, which only the write transaction can tell
+/// ([`custom_roles_refused`]).
 pub(crate) fn check_roles(raw: &[String]) -> Result<BTreeSet<RoleKey>, ManageError> {
     let allowed = ORG_ROLES.join(", ");
     if raw.is_empty() || raw.len() > MAX_MEMBER_ROLES {
@@ -172,7 +175,7 @@ pub(crate) fn check_roles(raw: &[String]) -> Result<BTreeSet<RoleKey>, ManageErr
     }
     raw.iter()
         .map(|role| match RoleKey::parse(role) {
-            Ok(key) if key.is_built_in_org_role() => Ok(key),
+            Ok(key) if RoleKind::of_built_in(key.as_str()) != Some(RoleKind::Tenant) => Ok(key),
             _ => Err(ManageError::invalid(
                 "roles",
                 format!(
@@ -182,6 +185,37 @@ pub(crate) fn check_roles(raw: &[String]) -> Result<BTreeSet<RoleKey>, ManageErr
             )),
         })
         .collect()
+}
+
+/// Rule: the keys of `roles` that are not built in name custom organization roles of `tenant`,
+/// read in the caller's write transaction.
+pub(crate) async fn custom_roles_refused(
+    tx: &mut dyn WriteTx,
+    tenant: &TenantId,
+    roles: &BTreeSet<RoleKey>,
+) -> Result<(), ManageError> {
+    let Some((key, kind)) =
+        crate::roles::unassignable(tx, tenant, roles, RoleKind::Organization).await?
+    else {
+        return Ok(());
+    };
+    let what = match kind {
+        Some(RoleKind::Tenant) => format!(
+            "{:?} is a tenant role, not an organization role",
+            key.as_str()
+        ),
+        _ => format!(
+            "{:?} is not an organization role of this tenant",
+            key.as_str()
+        ),
+    };
+    Err(ManageError::invalid(
+        "roles",
+        format!(
+            "{what}; the roles are: {} and the tenant's custom organization roles",
+            ORG_ROLES.join(", ")
+        ),
+    ))
 }
 
 /// Rule: `user_id` names a user of this tenant; a malformed id reads as any other unknown one.
@@ -250,16 +284,17 @@ mod tests {
     }
 
     #[test]
-    fn roles_are_the_built_in_ones() {
+    fn roles_are_organization_role_keys() {
         let roles = |r: &[&str]| r.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         let set = check_roles(&roles(&["member", "admin", "admin"])).unwrap();
         let names: Vec<&str> = set.iter().map(RoleKey::as_str).collect();
         assert_eq!(names, ["admin", "member"], "sorted, repeats collapsed");
+        // A custom role's key passes here; the write transaction tells whether it is one.
+        assert!(check_roles(&roles(&["billing.viewer", "member"])).is_ok());
         for bad in [
             roles(&[]),
             roles(&["tenant_admin"]),
             roles(&["Owner"]),
-            roles(&["billing.viewer"]),
             vec!["member".to_owned(); 17],
         ] {
             let err = check_roles(&bad).unwrap_err();

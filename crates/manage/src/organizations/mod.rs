@@ -13,8 +13,9 @@
 //!
 //! Membership rules: a member is a user of the same tenant that is not removed (any other id,
 //! another tenant's user included, is refused with the same answer, so nothing leaks across
-//! tenants); a membership holds 1 to 16 of the built-in organization roles (`owner`, `admin`,
-//! `member`; default `member`); a person belongs to at most [`MAX_MEMBERSHIPS_PER_USER`]
+//! tenants); a membership holds 1 to 16 organization roles: the built-in `owner`, `admin` and
+//! `member` (default `member`) and the tenant's custom roles of kind `organization`, read in the
+//! write transaction of the change; a person belongs to at most [`MAX_MEMBERSHIPS_PER_USER`]
 //! organizations. Deleting an organization deletes its memberships with it.
 
 mod create;

@@ -85,18 +85,22 @@ impl ToSchema for OrgStatusSchema {
     }
 }
 
-/// The schema of a role a caller may give a member: one of the built-in organization roles
-/// (named `OrganizationRole` in the document).
+/// The schema of a role a caller may give a member: one of the built-in organization roles or
+/// the key of a custom organization role (named `OrganizationRole` in the document).
 pub struct OrgRoleSchema;
 
 impl PartialSchema for OrgRoleSchema {
     fn schema() -> RefOr<Schema> {
         ObjectBuilder::new()
             .schema_type(Type::String)
-            .enum_values(Some(ORG_ROLES))
+            .min_length(Some(1))
+            .max_length(Some(64))
+            .pattern(Some(crate::roles::ROLE_KEY_PATTERN))
+            .examples(ORG_ROLES.map(serde_json::Value::from))
             .description(Some(
-                "A built-in organization role: `owner` (everything, including other owners), \
-                 `admin` (manages members, never owners) or `member`.",
+                "An organization role: one of the built-in `owner` (everything, including other \
+                 owners), `admin` (manages members, never owners) and `member`, or the key of a \
+                 custom role of kind `organization` (`GET /api/v1/roles`).",
             ))
             .into()
     }

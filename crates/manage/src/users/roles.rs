@@ -1,6 +1,7 @@
 //! A person's tenant roles: the roles they hold in the tenant as a whole, as opposed to the roles
-//! of an organization's members. This version has one, the built-in `tenant_admin` of the
-//! tenant's human administrators ([`TENANT_ROLES`]). Reading them, and replacing them as a set:
+//! of an organization's members: the built-in `tenant_admin` of the tenant's human
+//! administrators ([`TENANT_ROLES`]) and the tenant's custom roles of kind `tenant` (read in the
+//! write transaction of the change, see [`crate::roles`]). Reading them, and replacing them as a set:
 //! a change is audited (`tenant_user.roles_changed`, target: the person) and emits the event
 //! `tenant_user.roles_changed` with the roles before and after, in the transaction of the change;
 //! the same set again writes nothing. A removed person holds no role (removal clears them), and
@@ -11,7 +12,9 @@ use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
-use svc_domain::{EventData, EventType, RoleKey, TENANT_ROLES, TenantId, UserId, UserStatus};
+use svc_domain::{
+    EventData, EventType, RoleKey, RoleKind, TENANT_ROLES, TenantId, UserId, UserStatus,
+};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{PartialSchema, ToSchema};
@@ -26,7 +29,8 @@ pub const MAX_TENANT_ROLES: usize = 16;
 #[schema(example = json!({"roles": ["tenant_admin"]}))]
 pub struct RolesInput {
     /// The tenant roles the person holds from now on, replacing the previous ones: at most 16
-    /// entries, each `tenant_admin`; repeats collapse, and `[]` takes every role away.
+    /// entries, each `tenant_admin` or the key of a custom tenant role of the tenant; repeats
+    /// collapse, and `[]` takes every role away.
     #[schema(value_type = Vec<TenantRoleSchema>, max_items = 16,
              example = json!(["tenant_admin"]))]
     pub roles: Vec<String>,
@@ -49,18 +53,22 @@ impl From<&BTreeSet<RoleKey>> for RolesView {
     }
 }
 
-/// The schema of a tenant role (named `TenantRole` in the document): one of the built-in tenant
-/// roles.
+/// The schema of a tenant role (named `TenantRole` in the document): the built-in
+/// `tenant_admin` or the key of a custom tenant role.
 pub struct TenantRoleSchema;
 
 impl PartialSchema for TenantRoleSchema {
     fn schema() -> RefOr<Schema> {
         ObjectBuilder::new()
             .schema_type(Type::String)
-            .enum_values(Some(TENANT_ROLES))
+            .min_length(Some(1))
+            .max_length(Some(64))
+            .pattern(Some(crate::roles::ROLE_KEY_PATTERN))
+            .examples([serde_json::json!(TENANT_ROLES[0])])
             .description(Some(
-                "A built-in tenant role: `tenant_admin` (every management API scope for a person \
-                 signing in to a first-party application of the tenant's management API).",
+                "A tenant role: the built-in `tenant_admin` (every management API scope for a \
+                 person signing in to a first-party application of the tenant's management \
+                 API), or the key of a custom role of kind `tenant` (`GET /api/v1/roles`).",
             ))
             .into()
     }
@@ -95,7 +103,8 @@ pub async fn roles(
 /// held after the call.
 ///
 /// Errors: [`ManageError::Invalid`] naming `roles` (more than [`MAX_TENANT_ROLES`] entries, or
-/// one that is not a tenant role); [`ManageError::NotFound`] when the user is absent;
+/// one that is not a tenant role: neither `tenant_admin` nor a custom tenant role of the tenant);
+/// [`ManageError::NotFound`] when the user is absent;
 /// [`ManageError::Conflict`] when the user is removed.
 pub async fn set_roles(
     ctx: &ManageContext,
@@ -112,6 +121,11 @@ pub async fn set_roles(
         return Err(ManageError::Conflict(
             "a removed user cannot hold tenant roles".to_owned(),
         ));
+    }
+    if let Some((key, kind)) =
+        crate::roles::unassignable(tx.as_mut(), tenant, &roles, RoleKind::Tenant).await?
+    {
+        return Err(not_a_tenant_role(&key, kind));
     }
     let previous = tx.user_roles(tenant, id).await?;
     if previous == roles {
@@ -159,8 +173,24 @@ fn names(roles: &BTreeSet<RoleKey>) -> Vec<String> {
     roles.iter().map(|r| r.as_str().to_owned()).collect()
 }
 
-/// Rule: `roles` lists at most [`MAX_TENANT_ROLES`] entries, each one of [`TENANT_ROLES`];
-/// repeats collapse, and no entry is allowed (the person holds no tenant role).
+/// The refusal of `key`, which the tenant's roles show is no tenant role: one of another `kind`,
+/// or no role at all.
+fn not_a_tenant_role(key: &RoleKey, kind: Option<RoleKind>) -> ManageError {
+    let allowed = TENANT_ROLES.join(", ");
+    let what = match kind {
+        Some(RoleKind::Organization) => format!("{:?} is an organization role", key.as_str()),
+        _ => format!("unknown role {:?}", key.as_str()),
+    };
+    ManageError::invalid(
+        "roles",
+        format!("{what}; tenant roles are {allowed} and the tenant's custom tenant roles"),
+    )
+}
+
+/// Rule: `roles` lists at most [`MAX_TENANT_ROLES`] entries, each a role key that is not a
+/// built-in organization role; repeats collapse, and no entry is allowed (the person holds no
+/// tenant role). Keys that are not built in must name custom tenant roles, which only the write
+/// transaction can tell ([`crate::roles::unassignable`]).
 fn check_roles(raw: &[String]) -> Result<BTreeSet<RoleKey>, ManageError> {
     let allowed = TENANT_ROLES.join(", ");
     if raw.len() > MAX_TENANT_ROLES {
@@ -171,7 +201,9 @@ fn check_roles(raw: &[String]) -> Result<BTreeSet<RoleKey>, ManageError> {
     }
     raw.iter()
         .map(|role| match RoleKey::parse(role) {
-            Ok(key) if TENANT_ROLES.contains(&key.as_str()) => Ok(key),
+            Ok(key) if RoleKind::of_built_in(key.as_str()) != Some(RoleKind::Organization) => {
+                Ok(key)
+            }
             _ => Err(ManageError::invalid(
                 "roles",
                 format!(

@@ -3,9 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
+mod api_resources;
 mod applications;
 mod audit;
 mod changes;
+mod faulty_access;
 mod faulty_factors;
 mod faulty_identity;
 mod faulty_organizations;
@@ -16,6 +18,8 @@ mod faulty_webhooks;
 mod idempotency;
 mod operator_tokens;
 mod organizations;
+mod role_assignments;
+mod roles;
 mod support;
 mod tenants;
 mod user_roles;

@@ -68,6 +68,22 @@ pub(crate) async fn harness() -> Harness {
     Harness { ctx, clock, store }
 }
 
+/// A harness on a fresh, migrated PostgreSQL database (`SVCTEST_POSTGRES_URL`), dropped with
+/// the harness, for the tests that run on both backends.
+pub(crate) async fn pg_harness() -> Harness {
+    let pg = svc_store_postgres::testing::migrated_store()
+        .await
+        .expect("PostgreSQL test database (SVCTEST_POSTGRES_URL)");
+    let store = Arc::new(FaultyStore::new(Arc::new(pg)));
+    let clock = Arc::new(TickingClock(ManualClock::new(start_time())));
+    let ctx = ManageContext::new(
+        store.clone(),
+        clock.clone(),
+        Arc::new(SeededRandom::new(42)),
+    );
+    Harness { ctx, clock, store }
+}
+
 /// The operator acting in control-plane tests.
 pub(crate) fn operator() -> Actor {
     Actor::Operator(OperatorTokenId::parse("opt_01jd0000000000000000000000").unwrap())

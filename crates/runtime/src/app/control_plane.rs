@@ -1,5 +1,6 @@
 //! The control plane's routes (ARCHITECTURE.md "Planes"): the operator's control-plane API and
-//! each tenant's management API (applications, users, organizations, webhooks), all over one
+//! each tenant's management API (applications, API resources, users, organizations, roles,
+//! webhooks), all over one
 //! [`ApiState`],
 //! and the API reference when `[openapi].enabled`.
 
@@ -12,8 +13,10 @@ pub(super) fn routes(api: &ApiState) -> Router {
     Router::new()
         .merge(control_plane::router(api.clone()))
         .merge(applications::router(api.clone()))
+        .merge(svc_http::routes::api_resources::router(api.clone()))
         .merge(users::router(api.clone()))
         .merge(svc_http::routes::organizations::router(api.clone()))
+        .merge(svc_http::routes::roles::router(api.clone()))
         .merge(webhooks::router(api.clone()))
 }
 

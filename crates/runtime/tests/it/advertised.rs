@@ -702,6 +702,8 @@ const SCOPE_PROBES: &[(&str, &str, &str)] = &[
     ("users:write", "POST", "/api/v1/tenant-users"),
     ("organizations:read", "GET", "/api/v1/organizations"),
     ("organizations:write", "POST", "/api/v1/organizations"),
+    ("policies:read", "GET", "/api/v1/roles"),
+    ("policies:write", "POST", "/api/v1/roles"),
     ("audit:read", "GET", "/api/v1/audit-logs"),
     ("webhooks:read", "GET", "/api/v1/webhooks"),
     ("webhooks:write", "POST", "/api/v1/webhooks"),

@@ -4,6 +4,7 @@
 
 mod advertised;
 mod api_conventions;
+mod api_resources;
 mod cli;
 mod common;
 mod discovery;
@@ -16,6 +17,7 @@ mod openapi;
 mod organizations;
 mod planes;
 mod postgres_outage;
+mod roles;
 mod tenant_users;
 mod tls;
 mod unavailable;

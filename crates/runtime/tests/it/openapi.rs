@@ -186,6 +186,13 @@ struct Fixtures {
     /// An organization with `user` as its member, and one for the delete operation.
     organization: String,
     doomed_organization: String,
+    /// A custom role to read and change (held by `application`), and one for the delete
+    /// operation.
+    role: String,
+    doomed_role: String,
+    /// An API resource to read and change, and one for the delete operation.
+    api_resource: String,
+    doomed_api_resource: String,
     tenant: String,
     doomed_tenant: String,
 }
@@ -365,6 +372,47 @@ impl Fixtures {
         )
         .await;
 
+        let api_resource = |identifier: &str| {
+            json!({
+                "identifier": identifier,
+                "name": "Invoices API",
+                "permissions": [{"name": "invoices:read", "description": "Read invoices"}],
+            })
+        };
+        let target_resource = post(
+            app,
+            management,
+            "/api/v1/api-resources",
+            api_resource("https://target.example/api"),
+            201,
+        )
+        .await;
+        let doomed_resource = post(
+            app,
+            management,
+            "/api/v1/api-resources",
+            api_resource("https://doomed.example/api"),
+            201,
+        )
+        .await;
+
+        let role = |key: &str| json!({"key": key, "kind": "tenant", "description": key});
+        let target_role = post(app, management, "/api/v1/roles", role("target-role"), 201).await;
+        let target_role = str_field(&target_role, "key");
+        let doomed_role = post(app, management, "/api/v1/roles", role("doomed-role"), 201).await;
+        let target_app = application_id(target.clone());
+        let response = app
+            .request(
+                Method::PUT,
+                &format!("/api/v1/applications/{target_app}/roles"),
+            )
+            .bearer_auth(management)
+            .json(&json!({"roles": [target_role]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "application roles");
+
         let operator = credentials.operator.as_str();
         let tenant = create_tenant(app, operator, "target").await;
         let doomed_tenant = create_tenant(app, operator, "doomed").await;
@@ -381,6 +429,10 @@ impl Fixtures {
             delivery: str_field(&delivery, "id"),
             organization: target_org,
             doomed_organization: str_field(&doomed_org, "id"),
+            role: target_role,
+            doomed_role: str_field(&doomed_role, "key"),
+            api_resource: str_field(&target_resource, "id"),
+            doomed_api_resource: str_field(&doomed_resource, "id"),
             tenant: tenant.id,
             doomed_tenant: doomed_tenant.id,
         }
@@ -434,6 +486,20 @@ impl Fixtures {
                 (
                     &["deleteOrganization"],
                     vec![("path.id", &self.doomed_organization)],
+                ),
+                (&["getRole", "updateRole"], vec![("path.key", &self.role)]),
+                (&["deleteRole"], vec![("path.key", &self.doomed_role)]),
+                (
+                    &["getApplicationRoles", "setApplicationRoles"],
+                    vec![("path.id", &self.application)],
+                ),
+                (
+                    &["getApiResource", "updateApiResource"],
+                    vec![("path.id", &self.api_resource)],
+                ),
+                (
+                    &["deleteApiResource"],
+                    vec![("path.id", &self.doomed_api_resource)],
                 ),
                 (
                     &[

@@ -4,6 +4,7 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // a test suite fails loudly
 
+mod access;
 mod applications;
 mod audit;
 mod factors;
@@ -20,6 +21,7 @@ mod user_roles;
 mod users;
 mod webhooks;
 
+pub use access::*;
 pub use applications::*;
 pub use audit::*;
 pub use factors::*;
@@ -174,6 +176,16 @@ macro_rules! conformance_suite {
             user_roles_round_trip_and_are_replaced_as_a_set,
             user_roles_are_scoped_to_their_tenant,
             user_roles_go_with_their_tenant,
+            api_resources_round_trip_and_identifiers_are_unique_per_tenant,
+            list_api_resources_paginates_both_ways,
+            api_resource_updates_apply_only_at_the_revision_read,
+            deleting_an_api_resource_deletes_its_grants,
+            roles_round_trip_and_update_at_the_revision_read,
+            role_grants_are_replaced_as_a_set_of_defined_permissions,
+            deleting_a_role_deletes_its_grants,
+            role_holders_count_people_memberships_and_applications,
+            application_roles_are_replaced_as_a_set,
+            access_model_goes_with_its_tenant,
             user_tokens_are_single_use,
             counters_count_in_fixed_windows,
             interactions_expire_and_are_scoped,

@@ -1,7 +1,9 @@
 //! Adds a person to an organization.
 
 use super::{ADDED, MAX_MEMBERSHIPS_PER_USER, record_audit};
-use crate::organizations::input::{NewMember, check_roles, check_user_id, member_id_refused};
+use crate::organizations::input::{
+    NewMember, check_roles, check_user_id, custom_roles_refused, member_id_refused,
+};
 use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
 use svc_domain::{EventType, Membership, ORG_MEMBER, OrganizationId, TenantId, UserStatus};
 use svc_store::StoreError;
@@ -15,7 +17,8 @@ const MEMBER_KEY: &str = "organization_members_pkey";
 ///
 /// Errors: [`ManageError::NotFound`] when the organization is absent;
 /// [`ManageError::Invalid`] naming `user_id` when it is not a user of this tenant that is not
-/// removed (the same answer for a malformed id, an unknown one or another tenant's), or `roles`;
+/// removed (the same answer for a malformed id, an unknown one or another tenant's), or `roles`
+/// (one that is neither a built-in nor a custom organization role of the tenant);
 /// [`ManageError::Conflict`] when the person is already a member, or already belongs to
 /// [`MAX_MEMBERSHIPS_PER_USER`] organizations.
 pub async fn add_member(
@@ -43,6 +46,7 @@ pub async fn add_member(
     if tx.membership(tenant, org, &user_id).await?.is_some() {
         return Err(already_a_member());
     }
+    custom_roles_refused(tx.as_mut(), tenant, &roles).await?;
     let held = tx.memberships_of_user(tenant, &user_id).await?.len();
     if held >= MAX_MEMBERSHIPS_PER_USER {
         return Err(ManageError::Conflict(format!(

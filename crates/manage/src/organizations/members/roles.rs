@@ -1,7 +1,7 @@
 //! Replaces the roles a member holds.
 
 use super::{ROLES_CHANGED, load, record_audit};
-use crate::organizations::input::{MemberPatch, check_roles};
+use crate::organizations::input::{MemberPatch, check_roles, custom_roles_refused};
 use crate::organizations::next_revision;
 use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
 use svc_domain::{EventType, Membership, OrganizationId, TenantId, UserId};
@@ -10,7 +10,8 @@ use svc_domain::{EventType, Membership, OrganizationId, TenantId, UserId};
 /// as `organization.member_roles_changed` (target: the organization), with the event
 /// `org.member.role_changed` carrying the previous roles. The same roles again write nothing.
 ///
-/// Errors: [`ManageError::Invalid`] naming `roles`; [`ManageError::NotFound`] when the person is
+/// Errors: [`ManageError::Invalid`] naming `roles` (one that is neither a built-in nor a custom
+/// organization role of the tenant); [`ManageError::NotFound`] when the person is
 /// not a member or the organization is absent.
 pub async fn change_member_roles(
     ctx: &ManageContext,
@@ -24,6 +25,7 @@ pub async fn change_member_roles(
     let roles = check_roles(&patch.roles)?;
     let mut tx = ctx.store.write().await?;
     let before = load(tx.as_mut(), tenant, org, user).await?;
+    custom_roles_refused(tx.as_mut(), tenant, &roles).await?;
     if before.roles == roles {
         return Ok(before);
     }
