@@ -9,7 +9,9 @@
 // REDIRECT_URI, POST_LOGOUT_REDIRECT_URI, USER_EMAIL, USER_PASSWORD, API_AUDIENCE (the access
 // tokens' `aud`, registered on both clients: the confidential one is the resource server that
 // may introspect them), ORGANIZATION_ID (the id of organization `acme`, which the user belongs
-// to; `globex` exists without them), CHROMIUM_PATH (default /usr/bin/chromium).
+// to; `globex` exists without them), OTHER_ORGANIZATION_ID (globex's id), INVOICES_API (an API
+// resource whose permissions the user's roles in acme partly hold), RESOURCE_SERVER_URL (the
+// svc-sdk sample resource server for that API), CHROMIUM_PATH (default /usr/bin/chromium).
 // Prints one JSON line on stdout; exits 1 with "interop check failed: …" on stderr otherwise.
 import { createHash } from 'node:crypto';
 import * as jose from 'jose';
@@ -288,6 +290,74 @@ async function main(step) {
     checkEqual(error?.error, 'access_denied', `openid-client's reading of the refusal (${error?.message})`);
   }
   passed('organization_not_a_member');
+
+  // ---- An API's permissions through roles (RFC 8707 resource), enforced by svc-sdk ----
+  step('authorize in acme for the invoices API');
+  // A fresh tab of the same browser session: the refusal above may still be failing to load the
+  // (unserved) client in the old one, which would interrupt the next navigation there.
+  const apiPage = await context.newPage();
+  const invoicesApi = env('INVOICES_API');
+  const resourceServer = env('RESOURCE_SERVER_URL');
+  const otherOrganizationId = env('OTHER_ORGANIZATION_ID');
+  const apiVerifier = client.randomPKCECodeVerifier();
+  const apiState = client.randomState();
+  const apiNonce = client.randomNonce();
+  const forApi = await runInteraction(
+    context,
+    apiPage,
+    client.buildAuthorizationUrl(pub, {
+      redirect_uri: redirectUri,
+      scope: `${scope} invoices:read invoices:write invoices:void`,
+      code_challenge: await client.calculatePKCECodeChallenge(apiVerifier),
+      code_challenge_method: 'S256',
+      state: apiState,
+      nonce: apiNonce,
+      organization: 'acme',
+      resource: invoicesApi,
+    }).href,
+    redirectUri,
+    {},
+  );
+  const apiTokens = await client.authorizationCodeGrant(pub, new URL(forApi.url), {
+    pkceCodeVerifier: apiVerifier,
+    expectedState: apiState,
+    expectedNonce: apiNonce,
+  }, { resource: invoicesApi });
+  await apiPage.close();
+  const apiClaims = jose.decodeJwt(apiTokens.access_token);
+  checkEqual(apiClaims.aud, invoicesApi, 'invoices token aud');
+  const apiAccess = await jose.jwtVerify(apiTokens.access_token, jwks, { issuer, typ: 'at+jwt', audience: invoicesApi });
+  checkEqual(apiAccess.payload.org_id, organizationId, 'invoices token org_id');
+  // The member role holds invoices:read and the accountant role invoices:write; nobody gave
+  // this person invoices:void, so it is dropped, not refused.
+  const granted = String(apiAccess.payload.scope).split(' ').sort().join(' ');
+  checkEqual(granted, 'email invoices:read invoices:write offline_access openid profile', 'invoices token scope');
+  checkEqual(apiTokens.scope?.split(' ').sort().join(' '), granted, 'token response scope');
+  passed('resource_permissions_from_roles');
+
+  step('call the svc-sdk sample resource server');
+  const listed = await client.fetchProtectedResource(
+    pub, apiTokens.access_token, new URL(`${resourceServer}/orgs/${organizationId}/invoices`), 'GET');
+  checkEqual(listed.status, 200, 'GET invoices of acme');
+  checkEqual((await listed.json()).organization, organizationId, 'the invoices of acme');
+  const challenged = async (method, path, what) => {
+    try {
+      await client.fetchProtectedResource(pub, apiTokens.access_token, new URL(`${resourceServer}${path}`), method);
+    } catch (error) {
+      check(error?.response?.status === 403, `${what}: expected 403, got ${error?.response?.status} (${error?.message})`);
+      return error.cause?.[0]?.parameters ?? {};
+    }
+    throw new CheckFailed(`${what}: the resource server accepted the token`);
+  };
+  const voided = await challenged('POST', `/orgs/${organizationId}/invoices/inv_1/void`, 'void without invoices:void');
+  checkEqual(voided.error, 'insufficient_scope', 'void refused for the missing permission');
+  checkEqual(voided.scope, 'invoices:void', 'the challenge names the permission');
+  await challenged('GET', `/orgs/${otherOrganizationId}/invoices`, 'another organization');
+  const apiRefreshed = await client.refreshTokenGrant(pub, apiTokens.refresh_token);
+  const again = await client.fetchProtectedResource(
+    pub, apiRefreshed.access_token, new URL(`${resourceServer}/orgs/${organizationId}/invoices`), 'GET');
+  checkEqual(again.status, 200, 'GET invoices with the refreshed token');
+  passed('resource_server_enforces_permissions');
 
   // ---- Introspection (confidential client) and revocation ----
   step('tokenIntrospection (active)');

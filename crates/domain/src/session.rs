@@ -6,8 +6,8 @@
 //! 256 random bits and is stored only as its [`SecretHash`] (CONTRACTS.md "Tokens").
 
 use crate::{
-    ClientId, InteractionId, OrganizationId, RedirectUri, RefreshFamilyId, ScopeSet, SecretHash,
-    SessionId, TenantId, UserId,
+    ApiResourceId, ClientId, InteractionId, OrganizationId, RedirectUri, RefreshFamilyId, ScopeSet,
+    SecretHash, SessionId, TenantId, UserId,
 };
 use time::OffsetDateTime;
 
@@ -124,6 +124,10 @@ pub struct AuthorizationCode {
     /// The organization the person acts in (the `organization` authorization parameter),
     /// re-checked at redemption: the tokens carry `org_id` and `org_slug`.
     pub organization_id: Option<OrganizationId>,
+    /// The API resource (RFC 8707 `resource`) the tokens are for: their audience, and the
+    /// resource whose permissions the person's roles add as scopes. `None`: the application's
+    /// registered audience, or UserInfo only.
+    pub resource_id: Option<ApiResourceId>,
     /// Issue time.
     pub created_at: OffsetDateTime,
     /// Redemption deadline.
@@ -165,6 +169,10 @@ pub struct RefreshFamily {
     /// The organization the grant acts in; every refresh re-checks that it is active and the
     /// person still a member, and revokes the family when not.
     pub organization_id: Option<OrganizationId>,
+    /// The API resource (RFC 8707 `resource`) the tokens are for: their audience, and the
+    /// resource whose permissions the person's roles add as scopes. `None`: the application's
+    /// registered audience, or UserInfo only.
+    pub resource_id: Option<ApiResourceId>,
     /// Creation.
     pub created_at: OffsetDateTime,
     /// Absolute expiry (`jwt.refresh_token_lifetime_*` from creation).

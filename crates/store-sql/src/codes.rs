@@ -15,8 +15,8 @@ use crate::naming;
 use crate::record::{Record, hash_name};
 use crate::{Columns, Row, Stmt, encode_scopes, encode_strings};
 use svc_domain::{
-    AuthorizationCode, ClientId, OrganizationId, RedirectUri, RefreshFamilyId, SecretHash,
-    SessionId, TenantId, UserId,
+    ApiResourceId, AuthorizationCode, ClientId, OrganizationId, RedirectUri, RefreshFamilyId,
+    SecretHash, SessionId, TenantId, UserId,
 };
 use svc_store::{CodeRedemption, StoreError};
 use time::OffsetDateTime;
@@ -25,7 +25,7 @@ macro_rules! code_columns {
     () => {
         "hash, tenant_id, client_id, user_id, session_id, redirect_uri, scope, code_challenge, \
          nonce, auth_time, acr, amr, claims, subject, organization_id, created_at, expires_at, \
-         redeemed_at, issued_family_id, issued_access_jti, issued_access_expires_at"
+         redeemed_at, issued_family_id, issued_access_jti, issued_access_expires_at, resource_id"
     };
 }
 
@@ -43,13 +43,13 @@ const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO authorization_codes (hash, tenant_id, client_id, user_id, session_id, \
          redirect_uri, scope, code_challenge, nonce, auth_time, acr, amr, claims, subject, \
          organization_id, created_at, expires_at, expires_at_ns, redeemed_at, issued_family_id, \
-         issued_access_jti, issued_access_expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-         $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
+         issued_access_jti, issued_access_expires_at, resource_id) VALUES ($1, $2, $3, $4, $5, \
+         $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)",
     postgres: "INSERT INTO authorization_codes (hash, tenant_id, client_id, user_id, \
          session_id, redirect_uri, scope, code_challenge, nonce, auth_time, acr, amr, claims, \
          subject, organization_id, created_at, expires_at, redeemed_at, issued_family_id, \
-         issued_access_jti, issued_access_expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-         $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+         issued_access_jti, issued_access_expires_at, resource_id) VALUES ($1, $2, $3, $4, $5, \
+         $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
 };
 const RECORD_ISSUANCE: &str = "UPDATE authorization_codes SET issued_family_id = $3, \
      issued_access_jti = $4, issued_access_expires_at = $5 WHERE tenant_id = $1 AND hash = $2";
@@ -81,6 +81,7 @@ pub(crate) async fn insert<D: Dialect>(
         .bind(code.issued_family.as_ref().map(RefreshFamilyId::as_str))
         .bind(code.issued_access_jti.as_deref())
         .bind(code.issued_access_expires_at)
+        .bind(code.resource_id.as_ref().map(ApiResourceId::as_str))
         .execute::<D>(conn)
         .await
         .map_err(|e| naming::foreign_key(e, "authorization_codes_tenant_id_fkey"))?;
@@ -160,6 +161,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<AuthorizationCode, StoreError> {
         issued_family_id: c.get("issued_family_id")?,
         issued_access_jti: c.get("issued_access_jti")?,
         issued_access_expires_at: c.get("issued_access_expires_at")?,
+        resource_id: c.get("resource_id")?,
     }
     .decode()
 }
@@ -209,6 +211,8 @@ pub(crate) struct AuthorizationCodeRow {
     pub issued_access_jti: Option<String>,
     /// `issued_access_expires_at`.
     pub issued_access_expires_at: Option<OffsetDateTime>,
+    /// `resource_id`.
+    pub resource_id: Option<String>,
 }
 
 impl AuthorizationCodeRow {
@@ -232,6 +236,11 @@ impl AuthorizationCodeRow {
                 "organization_id",
                 self.organization_id.as_deref(),
                 OrganizationId::parse,
+            )?,
+            resource_id: r.parse_opt(
+                "resource_id",
+                self.resource_id.as_deref(),
+                ApiResourceId::parse,
             )?,
             issued_family: r.parse_opt(
                 "issued_family_id",
@@ -281,6 +290,7 @@ mod tests {
             claims: None,
             subject: USER.into(),
             organization_id: None,
+            resource_id: None,
             created_at: AT,
             expires_at: AT,
             redeemed_at: None,

@@ -117,6 +117,7 @@ async fn a_reset_sets_the_password_and_revokes_sessions_and_refresh_families() {
         acr: None,
         amr: vec!["pwd".to_owned()],
         organization_id: None,
+        resource_id: None,
         created_at: now,
         expires_at: now + Duration::days(7),
         revoked_at: None,

@@ -46,13 +46,15 @@ enum Ask {
 
 use crate::claims::ClaimsRequest;
 use crate::error::ErrorPageKind;
+use crate::resources;
 use crate::subject::subject_for;
 use request::{AuthorizationRequest, PageError, Params, RedirectError};
 use std::sync::Arc;
 use std::time::Duration;
 use svc_domain::{
-    Application, AuthorizationCode, ClientId, Clock, Consent, GeneratedSecret, Interaction,
-    InteractionId, MfaPolicy, OrgSlug, OrgStatus, OrganizationId, Rng, Session, Tenant,
+    ApiResourceId, Application, AuthorizationCode, ClientId, Clock, Consent, GeneratedSecret,
+    Interaction, InteractionId, MfaPolicy, OrgSlug, OrgStatus, OrganizationId, Rng, Session,
+    Tenant,
 };
 use svc_store::{Store, StoreError};
 
@@ -80,6 +82,11 @@ const UNMET_ACR: (&str, &str) = (
 const NOT_A_MEMBER: (&str, &str) = (
     "access_denied",
     "the person cannot act in this organization",
+);
+/// The API resource of the request was deleted while the person signed in.
+const RESOURCE_GONE: (&str, &str) = (
+    "invalid_target",
+    "the API resource of this request no longer exists",
 );
 /// `prompt=none` when the session must be stepped up first (OIDC Core §3.1.2.6).
 const INTERACTION_REQUIRED: (&str, &str) = (
@@ -273,12 +280,45 @@ impl AuthorizeEndpoint {
             Err(e) => return page(e),
         };
         let state = params.single("state").ok().flatten();
-        match request::check_rest(&app, &params, raw_client, redirect_uri.clone()) {
+        let refuse = |e: RedirectError| {
+            AuthorizeOutcome::RedirectToClient(error_redirect(&redirect_uri, &e, state, issuer))
+        };
+        let target = match self.target(tenant, &app, &params.all("resource")).await {
+            Ok(Ok(target)) => target,
+            Ok(Err(e)) => return refuse(e),
+            Err(e) => return unavailable(e),
+        };
+        match request::check_rest(
+            &app,
+            &params,
+            raw_client,
+            redirect_uri.clone(),
+            target.api(),
+        ) {
             Ok(req) => self.decide(tenant, issuer, &app, &req, session, None).await,
-            Err(e) => {
-                AuthorizeOutcome::RedirectToClient(error_redirect(&redirect_uri, &e, state, issuer))
-            }
+            Err(e) => refuse(e),
         }
+    }
+
+    /// Check 14 (RFC 8707): what the request's `resource` targets ([`crate::resources`] rules
+    /// 1 and 2), or why it is `invalid_target`. The store is read only for an API resource.
+    async fn target(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        values: &[&str],
+    ) -> Result<Result<resources::Target, RedirectError>, StoreError> {
+        let named = match resources::check_resource(values) {
+            Ok(named) => named,
+            Err(why) => return Ok(Err(RedirectError::new("invalid_target", why))),
+        };
+        if named.is_none() || app.api_audience.as_deref() == named {
+            return Ok(Ok(resources::Target::Registered));
+        }
+        let mut tx = self.store.read_once().await?;
+        let target = resources::resolve(tx.as_mut(), &tenant.id, app, named).await?;
+        tx.finish().await?;
+        Ok(target.ok_or_else(|| RedirectError::new("invalid_target", resources::UNKNOWN_RESOURCE)))
     }
 
     /// Continues a pending request after the person signed in (`GET /oauth/authorize/resume`).
@@ -489,13 +529,27 @@ impl AuthorizeEndpoint {
                 return self.ask(tenant, app, req, pending, Ask::Consent).await;
             }
         }
-        // 4. The code, for the scopes the person may hold (management scopes need a role).
-        let scope = match self.granted_scope(tenant, issuer, app, req, session).await {
-            Ok(scope) => scope,
+        // 4. The code, for the scopes the person may hold (management scopes and an API's
+        // permissions need a role).
+        let granted = self
+            .granted_scope(tenant, issuer, app, req, session, organization.as_ref())
+            .await;
+        let (scope, resource) = match granted {
+            Ok(Some(granted)) => granted,
+            Ok(None) => {
+                return self
+                    .finish_with_error(tenant, issuer, req, pending, RESOURCE_GONE)
+                    .await;
+            }
             Err(e) => return unavailable(e),
         };
+        let context = CodeContext {
+            organization,
+            resource,
+            scope,
+        };
         match self
-            .issue_code(tenant, app, req, session, pending, organization, scope)
+            .issue_code(tenant, app, req, session, pending, context)
             .await
         {
             Ok(code) => AuthorizeOutcome::RedirectToClient(code_redirect(
@@ -551,8 +605,10 @@ impl AuthorizeEndpoint {
         Ok(org.filter(|_| member).map(|o| o.id))
     }
 
-    /// The requested scopes less the management scopes the person may not hold
-    /// ([`crate::administrators`]); their roles are read only when it matters.
+    /// The requested scopes less the management scopes ([`crate::administrators`]) and the
+    /// API permissions ([`crate::resources`]) the person may not hold, with the API resource
+    /// the code is for; `None` when that resource was deleted since the request was checked.
+    /// Roles are read only when it matters.
     async fn granted_scope(
         &self,
         tenant: &Tenant,
@@ -560,19 +616,41 @@ impl AuthorizeEndpoint {
         app: &Application,
         req: &AuthorizationRequest,
         session: &Session,
-    ) -> Result<svc_domain::ScopeSet, StoreError> {
-        let asked = req.scopes();
-        if !crate::administrators::for_management_api(app, issuer)
-            || !crate::administrators::asks_management_scopes(&asked)
-        {
-            return Ok(asked);
+        organization: Option<&OrganizationId>,
+    ) -> Result<Option<(svc_domain::ScopeSet, Option<ApiResourceId>)>, StoreError> {
+        let mut scope = req.scopes();
+        let management = crate::administrators::for_management_api(app, issuer)
+            && crate::administrators::asks_management_scopes(&scope);
+        if !management && req.resource.is_none() {
+            return Ok(Some((scope, None)));
         }
-        let mut tx = self.store.read_once().await?;
-        let roles = tx.user_roles(&tenant.id, &session.user_id).await?;
+        let mut tx = self.store.read().await?;
+        if management {
+            let roles = tx.user_roles(&tenant.id, &session.user_id).await?;
+            scope = crate::administrators::permitted(&scope, app, issuer, &roles);
+        }
+        let mut resource = None;
+        if let Some(identifier) = &req.resource {
+            let Some(api) = tx
+                .api_resource_by_identifier(&tenant.id, identifier)
+                .await?
+            else {
+                tx.finish().await?;
+                return Ok(None);
+            };
+            let held = resources::person_permissions(
+                tx.as_mut(),
+                &tenant.id,
+                &session.user_id,
+                organization,
+                &api.id,
+            )
+            .await?;
+            scope = resources::permitted(&scope, &api, &held);
+            resource = Some(api.id);
+        }
         tx.finish().await?;
-        Ok(crate::administrators::permitted(
-            &asked, app, issuer, &roles,
-        ))
+        Ok(Some((scope, resource)))
     }
 
     /// Whether the session's person was recovered by guardians and has no new factor yet.
@@ -783,7 +861,6 @@ impl AuthorizeEndpoint {
         tx.commit().await
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn issue_code(
         &self,
         tenant: &Tenant,
@@ -791,9 +868,13 @@ impl AuthorizeEndpoint {
         req: &AuthorizationRequest,
         session: &Session,
         pending: Option<&Interaction>,
-        organization: Option<OrganizationId>,
-        scope: svc_domain::ScopeSet,
+        context: CodeContext,
     ) -> Result<String, StoreError> {
+        let CodeContext {
+            organization,
+            resource,
+            scope,
+        } = context;
         let now = truncate_micros(self.clock.now());
         let redirect_uri = req
             .redirect()
@@ -817,6 +898,7 @@ impl AuthorizeEndpoint {
                 .to_json(),
             subject: subject_for(tenant, app, &session.user_id),
             organization_id: organization,
+            resource_id: resource,
             created_at: now,
             expires_at: now + self.settings.code_lifetime,
             redeemed_at: None,
@@ -834,6 +916,16 @@ impl AuthorizeEndpoint {
             "authorization code issued");
         Ok(secret.plaintext)
     }
+}
+
+/// What a code carries beyond the request: decided once the person signed in.
+struct CodeContext {
+    /// The organization they act in.
+    organization: Option<OrganizationId>,
+    /// The API resource the tokens are for.
+    resource: Option<ApiResourceId>,
+    /// The scopes granted.
+    scope: svc_domain::ScopeSet,
 }
 
 /// Time at whole microseconds, the finest every backend stores, so comparisons after a round

@@ -34,12 +34,14 @@
 //! 13. `organization` (CONTRACTS.md "Organizations, roles, keys, SCIM"), when present, is an
 //!     organization id (`org_…`) or slug; whether the person may act in it is decided after
 //!     they signed in.
+//! 14. `resource` (RFC 8707) was resolved before these checks ([`crate::resources`]): the
+//!     permissions of the API it names are exempt from check 7's allowed scopes.
 //!
 //! Unknown parameters are ignored (OIDC Core §3.1.2.1 / RFC 6749 §3.1).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use svc_domain::{Application, GrantType, RedirectUri, ScopeError, ScopeSet};
+use svc_domain::{ApiResource, Application, GrantType, RedirectUri, ScopeError, ScopeSet};
 
 /// Longest `state` kept (clients often put a signed blob in it).
 pub const MAX_STATE: usize = 2048;
@@ -129,6 +131,10 @@ pub struct AuthorizationRequest {
     /// Requests stored before organizations existed have none.
     #[serde(default)]
     pub organization: Option<String>,
+    /// The identifier of the API resource (RFC 8707 `resource`) the tokens are for, when the
+    /// client named one registered in the tenant.
+    #[serde(default)]
+    pub resource: Option<String>,
 }
 
 impl AuthorizationRequest {
@@ -195,6 +201,14 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// Every non-empty value of `name`, in order (for `resource`, which may repeat).
+    pub(crate) fn all(&self, name: &str) -> Vec<&'a str> {
+        self.0
+            .get(name)
+            .map(|v| v.iter().copied().filter(|v| !v.is_empty()).collect())
+            .unwrap_or_default()
+    }
+
     /// The first known parameter sent more than once.
     fn repeated(&self) -> Option<&'static str> {
         KNOWN
@@ -246,12 +260,13 @@ pub(crate) fn check_redirect_uri(
     }
 }
 
-/// Checks 3–12 once the redirect URI is trusted.
+/// Checks 3–13 once the redirect URI is trusted and the `resource` resolved (check 14).
 pub(crate) fn check_rest(
     app: &Application,
     params: &Params<'_>,
     client_id: &str,
     redirect_uri: String,
+    resource: Option<&ApiResource>,
 ) -> Result<AuthorizationRequest, RedirectError> {
     // 3.
     if let Some(name) = params.repeated() {
@@ -306,7 +321,7 @@ pub(crate) fn check_rest(
         ));
     }
     // 7.
-    let scope = check_scope(app, get("scope"))?;
+    let scope = check_scope(app, get("scope"), resource)?;
     // 8.
     let code_challenge = check_pkce(app, get("code_challenge"), get("code_challenge_method"))?;
     // 9.
@@ -363,6 +378,7 @@ pub(crate) fn check_rest(
         claims,
         login_hint,
         organization,
+        resource: resource.map(|r| r.identifier.clone()),
     })
 }
 
@@ -383,8 +399,13 @@ pub(crate) fn check_organization(raw: Option<&str>) -> Result<Option<String>, Re
     }
 }
 
-/// Check 7: scopes requested, well-formed and allowed (RFC 6749 §3.3).
-pub(crate) fn check_scope(app: &Application, raw: Option<&str>) -> Result<String, RedirectError> {
+/// Check 7: scopes requested, well-formed and allowed (RFC 6749 §3.3); the permissions of
+/// `resource` need no registration ([`crate::resources`] rule 3).
+pub(crate) fn check_scope(
+    app: &Application,
+    raw: Option<&str>,
+    resource: Option<&ApiResource>,
+) -> Result<String, RedirectError> {
     let raw = raw.ok_or_else(|| RedirectError::new("invalid_scope", "scope is required"))?;
     let scopes = ScopeSet::parse(raw).map_err(|e| {
         RedirectError::new(
@@ -395,7 +416,8 @@ pub(crate) fn check_scope(app: &Application, raw: Option<&str>) -> Result<String
             },
         )
     })?;
-    if let Some(first) = scopes.not_in(&app.allowed_scopes).next() {
+    let (registered, _) = crate::resources::split(&scopes, resource);
+    if let Some(first) = registered.not_in(&app.allowed_scopes).next() {
         return Err(RedirectError::new(
             "invalid_scope",
             format!(
@@ -541,7 +563,8 @@ mod tests {
         let id = check_client_id(&params).map_err(|e| format!("page:{}", e.description))?;
         let uri =
             check_redirect_uri(&app, &params).map_err(|e| format!("page:{}", e.description))?;
-        check_rest(&app, &params, id, uri).map_err(|e| format!("{}:{}", e.error, e.description))
+        check_rest(&app, &params, id, uri, None)
+            .map_err(|e| format!("{}:{}", e.error, e.description))
     }
 
     fn base() -> Vec<(&'static str, &'static str)> {

@@ -13,12 +13,22 @@
 //!    without fragment; equal to the application's audience (`api_audience`, or the management
 //!    API `{issuer}/api/v1` when none is registered). Otherwise `invalid_target`.
 //!
+//! A `resource` naming an API resource the tenant registered takes [`for_api`] instead of 3
+//! and 4 (machine access through roles, [`crate::resources`]): the token's audience is that
+//! API, every requested scope must be one of its permissions (`invalid_scope` otherwise), and
+//! the application gets those its tenant roles hold: all of them when no `scope` was sent. A
+//! grant of nothing is `invalid_scope`, since a token for an API with no permission in it can do
+//! nothing there.
+//!
 //! No refresh token is ever issued for this grant (RFC 6749 §4.4.3, spec "Token response").
 
 use crate::discovery::management_api_resource;
 use crate::error::OAuthError;
 use crate::token::request::TokenRequest;
-use svc_domain::{Application, GrantType, Scope, ScopeError, ScopeSet};
+use std::collections::BTreeSet;
+use svc_domain::{
+    ApiResource, Application, GrantType, PermissionName, Scope, ScopeError, ScopeSet,
+};
 
 /// What the grant decided the token will carry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +51,62 @@ pub fn client_credentials(
     Ok(ClientCredentialsGrant { scope, audience })
 }
 
+/// Checks 1 and 2, then the permissions of `api` the application `held` (see the module
+/// documentation).
+pub fn for_api(
+    application: &Application,
+    request: &TokenRequest,
+    api: &ApiResource,
+    held: &BTreeSet<PermissionName>,
+) -> Result<ClientCredentialsGrant, OAuthError> {
+    allowed(application)?;
+    let holds = |s: &Scope| held.iter().any(|p| p.as_str() == s.as_str());
+    let scope = match request.scope() {
+        None => ScopeSet::from_scopes(held.iter().filter_map(|p| Scope::parse(p.as_str()).ok())),
+        Some(raw) => {
+            let requested = parse_scope(raw)?;
+            let (other, _) = crate::resources::split(&requested, Some(api));
+            if let Some(first) = other.iter().next() {
+                return Err(OAuthError::invalid_scope(format!(
+                    "scope `{}` is not a permission of {}",
+                    first.as_str(),
+                    api.identifier
+                )));
+            }
+            ScopeSet::from_scopes(requested.iter().filter(|s| holds(s)).cloned())
+        }
+    };
+    if scope.is_empty() {
+        return Err(OAuthError::invalid_scope(format!(
+            "this client's roles grant none of the requested permissions of {}",
+            api.identifier
+        )));
+    }
+    Ok(ClientCredentialsGrant {
+        scope,
+        audience: api.identifier.clone(),
+    })
+}
+
+/// Whether the `resource` of `request` needs the store: one value, not the application's own
+/// audience (checks 4 answers everything else without it).
+pub fn names_other_api<'r>(
+    application: &Application,
+    issuer: &str,
+    request: &'r TokenRequest,
+) -> Option<&'r str> {
+    match request.resources() {
+        [one] => {
+            let own = application
+                .api_audience
+                .clone()
+                .unwrap_or_else(|| management_api_resource(issuer));
+            (*one != own).then_some(one.as_str())
+        }
+        _ => None,
+    }
+}
+
 /// Checks 1 and 2.
 fn allowed(application: &Application) -> Result<(), OAuthError> {
     if !application.allows_grant(GrantType::ClientCredentials) {
@@ -61,14 +127,7 @@ fn scope(application: &Application, requested: Option<&str>) -> Result<ScopeSet,
     let Some(requested) = requested else {
         return Ok(application.allowed_scopes.clone());
     };
-    let requested = ScopeSet::parse(requested).map_err(|e| {
-        OAuthError::invalid_scope(match e {
-            ScopeError::Malformed => {
-                "scope is malformed: space-separated scope tokens (RFC 6749 §3.3)"
-            }
-            ScopeError::TooLarge => "scope asks for too many or too long scopes",
-        })
-    })?;
+    let requested = parse_scope(requested)?;
     if let Some(first) = requested.not_in(&application.allowed_scopes).next() {
         return Err(OAuthError::invalid_scope(format!(
             "scope `{}` is not allowed for this client",
@@ -76,6 +135,17 @@ fn scope(application: &Application, requested: Option<&str>) -> Result<ScopeSet,
         )));
     }
     Ok(requested)
+}
+
+fn parse_scope(requested: &str) -> Result<ScopeSet, OAuthError> {
+    ScopeSet::parse(requested).map_err(|e| {
+        OAuthError::invalid_scope(match e {
+            ScopeError::Malformed => {
+                "scope is malformed: space-separated scope tokens (RFC 6749 §3.3)"
+            }
+            ScopeError::TooLarge => "scope asks for too many or too long scopes",
+        })
+    })
 }
 
 /// Check 4.
@@ -257,6 +327,85 @@ mod tests {
             let error = run(&custom, &[("resource", bad)]).unwrap_err();
             assert_eq!(error.code(), ErrorCode::InvalidTarget, "{bad}");
         }
+    }
+
+    fn invoices() -> ApiResource {
+        let p = |n: &str| svc_domain::Permission {
+            name: PermissionName::parse(n).unwrap(),
+            description: String::new(),
+        };
+        ApiResource {
+            id: svc_domain::ApiResourceId::from_u128(1),
+            tenant_id: TenantId::from_u128(2),
+            identifier: "https://invoices.example.com".into(),
+            name: "Invoices".into(),
+            permissions: vec![p("invoices:read"), p("invoices:write"), p("invoices:void")],
+            created_at: OffsetDateTime::UNIX_EPOCH,
+            updated_at: OffsetDateTime::UNIX_EPOCH,
+        }
+    }
+
+    fn for_invoices(
+        pairs: &[(&str, &str)],
+        held: &[&str],
+    ) -> Result<ClientCredentialsGrant, OAuthError> {
+        let mut form = vec![
+            ("grant_type".to_owned(), "client_credentials".to_owned()),
+            ("resource".to_owned(), invoices().identifier),
+        ];
+        form.extend(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        let request = TokenRequest::parse(&form, None).unwrap();
+        assert_eq!(
+            names_other_api(&confidential(), ISSUER, &request),
+            Some("https://invoices.example.com")
+        );
+        let held = held
+            .iter()
+            .map(|p| PermissionName::parse(p).unwrap())
+            .collect();
+        for_api(&confidential(), &request, &invoices(), &held)
+    }
+
+    #[test]
+    fn an_api_resource_grants_what_the_roles_hold() {
+        let all = for_invoices(&[], &["invoices:read", "invoices:void"]).unwrap();
+        assert_eq!(all.audience, "https://invoices.example.com");
+        assert_eq!(all.scope.to_string(), "invoices:read invoices:void");
+        let some = for_invoices(
+            &[("scope", "invoices:read invoices:write")],
+            &["invoices:read", "invoices:void"],
+        )
+        .unwrap();
+        assert_eq!(some.scope.to_string(), "invoices:read");
+        let foreign =
+            for_invoices(&[("scope", "invoices:read audit:read")], &["invoices:read"]).unwrap_err();
+        assert_eq!(foreign.code(), ErrorCode::InvalidScope);
+        assert!(
+            foreign
+                .description()
+                .contains("`audit:read` is not a permission")
+        );
+        for (scope, held) in [
+            (None, &[][..]),
+            (Some("invoices:write"), &["invoices:read"][..]),
+        ] {
+            let pairs: Vec<(&str, &str)> = scope.map(|s| ("scope", s)).into_iter().collect();
+            let error = for_invoices(&pairs, held).unwrap_err();
+            assert_eq!(error.code(), ErrorCode::InvalidScope, "{scope:?}");
+        }
+        let own = TokenRequest::parse(
+            &[
+                ("grant_type".to_owned(), "client_credentials".to_owned()),
+                ("resource".to_owned(), format!("{ISSUER}/api/v1")),
+            ],
+            None,
+        )
+        .unwrap();
+        assert_eq!(names_other_api(&confidential(), ISSUER, &own), None);
     }
 
     #[test]

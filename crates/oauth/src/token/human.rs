@@ -40,11 +40,12 @@ use crate::error::OAuthError;
 use crate::grants::authorization_code::{Presented, check_code};
 use crate::grants::refresh_token::{check_alive, check_client, narrow_scope};
 use crate::id_token::{IdTokenFacts, sign_id_token};
+use crate::resources::{Held, regrant};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use svc_crypto::SigningKey;
 use svc_domain::{
-    Application, AuditEntry, AuditEntryId, AuditOutcome, Event, EventData, EventType,
+    ApiResource, Application, AuditEntry, AuditEntryId, AuditOutcome, Event, EventData, EventType,
     GeneratedSecret, GrantType, OrgStatus, Organization, OrganizationId, RefreshFamily,
     RefreshFamilyId, RefreshToken, RevocationReason, RevokedTokenKind, ScopeSet, SecretHash,
     SessionId, Tenant, User, UserId,
@@ -70,6 +71,8 @@ struct Grant<'a> {
     person: Map<String, Value>,
     /// The organization the grant acts in, as read (and checked) in the grant's transaction.
     organization: Option<Organization>,
+    /// The API resource the tokens are for (their audience), as read in the transaction.
+    resource: Option<ApiResource>,
 }
 
 impl Grant<'_> {
@@ -194,20 +197,35 @@ impl TokenEndpoint {
                 }
             }
         };
+        let held = Held {
+            user: &code.user_id,
+            organization: code.organization_id.as_ref(),
+            resource: code.resource_id.as_ref(),
+            scope: &code.scope,
+        };
+        let (resource, scope) =
+            match regrant(tx.as_mut(), &tenant.id, app, request.resources(), held).await? {
+                Ok(regranted) => regranted,
+                Err(refused) => {
+                    tx.commit().await?;
+                    return Err(refused);
+                }
+            };
         let requested = ClaimsRequest::parse(code.claims.as_deref());
         let mut grant = Grant {
             user: &code.user_id,
             subject: &code.subject,
-            scope: &code.scope,
+            scope: &scope,
             auth_time: code.auth_time,
             acr: code.acr.as_deref(),
             amr: &code.amr,
             session: Some(&code.session_id),
             nonce: code.nonce.as_deref(),
-            person: person_claims(&person, &code.scope, requested.id_token_names()),
+            person: person_claims(&person, &scope, requested.id_token_names()),
             organization,
+            resource,
         };
-        if code.scope.contains(ROLES_SCOPE) {
+        if scope.contains(ROLES_SCOPE) {
             let roles = role_claims(
                 tx.as_mut(),
                 &tenant.id,
@@ -217,8 +235,7 @@ impl TokenEndpoint {
             .await?;
             grant.person.extend(roles);
         }
-        let offline =
-            code.scope.contains("offline_access") && app.allows_grant(GrantType::RefreshToken);
+        let offline = scope.contains("offline_access") && app.allows_grant(GrantType::RefreshToken);
         let family = if offline {
             Some(
                 self.start_family(tx.as_mut(), tenant, app, &grant, now)
@@ -240,7 +257,7 @@ impl TokenEndpoint {
             client_id: app.id.clone(),
             user_id: code.user_id.clone(),
             grant_type: "authorization_code".into(),
-            scope: code.scope.to_string(),
+            scope: scope.to_string(),
             access_token_id: stamp.jti.clone(),
             refresh_family_id: family.as_ref().map(|(id, _)| id.clone()),
             id_token: grant.wants_id_token(),
@@ -378,6 +395,16 @@ impl TokenEndpoint {
                 }
             }
         };
+        // An API's permissions last only as long as the roles behind them. A refusal drops
+        // the transaction: the token is not rotated by it.
+        let held = Held {
+            user: &family.user_id,
+            organization: family.organization_id.as_ref(),
+            resource: family.resource_id.as_ref(),
+            scope: &scope,
+        };
+        let (resource, scope) =
+            regrant(tx.as_mut(), &tenant.id, app, request.resources(), held).await??;
         // RFC 6749 §6 / OIDC Core §11: refresh tokens are for offline access; a refresh that
         // drops `offline_access` gets none, and the family it ends cannot be refreshed again.
         let next = if scope.contains("offline_access") {
@@ -410,6 +437,7 @@ impl TokenEndpoint {
                 Map::new()
             },
             organization,
+            resource,
         };
         let stamp = self.issuer().stamp(SubjectType::Human);
         let data = EventData::TokensIssued {
@@ -446,11 +474,15 @@ impl TokenEndpoint {
         stamp: AccessTokenStamp,
         now: OffsetDateTime,
     ) -> Result<(TokenResponse, IssuedAccessToken), OAuthError> {
-        // RFC 9700 §2.3: audience-restricted; without a registered API, UserInfo only.
-        let audience = app
-            .api_audience
-            .clone()
-            .unwrap_or_else(|| userinfo_audience(issuer));
+        // RFC 9700 §2.3: audience-restricted to the API resource asked for, else the
+        // application's registered API; without either, UserInfo only.
+        let audience = match &grant.resource {
+            Some(api) => api.identifier.clone(),
+            None => app
+                .api_audience
+                .clone()
+                .unwrap_or_else(|| userinfo_audience(issuer)),
+        };
         let access = self.issuer().sign_stamped(
             &signers.access,
             &tenant.id,
@@ -524,6 +556,7 @@ impl TokenEndpoint {
             acr: grant.acr.map(str::to_owned),
             amr: grant.amr.to_vec(),
             organization_id: grant.organization.as_ref().map(|org| org.id.clone()),
+            resource_id: grant.resource.as_ref().map(|r| r.id.clone()),
             created_at: now,
             expires_at: now + self.settings.refresh_token_lifetime_human,
             revoked_at: None,

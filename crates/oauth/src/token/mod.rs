@@ -24,8 +24,9 @@ pub use request::{ClientCredentials, Credential, JWT_BEARER_ASSERTION_TYPE, Toke
 use crate::client_auth::{self, AuthenticatedClient};
 use crate::context::ProtocolContext;
 use crate::error::OAuthError;
-use crate::grants::client_credentials::client_credentials;
-use svc_domain::{GrantType, Tenant};
+use crate::grants::client_credentials::{client_credentials, for_api, names_other_api};
+use std::collections::BTreeSet;
+use svc_domain::{ApiResource, Application, GrantType, PermissionName, Tenant};
 
 /// The client a token request claims to come from, for per-client rate limiting only (never
 /// validated; see [`request::client_id_hint`]).
@@ -88,7 +89,10 @@ impl TokenEndpoint {
         request: &TokenRequest,
     ) -> Result<TokenResponse, OAuthError> {
         let app = &client.application;
-        let grant = client_credentials(app, issuer, request)?;
+        let grant = match self.machine_access(tenant, issuer, app, request).await? {
+            Some((api, held)) => for_api(app, request, &api, &held)?,
+            None => client_credentials(app, issuer, request)?,
+        };
         let access = self
             .issuer()
             .issue(
@@ -117,6 +121,31 @@ impl TokenEndpoint {
         );
         // RFC 6749 §4.4.3: "A refresh token SHOULD NOT be included"; the spec says never.
         Ok(TokenResponse::bearer(access, &grant.scope))
+    }
+
+    /// The API resource a client_credentials request names, other than the application's own
+    /// audience, with the permissions of it the application's roles hold; `None` when it names
+    /// no registered API (the grant's check 4 then answers).
+    async fn machine_access(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        app: &Application,
+        request: &TokenRequest,
+    ) -> Result<Option<(ApiResource, BTreeSet<PermissionName>)>, OAuthError> {
+        let Some(named) = names_other_api(app, issuer, request) else {
+            return Ok(None);
+        };
+        let mut tx = self.ctx.store.read().await?;
+        let Some(api) = tx.api_resource_by_identifier(&tenant.id, named).await? else {
+            tx.finish().await?;
+            return Ok(None);
+        };
+        let held =
+            crate::resources::application_permissions(tx.as_mut(), &tenant.id, &app.id, &api.id)
+                .await?;
+        tx.finish().await?;
+        Ok(Some((api, held)))
     }
 
     fn issuer(&self) -> AccessTokenIssuer<'_> {

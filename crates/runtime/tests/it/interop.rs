@@ -23,6 +23,9 @@
 //! (Chromium, `interop/node_modules`, `interop/authlib/.venv`) come from
 //! `bash scripts/interop-setup.sh`; without them these tests fail and say so.
 
+#[path = "../../../sdk/examples/resource_server.rs"]
+mod resource_server;
+
 use crate::binary;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -36,6 +39,9 @@ const REDIRECT_URI: &str = "http://127.0.0.1:65500/callback";
 /// `aud`, and the confidential client registered with it is the resource server that may
 /// introspect them (RFC 7662 §4: a caller describes only its own audience's tokens).
 const API_AUDIENCE: &str = "https://api.interop.example";
+/// An API resource registered in the tenant, whose permissions the user's roles partly hold;
+/// the svc-sdk sample resource server serves it.
+const INVOICES_API: &str = "https://invoices.interop.example";
 /// Where RP-initiated logout returns; never served either.
 const POST_LOGOUT_REDIRECT_URI: &str = "http://127.0.0.1:65500/logged-out";
 const USER_EMAIL: &str = "ada.lovelace@example.com";
@@ -116,6 +122,10 @@ struct Fixture {
     /// The id of `acme`, an organization the interop user belongs to (`globex` exists too,
     /// without them).
     organization: String,
+    /// The id of `globex`.
+    other_organization: String,
+    /// The default tenant's id.
+    tenant_id: String,
     _mail: tempfile::TempDir,
 }
 
@@ -145,7 +155,7 @@ impl Fixture {
             "{backend:?}: single-tenant issuer is the loopback origin"
         );
 
-        let management = management_token(&app).await;
+        let (management, tenant_id) = management_token(&app).await;
         let public = create_application(
             &app,
             &management,
@@ -186,9 +196,11 @@ impl Fixture {
         }
         assert_eq!(public["api_audience"], API_AUDIENCE, "{public}");
         let user = create_user(&app, &management).await;
-        // The person belongs to `acme`, not to `globex`: the openid-client run signs in to each.
+        register_invoices_api(&app, &management).await;
+        // The person belongs to `acme` (as a member and an accountant), not to `globex`: the
+        // openid-client run signs in to each.
         let organization = create_organization(&app, &management, "acme", Some(&user)).await;
-        create_organization(&app, &management, "globex", None).await;
+        let other_organization = create_organization(&app, &management, "globex", None).await;
         let post = confidential.pop().unwrap();
         let basic = confidential.pop().unwrap();
         Self {
@@ -197,6 +209,8 @@ impl Fixture {
             basic,
             post,
             organization,
+            other_organization,
+            tenant_id,
             app,
             _mail: mail,
         }
@@ -237,7 +251,8 @@ async fn get_json(app: &TestApp, path: &str) -> Value {
 
 /// Operator token from the real CLI, fresh management credentials for the default tenant over
 /// the control plane, and a client_credentials token with them.
-async fn management_token(app: &TestApp) -> String {
+/// A management token of the default tenant, with the tenant's id.
+async fn management_token(app: &TestApp) -> (String, String) {
     let work = tempfile::tempdir().unwrap();
     let db = match &app.database_url {
         Some(url) => url.clone(),
@@ -298,7 +313,7 @@ async fn management_token(app: &TestApp) -> String {
             (
                 "scope",
                 "applications:read applications:write users:read users:write \
-                 organizations:read organizations:write",
+                 organizations:read organizations:write policies:read policies:write",
             ),
         ])
         .send()
@@ -307,7 +322,7 @@ async fn management_token(app: &TestApp) -> String {
     let status = token.status();
     let token: Value = token.json().await.unwrap();
     assert_eq!(status, 200, "management token: {token}");
-    str_field(&token, "access_token")
+    (str_field(&token, "access_token"), id)
 }
 
 pub(crate) async fn create_application(app: &TestApp, token: &str, body: Value) -> Value {
@@ -376,7 +391,7 @@ async fn create_organization(
                 &format!("/api/v1/organizations/{id}/members"),
             )
             .bearer_auth(token)
-            .json(&json!({"user_id": user, "roles": ["member"]}))
+            .json(&json!({"user_id": user, "roles": ["member", "accountant"]}))
             .send()
             .await
             .unwrap();
@@ -385,6 +400,56 @@ async fn create_organization(
         assert_eq!(status, 201, "adding the interop user to {slug}: {text}");
     }
     id
+}
+
+/// Registers [`INVOICES_API`] with three permissions, gives the built-in organization role
+/// `member` `invoices:read` and a custom organization role `accountant` `invoices:write`;
+/// nobody holds `invoices:void`.
+async fn register_invoices_api(app: &TestApp, token: &str) {
+    let calls = [
+        (
+            reqwest::Method::POST,
+            "/api/v1/api-resources",
+            json!({
+                "identifier": INVOICES_API,
+                "name": "Invoices",
+                "permissions": [
+                    {"name": "invoices:read", "description": "Read invoices"},
+                    {"name": "invoices:write", "description": "Issue invoices"},
+                    {"name": "invoices:void", "description": "Void invoices"},
+                ],
+            }),
+            201,
+        ),
+        (
+            reqwest::Method::PATCH,
+            "/api/v1/roles/member",
+            json!({"permissions": [{"resource": INVOICES_API, "name": "invoices:read"}]}),
+            200,
+        ),
+        (
+            reqwest::Method::POST,
+            "/api/v1/roles",
+            json!({
+                "key": "accountant",
+                "kind": "organization",
+                "permissions": [{"resource": INVOICES_API, "name": "invoices:write"}],
+            }),
+            201,
+        ),
+    ];
+    for (method, path, body, expected) in calls {
+        let response = app
+            .request(method.clone(), path)
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        assert_eq!(status, expected, "{method} {path}: {text}");
+    }
 }
 
 /// What a script printed and how it ended.
@@ -499,6 +564,13 @@ async fn openid_client(backend: Backend) {
     env.push(("CONFIDENTIAL_CLIENT_SECRET".into(), fixture.basic.1.clone()));
     env.push(("API_AUDIENCE".into(), API_AUDIENCE.into()));
     env.push(("ORGANIZATION_ID".into(), fixture.organization.clone()));
+    env.push((
+        "OTHER_ORGANIZATION_ID".into(),
+        fixture.other_organization.clone(),
+    ));
+    env.push(("INVOICES_API".into(), INVOICES_API.into()));
+    let resource_server = serve_invoices_api(&fixture).await;
+    env.push(("RESOURCE_SERVER_URL".into(), resource_server));
     let run = run_script(
         Path::new("node"),
         &repo_root().join("interop/openid-client/rp.mjs"),
@@ -525,6 +597,8 @@ async fn openid_client(backend: Backend) {
             "sso_session_reused",
             "organization_claims",
             "organization_not_a_member",
+            "resource_permissions_from_roles",
+            "resource_server_enforces_permissions",
             "introspection_active",
             "revoked_access_token_inactive",
             "revoked_refresh_token_refused",
@@ -533,6 +607,21 @@ async fn openid_client(backend: Backend) {
         ],
     );
     fixture.app.shutdown().await;
+}
+
+/// Serves svc-sdk's sample resource server (the crate's example, compiled in here) for
+/// [`INVOICES_API`] on a loopback port; returns its base URL.
+async fn serve_invoices_api(fixture: &Fixture) -> String {
+    let config = resource_server::ApiConfig {
+        issuer: fixture.issuer.clone(),
+        tenant_id: fixture.tenant_id.clone(),
+        audience: INVOICES_API.into(),
+    };
+    let router = resource_server::router(svc_sdk::Validator::new(&fixture.issuer), config);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{addr}")
 }
 
 async fn authlib(backend: Backend) {

@@ -5,9 +5,9 @@ use super::{session_fixture, tenant_fixture, user_fixture};
 use crate::{CodeRedemption, RefreshRotation, Store, StoreError};
 use std::sync::Arc;
 use svc_domain::{
-    AuthorizationCode, ClientId, Consent, Interaction, InteractionId, ManualClock, OrganizationId,
-    RedirectUri, RefreshFamily, RefreshFamilyId, RefreshToken, ScopeSet, SecretHash, SeededRandom,
-    SessionId, Tenant, User,
+    ApiResourceId, AuthorizationCode, ClientId, Consent, Interaction, InteractionId, ManualClock,
+    OrganizationId, RedirectUri, RefreshFamily, RefreshFamilyId, RefreshToken, ScopeSet,
+    SecretHash, SeededRandom, SessionId, Tenant, User,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -88,6 +88,7 @@ pub fn code_fixture(
         claims: Some(r#"{"userinfo":{"email":{"essential":true}}}"#.into()),
         subject: user.id.as_str().to_owned(),
         organization_id: Some(OrganizationId::from_u128(0x0123_4567_89ab_cdef)),
+        resource_id: Some(ApiResourceId::from_u128(0x0fed_cba9_8765_4321)),
         created_at: at,
         expires_at: at + Duration::minutes(1),
         redeemed_at: None,
@@ -122,6 +123,9 @@ pub fn family_fixture(
         organization_id: seed
             .is_multiple_of(2)
             .then(|| OrganizationId::from_u128(u128::from(seed))),
+        // Alternating the other way, so every combination of the two round-trips.
+        resource_id: (!seed.is_multiple_of(2) || seed.is_multiple_of(4))
+            .then(|| ApiResourceId::from_u128(u128::from(seed) + 7)),
         created_at: at,
         expires_at: at + Duration::days(30),
         revoked_at: None,
@@ -301,6 +305,7 @@ pub async fn codes_redeem_once_and_remember_what_they_issued(store: Arc<dyn Stor
         claims: None,
         scope: ScopeSet::default(),
         organization_id: None,
+        resource_id: None,
         ..code_fixture(&ada, &client(1), &session.id, "ac_2", t0)
     };
     let mut tx = store.write().await.expect("write");

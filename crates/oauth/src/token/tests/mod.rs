@@ -15,6 +15,7 @@ mod private_key_jwt;
 mod prompts;
 mod refresh;
 mod request;
+mod resources;
 mod subjects;
 mod support;
 mod verified;
