@@ -33,6 +33,7 @@
 //!    folded in) is sent to the redirect URI with `state` and `iss` (RFC 9207 §2).
 
 mod assurance;
+mod grant;
 pub mod request;
 
 /// Which hosted page a pending request waits on.
@@ -46,15 +47,13 @@ enum Ask {
 
 use crate::claims::ClaimsRequest;
 use crate::error::ErrorPageKind;
-use crate::resources;
 use crate::subject::subject_for;
 use request::{AuthorizationRequest, PageError, Params, RedirectError};
 use std::sync::Arc;
 use std::time::Duration;
 use svc_domain::{
-    ApiResourceId, Application, AuthorizationCode, ClientId, Clock, Consent, GeneratedSecret,
-    Interaction, InteractionId, MfaPolicy, OrgSlug, OrgStatus, OrganizationId, Rng, Session,
-    Tenant,
+    Application, AuthorizationCode, ClientId, Clock, Consent, GeneratedSecret, Interaction,
+    InteractionId, MfaPolicy, Rng, Session, Tenant,
 };
 use svc_store::{Store, StoreError};
 
@@ -300,27 +299,6 @@ impl AuthorizeEndpoint {
         }
     }
 
-    /// Check 14 (RFC 8707): what the request's `resource` targets ([`crate::resources`] rules
-    /// 1 and 2), or why it is `invalid_target`. The store is read only for an API resource.
-    async fn target(
-        &self,
-        tenant: &Tenant,
-        app: &Application,
-        values: &[&str],
-    ) -> Result<Result<resources::Target, RedirectError>, StoreError> {
-        let named = match resources::check_resource(values) {
-            Ok(named) => named,
-            Err(why) => return Ok(Err(RedirectError::new("invalid_target", why))),
-        };
-        if named.is_none() || app.api_audience.as_deref() == named {
-            return Ok(Ok(resources::Target::Registered));
-        }
-        let mut tx = self.store.read_once().await?;
-        let target = resources::resolve(tx.as_mut(), &tenant.id, app, named).await?;
-        tx.finish().await?;
-        Ok(target.ok_or_else(|| RedirectError::new("invalid_target", resources::UNKNOWN_RESOURCE)))
-    }
-
     /// Continues a pending request after the person signed in (`GET /oauth/authorize/resume`).
     pub async fn resume(
         &self,
@@ -543,7 +521,7 @@ impl AuthorizeEndpoint {
             }
             Err(e) => return unavailable(e),
         };
-        let context = CodeContext {
+        let context = grant::CodeContext {
             organization,
             resource,
             scope,
@@ -575,82 +553,6 @@ impl AuthorizeEndpoint {
             || !tx.passkeys(&tenant.id, &session.user_id).await?.is_empty();
         tx.finish().await?;
         Ok(has)
-    }
-
-    /// The id of the organization `named` (an id or a slug) when it is an active organization
-    /// of `tenant` with the session's person as a member.
-    async fn organization_of(
-        &self,
-        tenant: &Tenant,
-        session: &Session,
-        named: &str,
-    ) -> Result<Option<OrganizationId>, StoreError> {
-        let mut tx = self.store.read().await?;
-        let org = if let Ok(id) = OrganizationId::parse(named) {
-            tx.organization(&tenant.id, &id).await?
-        } else if let Ok(slug) = OrgSlug::parse(named) {
-            tx.organization_by_slug(&tenant.id, &slug).await?
-        } else {
-            None
-        };
-        let org = org.filter(|o| o.status == OrgStatus::Active);
-        let member = match &org {
-            Some(org) => tx
-                .membership(&tenant.id, &org.id, &session.user_id)
-                .await?
-                .is_some(),
-            None => false,
-        };
-        tx.finish().await?;
-        Ok(org.filter(|_| member).map(|o| o.id))
-    }
-
-    /// The requested scopes less the management scopes ([`crate::administrators`]) and the
-    /// API permissions ([`crate::resources`]) the person may not hold, with the API resource
-    /// the code is for; `None` when that resource was deleted since the request was checked.
-    /// Roles are read only when it matters.
-    async fn granted_scope(
-        &self,
-        tenant: &Tenant,
-        issuer: &str,
-        app: &Application,
-        req: &AuthorizationRequest,
-        session: &Session,
-        organization: Option<&OrganizationId>,
-    ) -> Result<Option<(svc_domain::ScopeSet, Option<ApiResourceId>)>, StoreError> {
-        let mut scope = req.scopes();
-        let management = crate::administrators::for_management_api(app, issuer)
-            && crate::administrators::asks_management_scopes(&scope);
-        if !management && req.resource.is_none() {
-            return Ok(Some((scope, None)));
-        }
-        let mut tx = self.store.read().await?;
-        if management {
-            let roles = tx.user_roles(&tenant.id, &session.user_id).await?;
-            scope = crate::administrators::permitted(&scope, app, issuer, &roles);
-        }
-        let mut resource = None;
-        if let Some(identifier) = &req.resource {
-            let Some(api) = tx
-                .api_resource_by_identifier(&tenant.id, identifier)
-                .await?
-            else {
-                tx.finish().await?;
-                return Ok(None);
-            };
-            let held = resources::person_permissions(
-                tx.as_mut(),
-                &tenant.id,
-                &session.user_id,
-                organization,
-                &api.id,
-            )
-            .await?;
-            scope = resources::permitted(&scope, &api, &held);
-            resource = Some(api.id);
-        }
-        tx.finish().await?;
-        Ok(Some((scope, resource)))
     }
 
     /// Whether the session's person was recovered by guardians and has no new factor yet.
@@ -868,9 +770,9 @@ impl AuthorizeEndpoint {
         req: &AuthorizationRequest,
         session: &Session,
         pending: Option<&Interaction>,
-        context: CodeContext,
+        context: grant::CodeContext,
     ) -> Result<String, StoreError> {
-        let CodeContext {
+        let grant::CodeContext {
             organization,
             resource,
             scope,
@@ -916,16 +818,6 @@ impl AuthorizeEndpoint {
             "authorization code issued");
         Ok(secret.plaintext)
     }
-}
-
-/// What a code carries beyond the request: decided once the person signed in.
-struct CodeContext {
-    /// The organization they act in.
-    organization: Option<OrganizationId>,
-    /// The API resource the tokens are for.
-    resource: Option<ApiResourceId>,
-    /// The scopes granted.
-    scope: svc_domain::ScopeSet,
 }
 
 /// Time at whole microseconds, the finest every backend stores, so comparisons after a round
