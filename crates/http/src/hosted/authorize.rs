@@ -186,9 +186,13 @@ pub(crate) async fn consent_page(
     let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
     let mut page = Page::new(s.consent_title).line("", Some(prompt.client_name), s.consent_wants);
     for scope in &prompt.scopes {
-        page = match s.scope(scope) {
-            Some(description) => page.item(description, None),
-            None => page.item(s.scope_unknown, Some(scope.clone())),
+        page = match (s.scope(scope), prompt.permissions.get(scope)) {
+            (Some(description), _) => page.item(description, None),
+            // An API's permission, in the words its tenant gave it, with its name.
+            (None, Some(described)) if !described.trim().is_empty() => {
+                page.item(described.clone(), Some(scope.clone()))
+            }
+            (None, _) => page.item(s.scope_unknown, Some(scope.clone())),
         };
     }
     // The answer redirects to the client: browsers check that against `form-action`.

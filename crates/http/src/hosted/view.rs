@@ -293,7 +293,9 @@ pub(crate) struct Line {
 /// A list entry: a description, optionally followed by a code-formatted value.
 #[derive(Debug, Clone)]
 pub(crate) struct Item {
-    pub(crate) text: &'static str,
+    /// Our own words, or text the tenant wrote (an API permission's description: escaped like
+    /// everything the template prints).
+    pub(crate) text: std::borrow::Cow<'static, str>,
     pub(crate) code: Option<String>,
 }
 
@@ -776,8 +778,15 @@ impl Page {
     }
 
     /// Adds a list entry.
-    pub(crate) fn item(mut self, text: &'static str, code: Option<String>) -> Self {
-        self.items.push(Item { text, code });
+    pub(crate) fn item(
+        mut self,
+        text: impl Into<std::borrow::Cow<'static, str>>,
+        code: Option<String>,
+    ) -> Self {
+        self.items.push(Item {
+            text: text.into(),
+            code,
+        });
         self
     }
 

@@ -116,4 +116,26 @@ impl AuthorizeEndpoint {
         tx.finish().await?;
         Ok(Some((scope, resource)))
     }
+
+    /// The permissions of the API resource `identifier` with their descriptions, for the
+    /// consent page (none when it was deleted meanwhile: the code is refused later anyway).
+    pub(super) async fn permission_descriptions(
+        &self,
+        tenant: &Tenant,
+        identifier: &str,
+    ) -> Result<std::collections::BTreeMap<String, String>, StoreError> {
+        let mut tx = self.store.read_once().await?;
+        let api = tx
+            .api_resource_by_identifier(&tenant.id, identifier)
+            .await?;
+        tx.finish().await?;
+        Ok(api
+            .map(|api| {
+                api.permissions
+                    .into_iter()
+                    .map(|p| (p.name.as_str().to_owned(), p.description))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
 }

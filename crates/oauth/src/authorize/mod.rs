@@ -211,6 +211,9 @@ pub struct ConsentPrompt {
     pub client_name: String,
     /// The scopes asked for.
     pub scopes: Vec<String>,
+    /// The descriptions of those that are permissions of the API resource the request names,
+    /// by permission (tenant-written text: render it escaped).
+    pub permissions: std::collections::BTreeMap<String, String>,
     /// Where the answer will be sent: the page's CSP `form-action` must allow its origin, since
     /// browsers check every redirect that follows a form submission against it.
     pub redirect_uri: String,
@@ -329,9 +332,17 @@ impl AuthorizeEndpoint {
                 interaction: pending.id,
             });
         }
+        let permissions = match &req.resource {
+            None => Default::default(),
+            Some(identifier) => self
+                .permission_descriptions(tenant, identifier)
+                .await
+                .map_err(unavailable)?,
+        };
         Ok(ConsentPrompt {
             client_name: app.name.clone(),
             scopes: req.scopes().iter().map(|s| s.as_str().to_owned()).collect(),
+            permissions,
             redirect_uri: req.redirect_uri,
         })
     }

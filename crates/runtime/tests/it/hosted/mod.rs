@@ -9,6 +9,7 @@ mod captcha;
 mod flow;
 mod history;
 mod passkeys;
+mod permissions;
 mod recovery;
 mod security;
 mod security_keys;
