@@ -7,7 +7,7 @@
 //! The roles have no `ETag`: they are one set, replaced whole, and the same set again changes
 //! nothing, so a `PUT` is idempotent by itself.
 
-use super::roles::object_body;
+use super::organizations::body;
 use crate::Problem;
 use crate::api::{ApiState, ApplicationsRead, ApplicationsWrite, Authorized};
 use crate::openapi::tags;
@@ -77,7 +77,7 @@ pub(super) async fn set_application_roles(
     bytes: Bytes,
 ) -> Result<Response, Problem> {
     let id = client_id(&id)?;
-    let input: ApplicationRolesInput = object_body(&bytes, "roles")?;
+    let input: ApplicationRolesInput = body(&bytes, "roles")?;
     let roles = roles::set_application_roles(
         &state.manage,
         &caller.tenant.tenant.id,

@@ -71,9 +71,11 @@ pub(super) fn user_id(raw: &str) -> Result<UserId, Problem> {
     UserId::parse(raw).map_err(|_| Problem::not_found("no such user"))
 }
 
-/// The JSON body, or a 400 that names the member at fault (`name: invalid type: …`).
+/// The JSON object body, or a 400 that names the member at fault (`name: invalid type: …`).
+/// Any other JSON value is refused: serde would read an array positionally into the struct, so
+/// `[]` would pass as an empty patch.
 pub(super) fn body<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, Problem> {
-    Json::<T>::from_bytes(bytes)
+    let parsed = Json::<T>::from_bytes(bytes)
         .map(|Json(value)| value)
         .map_err(|rejection| {
             let text = rejection.body_text();
@@ -85,7 +87,14 @@ pub(super) fn body<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, P
             .find_map(|prefix| text.strip_prefix(prefix))
             .unwrap_or(&text);
             Problem::bad_request(format!("invalid {what}: {detail}"))
-        })
+        })?;
+    if bytes.trim_ascii_start().first() == Some(&b'{') {
+        Ok(parsed)
+    } else {
+        Err(Problem::bad_request(format!(
+            "invalid {what}: expected a JSON object"
+        )))
+    }
 }
 
 /// `Location` of an organization.

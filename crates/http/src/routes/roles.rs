@@ -23,7 +23,6 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, Method, StatusCode};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use svc_manage::roles::{self, NewRole, RolePatch, RoleView};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -51,19 +50,6 @@ pub fn router(state: ApiState) -> Router {
 #[must_use]
 pub fn operations() -> utoipa::openapi::OpenApi {
     api().into_openapi()
-}
-
-/// The JSON object body, or a 400 naming the member at fault. Unlike [`body`], a JSON array is
-/// refused too: serde would read it as the members in declaration order, so `[]` would pass as
-/// an empty patch and `[["a"]]` as `{"roles": ["a"]}`.
-pub(super) fn object_body<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, Problem> {
-    let parsed: T = body(bytes, what)?;
-    match serde_json::from_slice::<serde_json::Value>(bytes) {
-        Ok(value) if !value.is_object() => Err(Problem::bad_request(format!(
-            "invalid {what}: expected a JSON object"
-        ))),
-        _ => Ok(parsed),
-    }
 }
 
 /// `Location` of a role.
@@ -136,7 +122,7 @@ async fn create(
         &headers,
         (&Method::POST, BASE, &bytes),
         || async {
-            let input: NewRole = match object_body(&bytes, "role") {
+            let input: NewRole = match body(&bytes, "role") {
                 Ok(input) => input,
                 Err(problem) => return problem.into_response(),
             };
@@ -262,7 +248,7 @@ async fn update(
     bytes: Bytes,
 ) -> Result<Response, Problem> {
     let precondition = conventions::precondition(&headers)?;
-    let patch: RolePatch = object_body(&bytes, "role")?;
+    let patch: RolePatch = body(&bytes, "role")?;
     let role = roles::update(
         &state.manage,
         &caller.tenant.tenant.id,
@@ -422,13 +408,13 @@ mod tests {
         assert!(unknown.contains("unknown field `built_in`"), "{unknown}");
         assert!(body::<NewRole>(br#"{"key": "a", "kind": "tenant"}"#, "role").is_ok());
         for array in [&b"[]"[..], br#"["a", "tenant"]"#] {
-            let problem = object_body::<NewRole>(array, "role").unwrap_err();
+            let problem = body::<NewRole>(array, "role").unwrap_err();
             assert!(
                 problem.detail().starts_with("invalid role: "),
                 "{problem:?}"
             );
         }
-        assert!(object_body::<RolePatch>(b"[]", "role").is_err());
-        assert!(object_body::<RolePatch>(b"{}", "role").is_ok());
+        assert!(body::<RolePatch>(b"[]", "role").is_err());
+        assert!(body::<RolePatch>(b"{}", "role").is_ok());
     }
 }
