@@ -33,16 +33,19 @@
 //! `to` (the normalised address), `subject` and `text` are strings; `link` is the message's
 //! one-time link or `null`; `sent_at` is RFC 3339 UTC. Tests and the interop suite read links
 //! from this file, so members may be added but never renamed or removed. Links are
-//! `{issuer}/auth/verify-email?token=…`, `{issuer}/auth/reset-password?token=…` and
-//! `{issuer}/auth/accept-invitation?token=…`.
+//! `{issuer}/auth/verify-email?token=…`, `{issuer}/auth/reset-password?token=…`,
+//! `{issuer}/auth/accept-invitation?token=…` and `{issuer}/auth/join?token=…` (an invitation to
+//! join, [`Authn::join_offer`]).
 //!
 //! Passwords, cookie values, link tokens and CAPTCHA tokens never appear in logs or in `Debug` output.
 
+mod auto_join;
 mod breached;
 mod captcha;
 mod devices;
 mod engine;
 mod error;
+mod join;
 mod links;
 mod mail;
 mod passkeys;
@@ -63,6 +66,7 @@ pub use captcha::{
 pub use devices::{AdaptiveSettings, DEVICE_COOKIE_PREFIX};
 pub use engine::{AMR_PASSWORD, Authn, MAX_USER_AGENT_CHARS, SESSION_COOKIE_PREFIX, SignedIn};
 pub use error::AuthnError;
+pub use join::{JoinError, JoinOffer, Joiner};
 pub use mail::{LogMailer, LogSink, Mail, MailError, Mailer, Outbox};
 pub use passkeys::{CEREMONY_COOKIE_PREFIX, CeremonyStart, PasskeySettings, RpSettings};
 pub use recovery::{ApprovalRequest, RecoveryOverview, RecoveryProgress, RecoverySettings};

@@ -17,7 +17,9 @@ use svc_domain::{
 };
 
 impl Authn {
-    /// Marks the address of the link's user verified.
+    /// Marks the address of the link's user verified; in the same transaction, a person whose
+    /// address is at a domain an organization verified with auto-join on joins it
+    /// (`crate::auto_join`).
     ///
     /// Errors: [`AuthnError::InvalidLink`].
     pub async fn verify_email(&self, tenant: &Tenant, token: &str) -> Result<User, AuthnError> {
@@ -44,6 +46,7 @@ impl Authn {
             changed_underneath(tx.update_user_if_unchanged(&user, read_at).await?)?;
             self.user_event(tx.as_mut(), &user, EventType::TenantUserUpdated)
                 .await?;
+            self.auto_join(tx.as_mut(), &user).await?;
         }
         tx.commit().await?;
         Ok(user)

@@ -28,6 +28,11 @@ pub struct MailTexts {
     pub invitation_subject: &'static str,
     /// Body of the invitation (`{tenant}`, `{email}`, `{link}`, `{valid}`).
     pub invitation_body: &'static str,
+    /// Subject of an invitation to join the tenant or one of its organizations (`{target}`:
+    /// the organization's name, or the tenant's).
+    pub join_subject: &'static str,
+    /// Body of that invitation (`{target}`, `{tenant}`, `{email}`, `{link}`, `{valid}`).
+    pub join_body: &'static str,
     /// Subject of the notice to the owner of an address someone tried to sign up with
     /// (`{tenant}`).
     pub sign_up_notice_subject: &'static str,
@@ -63,6 +68,11 @@ pub(crate) static EN: MailTexts = MailTexts {
     invitation_body: "You have been invited to sign in to {tenant} as {email}. To accept and \
                       choose a password, open this link:\n\n{link}\n\nThe link works once, \
                       for {valid}.",
+    join_subject: "You are invited to join {target}",
+    join_body: "You have been invited to join {target} on {tenant} as {email}. To accept, open \
+                this link (you can create your account there if you have none yet):\n\n{link}\n\n\
+                The link works once, for {valid}. If you do not expect this invitation, ignore \
+                this message.",
     sign_up_notice_subject: "Someone tried to sign up to {tenant} with your address",
     sign_up_notice_body: "Someone tried to create an account on {tenant} with {email}, which \
                           already has an account.\n\nIf it was you, sign in at \
@@ -183,6 +193,30 @@ impl MailTexts {
 }
 
 impl MailTexts {
+    /// The invitation to join `organization` (or, without one, the tenant) through `link`.
+    pub(crate) fn join_mail(
+        &self,
+        to: &Email,
+        (tenant_name, organization): (&str, Option<&str>),
+        link: String,
+        lifetime: Duration,
+    ) -> Mail {
+        let valid = self.lifetime(lifetime);
+        let values = [
+            ("target", organization.unwrap_or(tenant_name)),
+            ("tenant", tenant_name),
+            ("email", to.as_str()),
+            ("link", link.as_str()),
+            ("valid", valid.as_str()),
+        ];
+        Mail {
+            to: to.clone(),
+            subject: fill(self.join_subject, &values),
+            text: fill(self.join_body, &values),
+            link: Some(link),
+        }
+    }
+
     /// The notice that an administrator reset the person's second factors. Like the new-device
     /// notice it carries no link to click, only the address to type.
     pub(crate) fn factors_reset_notice(&self, to: &Email, tenant_name: &str, issuer: &str) -> Mail {

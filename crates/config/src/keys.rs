@@ -16,7 +16,7 @@ use crate::model::{
     AdaptiveMfaConfig, AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig,
     EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig,
     OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig, SecurityConfig, ServerConfig,
-    SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig, WebhooksConfig,
+    SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -317,6 +317,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         OpenApiConfig,
         TenantConfig,
         WebhooksConfig,
+        VerifiedDomainsConfig,
     ]
 }
 

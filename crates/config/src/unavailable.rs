@@ -131,14 +131,14 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
     section("admin", "admin routes are not built yet"),
     section(
         "access_control",
-        "access-control policies are not built yet",
+        "access-control policies are per tenant, through /api/v1/policies, and have no \
+         deployment settings yet",
     ),
     section("organizations", "organizations are not built yet"),
     section(
         "invitations",
         "invitations work with built-in settings and have no settings of their own yet",
     ),
-    section("verified_domains", "verified domains are not built yet"),
     section("api_keys", "API keys are not built yet"),
     section("vault", "the credential vault is not built yet"),
     section("scim", "SCIM provisioning (/scim/v2) is not built yet"),

@@ -128,6 +128,8 @@ pub struct Application {
     /// [`crate::ACR_LEVELS`] ([`crate::ACR_AAL1`] or [`crate::ACR_AAL2`], compared with
     /// [`crate::acr_rank`]); `None` demands nothing beyond the deployment's own policy.
     pub minimum_acr: Option<String>,
+    /// Whether its sign-ins act in an organization.
+    pub organization_usage: OrganizationUsage,
     /// Creation time.
     pub created_at: OffsetDateTime,
     /// Last change.
@@ -143,6 +145,37 @@ impl Application {
     /// Whether it is a confidential client.
     pub fn is_confidential(&self) -> bool {
         self.token_endpoint_auth_method.is_confidential()
+    }
+}
+
+/// Whether an application's sign-ins act in an organization (CONTRACTS.md "Organizations,
+/// roles, keys, SCIM": chosen with the `organization` parameter or on the hosted picker).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum OrganizationUsage {
+    /// A request may name an organization; without one the grant acts in none.
+    #[default]
+    Allow,
+    /// Every grant acts in one: the request names it, or the person picks one of theirs on the
+    /// hosted page (the only one is taken without asking); a person in none is refused.
+    Require,
+}
+
+impl OrganizationUsage {
+    /// Stored and wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Require => "require",
+        }
+    }
+
+    /// Parses the stored and wire spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "allow" => Some(Self::Allow),
+            "require" => Some(Self::Require),
+            _ => None,
+        }
     }
 }
 

@@ -7,8 +7,9 @@
 //! so signatures over retries cover the same body.
 
 use crate::{
-    ApiResourceId, ClientId, Clock, DeliveryId, EventId, FactorId, GuardianId, OrganizationId,
-    PasskeyId, RecoveryId, RefreshFamilyId, Rng, SessionId, TenantId, UserId, WebhookId,
+    ApiResourceId, ClientId, Clock, DeliveryId, DomainId, EventId, FactorId, GuardianId,
+    InvitationId, OrganizationId, PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, Rng, SessionId,
+    TenantId, UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -144,6 +145,12 @@ catalog! {
     AdminRoleUpdated = "admin.role.updated", emitted: true;
     /// A custom role was deleted.
     AdminRoleDeleted = "admin.role.deleted", emitted: true;
+    /// An access-control policy was created.
+    AdminPolicyCreated = "admin.policy.created", emitted: true;
+    /// An access-control policy changed (targets, rules, name, enabled).
+    AdminPolicyUpdated = "admin.policy.updated", emitted: true;
+    /// An access-control policy was deleted.
+    AdminPolicyDeleted = "admin.policy.deleted", emitted: true;
     /// A webhook subscription was created.
     AdminWebhookCreated = "admin.webhook.created", emitted: true;
     /// A webhook subscription changed (URL, event types, description, active flag).
@@ -200,6 +207,22 @@ catalog! {
     OrgMemberRoleChanged = "org.member.role_changed", emitted: true;
     /// A member left an organization (or was removed from it).
     OrgMemberRemoved = "org.member.removed", emitted: true;
+    /// An organization claimed a domain (pending until verified).
+    OrgDomainAdded = "org.domain.added", emitted: true;
+    /// An organization proved it controls a domain it claimed.
+    OrgDomainVerified = "org.domain.verified", emitted: true;
+    /// A domain claim of an organization was removed (verified or not).
+    OrgDomainRemoved = "org.domain.removed", emitted: true;
+    /// An invitation to join the tenant or one of its organizations was created and mailed.
+    InvitationCreated = "invitation.created", emitted: true;
+    /// A pending or expired invitation was mailed again with a new link and deadline (the
+    /// older link stopped working).
+    InvitationResent = "invitation.resent", emitted: true;
+    /// A person accepted an invitation and joined (the membership or the roles have their own
+    /// event).
+    InvitationAccepted = "invitation.accepted", emitted: true;
+    /// An administrator revoked a pending invitation: its link stopped working.
+    InvitationRevoked = "invitation.revoked", emitted: true;
     /// A payment is pending.
     CommercePaymentPending = "commerce.payment.pending", emitted: false;
     /// A payment succeeded.
@@ -307,6 +330,9 @@ pub enum RevocationReason {
     /// The grant acted in an organization that is suspended or gone, or that the person is no
     /// longer a member of.
     OrganizationAccessEnded,
+    /// An access-control policy no longer admits how the grant's person signed in (a policy
+    /// added or tightened since).
+    PolicyDenied,
 }
 
 /// Which limit a brute-force detection concerns.
@@ -569,6 +595,17 @@ pub enum EventData {
         /// Who made the change.
         actor: String,
     },
+    /// `admin.policy.*`
+    Policy {
+        /// The policy.
+        policy_id: PolicyId,
+        /// Its name.
+        name: String,
+        /// Whether it applies (after the change; `false` once deleted).
+        enabled: bool,
+        /// Who made the change.
+        actor: String,
+    },
     /// `admin.role.*`
     Role {
         /// The role's key.
@@ -616,6 +653,39 @@ pub enum EventData {
         /// The roles held before the change (role changes and removals).
         #[serde(skip_serializing_if = "Option::is_none")]
         previous_roles: Option<Vec<String>>,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `invitation.*`
+    Invitation {
+        /// The invitation.
+        invitation_id: InvitationId,
+        /// The address invited.
+        email: String,
+        /// The organization to join; `null` for the tenant itself.
+        organization_id: Option<OrganizationId>,
+        /// The roles given on acceptance.
+        roles: Vec<String>,
+        /// Where it stands after the change: `pending`, `accepted` or `revoked`.
+        status: String,
+        /// Who accepted it (`invitation.accepted`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        accepted_by: Option<UserId>,
+        /// Who made the change: `client:app_…`, `user:usr_…` (the person accepting), ….
+        actor: String,
+    },
+    /// `org.domain.added`, `org.domain.verified`, `org.domain.removed`
+    OrgDomain {
+        /// The organization.
+        organization_id: OrganizationId,
+        /// The claim.
+        domain_id: DomainId,
+        /// The domain name.
+        name: String,
+        /// `pending` or `verified`, as it was after the change.
+        status: String,
+        /// Whether verified sign-ups at the domain join the organization.
+        auto_join: bool,
         /// Who made the change.
         actor: String,
     },

@@ -162,6 +162,19 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies an invitation to join a tenant or one of its organizations (`inv_…`); the
+    /// secret of its mailed link is another value, stored only as a hash.
+    InvitationId,
+    "inv_"
+);
+
+prefixed_id!(
+    /// Identifies a domain an organization claimed (`dom_…`), pending or verified.
+    DomainId,
+    "dom_"
+);
+
+prefixed_id!(
     /// Identifies a tenant user, a person who signs in (`usr_…`). Email is an attribute, never
     /// the key.
     UserId,
@@ -196,6 +209,12 @@ prefixed_id!(
     /// Identifies an API resource a tenant protects (`res_…`).
     ApiResourceId,
     "res_"
+);
+
+prefixed_id!(
+    /// Identifies an access-control policy of a tenant (`pol_…`).
+    PolicyId,
+    "pol_"
 );
 
 prefixed_id!(

@@ -12,11 +12,13 @@ mod clock;
 mod event;
 mod factor;
 mod id;
+mod invitation;
 mod keys;
 mod login;
 mod organization;
 mod passkey;
 mod password;
+mod policy;
 mod recovery;
 mod redirect_uri;
 mod rng;
@@ -25,13 +27,16 @@ mod secret;
 mod session;
 mod tenant;
 mod user;
+mod verified_domain;
 mod webhook;
 
 pub use access::{
     ApiResource, MAX_ACCESS_DESCRIPTION_CHARS, MAX_RESOURCE_PERMISSIONS, Permission,
     PermissionError, PermissionName, RESERVED_SCOPES, Role, RoleGrant, RoleKind, permissions_for,
 };
-pub use application::{Application, GrantType, OperatorToken, TokenEndpointAuthMethod};
+pub use application::{
+    Application, GrantType, OperatorToken, OrganizationUsage, TokenEndpointAuthMethod,
+};
 pub use audit::{AuditEntry, AuditOutcome};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use event::{
@@ -45,18 +50,19 @@ pub use factor::{
     normalize_totp_code,
 };
 pub use id::{
-    ApiResourceId, AuditEntryId, ClientId, DeliveryId, EventId, FactorId, GuardianId, IdError,
-    InteractionId, LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, RecoveryId,
-    RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
+    ApiResourceId, AuditEntryId, ClientId, DeliveryId, DomainId, EventId, FactorId, GuardianId,
+    IdError, InteractionId, InvitationId, LoginRecordId, OperatorTokenId, OrganizationId,
+    PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
 };
+pub use invitation::{INVITATION_TOKEN_PREFIX, Invitation, InvitationState, InvitationStatus};
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
 pub use login::{
     LoginMethod, LoginRecord, LoginResult, MAX_LOGIN_USER_AGENT_CHARS, UnknownLoginValue,
     login_user_agent,
 };
 pub use organization::{
-    Membership, ORG_ADMIN, ORG_MEMBER, ORG_OWNER, ORG_ROLES, OrgSlug, OrgStatus, OrgValueError,
-    Organization, RoleKey, TENANT_ADMIN, TENANT_ROLES,
+    MAX_MEMBERSHIPS_PER_USER, Membership, ORG_ADMIN, ORG_MEMBER, ORG_OWNER, ORG_ROLES, OrgSlug,
+    OrgStatus, OrgValueError, Organization, RoleKey, TENANT_ADMIN, TENANT_ROLES,
 };
 pub use passkey::{
     AMR_HWK, AMR_SWK, AMR_USER, CeremonyPurpose, MAX_CREDENTIAL_ID_BYTES, MAX_PASSKEY_NAME_CHARS,
@@ -65,6 +71,12 @@ pub use passkey::{
 pub use password::{
     BreachCheckUnavailable, BreachedPasswords, HasherError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS,
     NewPasswordError, Password, PasswordError, PasswordHasher, Passwords,
+};
+pub use policy::{
+    AccessPolicy, MAX_POLICIES_PER_TENANT, MAX_POLICY_DESCRIPTION_CHARS, MAX_POLICY_LIST_ENTRIES,
+    MAX_POLICY_NAME_CHARS, MAX_SESSION_AGE_SECS, MIN_SESSION_AGE_SECS, Origin,
+    POLICY_SIGN_IN_METHODS, PolicyDenial, PolicyRule, PolicyRules, PolicyRulesError, PolicyScope,
+    PolicyTargets, SignInFacts, denial_among, first_denial, governing, unmet_rule,
 };
 pub use recovery::{Guardian, RecoveryApproval, RecoveryRequest, RecoveryStatus};
 pub use redirect_uri::{RedirectUri, RedirectUriError};
@@ -77,6 +89,11 @@ pub use session::{
 };
 pub use tenant::{MfaPolicy, PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};
+pub use verified_domain::{
+    DNS_TXT_LABEL, DomainName, DomainNameError, DomainStatus, MAX_DOMAIN_NAME_LEN,
+    MAX_DOMAINS_PER_ORGANIZATION, PROOF_PREFIX, VerificationMethod, VerifiedDomain,
+    WELL_KNOWN_PATH,
+};
 pub use webhook::{
     Delivery, DeliveryAttempt, DeliveryStatus, SecretError, Subscription, TargetError,
     TargetPolicy, WebhookSecret, WebhookUrl, WebhookUrlError, is_public_ip,

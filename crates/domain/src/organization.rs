@@ -158,6 +158,10 @@ pub const TENANT_ROLES: [&str; 1] = [TENANT_ADMIN];
 /// The built-in role of a tenant's human administrators.
 pub const TENANT_ADMIN: &str = "tenant_admin";
 
+/// The most organizations one person may belong to (the management API refuses more, and
+/// auto-join through a verified domain skips a person who reached it).
+pub const MAX_MEMBERSHIPS_PER_USER: usize = 500;
+
 /// A person's membership of an organization.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Membership {

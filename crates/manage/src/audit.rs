@@ -68,6 +68,23 @@ pub mod action {
     pub const ORGANIZATION_MEMBER_ROLES_CHANGED: &str = "organization.member_roles_changed";
     /// A person was removed from an organization (target: the organization).
     pub const ORGANIZATION_MEMBER_REMOVED: &str = "organization.member_removed";
+    /// An organization claimed a domain (target: the organization).
+    pub const ORGANIZATION_DOMAIN_ADDED: &str = "organization.domain_added";
+    /// A domain claim's auto-join settings changed (target: the organization).
+    pub const ORGANIZATION_DOMAIN_UPDATED: &str = "organization.domain_updated";
+    /// An organization proved it controls a domain it claimed (target: the organization).
+    pub const ORGANIZATION_DOMAIN_VERIFIED: &str = "organization.domain_verified";
+    /// A domain claim was removed (target: the organization).
+    pub const ORGANIZATION_DOMAIN_REMOVED: &str = "organization.domain_removed";
+    /// An invitation to join the tenant or an organization was created and mailed (target: the
+    /// invitation).
+    pub const INVITATION_CREATED: &str = "invitation.created";
+    /// An invitation was mailed again with a new link (target: the invitation).
+    pub const INVITATION_RESENT: &str = "invitation.resent";
+    /// An invitation was revoked (target: the invitation).
+    pub const INVITATION_REVOKED: &str = "invitation.revoked";
+    /// A person accepted an invitation (actor: the person; target: the invitation).
+    pub const INVITATION_ACCEPTED: &str = "invitation.accepted";
     /// A custom role was created (target: its key).
     pub const ROLE_CREATED: &str = "role.created";
     /// A role's description or permissions changed (target: its key).
@@ -80,6 +97,12 @@ pub mod action {
     pub const API_RESOURCE_UPDATED: &str = "api_resource.updated";
     /// An API resource was deleted with its permissions and every role's grants of them.
     pub const API_RESOURCE_DELETED: &str = "api_resource.deleted";
+    /// An access-control policy was created.
+    pub const POLICY_CREATED: &str = "policy.created";
+    /// An access-control policy changed.
+    pub const POLICY_UPDATED: &str = "policy.updated";
+    /// An access-control policy was deleted.
+    pub const POLICY_DELETED: &str = "policy.deleted";
     /// A webhook subscription was created.
     pub const WEBHOOK_CREATED: &str = "webhook.created";
     /// A webhook subscription's URL, event types, description or active flag changed.

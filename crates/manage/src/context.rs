@@ -43,6 +43,9 @@ pub struct ManageContext {
     /// Whether the deployment offers second factors (`[two_factor].enabled`): a tenant may only
     /// choose a policy that needs them (`optional`, `required`) when it does.
     pub second_factors: bool,
+    /// Looks up the proofs of domain claims (DNS TXT records, HTTPS well-known files); `None`
+    /// until [`ManageContext::with_domain_probe`] (verification then fails as a wiring error).
+    pub domain_probe: Option<Arc<dyn crate::domains::DomainProbe>>,
 }
 
 impl ManageContext {
@@ -55,7 +58,15 @@ impl ManageContext {
             changes: Arc::new(NoCaches),
             sign_in: None,
             second_factors: false,
+            domain_probe: None,
         }
+    }
+
+    /// The same context, verifying domain claims through `probe`.
+    #[must_use]
+    pub fn with_domain_probe(mut self, probe: Arc<dyn crate::domains::DomainProbe>) -> Self {
+        self.domain_probe = Some(probe);
+        self
     }
 
     /// The same context on a deployment that offers second factors.

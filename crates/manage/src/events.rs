@@ -99,6 +99,23 @@ pub(crate) async fn api_resource_changed(
     record(tx, ctx, &resource.tenant_id, event_type, data).await
 }
 
+/// An `admin.policy.*` event about `policy` after a change by `actor`.
+pub(crate) async fn policy_changed(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    actor: &crate::Actor,
+    policy: &svc_domain::AccessPolicy,
+    event_type: EventType,
+) -> Result<(), ManageError> {
+    let data = EventData::Policy {
+        policy_id: policy.id.clone(),
+        name: policy.name.clone(),
+        enabled: policy.enabled && event_type != EventType::AdminPolicyDeleted,
+        actor: actor.as_audit_string(),
+    };
+    record(tx, ctx, &policy.tenant_id, event_type, data).await
+}
+
 /// An `org.member.*` event about `membership` after a change by `actor`: the roles it holds now
 /// (none once removed) and, for role changes and removals, the ones it held before.
 pub(crate) async fn member_changed(

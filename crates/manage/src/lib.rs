@@ -10,6 +10,10 @@
 //! - [`users`]: a tenant's users (people who sign in), their lifecycle and sessions;
 //! - [`organizations`]: a tenant's organizations (its customer companies), their lifecycle and
 //!   their members' roles;
+//! - [`domains`]: the domains an organization claims and proves it controls (DNS TXT or an
+//!   HTTPS well-known file), through a probe port the runtime wires;
+//! - [`invitations`]: invitations to join the tenant or one of its organizations (mailed
+//!   links the hosted pages accept);
 //! - [`roles`]: a tenant's roles (built-in and custom), the permissions they hold, and the
 //!   roles of its applications;
 //! - [`webhooks`]: a tenant's webhook subscriptions, test deliveries and delivery history;
@@ -31,11 +35,14 @@ pub mod audit;
 pub mod caller;
 mod context;
 pub mod control_plane;
+pub mod domains;
 mod error;
 mod events;
 pub mod idempotency;
+pub mod invitations;
 pub mod organizations;
 mod page;
+pub mod policies;
 mod revision;
 pub mod roles;
 mod sign_in;
@@ -48,4 +55,4 @@ pub use control_plane::{CreatedTenantView, MfaPolicyView, TenantView};
 pub use error::ManageError;
 pub use page::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, clamp_limit};
 pub use revision::{Precondition, Revision};
-pub use sign_in::{AccountNotices, Invitations, PendingMail, SignInServices};
+pub use sign_in::{AccountNotices, InvitationMail, Invitations, PendingMail, SignInServices};

@@ -11,7 +11,7 @@
 use async_trait::async_trait;
 use std::fmt;
 use std::sync::Arc;
-use svc_domain::{Passwords, User};
+use svc_domain::{Email, Passwords, User};
 use svc_store::{StoreError, WriteTx};
 
 /// The sign-in side's services, handed to [`crate::ManageContext::with_sign_in`].
@@ -29,6 +29,33 @@ pub struct SignInServices {
 pub trait AccountNotices: Send + Sync {
     /// "Your second factors were reset" to `user` of `tenant_name` (issuer `issuer`).
     fn factors_reset(&self, user: &User, tenant_name: &str, issuer: &str);
+
+    /// The invitation to join (`crate::invitations`): its link, mailed in the background.
+    fn invitation(&self, mail: &InvitationMail<'_>);
+}
+
+/// What an invitation mail says: to whom, to join what, through which link, for how long.
+pub struct InvitationMail<'a> {
+    /// The address invited.
+    pub to: &'a Email,
+    /// The tenant's display name.
+    pub tenant_name: &'a str,
+    /// The organization's name, for an invitation to one.
+    pub organization_name: Option<&'a str>,
+    /// `{issuer}/auth/join?token=…`: a secret, never logged.
+    pub link: String,
+    /// How long the link works from now.
+    pub valid_for: std::time::Duration,
+}
+
+impl fmt::Debug for InvitationMail<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InvitationMail")
+            .field("to", &self.to)
+            .field("organization_name", &self.organization_name)
+            .field("link", &"<redacted>")
+            .finish_non_exhaustive()
+    }
 }
 
 impl fmt::Debug for SignInServices {

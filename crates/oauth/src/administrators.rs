@@ -83,6 +83,7 @@ mod tests {
             jwks_uri: None,
             is_management: false,
             minimum_acr: None,
+            organization_usage: svc_domain::OrganizationUsage::Allow,
             created_at: clock.now(),
             updated_at: clock.now(),
         }

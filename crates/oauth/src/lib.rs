@@ -20,6 +20,7 @@ pub mod grants;
 pub mod id_token;
 pub mod introspect;
 pub mod keys;
+mod policies;
 mod resources;
 pub mod revoke;
 pub mod subject;

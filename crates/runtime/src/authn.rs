@@ -117,6 +117,15 @@ impl svc_manage::AccountNotices for EngineInvitations {
     fn factors_reset(&self, user: &User, tenant_name: &str, issuer: &str) {
         self.0.notify_factors_reset(user, tenant_name, issuer);
     }
+
+    fn invitation(&self, mail: &svc_manage::InvitationMail<'_>) {
+        self.0.notify_invitation(
+            mail.to,
+            (mail.tenant_name, mail.organization_name),
+            mail.link.clone(),
+            mail.valid_for,
+        );
+    }
 }
 
 /// The sign-in engine issuing and mailing the management API's invitations, so an invitation

@@ -11,6 +11,7 @@ mod bootstrap;
 mod captcha;
 pub mod cli;
 mod directory;
+mod domain_probe;
 mod error;
 mod jwks_fetch;
 mod keys;

@@ -13,8 +13,9 @@ use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
-    Application, ClientId, GrantType, OperatorToken, OperatorTokenId, RedirectUri, Scope, ScopeSet,
-    SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod, acr_rank,
+    Application, ClientId, GrantType, OperatorToken, OperatorTokenId, OrganizationUsage,
+    RedirectUri, Scope, ScopeSet, SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod,
+    acr_rank,
 };
 use svc_store::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, Order,
@@ -29,26 +30,26 @@ const TENANT_FKEY: &str = "applications_tenant_id_fkey";
 const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr \
+     post_logout_redirect_uris, minimum_acr, organization_usage \
      FROM applications WHERE tenant_id = $1 AND id = $2";
 // `$2` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
 const LIST: Sorted = Sorted {
     asc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr \
+     post_logout_redirect_uris, minimum_acr, organization_usage \
      FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     desc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr \
+     post_logout_redirect_uris, minimum_acr, organization_usage \
      FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
 };
 const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)";
+     post_logout_redirect_uris, minimum_acr, organization_usage) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)";
 // Never id, tenant_id, created_at or is_management; only the revision read ($17). Equality on
 // `updated_at` is exact on both dialects: PostgreSQL compares `timestamptz` values, and SQLite's
 // text has one spelling per instant (UTC RFC 3339, see the SQLite dialect), so no `_ns` twin is
@@ -57,8 +58,8 @@ const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_ur
 const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, grant_types = $5, \
      token_endpoint_auth_method = $6, allowed_scopes = $7, secret_hash = $8, api_audience = $9, \
      first_party = $10, id_token_signed_response_alg = $11, jwks = $12, jwks_uri = $13, \
-     updated_at = $14, post_logout_redirect_uris = $15, minimum_acr = $16 \
-     WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
+     updated_at = $14, post_logout_redirect_uris = $15, minimum_acr = $16, \
+     organization_usage = $18 WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
 /// Whether the application exists at all: tells a stale revision from a missing record after a
 /// conditional update changed nothing.
 const EXISTS: &str = "SELECT id FROM applications WHERE tenant_id = $1 AND id = $2";
@@ -123,6 +124,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.updated_at)
             .bind_json(lists.post_logout_redirect_uris)
             .bind(app.minimum_acr.as_deref())
+            .bind(app.organization_usage.as_str())
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -153,6 +155,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind_json(lists.post_logout_redirect_uris)
             .bind(app.minimum_acr.as_deref())
             .bind(read_at)
+            .bind(app.organization_usage.as_str())
             .execute::<D>(self.conn())
             .await?;
         if changed > 0 {
@@ -257,6 +260,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Application, StoreError> {
         created_at: c.get("created_at")?,
         updated_at: c.get("updated_at")?,
         minimum_acr: c.get("minimum_acr")?,
+        organization_usage: c.get("organization_usage")?,
     }
     .decode()
 }
@@ -311,6 +315,8 @@ pub(crate) struct ApplicationRow {
     pub updated_at: OffsetDateTime,
     /// `minimum_acr`.
     pub minimum_acr: Option<String>,
+    /// `organization_usage`.
+    pub organization_usage: String,
 }
 
 impl ApplicationRow {
@@ -395,6 +401,15 @@ impl ApplicationRow {
             jwks_uri: self.jwks_uri,
             is_management: self.is_management,
             minimum_acr,
+            organization_usage: OrganizationUsage::parse(&self.organization_usage).ok_or_else(
+                || {
+                    corrupt(
+                        "organization_usage",
+                        &self.organization_usage,
+                        &"unknown usage",
+                    )
+                },
+            )?,
             created_at: self.created_at,
             updated_at: self.updated_at,
             id: ClientId::parse(&id).map_err(|e| corrupt("id", &id, &e))?,
@@ -458,6 +473,7 @@ mod tests {
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
             minimum_acr: Some("urn:svc:aal2".into()),
+            organization_usage: "require".into(),
         }
     }
 
@@ -475,7 +491,7 @@ mod tests {
             ..row()
         };
         assert_eq!(without.decode().unwrap().minimum_acr, None);
-        let cases: [(&str, Spoil); 8] = [
+        let cases: [(&str, Spoil); 9] = [
             ("redirect_uris", |r| {
                 r.redirect_uris = r#"["http://evil.example/cb"]"#.into()
             }),
@@ -492,6 +508,9 @@ mod tests {
                 r.minimum_acr = Some("urn:svc:aal3".into())
             }),
             ("minimum_acr", |r| r.minimum_acr = Some(String::new())),
+            ("organization_usage", |r| {
+                r.organization_usage = "deny".into()
+            }),
         ];
         for (column, spoil) in cases {
             let mut bad = row();

@@ -38,7 +38,10 @@ mod applications;
 mod audit;
 mod coordination;
 mod counters;
+mod domains;
+mod invitations;
 mod organizations;
+mod policies;
 mod signing_keys;
 mod webhooks;
 

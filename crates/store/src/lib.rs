@@ -11,12 +11,15 @@
 mod access;
 mod applications;
 mod audit;
+mod domains;
 mod error;
 mod factors;
 mod grants;
+mod invitations;
 mod order;
 mod organizations;
 mod passkeys;
+mod policies;
 mod recovery;
 mod signing_keys;
 mod tenants;
@@ -31,12 +34,15 @@ pub use applications::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, UpdateOutcome,
 };
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
+pub use domains::{DomainReads, DomainWrites};
 pub use error::StoreError;
 pub use factors::{FactorReads, FactorWrites};
 pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
+pub use invitations::{InvitationFilter, InvitationReads, InvitationWrites};
 pub use order::Order;
 pub use organizations::{OrganizationReads, OrganizationWrites};
 pub use passkeys::{PasskeyReads, PasskeyWrites};
+pub use policies::{PolicyReads, PolicyWrites};
 pub use recovery::{RecoveryReads, RecoveryWrites};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
@@ -159,7 +165,10 @@ pub trait ReadTx:
     + PasskeyReads
     + RecoveryReads
     + OrganizationReads
+    + DomainReads
+    + InvitationReads
     + AccessReads
+    + PolicyReads
     + GrantReads
     + WebhookReads
     + Send
@@ -197,8 +206,14 @@ pub trait WriteTx:
     + RecoveryWrites
     + OrganizationReads
     + OrganizationWrites
+    + DomainReads
+    + DomainWrites
+    + InvitationReads
+    + InvitationWrites
     + AccessReads
     + AccessWrites
+    + PolicyReads
+    + PolicyWrites
     + CounterWrites
     + GrantReads
     + GrantWrites

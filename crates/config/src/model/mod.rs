@@ -12,6 +12,7 @@ mod passkey;
 mod security;
 mod server;
 mod two_factor;
+mod verified_domains;
 mod webhooks;
 
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ pub use passkey::PasskeyConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
 pub use two_factor::{AdaptiveMfaConfig, RecoveryConfig, TwoFactorConfig, TwoFactorPolicy};
+pub use verified_domains::VerifiedDomainsConfig;
 pub use webhooks::WebhooksConfig;
 
 /// The whole service configuration: the sections that work in this version. Sections and keys
@@ -75,6 +77,8 @@ pub struct Config {
     pub tenant: TenantConfig,
     /// Webhook delivery: targets, timeouts, retries and workers.
     pub webhooks: WebhooksConfig,
+    /// How the domains organizations claim are verified (DNS TXT lookups, the HTTPS method).
+    pub verified_domains: VerifiedDomainsConfig,
 
     // Not configuration: where relative paths and the embedded database are anchored.
     #[serde(skip)]

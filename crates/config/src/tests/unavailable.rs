@@ -142,12 +142,6 @@ const CASES: &[Case] = &[
         "7",
     ),
     case(
-        "verified_domains",
-        "[verified_domains]\nenabled = true\n",
-        "SVC_VERIFIED_DOMAINS__ENABLED",
-        "true",
-    ),
-    case(
         "api_keys",
         "[api_keys]\nenabled = true\n",
         "SVC_API_KEYS__ENABLED",

@@ -378,6 +378,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         3_600,
     ),
     bound(
+        "verified_domains.timeout_ms",
+        |c| Some(c.verified_domains.timeout_ms.into()),
+        100,
+        30_000,
+    ),
+    bound(
         "webhooks.max_subscriptions_per_tenant",
         |c| Some(c.webhooks.max_subscriptions_per_tenant.into()),
         1,

@@ -39,6 +39,10 @@ pub(crate) fn outcome(ctx: &Ctx, outcome: AuthorizeOutcome) -> Response {
             "/auth/account/two-factor",
             &[("interaction", Some(interaction.as_str()))],
         )),
+        AuthorizeOutcome::SelectOrganization { interaction } => see_other(&path_with(
+            "/auth/organization",
+            &[("interaction", Some(interaction.as_str()))],
+        )),
         AuthorizeOutcome::ErrorPage {
             kind,
             error,
@@ -124,11 +128,12 @@ async fn authorize(state: &HostedState, ctx: &Ctx, params: &Fields) -> Response 
     };
     let decided = state
         .authorize
-        .authorize(
+        .authorize_from(
             &ctx.current.tenant,
             &ctx.current.issuer,
             params.pairs(),
             session.as_ref(),
+            origin(ctx),
         )
         .await;
     outcome(ctx, decided)
@@ -150,11 +155,12 @@ pub(crate) async fn resume(
     };
     let decided = state
         .authorize
-        .resume(
+        .resume_from(
             &ctx.current.tenant,
             &ctx.current.issuer,
             &interaction,
             session.as_ref(),
+            origin(&ctx),
         )
         .await;
     outcome(&ctx, decided)
@@ -234,15 +240,102 @@ pub(crate) async fn consent_decide(
     };
     let decided = state
         .authorize
-        .decide_consent(
+        .decide_consent_from(
             &ctx.current.tenant,
             &ctx.current.issuer,
             &interaction,
-            session.as_ref(),
+            (session.as_ref(), origin(&ctx)),
             allow,
         )
         .await;
     outcome(&ctx, decided)
+}
+
+/// `GET /auth/organization?interaction=…`: the person's organizations, one button each, for an
+/// application that acts in one (names escaped by the template).
+pub(crate) async fn organization_page(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let query = Fields::from_query(query.as_deref());
+    let Some(interaction) = required_interaction(query.get("interaction")) else {
+        return error::interaction_expired(&ctx);
+    };
+    let session = match ctx.signed_in(&state.authn).await {
+        Ok(found) => found.map(|(session, _)| session),
+        Err(page) => return page,
+    };
+    let prompt = match state
+        .authorize
+        .organization_prompt(&ctx.current.tenant, &interaction, session.as_ref())
+        .await
+    {
+        Ok(prompt) => prompt,
+        Err(next) => return outcome(&ctx, next),
+    };
+    let s = ctx.s();
+    let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
+    let page = Page::new(s.organization_title)
+        .line(
+            s.organization_for,
+            Some(prompt.client_name),
+            s.organization_choose,
+        )
+        // The pick redirects to the client: browsers check that against `form-action`.
+        .form_target(&prompt.redirect_uri);
+    let mut form = Form::new("/auth/organization", csrf.value())
+        .hidden("interaction", Some(interaction.as_str()));
+    for org in prompt.organizations {
+        form = form.button(Button::data_choice("organization", org.id, org.name));
+    }
+    let mut response = page.form(form).render(&ctx.chrome);
+    csrf.attach(&mut response, ctx.cookies);
+    response
+}
+
+/// `POST /auth/organization`: continues the request in the organization picked.
+pub(crate) async fn organization_choose(
+    State(state): State<HostedState>,
+    ctx: Ctx,
+    body: Body,
+) -> Response {
+    let fields = match form::read(&ctx.headers, body, true).await {
+        Ok(fields) => fields,
+        Err(e) => return error::form(&ctx, e),
+    };
+    if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
+        return error::csrf(&ctx);
+    }
+    let Some(interaction) = required_interaction(fields.get("interaction")) else {
+        return error::interaction_expired(&ctx);
+    };
+    let Some(chosen) = fields.get("organization").filter(|v| !v.is_empty()) else {
+        return error::form(&ctx, form::FormError::Malformed);
+    };
+    let session = match ctx.signed_in(&state.authn).await {
+        Ok(found) => found.map(|(session, _)| session),
+        Err(page) => return page,
+    };
+    let decided = state
+        .authorize
+        .choose_organization(
+            &ctx.current.tenant,
+            &ctx.current.issuer,
+            &interaction,
+            (session.as_ref(), origin(&ctx)),
+            chosen,
+        )
+        .await;
+    outcome(&ctx, decided)
+}
+
+/// Where the browser is, for access policies' network rule: the client address (the peer,
+/// or what a trusted proxy forwarded).
+fn origin(ctx: &Ctx) -> svc_domain::Origin {
+    ctx.client
+        .ip
+        .map_or(svc_domain::Origin::Unknown, svc_domain::Origin::Person)
 }
 
 /// A present, well-formed interaction id.

@@ -1,7 +1,7 @@
 //! The browser-facing side of human sign-in: the authorization endpoint's HTTP
 //! (`/oauth/authorize`, its resume URL, RP-initiated logout) and the hosted pages under
-//! `/auth/*` (sign-in, sign-up, email links, consent, account, sessions, sign-out, social
-//! recovery).
+//! `/auth/*` (sign-in, sign-up, email links, invitations to join, consent, account, sessions,
+//! sign-out, social recovery).
 //!
 //! Handlers are thin: they read the request (form, query, cookies), check CSRF, call ONE engine
 //! function ([`svc_authn::Authn`] or [`svc_oauth::authorize::AuthorizeEndpoint`]) and map the
@@ -29,6 +29,7 @@ pub(crate) mod ctx;
 mod end_session;
 mod factors;
 pub(crate) mod form;
+mod join;
 mod links;
 mod passkeys;
 mod recovery;
@@ -100,6 +101,10 @@ fn api() -> OpenApiRouter<HostedState> {
             "/auth/consent",
             get(authorize::consent_page).post(authorize::consent_decide),
         )
+        .route(
+            "/auth/organization",
+            get(authorize::organization_page).post(authorize::organization_choose),
+        )
         .route("/auth/sign-in", get(sign_in::page).post(sign_in::submit))
         .route(
             "/auth/sign-up",
@@ -121,6 +126,7 @@ fn api() -> OpenApiRouter<HostedState> {
             "/auth/accept-invitation",
             get(links::invitation_page).post(links::invitation_submit),
         )
+        .route("/auth/join", get(join::page).post(join::submit))
         .route(
             "/auth/second-factor",
             get(second_factor::page).post(second_factor::submit),

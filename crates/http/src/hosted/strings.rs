@@ -5,8 +5,10 @@
 //! value (a client name, a scope) are split around it, so the value is inserted by the template
 //! and escaped there, never formatted into trusted text.
 
+mod join;
 mod recovery;
 
+pub use join::JoinStrings;
 pub use recovery::RecoveryStrings;
 
 /// One language's texts.
@@ -118,6 +120,13 @@ pub struct Strings {
     pub invitation_intro: &'static str,
     /// Invitation button.
     pub invitation_submit: &'static str,
+
+    /// Organization picker title.
+    pub organization_title: &'static str,
+    /// Before the client name on the organization picker.
+    pub organization_for: &'static str,
+    /// After the client name on the organization picker.
+    pub organization_choose: &'static str,
 
     /// Consent page title.
     pub consent_title: &'static str,
@@ -403,6 +412,8 @@ pub struct Strings {
     pub security_key_removed: &'static str,
     /// The social recovery pages' texts, in the same language.
     pub recovery: &'static RecoveryStrings,
+    /// The invitation page's texts, in the same language.
+    pub join: &'static JoinStrings,
 }
 
 /// English.
@@ -464,6 +475,9 @@ pub static EN: Strings = Strings {
     invitation_intro: "Enter your name and choose a password to finish setting up your account.",
     invitation_submit: "Accept invitation",
 
+    organization_title: "Choose an organization",
+    organization_for: "Continue to",
+    organization_choose: "as a member of:",
     consent_title: "Allow access?",
     consent_wants: "would like to:",
     consent_allow: "Allow",
@@ -608,6 +622,7 @@ pub static EN: Strings = Strings {
     security_key_remove_link: "Remove",
     security_key_removed: "The security key was removed.",
     recovery: &recovery::EN,
+    join: &join::EN,
 };
 
 impl Strings {

@@ -411,8 +411,8 @@ impl Field {
 #[derive(Debug, Clone)]
 pub(crate) struct Button {
     pub(crate) name: Option<&'static str>,
-    pub(crate) value: &'static str,
-    pub(crate) label: &'static str,
+    pub(crate) value: std::borrow::Cow<'static, str>,
+    pub(crate) label: std::borrow::Cow<'static, str>,
     pub(crate) primary: bool,
 }
 
@@ -421,8 +421,8 @@ impl Button {
     pub(crate) fn primary(label: &'static str) -> Self {
         Self {
             name: None,
-            value: "",
-            label,
+            value: "".into(),
+            label: label.into(),
             primary: true,
         }
     }
@@ -436,9 +436,20 @@ impl Button {
     ) -> Self {
         Self {
             name: Some(name),
-            value,
-            label,
+            value: value.into(),
+            label: label.into(),
             primary,
+        }
+    }
+
+    /// A named choice whose value and label are data (an organization's id and name): the
+    /// template escapes both like every reflected value.
+    pub(crate) fn data_choice(name: &'static str, value: String, label: String) -> Self {
+        Self {
+            name: Some(name),
+            value: value.into(),
+            label: label.into(),
+            primary: false,
         }
     }
 }

@@ -47,6 +47,8 @@ pub mod tags {
     pub const ORGANIZATIONS: &str = "Organizations";
     /// Roles and the permissions they hold.
     pub const ROLES: &str = "Roles";
+    /// `/api/v1/policies`.
+    pub const POLICIES: &str = "Policies";
     /// Webhook subscriptions.
     pub const WEBHOOKS: &str = "Webhooks";
     /// The operator's control plane.
@@ -80,6 +82,7 @@ pub mod tags {
         (name = tags::USERS, description = "People who sign in to the tenant."),
         (name = tags::ORGANIZATIONS, description = "The tenant's customer organizations and their members' roles."),
         (name = tags::ROLES, description = "Built-in and custom roles and the permissions of API resources they hold."),
+        (name = tags::POLICIES, description = "Access-control policies: named, typed rules on sign-in and token issuance."),
         (name = tags::WEBHOOKS, description = "Signed webhook subscriptions and their deliveries."),
         (name = tags::AUDIT, description = "Who changed what, newest first."),
         (name = tags::CONTROL_PLANE, description = "Tenants, for the deployment's operators."),
@@ -136,8 +139,8 @@ fn scope_description(scope: &str) -> &'static str {
     match scope {
         "applications:read" => "Read applications and API resources.",
         "applications:write" => "Create, change and delete applications and API resources.",
-        "users:read" => "Read users and their sessions.",
-        "users:write" => "Create, change, suspend and remove users.",
+        "users:read" => "Read users, their sessions and invitations.",
+        "users:write" => "Create, change, suspend and remove users; invite people.",
         "organizations:read" => "Read organizations, their members and a person's memberships.",
         "organizations:write" => {
             "Create, change, suspend and delete organizations; add, re-role and remove members."
@@ -167,8 +170,10 @@ pub fn document() -> OpenApi {
     for part in [
         crate::routes::applications::operations(),
         crate::routes::api_resources::operations(),
+        crate::routes::policies::operations(),
         crate::routes::control_plane::operations(),
         crate::routes::users::operations(),
+        crate::routes::invitations::operations(),
         crate::routes::organizations::operations(),
         crate::routes::roles::operations(),
         crate::routes::webhooks::operations(),

@@ -624,8 +624,8 @@ fn management_scopes_and_tags_are_all_described() {
         .filter(|(_, _, op)| op["tags"] == json!([tags::ORGANIZATIONS]))
         .count();
     assert_eq!(
-        organizations, 13,
-        "the organization and membership operations"
+        organizations, 19,
+        "the organization, membership and claimed-domain operations"
     );
 }
 
@@ -674,6 +674,47 @@ fn api_resource_operations_are_documented_with_the_applications_scopes() {
             .iter()
             .any(|t| t["name"] == tags::API_RESOURCES && t["description"].is_string())
     );
+}
+
+/// The access-policy operations are there under their declared tag, each secured with the
+/// policies scope its handler demands, with every answer they can meet: 404 on an id path, 409
+/// on a write, 412 where `If-Match` is taken.
+#[test]
+fn policy_operations_are_documented_with_the_policies_scopes() {
+    let doc = doc();
+    let (one, all) = ("/api/v1/policies/{id}", "/api/v1/policies");
+    let (r, w) = ("policies:read", "policies:write");
+    let rows = [
+        (all, "post", "createPolicy", w, "201"),
+        (all, "get", "listPolicies", r, "200"),
+        (one, "get", "getPolicy", r, "200"),
+        (one, "patch", "updatePolicy", w, "200"),
+        (one, "delete", "deletePolicy", w, "204"),
+    ];
+    for (path, method, id, scope, success) in rows {
+        let op = operation(&doc, path, method);
+        assert_eq!(op["operationId"], id);
+        assert_eq!(op["tags"], json!([tags::POLICIES]), "{id}");
+        assert_eq!(
+            op["security"],
+            json!([{ super::TENANT_TOKEN: [scope] }]),
+            "{id}"
+        );
+        let responses = op["responses"].as_object().expect("responses");
+        assert!(responses.contains_key(success), "{id}");
+        assert_eq!(responses.contains_key("404"), path == one, "{id}");
+        assert_eq!(responses.contains_key("409"), method != "get", "{id}");
+        let changes = matches!(method, "patch" | "delete");
+        assert_eq!(responses.contains_key("412"), changes, "{id}");
+        for status in ["400", "401", "403", "413"] {
+            assert!(responses.contains_key(status), "{id}: {status}");
+        }
+    }
+    let documented = operations(&doc)
+        .into_iter()
+        .filter(|(_, _, op)| op["tags"] == json!([tags::POLICIES]))
+        .count();
+    assert_eq!(documented, rows.len(), "no policy operation more");
 }
 
 /// The role operations are there under their declared tag with the policies scopes, the

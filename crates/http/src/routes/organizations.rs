@@ -1,9 +1,10 @@
 //! `/api/v1/organizations` (scopes `organizations:read|write`): the tenant's organizations and
 //! their OpenAPI operations, declared together through `OpenApiRouter` — create, list, read,
-//! update, delete, suspend, reactivate; the members (`organizations_members`); and the
-//! organizations one person belongs to (`/api/v1/tenant-users/{id}/organizations`). Thin
-//! handlers over `svc_manage::organizations`, always within the token's own tenant: another
-//! tenant's organization or person, or a malformed id, is simply not found.
+//! update, delete, suspend, reactivate; the members (`organizations_members`); the claimed
+//! domains (`organizations_domains`); and the organizations one person belongs to
+//! (`/api/v1/tenant-users/{id}/organizations`). Thin handlers over `svc_manage::organizations`,
+//! always within the token's own tenant: another tenant's organization or person, or a
+//! malformed id, is simply not found.
 //!
 //! The API conventions (`crate::api::conventions`) as they apply here: lists page with
 //! `limit`/`after` (and `order` for organizations); a created organization or membership answers
@@ -37,6 +38,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 pub(super) const BASE: &str = "/api/v1/organizations";
 
 fn api() -> OpenApiRouter<ApiState> {
+    use super::organizations_domains as domains;
     use super::organizations_members as members;
     OpenApiRouter::new()
         .routes(routes!(create, list))
@@ -50,6 +52,13 @@ fn api() -> OpenApiRouter<ApiState> {
             members::remove_member
         ))
         .routes(routes!(user_organizations))
+        .routes(routes!(domains::add_domain, domains::list_domains))
+        .routes(routes!(
+            domains::get_domain,
+            domains::update_domain,
+            domains::remove_domain
+        ))
+        .routes(routes!(domains::verify_domain))
 }
 
 /// The organization routes (members included), state applied.
@@ -503,6 +512,33 @@ mod tests {
             (member, "patch", w, false),
             (member, "delete", w, false),
             ("/api/v1/tenant-users/{id}/organizations", "get", r, false),
+            // The claimed domains (`organizations_domains`).
+            ("/api/v1/organizations/{id}/domains", "post", w, false),
+            ("/api/v1/organizations/{id}/domains", "get", r, false),
+            (
+                "/api/v1/organizations/{id}/domains/{domain_id}",
+                "get",
+                r,
+                false,
+            ),
+            (
+                "/api/v1/organizations/{id}/domains/{domain_id}",
+                "patch",
+                w,
+                true,
+            ),
+            (
+                "/api/v1/organizations/{id}/domains/{domain_id}",
+                "delete",
+                w,
+                true,
+            ),
+            (
+                "/api/v1/organizations/{id}/domains/{domain_id}/verify",
+                "post",
+                w,
+                false,
+            ),
         ];
         let json = serde_json::to_value(operations()).unwrap();
         let expected: Vec<_> = expected

@@ -32,6 +32,8 @@ pub(crate) struct ProtocolRequest {
     /// The form pairs in request order, repeats kept (the engine refuses repeats, RFC 6749 §3.2).
     pub(crate) form: Vec<(String, String)>,
     authorization: Option<String>,
+    /// The client address (the peer, or what a trusted proxy forwarded).
+    pub(crate) peer: Option<std::net::IpAddr>,
 }
 
 impl ProtocolRequest {
@@ -90,6 +92,7 @@ where
             current,
             form,
             authorization,
+            peer: client.ip,
         })
     }
 }

@@ -143,11 +143,12 @@ pub fn operations() -> utoipa::openapi::OpenApi {
 async fn token(State(state): State<TokenState>, request: ProtocolRequest) -> Response {
     match state
         .endpoint
-        .handle(
+        .handle_from(
             &request.current.tenant,
             &request.current.issuer,
             &request.form,
             request.authorization(),
+            request.peer,
         )
         .await
     {

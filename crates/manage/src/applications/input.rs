@@ -66,6 +66,13 @@ pub struct ApplicationInput {
     #[serde(default)]
     #[schema(value_type = Option<super::names::AcrName>)]
     pub minimum_acr: Option<String>,
+    /// Whether its sign-ins act in an organization: `allow` (default: a request may name one
+    /// with `organization`) or `require` (every sign-in acts in one: the request names it, or
+    /// the person picks one of theirs on the hosted page; a person in none is refused). On
+    /// update, absent resets it to `allow` like every optional field.
+    #[serde(default)]
+    #[schema(value_type = Option<super::names::OrganizationUsageName>)]
+    pub organization_usage: Option<String>,
 }
 
 /// An [`ApplicationInput`] that passed every registration rule.
@@ -83,6 +90,7 @@ pub(crate) struct ValidApplication {
     pub(crate) jwks: Option<String>,
     pub(crate) jwks_uri: Option<String>,
     pub(crate) minimum_acr: Option<String>,
+    pub(crate) organization_usage: svc_domain::OrganizationUsage,
 }
 
 impl ApplicationInput {
@@ -101,6 +109,8 @@ impl ApplicationInput {
         let api_audience = rules::check_api_audience(self.api_audience.as_deref())?;
         let alg = rules::check_id_token_alg(self.id_token_signed_response_alg.as_deref())?;
         let minimum_acr = rules::check_minimum_acr(self.minimum_acr.as_deref())?;
+        let organization_usage =
+            rules::check_organization_usage(self.organization_usage.as_deref())?;
         rules::check_code_grant_has_redirect_uri(&grant_types, &redirect_uris)?;
         rules::check_refresh_needs_code(&grant_types)?;
         rules::check_public_client_grants(method, &grant_types)?;
@@ -119,6 +129,7 @@ impl ApplicationInput {
             jwks,
             jwks_uri,
             minimum_acr,
+            organization_usage,
         })
     }
 }

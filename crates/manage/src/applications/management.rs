@@ -42,6 +42,7 @@ pub(crate) fn management_application(
         is_management: true,
         // Machine-to-machine only: no person signs in for it.
         minimum_acr: None,
+        organization_usage: svc_domain::OrganizationUsage::Allow,
         created_at: now,
         updated_at: now,
     };

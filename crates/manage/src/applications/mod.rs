@@ -66,6 +66,7 @@ fn assemble(
         jwks_uri: valid.jwks_uri,
         is_management: identity.is_management,
         minimum_acr: valid.minimum_acr,
+        organization_usage: valid.organization_usage,
         created_at: identity.created_at,
         updated_at: identity.updated_at,
     }

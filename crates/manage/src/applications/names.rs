@@ -61,6 +61,22 @@ pub(crate) enum AcrName {
     Aal2,
 }
 
+/// Whether an application's sign-ins act in an organization.
+#[derive(ToSchema)]
+#[schema(as = OrganizationUsage)]
+#[expect(
+    dead_code,
+    reason = "a schema only: the wire value is a checked string"
+)]
+pub(crate) enum OrganizationUsageName {
+    /// A request may name an organization (`organization`); without one it acts in none.
+    #[schema(rename = "allow")]
+    Allow,
+    /// Every sign-in acts in one: named by the request, or picked on the hosted page.
+    #[schema(rename = "require")]
+    Require,
+}
+
 /// How ID tokens issued to an application are signed.
 #[derive(ToSchema)]
 #[schema(as = ApplicationSigningAlg)]

@@ -321,6 +321,21 @@ pub(crate) fn check_id_token_alg(alg: Option<&str>) -> Result<SigningAlg, Manage
 
 /// Rule: a minimum assurance level, when given, is one this service issues (`urn:svc:aal1` or
 /// `urn:svc:aal2`, exactly); absent means no minimum.
+/// Rule: `organization_usage` is `allow` (the default) or `require`.
+pub(crate) fn check_organization_usage(
+    raw: Option<&str>,
+) -> Result<svc_domain::OrganizationUsage, ManageError> {
+    match raw {
+        None => Ok(svc_domain::OrganizationUsage::Allow),
+        Some(text) => svc_domain::OrganizationUsage::parse(text).ok_or_else(|| {
+            ManageError::invalid(
+                "organization_usage",
+                "organization_usage must be allow or require",
+            )
+        }),
+    }
+}
+
 pub(crate) fn check_minimum_acr(acr: Option<&str>) -> Result<Option<String>, ManageError> {
     match acr {
         None => Ok(None),

@@ -23,6 +23,7 @@ use utoipa::ToSchema;
     "jwks_uri": null,
     "is_management": false,
     "minimum_acr": null,
+    "organization_usage": "allow",
     "confidential": true,
     "created_at": "2026-11-23T09:14:07.123456Z",
     "updated_at": "2026-11-23T09:14:07.123456Z"
@@ -66,6 +67,10 @@ pub struct ApplicationView {
     /// `urn:svc:aal2`; `null` when it demands no minimum.
     #[schema(value_type = Option<super::names::AcrName>, required = true)]
     pub minimum_acr: Option<String>,
+    /// `allow` (a request may name an organization) or `require` (every sign-in acts in one,
+    /// picked on the hosted page when the request names none).
+    #[schema(value_type = super::names::OrganizationUsageName)]
+    pub organization_usage: String,
     /// Whether it is a confidential client (authenticates at the token endpoint).
     pub confidential: bool,
     /// Creation time (RFC 3339).
@@ -115,6 +120,7 @@ impl From<&Application> for ApplicationView {
             jwks_uri: app.jwks_uri.clone(),
             is_management: app.is_management,
             minimum_acr: app.minimum_acr.clone(),
+            organization_usage: app.organization_usage.as_str().to_owned(),
             confidential: app.is_confidential(),
             created_at: app.created_at,
             updated_at: app.updated_at,

@@ -69,14 +69,16 @@ async fn a_confidential_application_gets_a_secret_shown_once() {
         "jwks_uri",
         "is_management",
         "minimum_acr",
+        "organization_usage",
         "confidential",
         "created_at",
         "updated_at",
     ] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }
-    assert_eq!(keys.len(), 17, "{keys:?}");
+    assert_eq!(keys.len(), 18, "{keys:?}");
     assert_eq!(view["minimum_acr"], serde_json::Value::Null, "no minimum");
+    assert_eq!(view["organization_usage"], "allow", "the default");
     assert_eq!(view["client_id"], app.id.as_str());
     assert_eq!(view["confidential"], true);
     assert_eq!(

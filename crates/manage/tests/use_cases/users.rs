@@ -28,10 +28,10 @@ const NONE: Precondition = Precondition::None;
 /// The sign-in engine on the harness's store, mailing to a temporary file, wired into a
 /// management context as the runtime wires it: one [`Passwords`] for both, and the engine
 /// issuing invitations.
-struct Engine {
-    authn: Arc<Authn>,
+pub(crate) struct Engine {
+    pub(crate) authn: Arc<Authn>,
     /// The harness's context with the sign-in services.
-    ctx: ManageContext,
+    pub(crate) ctx: ManageContext,
     mail: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -78,6 +78,15 @@ impl svc_manage::AccountNotices for EngineInvitations {
     fn factors_reset(&self, user: &svc_domain::User, tenant_name: &str, issuer: &str) {
         self.0.notify_factors_reset(user, tenant_name, issuer);
     }
+
+    fn invitation(&self, mail: &svc_manage::InvitationMail<'_>) {
+        self.0.notify_invitation(
+            mail.to,
+            (mail.tenant_name, mail.organization_name),
+            mail.link.clone(),
+            mail.valid_for,
+        );
+    }
 }
 
 #[async_trait]
@@ -99,7 +108,7 @@ impl Invitations for EngineInvitations {
 }
 
 impl Engine {
-    async fn new(h: &Harness) -> Self {
+    pub(crate) async fn new(h: &Harness) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mail = dir.path().join("mail.jsonl");
         let rng = Arc::new(SeededRandom::new(9));
@@ -126,7 +135,7 @@ impl Engine {
         }
     }
 
-    async fn mails(&self) -> Vec<Value> {
+    pub(crate) async fn mails(&self) -> Vec<Value> {
         self.authn.mail_settled().await;
         std::fs::read_to_string(&self.mail)
             .map(|t| {

@@ -33,8 +33,12 @@
 //!    folded in) is sent to the redirect URI with `state` and `iss` (RFC 9207 §2).
 
 mod assurance;
+mod gate;
 mod grant;
+mod picker;
 pub mod request;
+
+pub use picker::{OrganizationChoice, OrganizationPrompt};
 
 /// Which hosted page a pending request waits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,17 +47,20 @@ enum Ask {
     StepUp,
     Enrol,
     Consent,
+    Organization,
 }
 
 use crate::claims::ClaimsRequest;
 use crate::error::ErrorPageKind;
+use crate::policies;
 use crate::subject::subject_for;
 use request::{AuthorizationRequest, PageError, Params, RedirectError};
 use std::sync::Arc;
 use std::time::Duration;
 use svc_domain::{
     Application, AuthorizationCode, ClientId, Clock, Consent, GeneratedSecret, Interaction,
-    InteractionId, MfaPolicy, Rng, Session, Tenant,
+    InteractionId, MfaPolicy, OrganizationUsage, Origin, PolicyRule, Rng, Session, SignInFacts,
+    Tenant, denial_among,
 };
 use svc_store::{Store, StoreError};
 
@@ -81,6 +88,16 @@ const UNMET_ACR: (&str, &str) = (
 const NOT_A_MEMBER: (&str, &str) = (
     "access_denied",
     "the person cannot act in this organization",
+);
+/// The application requires an organization and the person belongs to none it can act in.
+const IN_NO_ORGANIZATION: (&str, &str) = (
+    "access_denied",
+    "this application is used in an organization, and the person belongs to none",
+);
+/// `prompt=none` when the person must pick an organization first (OIDC Core §3.1.2.6).
+const PICK_ORGANIZATION: (&str, &str) = (
+    "interaction_required",
+    "the person must choose an organization (prompt=none)",
 );
 /// The API resource of the request was deleted while the person signed in.
 const RESOURCE_GONE: (&str, &str) = (
@@ -192,6 +209,12 @@ pub enum AuthorizeOutcome {
         /// The pending request.
         interaction: InteractionId,
     },
+    /// The application requires an organization and the request named none: the person picks
+    /// one of theirs on the hosted organization page, which continues this interaction.
+    SelectOrganization {
+        /// The pending request.
+        interaction: InteractionId,
+    },
     /// Never redirect: show an error page of this kind (unknown client, unregistered
     /// redirect URI, expired interaction, unavailable database).
     ErrorPage {
@@ -254,13 +277,27 @@ impl AuthorizeEndpoint {
     }
 
     /// Handles `GET|POST /oauth/authorize` with the request's parameters and the browser's
-    /// session, if any (already checked live and of an active user by the hosted layer).
+    /// session, if any (already checked live and of an active user by the hosted layer), from
+    /// an address nobody could tell (a policy naming networks refuses it).
     pub async fn authorize(
         &self,
         tenant: &Tenant,
         issuer: &str,
         params: &[(String, String)],
         session: Option<&Session>,
+    ) -> AuthorizeOutcome {
+        self.authorize_from(tenant, issuer, params, session, Origin::Unknown)
+            .await
+    }
+
+    /// [`Self::authorize`] from the browser at `origin` (for access policies' network rule).
+    pub async fn authorize_from(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        params: &[(String, String)],
+        session: Option<&Session>,
+        origin: Origin,
     ) -> AuthorizeOutcome {
         let params = Params::new(params);
         let raw_client = match request::check_client_id(&params) {
@@ -297,7 +334,10 @@ impl AuthorizeEndpoint {
             redirect_uri.clone(),
             target.api(),
         ) {
-            Ok(req) => self.decide(tenant, issuer, &app, &req, session, None).await,
+            Ok(req) => {
+                self.decide(tenant, issuer, &app, &req, (session, origin), None)
+                    .await
+            }
             Err(e) => refuse(e),
         }
     }
@@ -310,12 +350,32 @@ impl AuthorizeEndpoint {
         interaction: &InteractionId,
         session: Option<&Session>,
     ) -> AuthorizeOutcome {
+        self.resume_from(tenant, issuer, interaction, session, Origin::Unknown)
+            .await
+    }
+
+    /// [`Self::resume`] from the browser at `origin`.
+    pub async fn resume_from(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        interaction: &InteractionId,
+        session: Option<&Session>,
+        origin: Origin,
+    ) -> AuthorizeOutcome {
         let (pending, req, app) = match self.pending(tenant, interaction).await {
             Ok(found) => found,
             Err(outcome) => return outcome,
         };
-        self.decide(tenant, issuer, &app, &req, session, Some(&pending))
-            .await
+        self.decide(
+            tenant,
+            issuer,
+            &app,
+            &req,
+            (session, origin),
+            Some(&pending),
+        )
+        .await
     }
 
     /// What the consent page of `interaction` shows; the outcome to follow instead when there
@@ -356,6 +416,25 @@ impl AuthorizeEndpoint {
         session: Option<&Session>,
         allow: bool,
     ) -> AuthorizeOutcome {
+        self.decide_consent_from(
+            tenant,
+            issuer,
+            interaction,
+            (session, Origin::Unknown),
+            allow,
+        )
+        .await
+    }
+
+    /// [`Self::decide_consent`] from the browser at `origin`.
+    pub async fn decide_consent_from(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        interaction: &InteractionId,
+        (session, origin): (Option<&Session>, Origin),
+        allow: bool,
+    ) -> AuthorizeOutcome {
         let (pending, req, app) = match self.pending(tenant, interaction).await {
             Ok(found) => found,
             Err(outcome) => return outcome,
@@ -380,8 +459,15 @@ impl AuthorizeEndpoint {
         if let Err(e) = self.remember_consent(tenant, &app, session, &req).await {
             return unavailable(e);
         }
-        self.decide(tenant, issuer, &app, &req, Some(session), Some(&pending))
-            .await
+        self.decide(
+            tenant,
+            issuer,
+            &app,
+            &req,
+            (Some(session), origin),
+            Some(&pending),
+        )
+        .await
     }
 
     /// The application name and login hint of a pending request, for the sign-in page.
@@ -404,7 +490,7 @@ impl AuthorizeEndpoint {
         issuer: &str,
         app: &Application,
         req: &AuthorizationRequest,
-        session: Option<&Session>,
+        (session, origin): (Option<&Session>, Origin),
         pending: Option<&Interaction>,
     ) -> AuthorizeOutcome {
         let now = self.clock.now();
@@ -428,8 +514,26 @@ impl AuthorizeEndpoint {
             }
             return self.ask(tenant, app, req, pending, Ask::Login).await;
         };
-        // 1, continued: the organization.
+        // 1, continued: the organization, named by the request, or picked by the person when
+        // the application requires one (the only one is taken without asking).
         let organization = match &req.organization {
+            None if app.organization_usage == OrganizationUsage::Require => {
+                match self.organizations_of(tenant, session).await {
+                    Err(e) => return unavailable(e),
+                    Ok(orgs) if orgs.is_empty() => {
+                        return self
+                            .finish_with_error(tenant, issuer, req, pending, IN_NO_ORGANIZATION)
+                            .await;
+                    }
+                    Ok(orgs) if orgs.len() == 1 => orgs.into_iter().next().map(|o| o.id),
+                    Ok(_) if req.prompt.none => {
+                        return self
+                            .finish_with_error(tenant, issuer, req, pending, PICK_ORGANIZATION)
+                            .await;
+                    }
+                    Ok(_) => return self.ask(tenant, app, req, pending, Ask::Organization).await,
+                }
+            }
             None => None,
             Some(named) => match self.organization_of(tenant, session, named).await {
                 Ok(Some(id)) => Some(id),
@@ -441,6 +545,45 @@ impl AuthorizeEndpoint {
                 Err(e) => return unavailable(e),
             },
         };
+        // 1, continued: the tenant's access policies governing this grant. An older sign-in
+        // than one allows signs in again, as for `max_age`; a network or a sign-in method one
+        // does not allow is refused before anything is asked of the person.
+        let governing = match self
+            .governing_policies(tenant, app, session, organization.as_ref())
+            .await
+        {
+            Ok(governing) => governing,
+            Err(e) => return unavailable(e),
+        };
+        let fresh = since.is_some_and(|t| session.auth_time >= t);
+        if !fresh
+            && let Some(max) = policies::max_session_age(&governing)
+            && (now - session.auth_time).whole_seconds() > i64::try_from(max).unwrap_or(i64::MAX)
+        {
+            if req.prompt.none {
+                return self
+                    .finish_with_error(tenant, issuer, req, pending, LOGIN_REQUIRED)
+                    .await;
+            }
+            return self.ask(tenant, app, req, pending, Ask::Login).await;
+        }
+        let facts = SignInFacts {
+            acr: session.acr.as_deref(),
+            amr: &session.amr,
+            auth_time: session.auth_time,
+            origin,
+            now,
+        };
+        let refused = denial_among(
+            &governing,
+            &facts,
+            &[PolicyRule::Network, PolicyRule::SignInMethod],
+        );
+        if let Some(denial) = refused {
+            return self
+                .refuse_by_policy(tenant, issuer, req, pending, session, &denial, origin)
+                .await;
+        }
         // 2. Assurance.
         let rules = self.settings.factor_rules(tenant);
         let mut required = rules.required;
@@ -454,12 +597,17 @@ impl AuthorizeEndpoint {
         let mut asked = assurance::Asked::of(req);
         // A floor from the tenant's or deployment's policy, a recovery, or the application's
         // registration: the person is asked to set a factor up rather than refused.
-        let enrol_if_needed = rules.enrol && (required || app.minimum_acr.is_some());
+        let policy_floor = policies::acr_floor(&governing);
+        let enrol_if_needed =
+            rules.enrol && (required || app.minimum_acr.is_some() || policy_floor.is_some());
         if required {
             asked = asked.at_least(svc_domain::ACR_AAL2);
         }
         if let Some(minimum) = app.minimum_acr.as_deref() {
             asked = asked.at_least(minimum);
+        }
+        if let Some(floor) = policy_floor {
+            asked = asked.at_least(floor);
         }
         if !asked.met_by(session.acr.as_deref()) {
             let reachable = rules.step_up && asked.met_by(Some(svc_domain::ACR_AAL2));
@@ -491,6 +639,12 @@ impl AuthorizeEndpoint {
                     return unavailable(e);
                 }
                 return self.ask(tenant, app, req, pending, page).await;
+            }
+            // A policy's floor that cannot be reached is that policy's refusal, named.
+            if let Some(denial) = denial_among(&governing, &facts, &[PolicyRule::Acr]) {
+                return self
+                    .refuse_by_policy(tenant, issuer, req, pending, session, &denial, origin)
+                    .await;
             }
             if asked.essential {
                 return self
@@ -621,6 +775,7 @@ impl AuthorizeEndpoint {
             Ask::StepUp => AuthorizeOutcome::StepUp { interaction: id },
             Ask::Enrol => AuthorizeOutcome::Enrol { interaction: id },
             Ask::Consent => AuthorizeOutcome::Consent { interaction: id },
+            Ask::Organization => AuthorizeOutcome::SelectOrganization { interaction: id },
         }
     }
 

@@ -540,6 +540,7 @@ mod tests {
             jwks_uri: None,
             is_management: false,
             minimum_acr: None,
+            organization_usage: svc_domain::OrganizationUsage::Allow,
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
         }

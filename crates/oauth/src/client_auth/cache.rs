@@ -103,6 +103,7 @@ mod tests {
             jwks_uri: None,
             is_management: false,
             minimum_acr: None,
+            organization_usage: svc_domain::OrganizationUsage::Allow,
             created_at: at,
             updated_at: at,
         })

@@ -40,15 +40,16 @@ use crate::error::OAuthError;
 use crate::grants::authorization_code::{Presented, check_code};
 use crate::grants::refresh_token::{check_alive, check_client, narrow_scope};
 use crate::id_token::{IdTokenFacts, sign_id_token};
+use crate::policies::{GrantSignIn, denial_entry, token_denial};
 use crate::resources::{Held, regrant};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use svc_crypto::SigningKey;
 use svc_domain::{
     ApiResource, Application, AuditEntry, AuditEntryId, AuditOutcome, Event, EventData, EventType,
-    GeneratedSecret, GrantType, OrgStatus, Organization, OrganizationId, RefreshFamily,
-    RefreshFamilyId, RefreshToken, RevocationReason, RevokedTokenKind, ScopeSet, SecretHash,
-    SessionId, Tenant, User, UserId,
+    GeneratedSecret, GrantType, OrgStatus, Organization, OrganizationId, PolicyDenial, PolicyRule,
+    RefreshFamily, RefreshFamilyId, RefreshToken, RevocationReason, RevokedTokenKind, ScopeSet,
+    SecretHash, SessionId, Tenant, User, UserId,
 };
 use svc_store::{CodeRedemption, RefreshRotation, WriteTx};
 use time::OffsetDateTime;
@@ -197,6 +198,23 @@ impl TokenEndpoint {
                 }
             }
         };
+        // The tenant's access policies, against how the person signed in: one added or
+        // tightened since the code was issued refuses it (the code stays burned).
+        let sign_in = GrantSignIn {
+            user: &code.user_id,
+            organization: code.organization_id.as_ref(),
+            acr: code.acr.as_deref(),
+            amr: &code.amr,
+            auth_time: code.auth_time,
+        };
+        if let Some(denial) =
+            token_denial(tx.as_mut(), &tenant.id, app, &sign_in, request.peer(), now).await?
+        {
+            self.record_denial(tx.as_mut(), tenant, &code.user_id, &denial, request)
+                .await?;
+            tx.commit().await?;
+            return Err(OAuthError::invalid_grant(denial.describe()));
+        }
         let held = Held {
             user: &code.user_id,
             organization: code.organization_id.as_ref(),
@@ -395,6 +413,41 @@ impl TokenEndpoint {
                 }
             }
         };
+        // The tenant's access policies, against how the person signed in. A policy that
+        // refuses it now always will (the family's sign-in never changes): the family is
+        // revoked. Only the network rule depends on the request: that refusal drops the
+        // transaction, so the token is not rotated and works again from an allowed network.
+        let sign_in = GrantSignIn {
+            user: &family.user_id,
+            organization: family.organization_id.as_ref(),
+            acr: family.acr.as_deref(),
+            amr: &family.amr,
+            auth_time: family.auth_time,
+        };
+        if let Some(denial) =
+            token_denial(tx.as_mut(), &tenant.id, app, &sign_in, request.peer(), now).await?
+        {
+            if denial.rule == PolicyRule::Network {
+                drop(tx);
+                let mut tx = self.ctx.store.write().await?;
+                self.record_denial(tx.as_mut(), tenant, &family.user_id, &denial, request)
+                    .await?;
+                tx.commit().await?;
+                return Err(OAuthError::invalid_grant(denial.describe()));
+            }
+            if tx
+                .revoke_refresh_family(&tenant.id, &family.id, now, "policy_denied")
+                .await?
+            {
+                let data = revoked_family(&app.id, &family.id, RevocationReason::PolicyDenied);
+                self.record_event(tx.as_mut(), tenant, EventType::TokenRevoked, data)
+                    .await?;
+            }
+            self.record_denial(tx.as_mut(), tenant, &family.user_id, &denial, request)
+                .await?;
+            tx.commit().await?;
+            return Err(OAuthError::invalid_grant(denial.describe()));
+        }
         // An API's permissions last only as long as the roles behind them. A refusal drops
         // the transaction: the token is not rotated by it.
         let held = Held {
@@ -657,6 +710,31 @@ impl TokenEndpoint {
             data,
         );
         tx.insert_event(&event).await?;
+        Ok(())
+    }
+}
+
+impl TokenEndpoint {
+    /// Audits a grant refused by an access policy (`access_policy.denied.<rule>`).
+    async fn record_denial(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &Tenant,
+        user: &UserId,
+        denial: &PolicyDenial,
+        request: &TokenRequest,
+    ) -> Result<(), OAuthError> {
+        let entry = denial_entry(
+            self.ctx.clock.as_ref(),
+            self.ctx.rng.as_ref(),
+            &tenant.id,
+            user,
+            denial,
+            request.peer(),
+        );
+        tx.insert_audit(&entry).await?;
+        tracing::info!(tenant = %tenant.id, user = %user, policy = %denial.policy,
+            rule = denial.rule.as_str(), "token request refused by an access policy");
         Ok(())
     }
 }

@@ -52,7 +52,8 @@ impl TokenEndpoint {
         &self.settings
     }
 
-    /// Handles one token request for `tenant`, whose issuer is `issuer`.
+    /// Handles one token request for `tenant`, whose issuer is `issuer`, from an address
+    /// nobody could tell (an access policy naming networks refuses a public client's grant).
     pub async fn handle(
         &self,
         tenant: &Tenant,
@@ -60,8 +61,21 @@ impl TokenEndpoint {
         form: &[(String, String)],
         authorization: Option<&str>,
     ) -> Result<TokenResponse, OAuthError> {
+        self.handle_from(tenant, issuer, form, authorization, None)
+            .await
+    }
+
+    /// [`Self::handle`] for a request from `peer` (the client address the HTTP layer saw).
+    pub async fn handle_from(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        form: &[(String, String)],
+        authorization: Option<&str>,
+        peer: Option<std::net::IpAddr>,
+    ) -> Result<TokenResponse, OAuthError> {
         // 1.
-        let request = TokenRequest::parse(form, authorization)?;
+        let request = TokenRequest::parse(form, authorization)?.from_peer(peer);
         // 2.
         let auth = self.ctx.client_auth(&tenant.id, issuer);
         let client = client_auth::authenticate(&auth, request.client()).await?;

@@ -110,6 +110,8 @@ pub struct TokenRequest {
     scope: Option<String>,
     resources: Vec<String>,
     params: BTreeMap<String, String>,
+    /// The address the request came from, when the HTTP layer knows it.
+    peer: Option<std::net::IpAddr>,
 }
 
 impl fmt::Debug for TokenRequest {
@@ -143,7 +145,19 @@ impl TokenRequest {
             scope,
             resources,
             params,
+            peer: None,
         })
+    }
+
+    /// The same request, known to come from `peer` (the HTTP layer's client address).
+    #[must_use]
+    pub fn from_peer(self, peer: Option<std::net::IpAddr>) -> Self {
+        Self { peer, ..self }
+    }
+
+    /// The address the request came from, when known.
+    pub fn peer(&self) -> Option<std::net::IpAddr> {
+        self.peer
     }
 
     /// The requested grant.

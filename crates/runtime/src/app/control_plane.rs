@@ -14,8 +14,10 @@ pub(super) fn routes(api: &ApiState) -> Router {
         .merge(control_plane::router(api.clone()))
         .merge(applications::router(api.clone()))
         .merge(svc_http::routes::api_resources::router(api.clone()))
+        .merge(svc_http::routes::policies::router(api.clone()))
         .merge(users::router(api.clone()))
         .merge(svc_http::routes::organizations::router(api.clone()))
+        .merge(svc_http::routes::invitations::router(api.clone()))
         .merge(svc_http::routes::roles::router(api.clone()))
         .merge(webhooks::router(api.clone()))
 }

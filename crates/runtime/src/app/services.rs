@@ -75,7 +75,12 @@ impl Services {
         // as ports: svc-manage never depends on svc-authn.
         let manage = manage
             .with_sign_in(crate::authn::sign_in_services(&authn))
-            .with_second_factors(config.two_factor.enabled);
+            .with_second_factors(config.two_factor.enabled)
+            // Domain verification looks up DNS and fetches HTTPS files through the runtime's
+            // resolver and SSRF guard, as a port: svc-manage depends on neither.
+            .with_domain_probe(Arc::new(crate::domain_probe::RuntimeDomainProbe::new(
+                &config.verified_domains,
+            )?));
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),

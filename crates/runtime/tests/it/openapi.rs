@@ -193,6 +193,12 @@ struct Fixtures {
     /// An API resource to read and change, and one for the delete operation.
     api_resource: String,
     doomed_api_resource: String,
+    /// An access-control policy to read and change, and one for the delete operation.
+    policy: String,
+    doomed_policy: String,
+    /// An invitation to read and resend, and one for the revoke operation.
+    invitation: String,
+    doomed_invitation: String,
     tenant: String,
     doomed_tenant: String,
 }
@@ -396,6 +402,10 @@ impl Fixtures {
         )
         .await;
 
+        let policy = |name: &str| json!({"name": name, "rules": {"max_session_age_secs": 86400}});
+        let target_policy = post(app, management, "/api/v1/policies", policy("target"), 201).await;
+        let doomed_policy = post(app, management, "/api/v1/policies", policy("doomed"), 201).await;
+
         let role = |key: &str| json!({"key": key, "kind": "tenant", "description": key});
         let target_role = post(app, management, "/api/v1/roles", role("target-role"), 201).await;
         let target_role = str_field(&target_role, "key");
@@ -412,6 +422,24 @@ impl Fixtures {
             .await
             .unwrap();
         assert_eq!(response.status(), 200, "application roles");
+
+        let invitation = |email: &str| json!({"email": email, "organization_id": target_org});
+        let target_invitation = post(
+            app,
+            management,
+            "/api/v1/invitations",
+            invitation("invited@example.com"),
+            201,
+        )
+        .await;
+        let doomed_invitation = post(
+            app,
+            management,
+            "/api/v1/invitations",
+            invitation("uninvited@example.com"),
+            201,
+        )
+        .await;
 
         let operator = credentials.operator.as_str();
         let tenant = create_tenant(app, operator, "target").await;
@@ -433,6 +461,10 @@ impl Fixtures {
             doomed_role: str_field(&doomed_role, "key"),
             api_resource: str_field(&target_resource, "id"),
             doomed_api_resource: str_field(&doomed_resource, "id"),
+            policy: str_field(&target_policy, "id"),
+            doomed_policy: str_field(&doomed_policy, "id"),
+            invitation: str_field(&target_invitation, "id"),
+            doomed_invitation: str_field(&doomed_invitation, "id"),
             tenant: tenant.id,
             doomed_tenant: doomed_tenant.id,
         }
@@ -502,6 +534,11 @@ impl Fixtures {
                     vec![("path.id", &self.doomed_api_resource)],
                 ),
                 (
+                    &["getPolicy", "updatePolicy"],
+                    vec![("path.id", &self.policy)],
+                ),
+                (&["deletePolicy"], vec![("path.id", &self.doomed_policy)]),
+                (
                     &[
                         "getOrganizationMember",
                         "updateOrganizationMemberRoles",
@@ -511,6 +548,14 @@ impl Fixtures {
                         ("path.id", &self.organization),
                         ("path.user_id", &self.user),
                     ],
+                ),
+                (
+                    &["getInvitation", "resendInvitation"],
+                    vec![("path.id", &self.invitation)],
+                ),
+                (
+                    &["revokeInvitation"],
+                    vec![("path.id", &self.doomed_invitation)],
                 ),
                 (
                     &["listTenantUserOrganizations"],

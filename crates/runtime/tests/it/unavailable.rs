@@ -45,8 +45,6 @@ default_policy = "deny"
 enabled = true
 [invitations]
 lifetime_days = 7
-[verified_domains]
-enabled = true
 [api_keys]
 enabled = true
 [vault]
@@ -106,7 +104,6 @@ const LABELS: &[&str] = &[
     "[access_control]",
     "[organizations]",
     "[invitations]",
-    "[verified_domains]",
     "[api_keys]",
     "[vault]",
     "[scim]",

@@ -49,6 +49,7 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
         jwks_uri: Some("https://app.example.com/.well-known/jwks.json".into()),
         is_management: false,
         minimum_acr: Some(ACR_AAL2.into()),
+        organization_usage: svc_domain::OrganizationUsage::Require,
         created_at: at,
         updated_at: at + Duration::seconds(1),
     }
@@ -69,6 +70,7 @@ pub fn public_application_fixture(tenant: &Tenant, seed: u64) -> Application {
         jwks: None,
         jwks_uri: None,
         minimum_acr: None,
+        organization_usage: svc_domain::OrganizationUsage::Allow,
         ..application_fixture(tenant, seed)
     }
 }

@@ -49,8 +49,9 @@ pub async fn pool_status_reports_configured_maximum(store: Arc<dyn Store>) {
 /// scope keeps what it had, and gains nothing.
 ///
 /// `insert_legacy` stores applications with the columns of that version, in the backend's own
-/// SQL: the repository writes the current schema, whose later columns (`minimum_acr`) that
-/// version does not have. The applications it gets have no value for those columns.
+/// SQL: the repository writes the current schema, whose later columns (`minimum_acr`,
+/// `organization_usage`) that version does not have. The applications it gets have no value
+/// for those columns.
 pub async fn management_scopes_shrink_to_the_served_ones(
     store: Arc<dyn Store>,
     insert_legacy: impl AsyncFnOnce(&[svc_domain::Application]),
@@ -65,11 +66,13 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         is_management: true,
         allowed_scopes: ScopeSet::parse(legacy).expect("legacy scopes"),
         minimum_acr: None,
+        organization_usage: svc_domain::OrganizationUsage::Allow,
         ..super::application_fixture(&tenant, 72)
     };
     let ordinary = Application {
         allowed_scopes: ScopeSet::parse("organizations:read reports:read").expect("scopes"),
         minimum_acr: None,
+        organization_usage: svc_domain::OrganizationUsage::Allow,
         ..super::application_fixture(&tenant, 73)
     };
     // A tenant whose management application was created while organizations were not served.
@@ -82,6 +85,7 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         )
         .expect("scopes served before organizations"),
         minimum_acr: None,
+        organization_usage: svc_domain::OrganizationUsage::Allow,
         ..super::application_fixture(&later, 75)
     };
 

@@ -7,13 +7,16 @@
 mod access;
 mod applications;
 mod audit;
+mod domains;
 mod factors;
 mod grants;
 mod integrity;
+mod invitations;
 mod login_history;
 mod migrations;
 mod organizations;
 mod passkeys;
+mod policies;
 mod recovery;
 mod signing_keys;
 mod tenants;
@@ -24,13 +27,16 @@ mod webhooks;
 pub use access::*;
 pub use applications::*;
 pub use audit::*;
+pub use domains::*;
 pub use factors::*;
 pub use grants::*;
 pub use integrity::*;
+pub use invitations::*;
 pub use login_history::*;
 pub use migrations::*;
 pub use organizations::*;
 pub use passkeys::*;
+pub use policies::*;
 pub use recovery::*;
 pub use signing_keys::*;
 pub use tenants::*;
@@ -173,10 +179,22 @@ macro_rules! conformance_suite {
             memberships_round_trip_and_are_unique_per_organization,
             members_page_by_user_and_memberships_span_organizations,
             organizations_go_with_their_tenant,
+            invitations_round_trip_by_id_token_and_target,
+            one_pending_invitation_per_address_and_target,
+            invitation_acceptance_happens_once_before_the_deadline,
+            racing_invitation_acceptances_admit_exactly_one,
+            invitation_updates_apply_only_at_the_revision_read,
+            list_invitations_filters_by_organization_and_state,
+            invitations_go_with_their_organization_and_tenant,
+            domains_round_trip_and_are_claimed_once_per_organization,
+            one_verified_claim_per_name_and_tenant,
+            domain_updates_and_deletes_are_scoped_and_conditional,
             user_roles_round_trip_and_are_replaced_as_a_set,
             user_roles_are_scoped_to_their_tenant,
             user_roles_go_with_their_tenant,
             api_resources_round_trip_and_identifiers_are_unique_per_tenant,
+            access_policies_round_trip_and_names_are_unique_per_tenant,
+            access_policy_updates_apply_only_at_the_revision_read,
             list_api_resources_paginates_both_ways,
             api_resource_updates_apply_only_at_the_revision_read,
             deleting_an_api_resource_deletes_its_grants,

@@ -15,8 +15,9 @@ pub use read::get_member;
 pub use remove::remove_member;
 pub use roles::change_member_roles;
 
-/// The most organizations one person may belong to.
-pub const MAX_MEMBERSHIPS_PER_USER: usize = 500;
+/// The most organizations one person may belong to (defined in the domain, where auto-join
+/// reads it too).
+pub use svc_domain::MAX_MEMBERSHIPS_PER_USER;
 
 use crate::audit;
 use crate::audit::action::{

@@ -62,6 +62,7 @@ impl Flow {
             jwks_uri: None,
             is_management: false,
             minimum_acr: None,
+            organization_usage: svc_domain::OrganizationUsage::Allow,
             created_at: now,
             updated_at: now,
         };

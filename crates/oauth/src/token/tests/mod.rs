@@ -11,6 +11,8 @@ mod events;
 mod flow;
 mod issuance;
 mod organizations;
+mod picker;
+mod policies;
 mod private_key_jwt;
 mod prompts;
 mod refresh;

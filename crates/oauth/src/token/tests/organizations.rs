@@ -15,7 +15,7 @@ use svc_domain::{
 };
 
 /// An organization of the flow's tenant, stored, with the person as a member when `member`.
-async fn organization(flow: &Flow, slug: &str, member: bool) -> Organization {
+pub(super) async fn organization(flow: &Flow, slug: &str, member: bool) -> Organization {
     let now = crate::authorize::truncate_micros(flow.fx.clock.now());
     let org = Organization {
         id: OrganizationId::generate(flow.fx.clock.as_ref(), &OsRandom),
@@ -64,7 +64,7 @@ async fn redirect(flow: &Flow, extra: &[(&str, &str)]) -> HashMap<String, String
 }
 
 /// The JSON claims of a JWT, unverified (the tests of signatures live elsewhere).
-fn claims(jwt: &str) -> Value {
+pub(super) fn claims(jwt: &str) -> Value {
     use base64::Engine as _;
     let payload = jwt.split('.').nth(1).unwrap();
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD

@@ -151,6 +151,7 @@ impl Fixture {
             jwks_uri: None,
             is_management: false,
             minimum_acr: None,
+            organization_usage: svc_domain::OrganizationUsage::Allow,
             created_at: start(),
             updated_at: start(),
         }

@@ -5,11 +5,15 @@
 
 mod accounts;
 mod administrators;
+mod auto_join;
 mod captcha;
 mod flow;
 mod history;
+mod invitations;
 mod passkeys;
 mod permissions;
+mod picker;
+mod policies;
 mod recovery;
 mod security;
 mod security_keys;
