@@ -399,3 +399,48 @@ async fn an_assurance_floor_nobody_can_reach_is_that_policys_refusal() {
         .await;
     assert!(query(&outcome).contains_key("code"), "{outcome:?}");
 }
+
+#[tokio::test]
+async fn a_role_targeted_policy_governs_only_the_people_holding_the_role() {
+    // "Administrators need two factors": a policy on tenant_admin, whatever the application.
+    let flow = Flow::new(true).await;
+    let now = crate::authorize::truncate_micros(flow.fx.clock.now());
+    let admins = AccessPolicy {
+        id: PolicyId::generate(flow.fx.clock.as_ref(), &OsRandom),
+        tenant_id: flow.fx.tenant.id.clone(),
+        name: "admins use two factors".into(),
+        description: String::new(),
+        enabled: true,
+        targets: PolicyTargets {
+            roles: [svc_domain::RoleKey::parse("tenant_admin").unwrap()].into(),
+            ..PolicyTargets::default()
+        },
+        rules: PolicyRules {
+            require_acr: Some(svc_domain::ACR_AAL2.into()),
+            ..PolicyRules::default()
+        },
+        created_at: now,
+        updated_at: now,
+    };
+    let mut tx = flow.fx.store.write().await.unwrap();
+    tx.insert_access_policy(&admins).await.unwrap();
+    tx.commit().await.unwrap();
+
+    // Not an administrator: the policy does not apply, and a refresh family is started.
+    let tokens = flow.redeem(&flow.code().await, VERIFIER).await.unwrap();
+    let refresh = tokens.refresh_token.unwrap();
+
+    // Made one: the next sign-in and the next refresh are held to the policy.
+    let roles = [svc_domain::RoleKey::parse("tenant_admin").unwrap()].into();
+    let mut tx = flow.fx.store.write().await.unwrap();
+    tx.set_user_roles(&flow.fx.tenant.id, &flow.user.id, &roles, now)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let refused = query(&flow.authorize(&[]).await);
+    assert_eq!(refused["error"], "unmet_authentication_requirements");
+    assert!(refused["error_description"].contains("admins use two factors"));
+    let error = flow.refresh(&refresh).await.unwrap_err();
+    assert_eq!(error.code().as_str(), "invalid_grant");
+    assert!(error.description().contains("admins use two factors"));
+}
