@@ -14,7 +14,9 @@ use svc_store::StoreError;
 
 impl AuthorizeEndpoint {
     /// The enabled policies of the tenant governing a grant to the session's person through
-    /// `app` in `organization`.
+    /// `app` in `organization`. Read outside a transaction (no BEGIN and ROLLBACK round trips
+    /// on every sign-in): the policies and the person's roles need no common snapshot, and the
+    /// token endpoint checks both again inside its own transaction.
     pub(super) async fn governing_policies(
         &self,
         tenant: &Tenant,
@@ -22,7 +24,7 @@ impl AuthorizeEndpoint {
         session: &Session,
         organization: Option<&OrganizationId>,
     ) -> Result<Vec<AccessPolicy>, StoreError> {
-        let mut tx = self.store.read().await?;
+        let mut tx = self.store.read_once().await?;
         let governing = policies::governing(
             tx.as_mut(),
             &tenant.id,
