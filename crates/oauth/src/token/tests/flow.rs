@@ -362,3 +362,15 @@ impl Flow {
             .claims
     }
 }
+
+/// The query of the redirect to the client an authorization ends with (a code or an error).
+pub(super) fn query(outcome: &AuthorizeOutcome) -> std::collections::HashMap<String, String> {
+    let AuthorizeOutcome::RedirectToClient(url) = outcome else {
+        panic!("expected a redirect to the client, got {outcome:?}");
+    };
+    url::Url::parse(url)
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect()
+}

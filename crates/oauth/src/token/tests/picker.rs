@@ -8,19 +8,7 @@
 use super::flow::*;
 use super::organizations::{claims, organization};
 use crate::authorize::{AuthorizeOutcome, OrganizationPrompt};
-use std::collections::HashMap;
 use svc_domain::{OrgStatus, OrganizationUsage, Origin};
-
-fn query(outcome: &AuthorizeOutcome) -> HashMap<String, String> {
-    let AuthorizeOutcome::RedirectToClient(url) = outcome else {
-        panic!("expected a redirect to the client, got {outcome:?}");
-    };
-    url::Url::parse(url)
-        .unwrap()
-        .query_pairs()
-        .into_owned()
-        .collect()
-}
 
 async fn requiring() -> Flow {
     Flow::build(super::support::Fixture::new().await, true, |app| {

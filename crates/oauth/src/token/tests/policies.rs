@@ -8,7 +8,6 @@
 use super::flow::*;
 use super::support::form;
 use crate::authorize::AuthorizeOutcome;
-use std::collections::HashMap;
 use std::net::IpAddr;
 use svc_domain::{
     AccessPolicy, Clock, Origin, OsRandom, PolicyId, PolicyRules, PolicyTargets, Session,
@@ -62,17 +61,6 @@ async fn authorize_from(flow: &Flow, origin: Origin, extra: &[(&str, &str)]) -> 
             origin,
         )
         .await
-}
-
-fn query(outcome: &AuthorizeOutcome) -> HashMap<String, String> {
-    let AuthorizeOutcome::RedirectToClient(url) = outcome else {
-        panic!("expected a redirect to the client, got {outcome:?}");
-    };
-    url::Url::parse(url)
-        .unwrap()
-        .query_pairs()
-        .into_owned()
-        .collect()
 }
 
 async fn redeem_from(

@@ -4,6 +4,7 @@
 //! tokens carry it; a forged pick is refused; CSRF is checked.
 
 use super::support::*;
+use super::two_factor::payload as claims;
 use reqwest::Method as M;
 use serde_json::{Value, json};
 use svc_testkit::BACKENDS;
@@ -14,17 +15,6 @@ async fn json(world: &World, method: M, path: &str, body: Value) -> Value {
     let value: Value = response.json().await.unwrap();
     assert!(status.is_success(), "{path}: {status} {value}");
     value
-}
-
-fn claims(jwt: &str) -> Value {
-    use base64::Engine as _;
-    let payload = jwt.split('.').nth(1).unwrap();
-    serde_json::from_slice(
-        &base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(payload)
-            .unwrap(),
-    )
-    .unwrap()
 }
 
 #[tokio::test]

@@ -121,7 +121,7 @@ pub(super) async fn enrol(browser: &Browser, world: &World) -> (String, Vec<Stri
 }
 
 /// The claims of a JWT, unverified (the ID token is verified separately).
-fn payload(jwt: &str) -> Value {
+pub(super) fn payload(jwt: &str) -> Value {
     let part = jwt.split('.').nth(1).unwrap();
     serde_json::from_slice(
         &base64::engine::general_purpose::URL_SAFE_NO_PAD
