@@ -134,7 +134,11 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
         "access-control policies are per tenant, through /api/v1/policies, and have no \
          deployment settings yet",
     ),
-    section("organizations", "organizations are not built yet"),
+    section(
+        "organizations",
+        "organizations are per tenant, through /api/v1/organizations, and have no deployment \
+         settings yet",
+    ),
     section(
         "invitations",
         "invitations work with built-in settings and have no settings of their own yet",

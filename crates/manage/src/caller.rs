@@ -10,9 +10,8 @@
 //! removed or stripped of their tenant roles loses the management API at their next request,
 //! not when their token expires.
 
-use crate::{ManageContext, ManageError};
-use std::collections::BTreeSet;
-use svc_domain::{RoleKey, TenantId, UserId};
+use crate::{ManageContext, ManageError, Reach};
+use svc_domain::{OrgStatus, OrganizationId, TENANT_ADMIN, TenantId, UserId};
 
 /// Whether the access token `jti` of `tenant` has been revoked.
 pub async fn access_token_revoked(
@@ -23,21 +22,60 @@ pub async fn access_token_revoked(
     Ok(svc_store::access_token_revoked(ctx.store.as_ref(), tenant, jti).await?)
 }
 
-/// The tenant roles of the person `user` of `tenant`, read in one read transaction, or `None`
-/// when there is no such person in the tenant or they cannot sign in now
-/// ([`svc_domain::User::can_sign_in`]: suspended, removed or not yet activated). An empty set is
-/// a person who may sign in but holds no tenant role. Asked on every request a human
-/// administrator makes to the management API.
-pub async fn human_roles(
+/// Where a person holding a management token stands now (see [`standing`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// No such person in the tenant, or they cannot sign in now: their token is void.
+    Gone,
+    /// They may act, this far.
+    Reaches(Reach),
+    /// They may sign in but hold no role that reaches the management API.
+    Powerless,
+}
+
+/// Where the person `user` of `tenant` stands, in one read transaction: `tenant_admin` reaches
+/// the tenant; failing that, `owner` or `admin` of `organization` (the organization their
+/// token was issued for, when it is still active) reaches that organization
+/// ([`Reach`]). Asked on every request a person makes to the management API, so a role taken
+/// away, a membership ended, an organization suspended or a person suspended counts at once.
+pub async fn standing(
     ctx: &ManageContext,
     tenant: &TenantId,
     user: &UserId,
-) -> Result<Option<BTreeSet<RoleKey>>, ManageError> {
+    organization: Option<&OrganizationId>,
+) -> Result<Standing, ManageError> {
     let mut tx = ctx.store.read().await?;
-    let roles = match tx.user(tenant, user).await? {
-        Some(person) if person.can_sign_in() => Some(tx.user_roles(tenant, user).await?),
-        _ => None,
+    let standing = match tx.user(tenant, user).await? {
+        Some(person) if person.can_sign_in() => {
+            let roles = tx.user_roles(tenant, user).await?;
+            if roles.iter().any(|r| r.as_str() == TENANT_ADMIN) {
+                Standing::Reaches(Reach::Tenant)
+            } else {
+                match organization {
+                    Some(org) => organization_reach(tx.as_mut(), tenant, org, user).await?,
+                    None => None,
+                }
+                .map_or(Standing::Powerless, Standing::Reaches)
+            }
+        }
+        _ => Standing::Gone,
     };
     tx.finish().await?;
-    Ok(roles)
+    Ok(standing)
+}
+
+/// The reach the membership of `user` in the active organization `org` gives, if any.
+async fn organization_reach(
+    tx: &mut dyn svc_store::ReadTx,
+    tenant: &TenantId,
+    org: &OrganizationId,
+    user: &UserId,
+) -> Result<Option<Reach>, ManageError> {
+    match tx.organization(tenant, org).await? {
+        Some(o) if o.status == OrgStatus::Active => Ok(tx
+            .membership(tenant, org, user)
+            .await?
+            .and_then(|m| Reach::of_organization_roles(org, &m.roles))),
+        _ => Ok(None),
+    }
 }

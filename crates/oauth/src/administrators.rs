@@ -2,14 +2,17 @@
 //!
 //! A person's access token reaches the management API only when its application registered the
 //! tenant's management audience (`{issuer}/api/v1`) as its `api_audience`. Such a token carries
-//! the management scopes it asked for (CONTRACTS.md "Tenant API scopes and audience") only when
-//! two rules hold, checked when the code is issued and again at every refresh (so a role taken
-//! away stops the next refresh from carrying it):
+//! the management scopes it asked for (CONTRACTS.md "Tenant API scopes and audience") only as
+//! these rules allow, checked when the code is issued and again at every refresh (so a role
+//! taken away stops the next refresh from carrying it):
 //!
 //! 1. The application is first-party: its `sub` is the person's own id, which the management
 //!    API needs to know who acts (a pairwise `sub` names nobody the API can check).
-//! 2. The person holds the built-in tenant role `tenant_admin`, which grants every management
-//!    scope.
+//! 2. A person holding the built-in tenant role `tenant_admin` keeps every management scope.
+//! 3. Otherwise, a person signed in to an organization (the grant's `org_id`) who is its
+//!    `owner` or `admin` keeps the [`ORGANIZATION_ADMINISTRATION_SCOPES`]: the management API
+//!    serves them only on the routes about that organization (its profile, members, domains and
+//!    invitations), and only for it.
 //!
 //! Otherwise those scopes are left out of the grant (the way resource-server RBAC drops what a
 //! role does not hold, rather than failing the sign-in), and the API answers 403
@@ -19,7 +22,48 @@
 
 use crate::discovery::management_api_resource;
 use std::collections::BTreeSet;
-use svc_domain::{Application, MANAGEMENT_API_SCOPES, RoleKey, ScopeSet, TENANT_ADMIN};
+use svc_domain::{
+    Application, MANAGEMENT_API_SCOPES, ORG_ADMIN, ORG_OWNER, OrganizationId, RoleKey, ScopeSet,
+    TENANT_ADMIN, TenantId, UserId,
+};
+use svc_store::{OrganizationReads, StoreError, UserRoleReads};
+
+/// The management scopes an organization's owners and admins may hold (rule 3).
+pub(crate) const ORGANIZATION_ADMINISTRATION_SCOPES: [&str; 4] = [
+    "organizations:read",
+    "organizations:write",
+    "users:read",
+    "users:write",
+];
+
+/// The roles a person holds that rules 2 and 3 look at.
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    /// Their tenant roles.
+    pub(crate) tenant: BTreeSet<RoleKey>,
+    /// Their roles in the organization the grant is for, when it is for one they belong to.
+    pub(crate) organization: Option<BTreeSet<RoleKey>>,
+}
+
+impl Held {
+    fn tenant_admin(&self) -> bool {
+        self.tenant.iter().any(|r| r.as_str() == TENANT_ADMIN)
+    }
+
+    /// Whether rule 3 holds (the organization roles are worth reading only when rule 2 fails).
+    fn organization_administrator(&self) -> bool {
+        self.organization.as_ref().is_some_and(|roles| {
+            roles
+                .iter()
+                .any(|r| r.as_str() == ORG_OWNER || r.as_str() == ORG_ADMIN)
+        })
+    }
+
+    /// Whether the organization roles could still change the answer (rule 2 did not hold).
+    pub(crate) fn needs_organization_roles(&self) -> bool {
+        !self.tenant_admin()
+    }
+}
 
 /// Whether `app`'s tokens for people have the tenant's management API as their audience.
 pub(crate) fn for_management_api(app: &Application, issuer: &str) -> bool {
@@ -33,24 +77,48 @@ pub(crate) fn asks_management_scopes(scope: &ScopeSet) -> bool {
     MANAGEMENT_API_SCOPES.iter().any(|s| scope.contains(s))
 }
 
-/// `scope` without the management scopes the person may not hold through `app` (rules 1 and 2
+/// The roles of `user` that rules 2 and 3 look at: the tenant roles, and the roles in
+/// `organization` (the grant's) only when the tenant roles do not settle it already.
+pub(crate) async fn management_roles<T>(
+    tx: &mut T,
+    tenant: &TenantId,
+    user: &UserId,
+    organization: Option<&OrganizationId>,
+) -> Result<Held, StoreError>
+where
+    T: UserRoleReads + OrganizationReads + Send + ?Sized,
+{
+    let mut held = Held {
+        tenant: tx.user_roles(tenant, user).await?,
+        organization: None,
+    };
+    if let Some(org) = organization.filter(|_| held.needs_organization_roles()) {
+        held.organization = tx.membership(tenant, org, user).await?.map(|m| m.roles);
+    }
+    Ok(held)
+}
+
+/// `scope` without the management scopes the person may not hold through `app` (rules 1 to 3
 /// of the module documentation); unchanged for applications of another audience.
 pub(crate) fn permitted(
     scope: &ScopeSet,
     app: &Application,
     issuer: &str,
-    roles: &BTreeSet<RoleKey>,
+    held: &Held,
 ) -> ScopeSet {
     if !for_management_api(app, issuer) {
         return scope.clone();
     }
-    let administrator = app.first_party && roles.iter().any(|r| r.as_str() == TENANT_ADMIN);
-    ScopeSet::from_scopes(
-        scope
-            .iter()
-            .filter(|s| administrator || !MANAGEMENT_API_SCOPES.contains(&s.as_str()))
-            .cloned(),
-    )
+    let keeps = |s: &str| {
+        if !MANAGEMENT_API_SCOPES.contains(&s) {
+            return true;
+        }
+        app.first_party
+            && (held.tenant_admin()
+                || (held.organization_administrator()
+                    && ORGANIZATION_ADMINISTRATION_SCOPES.contains(&s)))
+    };
+    ScopeSet::from_scopes(scope.iter().filter(|s| keeps(s.as_str())).cloned())
 }
 
 #[cfg(test)]
@@ -93,6 +161,20 @@ mod tests {
         keys.iter().map(|k| RoleKey::parse(k).unwrap()).collect()
     }
 
+    fn tenant(keys: &[&str]) -> Held {
+        Held {
+            tenant: roles(keys),
+            organization: None,
+        }
+    }
+
+    fn in_organization(keys: &[&str]) -> Held {
+        Held {
+            tenant: roles(&[]),
+            organization: Some(roles(keys)),
+        }
+    }
+
     use svc_domain::Clock;
 
     #[test]
@@ -101,22 +183,70 @@ mod tests {
         let management = format!("{ISSUER}/api/v1");
         let console = app(Some(&management), true);
         assert_eq!(
-            permitted(&asked, &console, ISSUER, &roles(&["tenant_admin"])),
+            permitted(&asked, &console, ISSUER, &tenant(&["tenant_admin"])),
             asked
         );
         let stripped = ScopeSet::parse("openid reports:read").unwrap();
-        assert_eq!(permitted(&asked, &console, ISSUER, &roles(&[])), stripped);
+        assert_eq!(permitted(&asked, &console, ISSUER, &tenant(&[])), stripped);
         assert_eq!(
-            permitted(&asked, &console, ISSUER, &roles(&["owner", "member"])),
+            permitted(&asked, &console, ISSUER, &tenant(&["owner", "member"])),
             stripped,
-            "organization roles are not tenant roles"
+            "organization roles held as tenant role keys are not tenant_admin"
         );
         let third_party = app(Some(&management), false);
         assert_eq!(
-            permitted(&asked, &third_party, ISSUER, &roles(&["tenant_admin"])),
+            permitted(&asked, &third_party, ISSUER, &tenant(&["tenant_admin"])),
             stripped,
             "a pairwise subject names nobody the API can check"
         );
+    }
+
+    #[test]
+    fn organization_owners_and_admins_keep_the_organization_scopes_only() {
+        let asked = ScopeSet::parse(
+            "openid applications:write organizations:read organizations:write users:read \
+             users:write policies:write",
+        )
+        .unwrap();
+        let console = app(Some(&format!("{ISSUER}/api/v1")), true);
+        let organization =
+            ScopeSet::parse("openid organizations:read organizations:write users:read users:write")
+                .unwrap();
+        for role in ["owner", "admin"] {
+            assert_eq!(
+                permitted(
+                    &asked,
+                    &console,
+                    ISSUER,
+                    &in_organization(&[role, "member"])
+                ),
+                organization,
+                "{role}"
+            );
+        }
+        let none = ScopeSet::parse("openid").unwrap();
+        for held in [
+            in_organization(&["member", "auditor"]),
+            // Owner of nothing: no organization in the grant.
+            Held {
+                tenant: roles(&["owner"]),
+                organization: None,
+            },
+        ] {
+            assert_eq!(permitted(&asked, &console, ISSUER, &held), none);
+        }
+        let third_party = app(Some(&format!("{ISSUER}/api/v1")), false);
+        assert_eq!(
+            permitted(&asked, &third_party, ISSUER, &in_organization(&["owner"])),
+            none
+        );
+        // A tenant administrator signed in to an organization keeps everything.
+        let both = Held {
+            tenant: roles(&["tenant_admin"]),
+            organization: Some(roles(&["member"])),
+        };
+        assert!(!both.needs_organization_roles());
+        assert_eq!(permitted(&asked, &console, ISSUER, &both), asked);
     }
 
     #[test]
@@ -130,7 +260,7 @@ mod tests {
         ] {
             let app = app(audience, true);
             assert!(!for_management_api(&app, ISSUER), "{audience:?}");
-            assert_eq!(permitted(&asked, &app, ISSUER, &roles(&[])), asked);
+            assert_eq!(permitted(&asked, &app, ISSUER, &tenant(&[])), asked);
         }
         assert!(asks_management_scopes(&asked));
         assert!(!asks_management_scopes(

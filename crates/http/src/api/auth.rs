@@ -3,9 +3,16 @@
 //! Who may call `/api/v1/*`: machines (`system` and `agent` tokens), and human administrators:
 //! a person's token (`human`) whose `sub` is their own id (first-party applications), checked
 //! on every call against the store: the person must still be able to sign in and still hold
-//! `tenant_admin`, the role that put the management scopes in the token
-//! (`svc_oauth`'s `administrators` rules). A role taken away, or a person suspended, stops a
-//! token already issued at once. The audit log records them as `user:usr_…`.
+//! the role that put the management scopes in the token (`svc_oauth`'s `administrators`
+//! rules): `tenant_admin`, which reaches the whole tenant, or — only on the routes whose
+//! extractor is [`OrgAuthorized`] — `owner`/`admin` of the organization the token was issued
+//! for, which reaches that organization alone ([`Reach`]). A role taken away, a membership
+//! ended or a person suspended stops a token already issued at once. The audit log records
+//! them as `user:usr_…`.
+//!
+//! A route opts in to organization administrators by its extractor's type, so a route that
+//! says nothing serves the whole tenant's callers only: forgetting the opt-in refuses a caller,
+//! it never widens one.
 //!
 //! Beyond the spec's stateless validation contract, a token revoked at `/oauth/revoke` is refused
 //! (one indexed read per call), since svc is both the issuer and this resource server.
@@ -20,7 +27,8 @@ use axum::extract::FromRequestParts;
 use http::header::AUTHORIZATION;
 use http::request::Parts;
 use std::marker::PhantomData;
-use svc_manage::{Actor, RequestMeta};
+use svc_manage::caller::Standing;
+use svc_manage::{Actor, Reach, RequestMeta};
 use svc_oauth::discovery::management_api_resource;
 use svc_sdk::{AccessTokenClaims, Requirements, SubjectType};
 
@@ -97,32 +105,69 @@ permission!(
     "webhooks:write"
 );
 
-/// A caller whose access token passed the whole validation contract for permission `P`.
-pub struct Authorized<P: Permission> {
+/// Which callers a route serves, by reach (see the module documentation).
+pub trait Reachable: Send + Sync + 'static {
+    /// Whether an organization's owners and admins are served (limited to it).
+    const ORGANIZATION_ADMINISTRATORS: bool;
+}
+
+/// Routes of the whole tenant: machines and tenant administrators only.
+#[derive(Debug)]
+pub struct TenantWide;
+impl Reachable for TenantWide {
+    const ORGANIZATION_ADMINISTRATORS: bool = false;
+}
+
+/// Routes about one organization: also its owners and admins, limited to it.
+#[derive(Debug)]
+pub struct WithinOrganization;
+impl Reachable for WithinOrganization {
+    const ORGANIZATION_ADMINISTRATORS: bool = true;
+}
+
+/// A caller whose access token passed the whole validation contract for permission `P`, on a
+/// route serving the callers `R`.
+pub struct Authorized<P: Permission, R: Reachable = TenantWide> {
     /// The tenant owning the resources of this request (the host's tenant).
     pub tenant: CurrentTenant,
     /// The validated claims.
     pub claims: AccessTokenClaims,
     /// Who acts, for the audit log.
     pub actor: Actor,
+    /// How far the caller reaches: always [`Reach::Tenant`] on a [`TenantWide`] route.
+    pub reach: Reach,
     /// Request id and client address, for the audit log.
     pub meta: RequestMeta,
-    _permission: PhantomData<P>,
+    _permission: PhantomData<(P, R)>,
 }
 
-/// Who acts, for a token that passed validation: the client of a machine's token; for a
-/// person's token the person, who must still be able to sign in and still hold `tenant_admin`
-/// (see the module documentation).
-/// `scope` is the route's: a person who lost the role no longer holds it, whatever the token says.
+/// A caller of a route that an organization's owners and admins may call too, limited to their
+/// organization by [`Reach`]: the handler passes `reach` to the use case, or checks the path's
+/// organization with [`Authorized::within`].
+pub type OrgAuthorized<P> = Authorized<P, WithinOrganization>;
+
+impl<P: Permission, R: Reachable> Authorized<P, R> {
+    /// `org` is within the caller's reach: else the route answers not found, as for an unknown
+    /// id (`Reach` rule 1).
+    pub fn within(&self, org: &svc_domain::OrganizationId) -> Result<(), Problem> {
+        self.reach.within(Some(org)).map_err(Problem::from)
+    }
+}
+
+/// Who acts, and how far, for a token that passed validation: the client of a machine's token,
+/// reaching the tenant; for a person's token the person, who must still be able to sign in and
+/// still hold a role that reaches this route (see the module documentation). `scope` is the
+/// route's: a person who lost the role no longer holds it, whatever the token says.
 async fn actor(
     state: &ApiState,
     tenant: &CurrentTenant,
     claims: &AccessTokenClaims,
     scope: &str,
-) -> Result<Actor, Problem> {
+    organization_administrators: bool,
+) -> Result<(Actor, Reach), Problem> {
     if claims.subject_type != SubjectType::Human {
         return match svc_domain::ClientId::parse(&claims.client_id) {
-            Ok(client) => Ok(Actor::Client(client)),
+            Ok(client) => Ok((Actor::Client(client), Reach::Tenant)),
             Err(_) => Err(Problem::unauthorized("the token names no valid client")),
         };
     }
@@ -132,17 +177,27 @@ async fn actor(
             "a person's token reaches the management API only through a first-party application",
         ));
     };
-    let Some(roles) =
-        svc_manage::caller::human_roles(&state.manage, &tenant.tenant.id, &user).await?
-    else {
-        return Err(api_person_gone());
-    };
-    if !roles.iter().any(|r| r.as_str() == svc_domain::TENANT_ADMIN) {
-        return Err(api_refused(&svc_sdk::ValidationError::InsufficientScope {
+    // The organization the token was issued for counts only where the route serves its
+    // administrators; elsewhere only `tenant_admin` does.
+    let organization = claims
+        .org
+        .as_deref()
+        .filter(|_| organization_administrators)
+        .and_then(|raw| svc_domain::OrganizationId::parse(raw).ok());
+    match svc_manage::caller::standing(
+        &state.manage,
+        &tenant.tenant.id,
+        &user,
+        organization.as_ref(),
+    )
+    .await?
+    {
+        Standing::Gone => Err(api_person_gone()),
+        Standing::Reaches(reach) => Ok((Actor::User(user), reach)),
+        Standing::Powerless => Err(api_refused(&svc_sdk::ValidationError::InsufficientScope {
             required: scope.to_owned(),
-        }));
+        })),
     }
-    Ok(Actor::User(user))
 }
 
 fn meta(parts: &Parts) -> RequestMeta {
@@ -158,7 +213,7 @@ fn meta(parts: &Parts) -> RequestMeta {
     }
 }
 
-impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
+impl<P: Permission, R: Reachable> FromRequestParts<ApiState> for Authorized<P, R> {
     type Rejection = Problem;
 
     async fn from_request_parts(
@@ -203,11 +258,19 @@ impl<P: Permission> FromRequestParts<ApiState> for Authorized<P> {
         {
             return Err(api_token_revoked());
         }
-        let actor = actor(state, &tenant, &claims, P::SCOPE).await?;
+        let (actor, reach) = actor(
+            state,
+            &tenant,
+            &claims,
+            P::SCOPE,
+            R::ORGANIZATION_ADMINISTRATORS,
+        )
+        .await?;
         Ok(Self {
             tenant,
             claims,
             actor,
+            reach,
             meta: meta(parts),
             _permission: PhantomData,
         })

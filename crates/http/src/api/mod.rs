@@ -12,8 +12,9 @@ mod idempotency;
 
 pub use auth::{
     ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, MetricsReadAuthorizer,
-    OperatorCaller, OrganizationsRead, OrganizationsWrite, Permission, PoliciesRead, PoliciesWrite,
-    UsersRead, UsersWrite, WebhooksRead, WebhooksWrite,
+    OperatorCaller, OrgAuthorized, OrganizationsRead, OrganizationsWrite, Permission, PoliciesRead,
+    PoliciesWrite, Reachable, TenantWide, UsersRead, UsersWrite, WebhooksRead, WebhooksWrite,
+    WithinOrganization,
 };
 pub use idempotency::idempotent;
 

@@ -80,7 +80,10 @@ pub mod tags {
         (name = tags::APPLICATIONS, description = "OAuth clients of the tenant."),
         (name = tags::API_RESOURCES, description = "The APIs the tenant protects (token audiences) and the permissions each defines."),
         (name = tags::USERS, description = "People who sign in to the tenant."),
-        (name = tags::ORGANIZATIONS, description = "The tenant's customer organizations and their members' roles."),
+        (name = tags::ORGANIZATIONS, description = "The tenant's customer organizations and their members' roles. \
+            An organization's owners and admins, signed in to it through a first-party console, may call the \
+            operations on that one organization (read, change, members, domains) and the invitations into it; \
+            the tenant's other operations answer them `403 insufficient_scope`, another organization `404`."),
         (name = tags::ROLES, description = "Built-in and custom roles and the permissions of API resources they hold."),
         (name = tags::POLICIES, description = "Access-control policies: named, typed rules on sign-in and token issuance."),
         (name = tags::WEBHOOKS, description = "Signed webhook subscriptions and their deliveries."),

@@ -14,7 +14,7 @@
 use super::organizations::body;
 use crate::Problem;
 use crate::api::conventions::{self, SortOrder};
-use crate::api::{ApiState, Authorized, UsersRead, UsersWrite, idempotent};
+use crate::api::{ApiState, OrgAuthorized, UsersRead, UsersWrite, idempotent};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
@@ -112,7 +112,7 @@ fn tagged(view: InvitationView) -> Response {
 )]
 async fn create(
     State(state): State<ApiState>,
-    caller: Authorized<UsersWrite>,
+    caller: OrgAuthorized<UsersWrite>,
     headers: HeaderMap,
     bytes: Bytes,
 ) -> Response {
@@ -133,8 +133,8 @@ async fn create(
                 &state.manage,
                 &caller.tenant.tenant,
                 &caller.tenant.issuer,
-                &caller.actor,
-                &caller.meta,
+                (&caller.actor, &caller.meta),
+                &caller.reach,
                 input,
             )
             .await
@@ -196,7 +196,7 @@ struct InvitationList {
 )]
 async fn list(
     State(state): State<ApiState>,
-    caller: Authorized<UsersRead>,
+    caller: OrgAuthorized<UsersRead>,
     query: Result<Query<InvitationsQuery>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let Query(q) = query.map_err(|e| Problem::bad_request(e.body_text()))?;
@@ -208,6 +208,13 @@ async fn list(
                 .map_err(|_| Problem::bad_request("organization_id: not an organization id"))
         })
         .transpose()?;
+    // An organization administrator lists their organization's invitations; naming another
+    // organization finds nothing, as naming an unknown one does.
+    let organization = match caller.reach.organization() {
+        None => organization,
+        Some(own) if organization.as_ref().is_none_or(|o| o == own) => Some(own.clone()),
+        Some(_) => return Err(Problem::from(svc_manage::ManageError::NotFound)),
+    };
     let status = q
         .status
         .as_deref()
@@ -254,7 +261,7 @@ async fn list(
 )]
 async fn read(
     State(state): State<ApiState>,
-    caller: Authorized<UsersRead>,
+    caller: OrgAuthorized<UsersRead>,
     Path(id): Path<String>,
 ) -> Result<Response, Problem> {
     let view = invitations::get(
@@ -263,6 +270,16 @@ async fn read(
         &invitation_id(&id)?,
     )
     .await?;
+    // An invitation's target never changes, so checking it after the read is final.
+    caller
+        .reach
+        .within(
+            view.organization_id
+                .as_deref()
+                .and_then(|o| OrganizationId::parse(o).ok())
+                .as_ref(),
+        )
+        .map_err(Problem::from)?;
     Ok(tagged(view))
 }
 
@@ -292,7 +309,7 @@ async fn read(
 )]
 async fn resend(
     State(state): State<ApiState>,
-    caller: Authorized<UsersWrite>,
+    caller: OrgAuthorized<UsersWrite>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, Problem> {
@@ -303,6 +320,7 @@ async fn resend(
         &caller.tenant.tenant,
         &caller.tenant.issuer,
         (&caller.actor, &caller.meta),
+        &caller.reach,
         &id,
         &precondition,
     )
@@ -331,7 +349,7 @@ async fn resend(
 )]
 async fn revoke(
     State(state): State<ApiState>,
-    caller: Authorized<UsersWrite>,
+    caller: OrgAuthorized<UsersWrite>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, Problem> {
@@ -341,6 +359,7 @@ async fn revoke(
         &state.manage,
         &caller.tenant.tenant.id,
         (&caller.actor, &caller.meta),
+        &caller.reach,
         &id,
         &precondition,
     )

@@ -16,7 +16,9 @@
 
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery};
-use crate::api::{ApiState, Authorized, OrganizationsRead, OrganizationsWrite, idempotent};
+use crate::api::{
+    ApiState, Authorized, OrgAuthorized, OrganizationsRead, OrganizationsWrite, idempotent,
+};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
@@ -265,15 +267,12 @@ async fn list(
 )]
 async fn read(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsRead>,
+    caller: OrgAuthorized<OrganizationsRead>,
     Path(id): Path<String>,
 ) -> Result<Response, Problem> {
-    let org = organizations::get(
-        &state.manage,
-        &caller.tenant.tenant.id,
-        &organization_id(&id)?,
-    )
-    .await?;
+    let id = organization_id(&id)?;
+    caller.within(&id)?;
+    let org = organizations::get(&state.manage, &caller.tenant.tenant.id, &id).await?;
     Ok(tagged(&org))
 }
 
@@ -305,12 +304,13 @@ async fn read(
 )]
 async fn update(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsWrite>,
+    caller: OrgAuthorized<OrganizationsWrite>,
     Path(id): Path<String>,
     headers: HeaderMap,
     bytes: Bytes,
 ) -> Result<Response, Problem> {
     let id = organization_id(&id)?;
+    caller.within(&id)?;
     let precondition = conventions::precondition(&headers)?;
     let patch: OrganizationPatch = body(&bytes, "organization")?;
     let org = organizations::update(

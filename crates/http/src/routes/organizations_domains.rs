@@ -11,7 +11,7 @@
 use super::organizations::{BASE, body, organization_id};
 use crate::Problem;
 use crate::api::conventions;
-use crate::api::{ApiState, Authorized, OrganizationsRead, OrganizationsWrite, idempotent};
+use crate::api::{ApiState, OrgAuthorized, OrganizationsRead, OrganizationsWrite, idempotent};
 use crate::openapi::tags;
 use axum::Json;
 use axum::body::Bytes;
@@ -75,12 +75,12 @@ fn tagged(domain: &VerifiedDomain) -> Response {
 )]
 pub(super) async fn add_domain(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsWrite>,
+    caller: OrgAuthorized<OrganizationsWrite>,
     Path(id): Path<String>,
     headers: HeaderMap,
     bytes: Bytes,
 ) -> Response {
-    let org = match organization_id(&id) {
+    let org = match organization_id(&id).and_then(|org| caller.within(&org).map(|()| org)) {
         Ok(org) => org,
         Err(problem) => return problem.into_response(),
     };
@@ -101,8 +101,8 @@ pub(super) async fn add_domain(
             match domains::add(
                 &state.manage,
                 &caller.tenant.tenant.id,
-                &caller.actor,
-                &caller.meta,
+                (&caller.actor, &caller.meta),
+                &caller.reach,
                 &org,
                 input,
             )
@@ -146,10 +146,11 @@ pub(super) struct DomainList {
 )]
 pub(super) async fn list_domains(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsRead>,
+    caller: OrgAuthorized<OrganizationsRead>,
     Path(id): Path<String>,
 ) -> Result<Response, Problem> {
     let org = organization_id(&id)?;
+    caller.within(&org)?;
     let items = domains::list(&state.manage, &caller.tenant.tenant.id, &org).await?;
     Ok(Json(DomainList {
         items: items.iter().map(DomainView::from).collect(),
@@ -177,10 +178,11 @@ pub(super) async fn list_domains(
 )]
 pub(super) async fn get_domain(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsRead>,
+    caller: OrgAuthorized<OrganizationsRead>,
     Path((id, domain)): Path<(String, String)>,
 ) -> Result<Response, Problem> {
     let org = organization_id(&id)?;
+    caller.within(&org)?;
     let domain = domain_id(&domain)?;
     let d = domains::get(&state.manage, &caller.tenant.tenant.id, &org, &domain).await?;
     Ok(tagged(&d))
@@ -213,20 +215,21 @@ pub(super) async fn get_domain(
 )]
 pub(super) async fn update_domain(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsWrite>,
+    caller: OrgAuthorized<OrganizationsWrite>,
     Path((id, domain)): Path<(String, String)>,
     headers: HeaderMap,
     bytes: Bytes,
 ) -> Result<Response, Problem> {
     let org = organization_id(&id)?;
+    caller.within(&org)?;
     let domain = domain_id(&domain)?;
     let precondition = conventions::precondition(&headers)?;
     let patch: DomainPatch = body(&bytes, "domain")?;
     let d = domains::update(
         &state.manage,
         &caller.tenant.tenant.id,
-        &caller.actor,
-        &caller.meta,
+        (&caller.actor, &caller.meta),
+        &caller.reach,
         &org,
         &domain,
         patch,
@@ -266,11 +269,12 @@ pub(super) async fn update_domain(
 )]
 pub(super) async fn verify_domain(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsWrite>,
+    caller: OrgAuthorized<OrganizationsWrite>,
     Path((id, domain)): Path<(String, String)>,
     bytes: Bytes,
 ) -> Result<Response, Problem> {
     let org = organization_id(&id)?;
+    caller.within(&org)?;
     let domain = domain_id(&domain)?;
     let input: VerifyDomain = if bytes.trim_ascii().is_empty() {
         VerifyDomain::default()
@@ -312,11 +316,12 @@ pub(super) async fn verify_domain(
 )]
 pub(super) async fn remove_domain(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsWrite>,
+    caller: OrgAuthorized<OrganizationsWrite>,
     Path((id, domain)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, Problem> {
     let org = organization_id(&id)?;
+    caller.within(&org)?;
     let domain = domain_id(&domain)?;
     let precondition = conventions::precondition(&headers)?;
     domains::remove(

@@ -10,7 +10,7 @@
 use super::organizations::{BASE, body, organization_id, user_id};
 use crate::Problem;
 use crate::api::conventions;
-use crate::api::{ApiState, Authorized, OrganizationsRead, OrganizationsWrite, idempotent};
+use crate::api::{ApiState, OrgAuthorized, OrganizationsRead, OrganizationsWrite, idempotent};
 use crate::openapi::tags;
 use axum::Json;
 use axum::body::Bytes;
@@ -59,7 +59,7 @@ fn location(org: &str, user: &str) -> String {
 )]
 pub(super) async fn add_member(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsWrite>,
+    caller: OrgAuthorized<OrganizationsWrite>,
     Path(id): Path<String>,
     headers: HeaderMap,
     bytes: Bytes,
@@ -85,8 +85,8 @@ pub(super) async fn add_member(
             match organizations::add_member(
                 &state.manage,
                 &caller.tenant.tenant.id,
-                &caller.actor,
-                &caller.meta,
+                (&caller.actor, &caller.meta),
+                &caller.reach,
                 &org,
                 input,
             )
@@ -150,11 +150,12 @@ pub(super) struct MemberList {
 )]
 pub(super) async fn list_members(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsRead>,
+    caller: OrgAuthorized<OrganizationsRead>,
     Path(id): Path<String>,
     query: Result<Query<MembersQuery>, QueryRejection>,
 ) -> Result<Response, Problem> {
     let org = organization_id(&id)?;
+    caller.within(&org)?;
     let Query(q) = query.map_err(|e| Problem::bad_request(e.body_text()))?;
     let after = conventions::after(q.after.as_deref(), UserId::parse, "not a user id")?;
     let (items, next) = organizations::list_members(
@@ -189,10 +190,11 @@ pub(super) async fn list_members(
 )]
 pub(super) async fn get_member(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsRead>,
+    caller: OrgAuthorized<OrganizationsRead>,
     Path((id, user)): Path<(String, String)>,
 ) -> Result<Response, Problem> {
     let org = organization_id(&id)?;
+    caller.within(&org)?;
     let user = user_id(&user)?;
     let m = organizations::get_member(&state.manage, &caller.tenant.tenant.id, &org, &user).await?;
     Ok(Json(MembershipView::from(&m)).into_response())
@@ -217,7 +219,7 @@ pub(super) async fn get_member(
 )]
 pub(super) async fn change_member_roles(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsWrite>,
+    caller: OrgAuthorized<OrganizationsWrite>,
     Path((id, user)): Path<(String, String)>,
     bytes: Bytes,
 ) -> Result<Response, Problem> {
@@ -227,8 +229,8 @@ pub(super) async fn change_member_roles(
     let m = organizations::change_member_roles(
         &state.manage,
         &caller.tenant.tenant.id,
-        &caller.actor,
-        &caller.meta,
+        (&caller.actor, &caller.meta),
+        &caller.reach,
         &org,
         &user,
         patch,
@@ -254,7 +256,7 @@ pub(super) async fn change_member_roles(
 )]
 pub(super) async fn remove_member(
     State(state): State<ApiState>,
-    caller: Authorized<OrganizationsWrite>,
+    caller: OrgAuthorized<OrganizationsWrite>,
     Path((id, user)): Path<(String, String)>,
 ) -> Result<Response, Problem> {
     let org = organization_id(&id)?;
@@ -262,8 +264,8 @@ pub(super) async fn remove_member(
     organizations::remove_member(
         &state.manage,
         &caller.tenant.tenant.id,
-        &caller.actor,
-        &caller.meta,
+        (&caller.actor, &caller.meta),
+        &caller.reach,
         &org,
         &user,
     )

@@ -4,7 +4,7 @@ use super::input::{NewDomain, check_name, check_roles, custom_roles_refused};
 use super::{DomainPatch, load, new_token, record, save};
 use crate::audit::action;
 use crate::revision::next_update_time;
-use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, Precondition, Reach, RequestMeta};
 use svc_domain::{
     DomainId, DomainStatus, EventType, MAX_DOMAINS_PER_ORGANIZATION, OrganizationId, TenantId,
     VerifiedDomain,
@@ -20,16 +20,21 @@ const ORG_NAME_KEY: &str = "verified_domains_org_name_key";
 /// Errors: [`ManageError::NotFound`] when the organization is absent; [`ManageError::Invalid`]
 /// naming `name` or `auto_join_roles`; [`ManageError::Conflict`] when the organization already
 /// claimed the name or has [`MAX_DOMAINS_PER_ORGANIZATION`] claims.
+///
+/// Beyond the `reach` of the caller ([`Reach`] rules 1–2): not found outside their organization;
+/// [`ManageError::Forbidden`] for an `admin` making sign-ups join as `owner`.
 pub async fn add(
     ctx: &ManageContext,
     tenant: &TenantId,
-    actor: &Actor,
-    meta: &RequestMeta,
+    (actor, meta): (&Actor, &RequestMeta),
+    reach: &Reach,
     org: &OrganizationId,
     input: NewDomain,
 ) -> Result<VerifiedDomain, ManageError> {
     let name = check_name(&input.name)?;
     let roles = check_roles(input.auto_join_roles.as_deref())?;
+    reach.within(Some(org))?;
+    reach.may_grant(&roles)?;
     let mut tx = ctx.store.write().await?;
     if tx.organization(tenant, org).await?.is_none() {
         return Err(ManageError::NotFound);
@@ -121,13 +126,15 @@ pub async fn get(
 /// `organization.domain_updated`. A patch that changes nothing writes nothing.
 ///
 /// Errors: [`ManageError::NotFound`]; [`ManageError::Invalid`] naming `auto_join_roles`;
-/// [`ManageError::PreconditionFailed`].
+/// [`ManageError::PreconditionFailed`]. Beyond the `reach` of the caller ([`Reach`] rules
+/// 1–2): not found outside their organization; [`ManageError::Forbidden`] for an `admin`
+/// changing a claim whose sign-ups would join as `owner`.
 #[allow(clippy::too_many_arguments)] // the shape of every scoped change: who, where, what, if
 pub async fn update(
     ctx: &ManageContext,
     tenant: &TenantId,
-    actor: &Actor,
-    meta: &RequestMeta,
+    (actor, meta): (&Actor, &RequestMeta),
+    reach: &Reach,
     org: &OrganizationId,
     id: &DomainId,
     patch: DomainPatch,
@@ -137,6 +144,7 @@ pub async fn update(
         Some(raw) => Some(check_roles(Some(raw))?),
         None => None,
     };
+    reach.within(Some(org))?;
     let mut tx = ctx.store.write().await?;
     let read = load(tx.as_mut(), tenant, org, id, precondition).await?;
     let mut domain = read.clone();
@@ -150,6 +158,7 @@ pub async fn update(
     if domain == read {
         return Ok(read);
     }
+    reach.may_grant(&domain.auto_join_roles)?;
     domain.updated_at = next_update_time(read.updated_at, ctx.now());
     save(tx.as_mut(), &domain, read.updated_at).await?;
     record(

@@ -4,7 +4,7 @@ use super::view::InvitationView;
 use super::{link, load, mail, new_secret, record};
 use crate::audit::action;
 use crate::revision::next_update_time;
-use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, Precondition, Reach, RequestMeta};
 use svc_domain::{EventType, InvitationId, InvitationState, InvitationStatus, Tenant, TenantId};
 use svc_store::UpdateOutcome;
 
@@ -14,17 +14,22 @@ use svc_store::UpdateOutcome;
 ///
 /// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] unless it is pending or expired
 /// (also when it was accepted or revoked while this ran); [`ManageError::PreconditionFailed`].
+/// Beyond the `reach` of the caller ([`Reach`] rules 1–2): not found outside their
+/// organization; [`ManageError::Forbidden`] for an `admin` resending an offer of `owner`.
 pub async fn resend(
     ctx: &ManageContext,
     tenant: &Tenant,
     issuer: &str,
     (actor, meta): (&Actor, &RequestMeta),
+    reach: &Reach,
     id: &InvitationId,
     precondition: &Precondition,
 ) -> Result<InvitationView, ManageError> {
     ctx.sign_in()?;
     let mut tx = ctx.store.write().await?;
     let read = load(tx.as_mut(), &tenant.id, id).await?;
+    reach.within(read.organization_id.as_ref())?;
+    reach.may_grant(&read.roles)?;
     precondition.check(read.updated_at)?;
     let now = ctx.now();
     if !matches!(
@@ -68,16 +73,19 @@ pub async fn resend(
 /// `invitation.revoked`. Honours `precondition` (`If-Match`).
 ///
 /// Errors: [`ManageError::NotFound`]; [`ManageError::Conflict`] when it was accepted or revoked
-/// already (also while this ran); [`ManageError::PreconditionFailed`].
+/// already (also while this ran); [`ManageError::PreconditionFailed`]; not found outside the
+/// organization of a caller limited to one ([`Reach`] rule 1).
 pub async fn revoke(
     ctx: &ManageContext,
     tenant: &TenantId,
     (actor, meta): (&Actor, &RequestMeta),
+    reach: &Reach,
     id: &InvitationId,
     precondition: &Precondition,
 ) -> Result<(), ManageError> {
     let mut tx = ctx.store.write().await?;
     let read = load(tx.as_mut(), tenant, id).await?;
+    reach.within(read.organization_id.as_ref())?;
     precondition.check(read.updated_at)?;
     if read.status != InvitationStatus::Pending {
         return Err(final_state(read.state(ctx.now())));

@@ -7,7 +7,7 @@ use super::input::{
 use super::view::InvitationView;
 use super::{link, mail, new_secret, record};
 use crate::audit::action;
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, Reach, RequestMeta};
 use svc_domain::{
     EventType, Invitation, InvitationId, InvitationStatus, OrgStatus, RoleKind, Tenant, UserStatus,
 };
@@ -25,13 +25,16 @@ const PENDING_KEY: &str = "invitations_pending_key";
 /// another tenant's or suspended: one answer), `roles` (unknown, of the other kind, too many) or
 /// `expires_in_secs`; [`ManageError::Conflict`] when a pending invitation for the same address
 /// and target exists (expired or not: resend or revoke it), or the person already belongs to the
-/// organization (for the tenant: already holds every role offered).
+/// organization (for the tenant: already holds every role offered). Beyond the `reach` of the
+/// caller ([`Reach`] rules 1–2): an organization administrator invites only into their own
+/// organization (`organization_id` refused otherwise, as an unknown one is), and only an owner
+/// offers `owner` ([`ManageError::Forbidden`]).
 pub async fn create(
     ctx: &ManageContext,
     tenant: &Tenant,
     issuer: &str,
-    actor: &Actor,
-    meta: &RequestMeta,
+    (actor, meta): (&Actor, &RequestMeta),
+    reach: &Reach,
     input: NewInvitation,
 ) -> Result<InvitationView, ManageError> {
     let email = check_email(&input.email)?;
@@ -42,6 +45,16 @@ pub async fn create(
         RoleKind::Tenant
     };
     let roles = check_roles(input.roles.as_deref(), kind)?;
+    if reach.within(organization_id.as_ref()).is_err() {
+        return Err(match organization_id {
+            Some(_) => organization_refused(),
+            None => ManageError::invalid(
+                "organization_id",
+                "an organization administrator invites only into their own organization",
+            ),
+        });
+    }
+    reach.may_grant(&roles)?;
     let expiry = check_expiry(input.expires_in_secs)?;
     // Fails before anything is written when the context cannot mail.
     ctx.sign_in()?;

@@ -107,8 +107,8 @@ async fn claim(
     domains::add(
         &h.ctx,
         &t.tenant.id,
-        &client_actor(t),
-        &meta(),
+        (&client_actor(t), &meta()),
+        &svc_manage::Reach::Tenant,
         &o.id,
         input,
     )
@@ -413,7 +413,17 @@ async fn claims_are_scoped_to_their_organization_and_tenant() {
                 ..DomainPatch::default()
             };
             assert!(matches!(
-                domains::update(&h.ctx, tenant, &actor, &meta(), o, &d.id, patch, &NONE).await,
+                domains::update(
+                    &h.ctx,
+                    tenant,
+                    (&actor, &meta()),
+                    &svc_manage::Reach::Tenant,
+                    o,
+                    &d.id,
+                    patch,
+                    &NONE
+                )
+                .await,
                 Err(ManageError::NotFound)
             ));
             assert!(matches!(
@@ -557,8 +567,8 @@ async fn auto_join_settings_change_at_the_revision_read() {
             domains::update(
                 &h.ctx,
                 &t.tenant.id,
-                &actor,
-                &meta(),
+                (&actor, &meta()),
+                &svc_manage::Reach::Tenant,
                 &o.id,
                 &d.id,
                 patch.clone(),
@@ -571,8 +581,8 @@ async fn auto_join_settings_change_at_the_revision_read() {
         let changed = domains::update(
             &h.ctx,
             &t.tenant.id,
-            &actor,
-            &meta(),
+            (&actor, &meta()),
+            &svc_manage::Reach::Tenant,
             &o.id,
             &d.id,
             patch.clone(),
@@ -587,8 +597,8 @@ async fn auto_join_settings_change_at_the_revision_read() {
         let same = domains::update(
             &h.ctx,
             &t.tenant.id,
-            &actor,
-            &meta(),
+            (&actor, &meta()),
+            &svc_manage::Reach::Tenant,
             &o.id,
             &d.id,
             patch,

@@ -42,7 +42,15 @@ async fn create(
     t: &CreatedTenant,
     input: NewInvitation,
 ) -> Result<InvitationView, ManageError> {
-    invitations::create(&e.ctx, &t.tenant, ISSUER, &client_actor(t), &meta(), input).await
+    invitations::create(
+        &e.ctx,
+        &t.tenant,
+        ISSUER,
+        (&client_actor(t), &meta()),
+        &svc_manage::Reach::Tenant,
+        input,
+    )
+    .await
 }
 
 async fn org(e: &Engine, t: &CreatedTenant, slug: &str) -> OrganizationId {
@@ -191,6 +199,7 @@ async fn accepted_with_a_new_account(h: Harness) {
             &e.ctx,
             &t.tenant.id,
             (&client_actor(&t), &meta()),
+            &svc_manage::Reach::Tenant,
             &id(&view),
             &Precondition::None
         )
@@ -475,6 +484,7 @@ async fn resend_replaces_the_link_and_revoke_ends_it() {
         &t.tenant,
         ISSUER,
         who,
+        &svc_manage::Reach::Tenant,
         &id(&view),
         &Precondition::None,
     )
@@ -491,12 +501,27 @@ async fn resend_replaces_the_link_and_revoke_ends_it() {
     // A stale If-Match is refused.
     let stale = Precondition::OneOf(vec![Some(svc_manage::Revision::of(view.updated_at))]);
     assert!(matches!(
-        invitations::revoke(&e.ctx, &t.tenant.id, who, &id(&view), &stale).await,
+        invitations::revoke(
+            &e.ctx,
+            &t.tenant.id,
+            who,
+            &svc_manage::Reach::Tenant,
+            &id(&view),
+            &stale
+        )
+        .await,
         Err(ManageError::PreconditionFailed)
     ));
-    invitations::revoke(&e.ctx, &t.tenant.id, who, &id(&view), &Precondition::None)
-        .await
-        .unwrap();
+    invitations::revoke(
+        &e.ctx,
+        &t.tenant.id,
+        who,
+        &svc_manage::Reach::Tenant,
+        &id(&view),
+        &Precondition::None,
+    )
+    .await
+    .unwrap();
     assert!(matches!(
         e.authn.join_offer(&t.tenant, &second, None).await,
         Err(JoinError::Gone(InvitationState::Revoked))
@@ -509,12 +534,21 @@ async fn resend_replaces_the_link_and_revoke_ends_it() {
         "revoked"
     );
     for result in [
-        invitations::revoke(&e.ctx, &t.tenant.id, who, &id(&view), &Precondition::None).await,
+        invitations::revoke(
+            &e.ctx,
+            &t.tenant.id,
+            who,
+            &svc_manage::Reach::Tenant,
+            &id(&view),
+            &Precondition::None,
+        )
+        .await,
         invitations::resend(
             &e.ctx,
             &t.tenant,
             ISSUER,
             who,
+            &svc_manage::Reach::Tenant,
             &id(&view),
             &Precondition::None,
         )
@@ -551,6 +585,7 @@ async fn resend_replaces_the_link_and_revoke_ends_it() {
             &e.ctx,
             &other.tenant.id,
             who,
+            &svc_manage::Reach::Tenant,
             &id(&view),
             &Precondition::None
         )
@@ -637,6 +672,7 @@ async fn an_expired_invitation_is_refused_until_resent_and_listed_by_state() {
         &t.tenant,
         ISSUER,
         who,
+        &svc_manage::Reach::Tenant,
         &id(&short),
         &Precondition::None,
     )

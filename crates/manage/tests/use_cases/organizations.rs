@@ -57,7 +57,15 @@ async fn add(
     org: &OrganizationId,
     input: NewMember,
 ) -> Result<Membership, ManageError> {
-    orgs::add_member(&h.ctx, &t.tenant.id, &client_actor(t), &meta(), org, input).await
+    orgs::add_member(
+        &h.ctx,
+        &t.tenant.id,
+        (&client_actor(t), &meta()),
+        &svc_manage::Reach::Tenant,
+        org,
+        input,
+    )
+    .await
 }
 
 fn roles_of(m: &Membership) -> Vec<&str> {
@@ -624,7 +632,18 @@ async fn members_are_added_listed_re_roled_and_removed() {
         let patch = MemberPatch {
             roles: roles.iter().map(|s| (*s).to_owned()).collect(),
         };
-        async move { orgs::change_member_roles(&ctx, tenant, &actor, &meta(), &org, &user, patch).await }
+        async move {
+            orgs::change_member_roles(
+                &ctx,
+                tenant,
+                (&actor, &meta()),
+                &svc_manage::Reach::Tenant,
+                &org,
+                &user,
+                patch,
+            )
+            .await
+        }
     };
     let promoted = change(ada.id.clone(), &["admin", "member"]).await.unwrap();
     assert_eq!(roles_of(&promoted), ["admin", "member"]);
@@ -655,15 +674,30 @@ async fn members_are_added_listed_re_roled_and_removed() {
     assert!(matches!(err, ManageError::NotFound), "{err:?}");
 
     // Removal.
-    orgs::remove_member(&h.ctx, tenant, &actor, &meta(), &org.id, &cy.id)
-        .await
-        .unwrap();
+    orgs::remove_member(
+        &h.ctx,
+        tenant,
+        (&actor, &meta()),
+        &svc_manage::Reach::Tenant,
+        &org.id,
+        &cy.id,
+    )
+    .await
+    .unwrap();
     assert!(matches!(
         orgs::get_member(&h.ctx, tenant, &org.id, &cy.id).await,
         Err(ManageError::NotFound)
     ));
     assert!(matches!(
-        orgs::remove_member(&h.ctx, tenant, &actor, &meta(), &org.id, &cy.id).await,
+        orgs::remove_member(
+            &h.ctx,
+            tenant,
+            (&actor, &meta()),
+            &svc_manage::Reach::Tenant,
+            &org.id,
+            &cy.id
+        )
+        .await,
         Err(ManageError::NotFound)
     ));
 
@@ -895,8 +929,8 @@ async fn refused_members_write_nothing_and_leak_nothing_across_tenants() {
         orgs::change_member_roles(
             &h.ctx,
             g,
-            &g_actor,
-            &meta(),
+            (&g_actor, &meta()),
+            &svc_manage::Reach::Tenant,
             &org.id,
             &ada.id,
             MemberPatch {
@@ -906,14 +940,22 @@ async fn refused_members_write_nothing_and_leak_nothing_across_tenants() {
         .await,
     ));
     not_found(unit(
-        orgs::remove_member(&h.ctx, g, &g_actor, &meta(), &org.id, &ada.id).await,
+        orgs::remove_member(
+            &h.ctx,
+            g,
+            (&g_actor, &meta()),
+            &svc_manage::Reach::Tenant,
+            &org.id,
+            &ada.id,
+        )
+        .await,
     ));
     not_found(unit(
         orgs::add_member(
             &h.ctx,
             g,
-            &g_actor,
-            &meta(),
+            (&g_actor, &meta()),
+            &svc_manage::Reach::Tenant,
             &org.id,
             member(&outsider.id, None),
         )

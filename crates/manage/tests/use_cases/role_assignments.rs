@@ -84,9 +84,16 @@ async fn add_member(
         user_id: user.to_string(),
         roles: Some(strings(roles)),
     };
-    orgs::add_member(&h.ctx, &t.tenant.id, &client_actor(t), &meta(), org, input)
-        .await
-        .map(|m| m.roles)
+    orgs::add_member(
+        &h.ctx,
+        &t.tenant.id,
+        (&client_actor(t), &meta()),
+        &svc_manage::Reach::Tenant,
+        org,
+        input,
+    )
+    .await
+    .map(|m| m.roles)
 }
 
 async fn re_role(
@@ -100,9 +107,17 @@ async fn re_role(
         roles: strings(roles),
     };
     let actor = client_actor(t);
-    orgs::change_member_roles(&h.ctx, &t.tenant.id, &actor, &meta(), org, user, patch)
-        .await
-        .map(|m| m.roles)
+    orgs::change_member_roles(
+        &h.ctx,
+        &t.tenant.id,
+        (&actor, &meta()),
+        &svc_manage::Reach::Tenant,
+        org,
+        user,
+        patch,
+    )
+    .await
+    .map(|m| m.roles)
 }
 
 async fn set_app(
@@ -348,8 +363,8 @@ async fn held_not_deleted(h: Harness) {
     orgs::remove_member(
         &h.ctx,
         tenant,
-        &client_actor(&acme),
-        &meta(),
+        (&client_actor(&acme), &meta()),
+        &svc_manage::Reach::Tenant,
         &other_org,
         &bob,
     )

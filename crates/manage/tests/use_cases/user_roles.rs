@@ -1,6 +1,6 @@
 //! Tenant roles of people: read and replace them (`users::roles`, `users::set_roles`), each
 //! change audited and announced with the actor, the same roles again writing nothing, every
-//! refusal writing nothing; removal takes them away; `caller::human_roles` answers only for
+//! refusal writing nothing; removal takes them away; `caller::standing` answers only for
 //! people who can sign in.
 
 use crate::support::{Harness, client_actor, harness, meta};
@@ -8,9 +8,10 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use svc_domain::{PasswordHash, RoleKey, TENANT_ADMIN, TenantId, User, UserId, UserStatus};
 use svc_manage::audit::action;
+use svc_manage::caller::Standing;
 use svc_manage::control_plane::CreatedTenant;
 use svc_manage::users::{self, MAX_TENANT_ROLES, NewUser, RolesInput};
-use svc_manage::{Actor, ManageError, Precondition, caller};
+use svc_manage::{Actor, ManageError, Precondition, Reach, caller};
 use svc_store::UpdateOutcome;
 use time::Duration;
 
@@ -391,8 +392,10 @@ async fn removing_a_person_takes_their_roles_away() {
         })
     );
     assert_eq!(
-        caller::human_roles(&h.ctx, tenant, &ada.id).await.unwrap(),
-        None
+        caller::standing(&h.ctx, tenant, &ada.id, None)
+            .await
+            .unwrap(),
+        Standing::Gone
     );
 
     // Removing a person without roles announces no role change.
@@ -404,7 +407,7 @@ async fn removing_a_person_takes_their_roles_away() {
 }
 
 #[tokio::test]
-async fn human_roles_answer_only_for_people_who_can_sign_in() {
+async fn standing_answers_only_for_people_who_can_sign_in() {
     let h = harness().await;
     let acme = h.tenant("acme").await;
     let globex = h.tenant("globex").await;
@@ -429,9 +432,12 @@ async fn human_roles_answer_only_for_people_who_can_sign_in() {
     .unwrap();
 
     let ctx = &h.ctx;
-    let human = |id: UserId| async move { caller::human_roles(ctx, tenant, &id).await.unwrap() };
+    let human = |id: UserId| async move { caller::standing(ctx, tenant, &id, None).await.unwrap() };
     let transactions = h.store.transactions();
-    assert_eq!(human(ada.id.clone()).await, Some(set_of(&[TENANT_ADMIN])));
+    assert_eq!(
+        human(ada.id.clone()).await,
+        Standing::Reaches(Reach::Tenant)
+    );
     assert_eq!(
         h.store.transactions(),
         transactions + 1,
@@ -439,18 +445,22 @@ async fn human_roles_answer_only_for_people_who_can_sign_in() {
     );
     assert_eq!(
         human(bob.id.clone()).await,
-        Some(BTreeSet::new()),
+        Standing::Powerless,
         "may sign in, holds no tenant role"
     );
     assert_eq!(
         human(cy.id.clone()).await,
-        None,
+        Standing::Gone,
         "pre-provisioned: cannot sign in, whatever the roles"
     );
-    assert_eq!(human(gus.id.clone()).await, None, "another tenant's person");
+    assert_eq!(
+        human(gus.id.clone()).await,
+        Standing::Gone,
+        "another tenant's person"
+    );
     assert_eq!(
         human(UserId::parse("usr_01jd0000000000000000000000").unwrap()).await,
-        None,
+        Standing::Gone,
         "nobody"
     );
 
@@ -458,15 +468,18 @@ async fn human_roles_answer_only_for_people_who_can_sign_in() {
     users::suspend(&h.ctx, tenant, &client, &meta(), &ada.id, &NONE)
         .await
         .unwrap();
-    assert_eq!(human(ada.id.clone()).await, None);
+    assert_eq!(human(ada.id.clone()).await, Standing::Gone);
     users::reactivate(&h.ctx, tenant, &client, &meta(), &ada.id, &NONE)
         .await
         .unwrap();
-    assert_eq!(human(ada.id.clone()).await, Some(set_of(&[TENANT_ADMIN])));
+    assert_eq!(
+        human(ada.id.clone()).await,
+        Standing::Reaches(Reach::Tenant)
+    );
 
     // Roles taken away: the very next answer has none.
     set(&h, &acme, &client, &ada.id, &[]).await.unwrap();
-    assert_eq!(human(ada.id.clone()).await, Some(BTreeSet::new()));
+    assert_eq!(human(ada.id.clone()).await, Standing::Powerless);
 
     // Removed: None.
     set(&h, &acme, &client, &ada.id, &[TENANT_ADMIN])
@@ -475,7 +488,7 @@ async fn human_roles_answer_only_for_people_who_can_sign_in() {
     users::remove(&h.ctx, tenant, &client, &meta(), &ada.id, &NONE)
         .await
         .unwrap();
-    assert_eq!(human(ada.id.clone()).await, None);
+    assert_eq!(human(ada.id.clone()).await, Standing::Gone);
 }
 
 #[tokio::test]

@@ -90,8 +90,14 @@ impl AuthorizeEndpoint {
         }
         let mut tx = self.store.read().await?;
         if management {
-            let roles = tx.user_roles(&tenant.id, &session.user_id).await?;
-            scope = crate::administrators::permitted(&scope, app, issuer, &roles);
+            let held = crate::administrators::management_roles(
+                tx.as_mut(),
+                &tenant.id,
+                &session.user_id,
+                organization,
+            )
+            .await?;
+            scope = crate::administrators::permitted(&scope, app, issuer, &held);
         }
         let mut resource = None;
         if let Some(identifier) = &req.resource {

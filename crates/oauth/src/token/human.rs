@@ -372,8 +372,14 @@ impl TokenEndpoint {
         if crate::administrators::for_management_api(app, issuer)
             && crate::administrators::asks_management_scopes(&scope)
         {
-            let roles = tx.user_roles(&tenant.id, &family.user_id).await?;
-            scope = crate::administrators::permitted(&scope, app, issuer, &roles);
+            let held = crate::administrators::management_roles(
+                tx.as_mut(),
+                &tenant.id,
+                &family.user_id,
+                family.organization_id.as_ref(),
+            )
+            .await?;
+            scope = crate::administrators::permitted(&scope, app, issuer, &held);
         }
         if active_person(tx.as_mut(), tenant, &family.user_id)
             .await?

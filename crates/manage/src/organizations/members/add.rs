@@ -4,7 +4,7 @@ use super::{ADDED, MAX_MEMBERSHIPS_PER_USER, record_audit};
 use crate::organizations::input::{
     NewMember, check_roles, check_user_id, custom_roles_refused, member_id_refused,
 };
-use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use crate::{Actor, ManageContext, ManageError, Reach, RequestMeta, events};
 use svc_domain::{EventType, Membership, ORG_MEMBER, OrganizationId, TenantId, UserStatus};
 use svc_store::StoreError;
 
@@ -20,12 +20,14 @@ const MEMBER_KEY: &str = "organization_members_pkey";
 /// removed (the same answer for a malformed id, an unknown one or another tenant's), or `roles`
 /// (one that is neither a built-in nor a custom organization role of the tenant);
 /// [`ManageError::Conflict`] when the person is already a member, or already belongs to
-/// [`MAX_MEMBERSHIPS_PER_USER`] organizations.
+/// [`MAX_MEMBERSHIPS_PER_USER`] organizations. Beyond the `reach` of the caller
+/// ([`Reach`] rules 1–2): [`ManageError::NotFound`] for another organization,
+/// [`ManageError::Forbidden`] for an `admin` giving `owner`.
 pub async fn add_member(
     ctx: &ManageContext,
     tenant: &TenantId,
-    actor: &Actor,
-    meta: &RequestMeta,
+    (actor, meta): (&Actor, &RequestMeta),
+    reach: &Reach,
     org: &OrganizationId,
     input: NewMember,
 ) -> Result<Membership, ManageError> {
@@ -34,6 +36,8 @@ pub async fn add_member(
         Some(raw) => check_roles(raw)?,
         None => check_roles(&[ORG_MEMBER.to_owned()])?,
     };
+    reach.within(Some(org))?;
+    reach.may_grant(&roles)?;
 
     let mut tx = ctx.store.write().await?;
     if tx.organization(tenant, org).await?.is_none() {

@@ -26,7 +26,7 @@ async fn console(world: &World, first_party: bool) -> (String, String) {
 }
 
 /// Ada's id, looked up through the management API.
-async fn ada_id(world: &World) -> String {
+pub(super) async fn ada_id(world: &World) -> String {
     let list: Value = world
         .api(
             reqwest::Method::GET,
@@ -59,7 +59,7 @@ async fn set_roles(world: &World, user: &str, roles: &[&str]) {
 }
 
 /// Calls the management API with a person's `token`.
-async fn call(
+pub(super) async fn call(
     world: &World,
     token: &str,
     method: reqwest::Method,
@@ -80,7 +80,7 @@ async fn call(
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-async fn refresh(world: &World, client: &(String, String), token: &str) -> Value {
+pub(super) async fn refresh(world: &World, client: &(String, String), token: &str) -> Value {
     let response = world
         .app
         .request(reqwest::Method::POST, "/oauth/token")

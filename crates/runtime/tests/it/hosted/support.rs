@@ -101,6 +101,11 @@ impl World {
         world
     }
 
+    /// Another tenant `slug` of the same app, created by the world's operator.
+    pub(crate) async fn other_tenant(&self, slug: &str) -> crate::common::CreatedTenant {
+        crate::common::create_tenant(&self.app, &self.operator, slug).await
+    }
+
     /// Changes the tenant through the control plane (`PATCH`): the answer.
     pub(crate) async fn patch_tenant(&self, patch: Value) -> reqwest::Response {
         self.app
