@@ -19,6 +19,9 @@
 //! - [`Validator`] runs all ten, finding the issuer's JWKS through OpenID Connect Discovery and
 //!   caching it.
 //!
+//! The client side — discovery, the authorization code flow with PKCE, ID token validation,
+//! refresh, client credentials, UserInfo, logout and the management API — is in [`client`].
+//!
 //! Webhook receivers verify deliveries with [`verify_webhook`] or, with replay protection,
 //! [`WebhookVerifier`] (the spec's seven receiver rules).
 //!
@@ -30,6 +33,7 @@
 //! resource servers use it without the server.
 
 mod claims;
+pub mod client;
 mod error;
 mod provider;
 mod requirements;

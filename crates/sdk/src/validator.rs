@@ -101,14 +101,7 @@ impl Validator {
     /// through discovery with an HTTP client of sane timeouts (5 s connect, 10 s total) that
     /// follows no redirects.
     pub fn new(issuer: &str) -> Self {
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(REQUEST_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("svc-sdk/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .ok();
-        Self::with_source(issuer, KeySource::Discovery(http))
+        Self::with_source(issuer, KeySource::Discovery(default_http_client().ok()))
     }
 
     /// Like [`Validator::new`], with the caller's HTTP client (proxies, custom roots, …). Give
@@ -205,7 +198,7 @@ impl Validator {
 
     /// The key set to verify a token signed by `kid` with: the cached one when it is fresh and
     /// knows `kid`, else a refresh within the limits described in the module documentation.
-    async fn keys_for(&self, kid: &str) -> Result<Arc<JwkSet>, ValidationError> {
+    pub(crate) async fn keys_for(&self, kid: &str) -> Result<Arc<JwkSet>, ValidationError> {
         let http = match &self.source {
             KeySource::Fixed(jwks) => return Ok(Arc::clone(jwks)),
             KeySource::Discovery(http) => http,
@@ -340,13 +333,24 @@ impl Validator {
     }
 }
 
+/// The SDK's HTTP client: 5 s to connect, 10 s in all, no redirects followed (a redirect is
+/// never part of the protocols it speaks, and following one could leave the issuer).
+pub(crate) fn default_http_client() -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(REQUEST_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("svc-sdk/", env!("CARGO_PKG_VERSION")))
+        .build()
+}
+
 /// The only wall-clock read in this crate (clippy.toml bans `SystemTime::now` elsewhere): the
 /// `now` of [`Validator::validate`]. Seconds since the epoch; negative before it.
 #[expect(
     clippy::disallowed_methods,
     reason = "the single clock read of the async client; the rules take `now` as a parameter"
 )]
-fn system_now_unix() -> i64 {
+pub(crate) fn system_now_unix() -> i64 {
     use std::time::{SystemTime, UNIX_EPOCH};
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(since) => i64::try_from(since.as_secs()).unwrap_or(i64::MAX),

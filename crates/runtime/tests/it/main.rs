@@ -22,6 +22,7 @@ mod planes;
 mod policies;
 mod postgres_outage;
 mod roles;
+mod sdk_client;
 mod tenant_users;
 mod tls;
 mod unavailable;

@@ -276,28 +276,9 @@ impl World {
         let path = self
             .authorize_path(scope, "st", extra)
             .replace(&self.client_id, client_id);
-        let mut page = browser.get(&path).await;
-        for _ in 0..6 {
-            assert_eq!(page.status, 303, "{}", page.body);
-            let location = page.location().unwrap();
-            if location.starts_with(REDIRECT) {
-                assert_eq!(param(&location, "error"), None, "{location}");
-                return param(&location, "code").unwrap();
-            }
-            page = if location.starts_with("/auth/sign-in?") {
-                let interaction = param(&location, "interaction").unwrap();
-                browser
-                    .sign_in(Some(&interaction), &self.user, PASSWORD)
-                    .await
-            } else if location.starts_with("/auth/consent?") {
-                browser
-                    .submit(&location, "/auth/consent", &[("decision", "allow")])
-                    .await
-            } else {
-                browser.get(&location).await
-            };
-        }
-        panic!("the authorization request did not reach the application");
+        let location = follow_to_client(browser, &path, REDIRECT, &self.user).await;
+        assert_eq!(param(&location, "error"), None, "{location}");
+        param(&location, "code").unwrap()
     }
 
     /// Redeems a code at the token endpoint.
@@ -554,6 +535,35 @@ impl Browser {
         )
         .await
     }
+}
+
+/// Follows `browser` from `start` through the hosted pages (signing in as `email` with
+/// [`PASSWORD`] and allowing consent when asked) to the redirect to `redirect_uri`: its URL.
+pub(crate) async fn follow_to_client(
+    browser: &Browser,
+    start: &str,
+    redirect_uri: &str,
+    email: &str,
+) -> String {
+    let mut page = browser.get(start).await;
+    for _ in 0..6 {
+        assert_eq!(page.status, 303, "{}", page.body);
+        let location = page.location().unwrap();
+        if location.starts_with(redirect_uri) {
+            return location;
+        }
+        page = if location.starts_with("/auth/sign-in?") {
+            let interaction = param(&location, "interaction").unwrap();
+            browser.sign_in(Some(&interaction), email, PASSWORD).await
+        } else if location.starts_with("/auth/consent?") {
+            browser
+                .submit(&location, "/auth/consent", &[("decision", "allow")])
+                .await
+        } else {
+            browser.get(&location).await
+        };
+    }
+    panic!("the authorization request did not reach the application");
 }
 
 /// Every hidden input of the first form of a page.
