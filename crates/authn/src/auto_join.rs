@@ -21,7 +21,9 @@ use svc_store::WriteTx;
 impl Authn {
     /// Makes `user` (whose address is verified) a member of the organization holding their
     /// address's domain verified with auto-join on, within `tx`, with the event
-    /// `org.member.added` (actor `system`). Returns the membership made, if any.
+    /// `org.member.added` and the audit entry `organization.member_added` (actor `system`,
+    /// target the organization, as for a member added through the API). Returns the membership
+    /// made, if any.
     pub(crate) async fn auto_join(
         &self,
         tx: &mut dyn WriteTx,
@@ -89,6 +91,13 @@ impl Authn {
         };
         self.record_event(tx, tenant, EventType::OrgMemberAdded, data)
             .await?;
+        self.record_audit(
+            tx,
+            tenant,
+            ("system", crate::join::action::ORGANIZATION_MEMBER_ADDED),
+            membership.organization_id.as_str(),
+        )
+        .await?;
         Ok(Some(membership))
     }
 }

@@ -133,6 +133,29 @@ impl Authn {
         Ok(())
     }
 
+    /// Appends a successful audit entry of `actor` doing `action` on `target` of `tenant`,
+    /// without a request (the engine's own changes: an invitation accepted, an auto-join).
+    pub(crate) async fn record_audit(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &svc_domain::TenantId,
+        (actor, action): (&str, &str),
+        target: &str,
+    ) -> Result<(), svc_store::StoreError> {
+        let entry = svc_domain::AuditEntry {
+            id: svc_domain::AuditEntryId::generate(self.clock.as_ref(), self.rng.as_ref()),
+            tenant_id: Some(tenant.clone()),
+            actor: actor.to_owned(),
+            action: action.to_owned(),
+            target: Some(target.to_owned()),
+            request_id: None,
+            client_ip: None,
+            outcome: svc_domain::AuditOutcome::Success,
+            occurred_at: self.now(),
+        };
+        tx.insert_audit(&entry).await
+    }
+
     pub(crate) fn now(&self) -> OffsetDateTime {
         let now = self.clock.now();
         now.replace_nanosecond(now.nanosecond() / 1_000 * 1_000)

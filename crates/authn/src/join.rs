@@ -21,9 +21,8 @@ use crate::settings::ClientInfo;
 use crate::sign_up::clean_name;
 use std::collections::BTreeSet;
 use svc_domain::{
-    AuditEntry, AuditEntryId, AuditOutcome, EventData, EventType, Invitation, InvitationState,
-    Membership, ORG_MEMBER, OrgStatus, Organization, PasswordHash, RoleKey, RoleKind, SecretHash,
-    Tenant, User, UserId, UserStatus,
+    EventData, EventType, Invitation, InvitationState, Membership, ORG_MEMBER, OrgStatus,
+    Organization, PasswordHash, RoleKey, RoleKind, SecretHash, Tenant, User, UserId, UserStatus,
 };
 use svc_store::{StoreError, WriteTx};
 
@@ -34,9 +33,9 @@ const MAX_MEMBERSHIPS_PER_USER: usize = 500;
 
 /// The audit actions of an acceptance, as the management API spells them
 /// (`svc_manage::audit::action`), restated for the same reason.
-mod action {
+pub(crate) mod action {
     pub(super) const INVITATION_ACCEPTED: &str = "invitation.accepted";
-    pub(super) const ORGANIZATION_MEMBER_ADDED: &str = "organization.member_added";
+    pub(crate) const ORGANIZATION_MEMBER_ADDED: &str = "organization.member_added";
     pub(super) const TENANT_USER_ROLES_CHANGED: &str = "tenant_user.roles_changed";
 }
 
@@ -405,18 +404,8 @@ impl Authn {
         action: &str,
         target: &str,
     ) -> Result<(), JoinError> {
-        let entry = AuditEntry {
-            id: AuditEntryId::generate(self.clock.as_ref(), self.rng.as_ref()),
-            tenant_id: Some(tenant.id.clone()),
-            actor: actor.to_owned(),
-            action: action.to_owned(),
-            target: Some(target.to_owned()),
-            request_id: None,
-            client_ip: None,
-            outcome: AuditOutcome::Success,
-            occurred_at: self.now(),
-        };
-        tx.insert_audit(&entry).await?;
+        self.record_audit(tx, &tenant.id, (actor, action), target)
+            .await?;
         Ok(())
     }
 }

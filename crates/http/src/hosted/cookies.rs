@@ -1,12 +1,14 @@
 //! The hosted pages' cookies: which names and attributes they carry, reading them from requests
 //! and writing `Set-Cookie` headers.
 //!
-//! Six cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
+//! Seven cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
 //! `SameSite=Lax`: the session cookie, the CSRF cookie ([`super::csrf`]), between a correct
 //! password and the second factor the challenge cookie (it signs nobody in by itself), the
 //! WebAuthn ceremony cookie, the device cookie that recognises a browser across sign-ins
-//! (new-device mail, trusted devices), and the recovery cookie that holds the secret of an
-//! account recovery this browser asked for (`super::recovery`). When the tenant's issuer is https
+//! (new-device mail, trusted devices), the recovery cookie that holds the secret of an
+//! account recovery this browser asked for (`super::recovery`), and the join cookie that
+//! brings a person who opened an invitation before signing in back to it afterwards
+//! (`super::join`). When the tenant's issuer is https
 //! they are `Secure` and carry the `__Host-` prefix (RFC 6265bis §4.1.3.2), so neither a sibling
 //! subdomain nor a plain-http response can set or overwrite them; on a plain-http issuer
 //! (loopback development) browsers would drop `Secure` cookies, so they go without prefix and
@@ -123,6 +125,31 @@ impl CookiePolicy {
     /// `Set-Cookie` that deletes the recovery cookie.
     pub(crate) fn clear_recovery(self) -> Option<HeaderValue> {
         self.header(self.recovery_name(), "", Some(0))
+    }
+
+    /// Name of the join cookie: the link secret of the invitation this browser opened before
+    /// signing in, so the sign-in (whatever its method) returns to it.
+    pub(crate) fn join_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_join"
+        } else {
+            "svc_join"
+        }
+    }
+
+    /// The join cookie's value in a request.
+    pub(crate) fn join(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.join_name())
+    }
+
+    /// `Set-Cookie` for a join cookie, living `max_age`.
+    pub(crate) fn set_join(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
+        self.header(self.join_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` that deletes the join cookie.
+    pub(crate) fn clear_join(self) -> Option<HeaderValue> {
+        self.header(self.join_name(), "", Some(0))
     }
 
     /// Name of the device cookie, which recognises a browser across sign-ins.

@@ -51,8 +51,37 @@ pub(crate) async fn page(
         .await
     {
         Ok(offer) => offer_page(&state, &ctx, &offer, token, "", None),
+        // The sign-in this page asks for comes back here (see `return_after_sign_in`).
+        Err(JoinError::SignInFirst) => {
+            let mut response = refused(&ctx, JoinError::SignInFirst);
+            cookies::append(&mut response, ctx.cookies.set_join(token, RETURN_FOR));
+            response
+        }
         Err(e) => refused(&ctx, e),
     }
+}
+
+/// How long a sign-in started from an invitation still returns to it.
+const RETURN_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// Where a sign-in without an authorization request continues when this browser opened an
+/// invitation that asked for it: back to that invitation (the join cookie's link secret, only
+/// when it has the shape of one, so the cookie can name no other place), with the `Set-Cookie`
+/// that forgets it.
+pub(crate) fn return_after_sign_in(ctx: &Ctx) -> Option<(String, Option<http::HeaderValue>)> {
+    let token = ctx.cookies.join(&ctx.headers)?;
+    let secret = token.strip_prefix(svc_domain::INVITATION_TOKEN_PREFIX)?;
+    let well_formed = !secret.is_empty()
+        && token.len() <= 128
+        && secret
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    well_formed.then(|| {
+        (
+            format!("/auth/join?token={token}"),
+            ctx.cookies.clear_join(),
+        )
+    })
 }
 
 /// `POST /auth/join`: accepts as the signed-in person, or creates the account and accepts.

@@ -294,15 +294,23 @@ pub(crate) async fn signed_in_response(
         // The new session stands either way; the old one still expires on its own.
         tracing::warn!(error = %e, "could not end the previous session at sign-in");
     }
+    let mut forget_join = None;
     let next = match interaction {
         Some(id) => path_with(
             "/oauth/authorize/resume",
             &[("interaction", Some(id.as_str()))],
         ),
-        None => "/auth/account".to_owned(),
+        None => match super::join::return_after_sign_in(ctx) {
+            Some((invitation, forget)) => {
+                forget_join = forget;
+                invitation
+            }
+            None => "/auth/account".to_owned(),
+        },
     };
     let mut response = see_other(&next);
     cookies::append(&mut response, ctx.cookies.set_signed_in(&signed_in));
+    cookies::append(&mut response, forget_join);
     response
 }
 

@@ -141,6 +141,17 @@ async fn verified_sign_ups_at_an_auto_join_domain_become_members() {
             memberships(&world, &grace).await,
             [(joining.clone(), json!(["admin", "member"]))]
         );
+        // The organization's history shows the join, by the service itself.
+        let (_, audit) = call(
+            &world,
+            M::GET,
+            &format!("/api/v1/audit-logs?action=organization.member_added&target={joining}"),
+            None,
+        )
+        .await;
+        let entries = audit["items"].as_array().unwrap();
+        assert_eq!(entries.len(), 1, "{audit}");
+        assert_eq!(entries[0]["actor"], "system", "{audit}");
 
         for email in [
             "ann@closed.example",

@@ -163,6 +163,20 @@ async fn a_person_with_an_account_signs_in_and_accepts_and_another_address_is_re
         assert!(!first.body.contains("name=\"password\""));
         let signed_in = ada.sign_in(None, &world.user, PASSWORD).await;
         assert_eq!(signed_in.status, 303);
+        // The sign-in brings her back to the invitation (once), not to her account page.
+        assert_eq!(
+            signed_in.location().as_deref(),
+            Some(link.as_str()),
+            "{backend:?}"
+        );
+        assert!(
+            signed_in
+                .set_cookies()
+                .iter()
+                .any(|c| c.starts_with("svc_join=;")),
+            "the way back is forgotten: {:?}",
+            signed_in.set_cookies()
+        );
         let offer = ada.get(&link).await;
         assert_eq!(offer.status, 200, "{}", offer.body);
         assert!(!offer.body.contains("name=\"password\""), "no account form");
@@ -173,6 +187,11 @@ async fn a_person_with_an_account_signs_in_and_accepts_and_another_address_is_re
         assert_eq!(items.len(), 1, "{members}");
         assert_eq!(items[0]["roles"], json!(["member"]));
         assert_eq!(ada.get(&link).await.status, 410);
+        // A join cookie that is not an invitation's secret takes nobody anywhere else.
+        let mallory = world.browser();
+        mallory.set_cookie("svc_join=join_x/..//evil.example");
+        let signed_in = mallory.sign_in(None, "eve@example.com", PASSWORD).await;
+        assert_eq!(signed_in.location().as_deref(), Some("/auth/account"));
         world.shutdown().await;
     }
 }
