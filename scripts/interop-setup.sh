@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs) and the API
-# reference gates (crates/runtime/tests/it/openapi.rs) need: Debian's Chromium, the Node packages
+# Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs), the Go SDK's
+# tests (sdks/go) and the API reference gates (crates/runtime/tests/it/openapi.rs) need: Debian's
+# Chromium and Go, the Node packages
 # of interop/package-lock.json (openid-client, jose, playwright-core), a Python venv with
 # interop/authlib/requirements.txt (authlib, requests, PyJWT, pyotp) and one with
 # interop/api/requirements.txt (schemathesis, openapi-spec-validator).
@@ -26,6 +27,20 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 [ -x /usr/bin/chromium ] || { echo "interop-setup: /usr/bin/chromium is missing after install" >&2; exit 1; }
+
+# 1b. Go (Debian's golang-go), for the Go SDK's tests against the service (sdks/go,
+#     crates/runtime/tests/it/go_sdk.rs). The SDK uses the standard library only: nothing is
+#     downloaded by `go`.
+if ! command -v go >/dev/null; then
+  echo "interop-setup: installing golang-go (Debian package)"
+  if ! DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+    golang-go >/dev/null; then
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+      golang-go >/dev/null
+  fi
+fi
+command -v go >/dev/null || { echo "interop-setup: go is missing after install" >&2; exit 1; }
 
 # 2. Node packages, exactly as locked. The stamp holds the lock file's hash; `npm ci` runs only
 #    when the lock changed or node_modules is gone.

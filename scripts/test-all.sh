@@ -39,8 +39,13 @@ step "dependency direction"
 bash scripts/check-deps.sh
 bash scripts/check-deps.sh --self-test
 
-step "interop prerequisites (Chromium, interop/node_modules, interop/authlib/.venv, interop/api/.venv)"
+step "interop prerequisites (Chromium, Go, interop/node_modules, interop/authlib/.venv, interop/api/.venv)"
 bash scripts/interop-setup.sh
+
+step "Go SDK: gofmt and go vet (its tests run against the service in the test stage)"
+unformatted=$(cd sdks/go && gofmt -l .)
+[ -z "$unformatted" ] || { echo "gofmt would change: $unformatted" >&2; exit 1; }
+(cd sdks/go && GOPROXY=off go vet ./...)
 
 step "tests (SQLite and PostgreSQL)"
 export SVCTEST_POSTGRES_URL=${SVCTEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}

@@ -10,6 +10,7 @@ mod common;
 mod discovery;
 mod dns;
 mod domains;
+mod go_sdk;
 mod health;
 mod hosted;
 mod interop;

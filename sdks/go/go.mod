@@ -1,0 +1,3 @@
+module github.com/svc-oss/svc-go
+
+go 1.19
