@@ -14,7 +14,7 @@ usage: bash bench/run.sh [--quick]
 Environment overrides (optional):
   BENCH_DURATION=SECONDS   seconds per load run          BENCH_ROUNDS=N     interleaved rounds
   BENCH_BACKENDS="sqlite postgres"                       BENCH_CONCURRENCY="16 64"
-  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode signin signin_totp signin_passkey"
+  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode authcode_par signin signin_totp signin_passkey"
   BENCH_TOTP_USERS=N       users with a TOTP factor for signin_totp (default: sized to the runs)
   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
@@ -40,7 +40,7 @@ DURATION=${BENCH_DURATION:-$DURATION}
 ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
 BACKENDS=${BENCH_BACKENDS:-"sqlite postgres"}
 CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
-SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode signin signin_totp signin_passkey"}
+SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode authcode_par signin signin_totp signin_passkey"}
 PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SVC_LOG=${BENCH_SVC_LOG:-warn}
 ID_TOKEN_ALG=${BENCH_ID_TOKEN_ALG:-RS256}
@@ -75,11 +75,12 @@ log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 # Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; the sign-ins (password,
-# password + TOTP, passkey) exist on svc only.
-is_flow() { case "$1" in refresh|authcode|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
+# password + TOTP, passkey) and the pushed-request code flow (authcode_par, RFC 9126) run on svc
+# only.
+is_flow() { case "$1" in refresh|authcode|authcode_par|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
 is_signin() { case "$1" in signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
 has_scenario() { [[ " $SCENARIOS " == *" $1 "* ]]; }
-peer_runs() { ! is_signin "$1"; }
+peer_runs() { ! is_signin "$1" && [ "$1" != authcode_par ]; }
 any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && return 0; done; return 1; }
 # Runs with non-2xx answers or socket errors: reported in RESULTS.md, then the harness fails.
 FAILED_RUNS=0
@@ -645,7 +646,7 @@ run_one() {
   local rps=$(( requests * 1000000 / (duration_us > 0 ? duration_us : 1) ))
   local cpu_us=$(( (c1 - c0) * 1000000 / CLK_TCK / (requests > 0 ? requests : 1) ))
   local db_us=$(( db_ticks * 1000000 / CLK_TCK / (requests > 0 ? requests : 1) ))
-  local unit=req; [ "$scenario" = authcode ] && unit=flow; is_signin "$scenario" && unit=sign-in
+  local unit=req; case "$scenario" in authcode|authcode_par) unit=flow ;; esac; is_signin "$scenario" && unit=sign-in
   log "$backend r$round $scenario c=$conc $server: ${rps} $unit/s p50 $((p50_us))us p99 $((p99_us))us cpu ${cpu_us}us/$unit (+db ${db_us}us) non2xx=$non2xx sockerr=$sockerr"
   if [ "$scenario" = signin_totp ]; then
     # Iterations that found no user with a time step to spend waited (untimed) instead of

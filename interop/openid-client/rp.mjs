@@ -1,8 +1,9 @@
 // openid-client (a certified OpenID Connect relying party) against svc: discovery, the
 // authorization code flow with PKCE (S256) through the hosted sign-in and consent pages in
 // Chromium, the token response checked by openid-client (state, nonce, iss per RFC 9207) and
-// independently by jose, UserInfo, refresh-token rotation and reuse, introspection, revocation
-// and RP-initiated logout.
+// independently by jose, UserInfo, refresh-token rotation and reuse, a pushed authorization
+// request (RFC 9126, buildAuthorizationUrlWithPAR), introspection, revocation and RP-initiated
+// logout.
 //
 // Environment: ISSUER, CLIENT_ID (public client, token_endpoint_auth_method none),
 // CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
@@ -222,6 +223,36 @@ async function main(step) {
   checkEqual(tokens2.claims().sub, claims.sub, 'same sub on the second sign-in');
   check(typeof tokens2.refresh_token === 'string', 'second flow: refresh token issued');
   passed('sso_session_reused');
+
+  // ---- Pushed authorization request (RFC 9126) on the same session ----
+  step('pushed authorization request');
+  checkEqual(meta.pushed_authorization_request_endpoint, `${issuer}/oauth/par`, 'discovery pushed_authorization_request_endpoint');
+  const parVerifier = client.randomPKCECodeVerifier();
+  const parState = client.randomState();
+  const parNonce = client.randomNonce();
+  const parUrl = await client.buildAuthorizationUrlWithPAR(pub, {
+    redirect_uri: redirectUri,
+    scope,
+    code_challenge: await client.calculatePKCECodeChallenge(parVerifier),
+    code_challenge_method: 'S256',
+    state: parState,
+    nonce: parNonce,
+  });
+  const parParams = [...parUrl.searchParams.keys()].sort().join(',');
+  checkEqual(parParams, 'client_id,request_uri', 'PAR: only client_id and request_uri in the authorization URL');
+  check(
+    parUrl.searchParams.get('request_uri').startsWith('urn:ietf:params:oauth:request_uri:'),
+    `PAR request_uri: ${parUrl.searchParams.get('request_uri')}`,
+  );
+  const pushed = await runInteraction(context, page, parUrl.href, redirectUri, {});
+  const parTokens = await client.authorizationCodeGrant(pub, new URL(pushed.url), {
+    pkceCodeVerifier: parVerifier,
+    expectedState: parState,
+    expectedNonce: parNonce,
+    idTokenExpected: true,
+  });
+  checkEqual(parTokens.claims().sub, claims.sub, 'PAR: same sub');
+  passed('pushed_authorization_request');
 
   // ---- Signing in to an organization (the `organization` authorization parameter) ----
   step('authorize in organization acme');

@@ -336,20 +336,30 @@ impl Flow {
         let verifier = random_b64::<32>();
         let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
         let state = random_b64::<16>();
+        let nonce = random_b64::<16>();
+        let mut params = vec![
+            ("response_type", "code"),
+            ("client_id", self.args.client_id.as_str()),
+            ("redirect_uri", self.redirect_uri.as_str()),
+            ("scope", scope),
+            ("state", state.as_str()),
+            ("nonce", nonce.as_str()),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+        ];
+        if let Some(prompt) = prompt {
+            params.push(("prompt", prompt));
+        }
         let mut url = self.target.url(self.authorize_path())?;
-        {
-            let mut q = url.query_pairs_mut();
-            q.append_pair("response_type", "code")
+        if self.kind == Kind::AuthcodePar {
+            // RFC 9126: the parameters go to the PAR endpoint (client_secret_basic); the browser
+            // brings only client_id and the request_uri.
+            let request_uri = self.push(w, &params).await?;
+            url.query_pairs_mut()
                 .append_pair("client_id", &self.args.client_id)
-                .append_pair("redirect_uri", self.redirect_uri.as_str())
-                .append_pair("scope", scope)
-                .append_pair("state", &state)
-                .append_pair("nonce", &random_b64::<16>())
-                .append_pair("code_challenge", &challenge)
-                .append_pair("code_challenge_method", "S256");
-            if let Some(prompt) = prompt {
-                q.append_pair("prompt", prompt);
-            }
+                .append_pair("request_uri", &request_uri);
+        } else {
+            url.query_pairs_mut().extend_pairs(&params);
         }
         for _ in 0..hops {
             let reply = w
@@ -387,6 +397,21 @@ impl Flow {
             "authorize: no code after {hops} redirect(s), next was {}",
             &url[Position::BeforePath..]
         )))
+    }
+
+    /// Pushes an authorization request to svc's `/oauth/par` (RFC 9126 §2): its `request_uri`.
+    async fn push(&self, w: &mut Worker, params: &[(&str, &str)]) -> Result<String, Failure> {
+        let url = self.target.url("/oauth/par")?;
+        let reply = w
+            .agent
+            .post(url, params, true)
+            .await?
+            .expect(&[201], "par")?;
+        json(&reply.body, "par")?
+            .get("request_uri")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| answer("par: no request_uri"))
     }
 
     /// Code → tokens at the token endpoint (client_secret_basic).
@@ -476,7 +501,7 @@ impl Flow {
                     .ok_or_else(|| answer("signin-passkey without passkeys"))?;
                 w.passkey = Some(keyring.get(self.user_of(index))?);
             }
-            Kind::Authcode => {
+            Kind::Authcode | Kind::AuthcodePar => {
                 // ours: a first-party application, so the session is all it takes; peer: the
                 // first flow goes through login and consent, which the peer then remembers.
                 if self.server == Server::Ours {
@@ -510,7 +535,9 @@ impl Flow {
     async fn iterate(&self, w: &mut Worker, lease: Option<&Lease>) -> Result<(), Failure> {
         match self.kind {
             Kind::Refresh => self.rotate(w).await.map(drop),
-            Kind::Authcode => self.code_flow(w, "openid", None, 1).await.map(drop),
+            Kind::Authcode | Kind::AuthcodePar => {
+                self.code_flow(w, "openid", None, 1).await.map(drop)
+            }
             Kind::Signin => {
                 // A new browser each time: no cookies, a fresh CSRF token, a new session.
                 w.agent.clear_cookies();
@@ -617,7 +644,7 @@ impl Flow {
                     jose(tokens.get("id_token"))
                 )
             }
-            Kind::Authcode => {
+            Kind::Authcode | Kind::AuthcodePar => {
                 let tokens = self
                     .code_flow(&mut w, "openid", None, 1)
                     .await
@@ -698,6 +725,9 @@ pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
             "signin, signin-totp and signin-passkey are svc's hosted pages only (the peer has \
              no password sign-in)"
         );
+    }
+    if kind == Kind::AuthcodePar && args.server != Server::Ours {
+        bail!("authcode-par runs against svc only (the peer is not configured for PAR)");
     }
     if kind == Kind::SigninPasskey && args.host.is_none() {
         args.host = passkey::localhost_for_ip(&args.base_url)?;

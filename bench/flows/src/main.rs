@@ -1,6 +1,6 @@
 //! `svc-bench-flows`: the load driver `bench/run.sh` uses for the scenarios that take more than
 //! one request — refresh-token rotation, the authorization-code flow with an existing browser
-//! session, password sign-in, password sign-in with a TOTP second factor, passkey sign-in — and
+//! session (plain, or pushed first to `/oauth/par`), password sign-in, password sign-in with a TOTP second factor, passkey sign-in — and
 //! for the raw Argon2id rate of svc's default parameters.
 //!
 //! Every load subcommand sets up its workers first (not measured), optionally waits at a gate so
@@ -40,6 +40,11 @@ enum Command {
     /// Authorization-code flow with an existing browser session: authorize (PKCE S256, state,
     /// nonce, scope openid) → 302/303 with a code → token. One iteration is one flow.
     Authcode(FlowArgs),
+    /// The same flow with a pushed authorization request (RFC 9126): POST /oauth/par
+    /// (client_secret_basic) → 201 request_uri, then authorize with client_id and request_uri
+    /// → 303 with a code → token. svc only. One iteration is one flow.
+    #[command(name = "authcode-par", alias = "authcode_par")]
+    AuthcodePar(FlowArgs),
     /// Password sign-in on svc's hosted page: GET /auth/sign-in (CSRF cookie and field), then
     /// POST email + password expecting 303. Each iteration starts without cookies.
     Signin(FlowArgs),
@@ -152,6 +157,7 @@ struct Argon2Args {
 enum Kind {
     Refresh,
     Authcode,
+    AuthcodePar,
     Signin,
     SigninTotp,
     SigninPasskey,
@@ -167,6 +173,7 @@ fn main() -> ExitCode {
         Command::Argon2(args) => argon::run(args.threads, args.duration).map(|t| t.print()),
         Command::Refresh(args) => run_flow(Kind::Refresh, args),
         Command::Authcode(args) => run_flow(Kind::Authcode, args),
+        Command::AuthcodePar(args) => run_flow(Kind::AuthcodePar, args),
         Command::Signin(args) => run_flow(Kind::Signin, args),
         Command::SigninTotp(args) => run_flow(Kind::SigninTotp, args),
         Command::SigninPasskey(args) => run_flow(Kind::SigninPasskey, args),

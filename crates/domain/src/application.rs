@@ -130,6 +130,9 @@ pub struct Application {
     pub minimum_acr: Option<String>,
     /// Whether its sign-ins act in an organization.
     pub organization_usage: OrganizationUsage,
+    /// RFC 9126 §6 `require_pushed_authorization_requests`: its authorization requests must
+    /// come through `/oauth/par`; a plain one is refused.
+    pub require_pushed_authorization_requests: bool,
     /// Creation time.
     pub created_at: OffsetDateTime,
     /// Last change.

@@ -84,8 +84,8 @@ pub use rng::{OsRandom, Rng, SeededRandom};
 pub use scope::{MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
 pub use secret::{GeneratedSecret, SecretHash};
 pub use session::{
-    ACR_PASSWORD, AuthorizationCode, Consent, Interaction, RefreshFamily, RefreshToken, Session,
-    UserToken, UserTokenPurpose,
+    ACR_PASSWORD, AuthorizationCode, Consent, Interaction, PushedRequest, RefreshFamily,
+    RefreshToken, Session, UserToken, UserTokenPurpose,
 };
 pub use tenant::{MfaPolicy, PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};

@@ -72,6 +72,27 @@ pub struct Interaction {
     pub expires_at: OffsetDateTime,
 }
 
+/// A pushed authorization request (RFC 9126 §2): the validated parameters a client sent to
+/// `/oauth/par`, waiting to be used once at the authorization endpoint by its `request_uri`.
+///
+/// Only the SHA-256 of the `request_uri`'s random part is kept, like every other bearer value:
+/// a database reader cannot replay a pending request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushedRequest {
+    /// Hash of the random part of the `request_uri`.
+    pub hash: SecretHash,
+    /// Owner tenant.
+    pub tenant_id: TenantId,
+    /// The client that pushed it; only it can use it (RFC 9126 §4).
+    pub client_id: ClientId,
+    /// The authorization parameters, serialised by the OAuth engine (opaque to storage).
+    pub request: String,
+    /// When it was pushed.
+    pub created_at: OffsetDateTime,
+    /// After this it cannot be used (RFC 9126 §2.2 `expires_in`).
+    pub expires_at: OffsetDateTime,
+}
+
 /// What a person allowed an application: remembered per user, application and scope set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Consent {

@@ -22,6 +22,9 @@ pub struct OptionalFeatures {
     pub end_session: bool,
     /// Pushed authorization requests, RFC 9126.
     pub par: bool,
+    /// Every authorization request must be pushed (`[oidc].pushed_authorization_requests =
+    /// "required"`); meaningful only with `par`.
+    pub par_required: bool,
     /// Device authorization grant, RFC 8628.
     pub device_authorization: bool,
     /// Client-initiated backchannel authentication (poll mode).
@@ -156,7 +159,10 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
             "pushed_authorization_request_endpoint",
             json!(at("/oauth/par")),
         );
-        put("require_pushed_authorization_requests", json!(false));
+        put(
+            "require_pushed_authorization_requests",
+            json!(f.par_required),
+        );
     }
     if f.registration {
         put("registration_endpoint", json!(at("/oauth/register")));
@@ -217,6 +223,9 @@ pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value
             json!(["none", "login", "consent", "select_account"]),
         );
         map.insert("request_parameter_supported".into(), json!(false));
+        // OIDC Core §6.2 `request_uri` is a request object the OP fetches by URL: not supported.
+        // PAR's `request_uri`s (RFC 9126 §4) are a different thing, advertised by
+        // `pushed_authorization_request_endpoint`; RFC 9126 §5 keeps the two apart.
         map.insert("request_uri_parameter_supported".into(), json!(false));
         if settings.features.end_session {
             map.insert(
@@ -342,6 +351,7 @@ mod tests {
         for key in [
             "end_session_endpoint",
             "pushed_authorization_request_endpoint",
+            "require_pushed_authorization_requests",
             "device_authorization_endpoint",
             "backchannel_authentication_endpoint",
             "registration_endpoint",
@@ -357,6 +367,7 @@ mod tests {
         let all = OptionalFeatures {
             end_session: true,
             par: true,
+            par_required: true,
             device_authorization: true,
             ciba: true,
             registration: true,
@@ -381,6 +392,13 @@ mod tests {
             on["end_session_endpoint"],
             "https://acme.id.example/oauth/end-session"
         );
+        assert_eq!(
+            on["pushed_authorization_request_endpoint"],
+            "https://acme.id.example/oauth/par"
+        );
+        assert_eq!(on["require_pushed_authorization_requests"], true);
+        // RFC 9126 §5: PAR's request_uri is not OIDC Core §6.2's, which stays unsupported.
+        assert_eq!(on["request_uri_parameter_supported"], false);
         assert_eq!(
             on["backchannel_token_delivery_modes_supported"],
             json!(["poll"])

@@ -1,8 +1,9 @@
 //! [`OAuthError`]: the errors of the protocol endpoints, in RFC 6749 §5.2 terms.
 //!
 //! Rules enforced here:
-//! - The `error` code is one of RFC 6749 §5.2 (plus `invalid_target`, RFC 8707 §2, and RFC 6750
-//!   §3.1's bearer-token codes). This crate names the code and never an HTTP status: `svc-http`'s
+//! - The `error` code is one of RFC 6749 §5.2 (plus `invalid_target`, RFC 8707 §2, RFC 6750
+//!   §3.1's bearer-token codes, and `unsupported_response_type` of RFC 6749 §4.1.2.1 for the
+//!   PAR endpoint, RFC 9126 §2.3). This crate names the code and never an HTTP status: `svc-http`'s
 //!   error seam picks the status for each code and renders the body (ARCHITECTURE.md rule 5).
 //! - An `invalid_client` error records whether the client tried HTTP Basic, so the response can
 //!   challenge it (RFC 6749 §5.2), see [`OAuthError::basic_challenge`].
@@ -37,6 +38,9 @@ pub enum ErrorCode {
     UnsupportedGrantType,
     /// The requested scope is malformed or exceeds what the client may be granted. 400.
     InvalidScope,
+    /// A pushed authorization request asks for a `response_type` we do not serve (RFC 6749
+    /// §4.1.2.1, which RFC 9126 §2.3 lets the PAR endpoint use). 400.
+    UnsupportedResponseType,
     /// The requested `resource` is malformed or not one this client may get tokens for
     /// (RFC 8707 §2). 400.
     InvalidTarget,
@@ -60,6 +64,7 @@ impl ErrorCode {
             Self::UnauthorizedClient => "unauthorized_client",
             Self::UnsupportedGrantType => "unsupported_grant_type",
             Self::InvalidScope => "invalid_scope",
+            Self::UnsupportedResponseType => "unsupported_response_type",
             Self::InvalidTarget => "invalid_target",
             Self::InvalidToken => "invalid_token",
             Self::InsufficientScope => "insufficient_scope",
@@ -284,6 +289,10 @@ mod tests {
             (ErrorCode::UnauthorizedClient, "unauthorized_client"),
             (ErrorCode::UnsupportedGrantType, "unsupported_grant_type"),
             (ErrorCode::InvalidScope, "invalid_scope"),
+            (
+                ErrorCode::UnsupportedResponseType,
+                "unsupported_response_type",
+            ),
             (ErrorCode::InvalidTarget, "invalid_target"),
             (ErrorCode::InvalidToken, "invalid_token"),
             (ErrorCode::InsufficientScope, "insufficient_scope"),

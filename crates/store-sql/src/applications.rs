@@ -30,26 +30,31 @@ const TENANT_FKEY: &str = "applications_tenant_id_fkey";
 const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr, organization_usage \
+     post_logout_redirect_uris, minimum_acr, organization_usage, \
+     require_pushed_authorization_requests \
      FROM applications WHERE tenant_id = $1 AND id = $2";
 // `$2` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
 const LIST: Sorted = Sorted {
     asc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr, organization_usage \
+     post_logout_redirect_uris, minimum_acr, organization_usage, \
+     require_pushed_authorization_requests \
      FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     desc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr, organization_usage \
+     post_logout_redirect_uris, minimum_acr, organization_usage, \
+     require_pushed_authorization_requests \
      FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
 };
 const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr, organization_usage) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)";
+     post_logout_redirect_uris, minimum_acr, organization_usage, \
+     require_pushed_authorization_requests) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
+     $20)";
 // Never id, tenant_id, created_at or is_management; only the revision read ($17). Equality on
 // `updated_at` is exact on both dialects: PostgreSQL compares `timestamptz` values, and SQLite's
 // text has one spelling per instant (UTC RFC 3339, see the SQLite dialect), so no `_ns` twin is
@@ -59,7 +64,8 @@ const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, gra
      token_endpoint_auth_method = $6, allowed_scopes = $7, secret_hash = $8, api_audience = $9, \
      first_party = $10, id_token_signed_response_alg = $11, jwks = $12, jwks_uri = $13, \
      updated_at = $14, post_logout_redirect_uris = $15, minimum_acr = $16, \
-     organization_usage = $18 WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
+     organization_usage = $18, require_pushed_authorization_requests = $19 \
+     WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
 /// Whether the application exists at all: tells a stale revision from a missing record after a
 /// conditional update changed nothing.
 const EXISTS: &str = "SELECT id FROM applications WHERE tenant_id = $1 AND id = $2";
@@ -125,6 +131,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind_json(lists.post_logout_redirect_uris)
             .bind(app.minimum_acr.as_deref())
             .bind(app.organization_usage.as_str())
+            .bind(app.require_pushed_authorization_requests)
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -156,6 +163,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.minimum_acr.as_deref())
             .bind(read_at)
             .bind(app.organization_usage.as_str())
+            .bind(app.require_pushed_authorization_requests)
             .execute::<D>(self.conn())
             .await?;
         if changed > 0 {
@@ -261,6 +269,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Application, StoreError> {
         updated_at: c.get("updated_at")?,
         minimum_acr: c.get("minimum_acr")?,
         organization_usage: c.get("organization_usage")?,
+        require_pushed_authorization_requests: c.get("require_pushed_authorization_requests")?,
     }
     .decode()
 }
@@ -317,6 +326,8 @@ pub(crate) struct ApplicationRow {
     pub minimum_acr: Option<String>,
     /// `organization_usage`.
     pub organization_usage: String,
+    /// `require_pushed_authorization_requests`.
+    pub require_pushed_authorization_requests: bool,
 }
 
 impl ApplicationRow {
@@ -410,6 +421,7 @@ impl ApplicationRow {
                     )
                 },
             )?,
+            require_pushed_authorization_requests: self.require_pushed_authorization_requests,
             created_at: self.created_at,
             updated_at: self.updated_at,
             id: ClientId::parse(&id).map_err(|e| corrupt("id", &id, &e))?,
@@ -474,6 +486,7 @@ mod tests {
             updated_at: OffsetDateTime::UNIX_EPOCH,
             minimum_acr: Some("urn:svc:aal2".into()),
             organization_usage: "require".into(),
+            require_pushed_authorization_requests: true,
         }
     }
 
@@ -486,6 +499,7 @@ mod tests {
         assert_eq!(app.grant_types, vec![GrantType::ClientCredentials]);
         assert!(app.allowed_scopes.contains("a:read"));
         assert_eq!(app.minimum_acr.as_deref(), Some(svc_domain::ACR_AAL2));
+        assert!(app.require_pushed_authorization_requests);
         let without = ApplicationRow {
             minimum_acr: None,
             ..row()

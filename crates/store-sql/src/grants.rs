@@ -1,7 +1,7 @@
 //! Interactions, consents and revoked access-token ids (their statements and row forms,
 //! [`InteractionRow`] and [`ConsentRow`]), the purge of everything the sign-in and code flows
-//! leave behind, and the `GrantReads`/`GrantWrites` ports for [`SqlTx`], whose code and refresh
-//! operations live in `codes` and `refresh`.
+//! leave behind (pushed authorization requests included), and the `GrantReads`/`GrantWrites`
+//! ports for [`SqlTx`], whose code and refresh operations live in `codes` and `refresh`.
 //!
 //! Expiry is compared on the `_ns` twins on SQLite (its stored text does not order below one
 //! second) and on the `timestamptz` columns themselves on PostgreSQL. Codes, refresh families
@@ -83,7 +83,7 @@ enum Cutoff {
 
 /// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
 /// counted.
-const PURGE: [(PerDialect, Cutoff); 10] = [
+const PURGE: [(PerDialect, Cutoff); 11] = [
     (
         PerDialect {
             sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
@@ -122,6 +122,14 @@ const PURGE: [(PerDialect, Cutoff); 10] = [
         PerDialect {
             sqlite: "DELETE FROM interactions WHERE expires_at_ns <= $1",
             postgres: "DELETE FROM interactions WHERE expires_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    // A pushed request is single use and lives 60 s (RFC 9126 §2.2): once expired it is dead.
+    (
+        PerDialect {
+            sqlite: "DELETE FROM pushed_authorization_requests WHERE expires_at_ns <= $1",
+            postgres: "DELETE FROM pushed_authorization_requests WHERE expires_at <= $1",
         },
         Cutoff::Now,
     ),

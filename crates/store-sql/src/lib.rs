@@ -42,6 +42,7 @@ mod domains;
 mod invitations;
 mod organizations;
 mod policies;
+mod pushed;
 mod signing_keys;
 mod webhooks;
 

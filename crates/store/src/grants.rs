@@ -167,9 +167,9 @@ pub trait GrantWrites {
         expires_at: OffsetDateTime,
     ) -> Result<(), StoreError>;
 
-    /// Deletes interactions, codes, refresh tokens and families, revocations, one-time link
-    /// tokens, second-factor challenges, WebAuthn ceremonies, counters and sessions that are
-    /// past any use at `now` (a challenge or a ceremony once used or expired); returns how many
-    /// rows.
+    /// Deletes interactions, pushed authorization requests, codes, refresh tokens and families,
+    /// revocations, one-time link tokens, second-factor challenges, WebAuthn ceremonies, counters
+    /// and sessions that are past any use at `now` (a challenge or a ceremony once used or
+    /// expired); returns how many rows.
     async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError>;
 }

@@ -20,6 +20,7 @@ mod order;
 mod organizations;
 mod passkeys;
 mod policies;
+mod pushed;
 mod recovery;
 mod signing_keys;
 mod tenants;
@@ -43,6 +44,7 @@ pub use order::Order;
 pub use organizations::{OrganizationReads, OrganizationWrites};
 pub use passkeys::{PasskeyReads, PasskeyWrites};
 pub use policies::{PolicyReads, PolicyWrites};
+pub use pushed::PushedRequestWrites;
 pub use recovery::{RecoveryReads, RecoveryWrites};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
@@ -217,6 +219,7 @@ pub trait WriteTx:
     + CounterWrites
     + GrantReads
     + GrantWrites
+    + PushedRequestWrites
     + WebhookReads
     + WebhookWrites
     + EventWrites

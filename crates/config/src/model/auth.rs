@@ -124,6 +124,12 @@ pub struct OidcConfig {
     /// on other instances until then). 0 reads the database every time. Default: 5. Allowed
     /// range: 0..=300.
     pub client_cache_secs: u32,
+    /// Pushed authorization requests (RFC 9126): "enabled" serves `POST /oauth/par` and accepts
+    /// its `request_uri`s at the authorization endpoint, beside plain requests (an application
+    /// registered with `require_pushed_authorization_requests` must push); "required" refuses
+    /// every plain authorization request; "disabled" serves no `/oauth/par` and advertises none.
+    /// Default: "enabled".
+    pub pushed_authorization_requests: PushedAuthorizationRequests,
 }
 
 impl Default for OidcConfig {
@@ -132,6 +138,20 @@ impl Default for OidcConfig {
             issuer_url: None,
             authorization_code_lifetime_secs: 60,
             client_cache_secs: 5,
+            pushed_authorization_requests: PushedAuthorizationRequests::Enabled,
         }
     }
+}
+
+/// `[oidc].pushed_authorization_requests`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PushedAuthorizationRequests {
+    /// `/oauth/par` served; plain requests accepted unless the application requires PAR.
+    #[default]
+    Enabled,
+    /// Every authorization request must be pushed first.
+    Required,
+    /// No `/oauth/par`.
+    Disabled,
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use auth::{AuthConfig, JwtAlgorithm, JwtConfig, OidcConfig};
+pub use auth::{AuthConfig, JwtAlgorithm, JwtConfig, OidcConfig, PushedAuthorizationRequests};
 pub use database::{DatabaseConfig, KmsConfig, PoolOverride};
 pub use delivery::{
     CaptchaConfig, CaptchaProvider, EmailConfig, EmailProvider, FailMode, HibpConfig, LogDelivery,

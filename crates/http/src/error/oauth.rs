@@ -27,6 +27,7 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::UnauthorizedClient
         | ErrorCode::UnsupportedGrantType
         | ErrorCode::InvalidScope
+        | ErrorCode::UnsupportedResponseType
         | ErrorCode::InvalidTarget => StatusCode::BAD_REQUEST,
     }
 }
@@ -99,6 +100,7 @@ mod tests {
             (ErrorCode::UnauthorizedClient, 400),
             (ErrorCode::UnsupportedGrantType, 400),
             (ErrorCode::InvalidScope, 400),
+            (ErrorCode::UnsupportedResponseType, 400),
             (ErrorCode::InvalidTarget, 400),
             (ErrorCode::InvalidToken, 401),
             (ErrorCode::InsufficientScope, 403),

@@ -292,6 +292,11 @@ const AUTHORIZE_DESCRIPTION: &str = "The authorization endpoint (RFC 6749 §3.1,
     and `error_description` (RFC 6749 §4.1.2.1, OIDC Core §3.1.2.6), always with `state` when \
     sent and `iss` (RFC 9207); or first to the hosted sign-in or consent page, which come back \
     here. A known parameter may not be repeated (RFC 6749 §3.1); unknown ones are ignored.\n\n\
+    A request pushed first to `/oauth/par` (RFC 9126) comes as `client_id` and `request_uri` \
+    alone: any other authorization parameter beside them, or a `request_uri` that is unknown, \
+    expired, already used or another client's, is an HTML error page. An application registered \
+    with `require_pushed_authorization_requests` (or every application, when the deployment \
+    requires it) is refused a plain request with `error=invalid_request`.\n\n\
     The authoritative lists of supported values are `response_types_supported`, \
     `response_modes_supported`, `code_challenge_methods_supported`, `scopes_supported`, \
     `prompt_values_supported`, `claims_supported` and `acr_values_supported` in \
@@ -339,8 +344,9 @@ fn code_challenge_method() -> ObjectBuilder {
 
 /// The authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1) as this
 /// version accepts it: in the query of a GET or the form body of a POST. A known parameter may
-/// appear once; unknown ones are ignored; `request`, `request_uri` (OIDC Core §6) and
-/// `authorization_details` (RFC 9396) are refused.
+/// appear once; unknown ones are ignored; `request`, a `request_uri` (OIDC Core §6) other than
+/// one from `/oauth/par`, and `authorization_details` (RFC 9396) are refused. A request pushed to
+/// `/oauth/par` (RFC 9126) is sent here as `client_id` and `request_uri` alone.
 #[derive(Deserialize, IntoParams, ToSchema)]
 #[into_params(parameter_in = Query)]
 #[schema(example = json!({

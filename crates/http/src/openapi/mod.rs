@@ -181,6 +181,7 @@ pub fn document() -> OpenApi {
         crate::routes::roles::operations(),
         crate::routes::webhooks::operations(),
         crate::routes::token::operations(),
+        crate::routes::par::operations(),
         crate::routes::well_known::operations(),
         crate::hosted::operations(),
         crate::health::operations(),

@@ -524,7 +524,13 @@ mod tests {
         let doc = document();
         let schemas = &doc["components"]["schemas"];
         let view = &schemas["ApplicationView"];
-        assert_eq!(view["required"].as_array().map(Vec::len), Some(18));
+        assert_eq!(view["required"].as_array().map(Vec::len), Some(19));
+        assert!(
+            view["required"]
+                .as_array()
+                .is_some_and(|r| r.contains(&json!("require_pushed_authorization_requests"))),
+            "RFC 9126 §6 metadata is always sent"
+        );
         assert!(
             view["required"]
                 .as_array()

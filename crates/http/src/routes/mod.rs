@@ -9,6 +9,7 @@ pub mod invitations;
 pub mod organizations;
 mod organizations_domains;
 mod organizations_members;
+pub mod par;
 pub mod policies;
 mod protocol;
 pub mod roles;

@@ -364,13 +364,14 @@ async fn userinfo(
 // these types exist to describe the forms and answers, and must follow what the engines do.
 
 /// Every RFC 6749 §5.2 / RFC 6750 §3.1 `error` code the protocol endpoints can answer.
-pub const OAUTH_ERROR_CODES: [ErrorCode; 11] = [
+pub const OAUTH_ERROR_CODES: [ErrorCode; 12] = [
     ErrorCode::InvalidRequest,
     ErrorCode::InvalidClient,
     ErrorCode::InvalidGrant,
     ErrorCode::UnauthorizedClient,
     ErrorCode::UnsupportedGrantType,
     ErrorCode::InvalidScope,
+    ErrorCode::UnsupportedResponseType,
     ErrorCode::InvalidTarget,
     ErrorCode::InvalidToken,
     ErrorCode::InsufficientScope,
@@ -382,8 +383,8 @@ fn oauth_error_code() -> ObjectBuilder {
     ObjectBuilder::new()
         .schema_type(Type::String)
         .description(Some(
-            "The error code (RFC 6749 §5.2, RFC 6750 §3.1, RFC 8707 §2); each response says \
-             which codes it carries.",
+            "The error code (RFC 6749 §5.2, RFC 6750 §3.1, RFC 8707 §2, RFC 9126 §2.3); each \
+             response says which codes it carries.",
         ))
         .enum_values(Some(OAUTH_ERROR_CODES.iter().map(|c| c.as_str())))
 }
@@ -774,6 +775,7 @@ mod tests {
                 | ErrorCode::UnauthorizedClient
                 | ErrorCode::UnsupportedGrantType
                 | ErrorCode::InvalidScope
+                | ErrorCode::UnsupportedResponseType
                 | ErrorCode::InvalidTarget
                 | ErrorCode::InvalidToken
                 | ErrorCode::InsufficientScope

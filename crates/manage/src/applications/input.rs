@@ -73,6 +73,11 @@ pub struct ApplicationInput {
     #[serde(default)]
     #[schema(value_type = Option<super::names::OrganizationUsageName>)]
     pub organization_usage: Option<String>,
+    /// RFC 9126 §6: its authorization requests must be pushed to `/oauth/par` first; a plain
+    /// one is refused with `invalid_request`. Default: false (on update, absent resets it like
+    /// every optional field).
+    #[serde(default)]
+    pub require_pushed_authorization_requests: bool,
 }
 
 /// An [`ApplicationInput`] that passed every registration rule.
@@ -91,6 +96,7 @@ pub(crate) struct ValidApplication {
     pub(crate) jwks_uri: Option<String>,
     pub(crate) minimum_acr: Option<String>,
     pub(crate) organization_usage: svc_domain::OrganizationUsage,
+    pub(crate) require_pushed_authorization_requests: bool,
 }
 
 impl ApplicationInput {
@@ -130,6 +136,7 @@ impl ApplicationInput {
             jwks_uri,
             minimum_acr,
             organization_usage,
+            require_pushed_authorization_requests: self.require_pushed_authorization_requests,
         })
     }
 }

@@ -43,6 +43,7 @@ pub(crate) fn management_application(
         // Machine-to-machine only: no person signs in for it.
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
+        require_pushed_authorization_requests: false,
         created_at: now,
         updated_at: now,
     };

@@ -67,6 +67,7 @@ fn assemble(
         is_management: identity.is_management,
         minimum_acr: valid.minimum_acr,
         organization_usage: valid.organization_usage,
+        require_pushed_authorization_requests: valid.require_pushed_authorization_requests,
         created_at: identity.created_at,
         updated_at: identity.updated_at,
     }

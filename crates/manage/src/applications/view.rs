@@ -24,6 +24,7 @@ use utoipa::ToSchema;
     "is_management": false,
     "minimum_acr": null,
     "organization_usage": "allow",
+    "require_pushed_authorization_requests": false,
     "confidential": true,
     "created_at": "2026-11-23T09:14:07.123456Z",
     "updated_at": "2026-11-23T09:14:07.123456Z"
@@ -71,6 +72,8 @@ pub struct ApplicationView {
     /// picked on the hosted page when the request names none).
     #[schema(value_type = super::names::OrganizationUsageName)]
     pub organization_usage: String,
+    /// Whether its authorization requests must be pushed to `/oauth/par` first (RFC 9126 §6).
+    pub require_pushed_authorization_requests: bool,
     /// Whether it is a confidential client (authenticates at the token endpoint).
     pub confidential: bool,
     /// Creation time (RFC 3339).
@@ -121,6 +124,7 @@ impl From<&Application> for ApplicationView {
             is_management: app.is_management,
             minimum_acr: app.minimum_acr.clone(),
             organization_usage: app.organization_usage.as_str().to_owned(),
+            require_pushed_authorization_requests: app.require_pushed_authorization_requests,
             confidential: app.is_confidential(),
             created_at: app.created_at,
             updated_at: app.updated_at,

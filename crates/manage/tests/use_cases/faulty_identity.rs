@@ -1,17 +1,17 @@
-//! The identity and grant ports of [`FaultyTx`]: plain delegation, except that the writes the
+//! The identity, grant and pushed-request ports of [`FaultyTx`]: plain delegation, except that the writes the
 //! user use cases make can be made to fail by name (see `FaultyStore::fail_on`).
 
 use crate::support::FaultyTx;
 use async_trait::async_trait;
 use svc_domain::{
-    AuthorizationCode, ClientId, Consent, Email, Interaction, InteractionId, RefreshFamily,
-    RefreshFamilyId, RefreshToken, SecretHash, Session, SessionId, TenantId, User, UserId,
-    UserToken, UserTokenPurpose,
+    AuthorizationCode, ClientId, Consent, Email, Interaction, InteractionId, PushedRequest,
+    RefreshFamily, RefreshFamilyId, RefreshToken, SecretHash, Session, SessionId, TenantId, User,
+    UserId, UserToken, UserTokenPurpose,
 };
 use svc_store::{
-    CodeRedemption, CounterState, CounterWrites, GrantReads, GrantWrites, RefreshRotation,
-    SessionReads, SessionWrites, StoreError, UpdateOutcome, UserFilter, UserReads, UserTokenWrites,
-    UserWrites,
+    CodeRedemption, CounterState, CounterWrites, GrantReads, GrantWrites, PushedRequestWrites,
+    RefreshRotation, SessionReads, SessionWrites, StoreError, UpdateOutcome, UserFilter, UserReads,
+    UserTokenWrites, UserWrites,
 };
 use time::OffsetDateTime;
 
@@ -329,5 +329,23 @@ impl GrantWrites for FaultyTx {
     }
     async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
         self.inner.purge_expired_grants(now).await
+    }
+}
+
+#[async_trait]
+impl PushedRequestWrites for FaultyTx {
+    async fn insert_pushed_request(&mut self, request: &PushedRequest) -> Result<(), StoreError> {
+        self.inner.insert_pushed_request(request).await
+    }
+    async fn take_pushed_request(
+        &mut self,
+        tenant: &TenantId,
+        client: &ClientId,
+        hash: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<Option<PushedRequest>, StoreError> {
+        self.inner
+            .take_pushed_request(tenant, client, hash, now)
+            .await
     }
 }

@@ -3,6 +3,10 @@
 //! error page"; the pages record what the person did (a session, a consent) and call
 //! [`AuthorizeEndpoint::resume`] to continue the same request (ARCHITECTURE.md rule 1).
 //!
+//! A request may also arrive pushed (RFC 9126, [`pushed`]): the client sent its parameters to
+//! `/oauth/par` first, and the browser brings only `client_id` and the `request_uri`. Both
+//! kinds pass the same checks ([`AuthorizeEndpoint::validate`]) and the same decisions.
+//!
 //! Decisions, in order, once the request passed [`request`]'s checks:
 //! 1. Authentication: a live session of the tenant, recent enough for `max_age` (OIDC Core
 //!    §3.1.2.1), and for `prompt=login` established after the request arrived. A session
@@ -36,9 +40,11 @@ mod assurance;
 mod gate;
 mod grant;
 mod picker;
+pub mod pushed;
 pub mod request;
 
 pub use picker::{OrganizationChoice, OrganizationPrompt};
+pub use pushed::{PushEndpoint, PushedAuthorizationResponse, PushedRequests};
 
 /// Which hosted page a pending request waits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +134,9 @@ pub struct AuthorizeSettings {
     /// `[recovery]` is on: a person whose account was recovered by guardians sets up a new
     /// second factor before any application gets a code.
     pub recovery: bool,
+    /// `[oidc].pushed_authorization_requests` (RFC 9126): whether `request_uri`s of `/oauth/par`
+    /// are taken here, and whether plain requests are still accepted.
+    pub pushed: PushedRequests,
 }
 
 /// What second factors mean for one tenant's requests: the deployment's settings with the
@@ -178,6 +187,7 @@ impl Default for AuthorizeSettings {
             enrol: false,
             second_factor_required: false,
             recovery: false,
+            pushed: PushedRequests::default(),
         }
     }
 }
@@ -314,32 +324,55 @@ impl AuthorizeEndpoint {
             }
             Err(e) => return unavailable(e),
         };
-        let redirect_uri = match request::check_redirect_uri(&app, &params) {
-            Ok(uri) => uri,
-            Err(e) => return page(e),
-        };
-        let state = params.single("state").ok().flatten();
-        let refuse = |e: RedirectError| {
-            AuthorizeOutcome::RedirectToClient(error_redirect(&redirect_uri, &e, state, issuer))
-        };
-        let target = match self.target(tenant, &app, &params.all("resource")).await {
-            Ok(Ok(target)) => target,
-            Ok(Err(e)) => return refuse(e),
-            Err(e) => return unavailable(e),
-        };
-        match request::check_rest(
-            &app,
-            &params,
-            raw_client,
-            redirect_uri.clone(),
-            target.api(),
-        ) {
+        if let Some(request_uri) = pushed::request_uri(&params, self.settings.pushed) {
+            return self
+                .authorize_pushed(
+                    tenant,
+                    issuer,
+                    &app,
+                    &params,
+                    request_uri,
+                    (session, origin),
+                )
+                .await;
+        }
+        match self.validate(tenant, &app, &params, raw_client, true).await {
             Ok(req) => {
                 self.decide(tenant, issuer, &app, &req, (session, origin), None)
                     .await
             }
-            Err(e) => refuse(e),
+            Err(refusal) => refused(refusal, issuer),
         }
+    }
+
+    /// Checks 2–14 of [`request`] on `params` for `app` (whose `client_id` check 1 passed): the
+    /// one rule set of both `/oauth/authorize` and `/oauth/par` (RFC 9126 §2.1: the pushed
+    /// request is validated like an authorization request). A `plain` request (not pushed) is
+    /// refused when the deployment or the application requires pushed ones (RFC 9126 §6).
+    pub(crate) async fn validate(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        params: &Params<'_>,
+        client_id: &str,
+        plain: bool,
+    ) -> Result<AuthorizationRequest, Refusal> {
+        let redirect_uri = request::check_redirect_uri(app, params).map_err(Refusal::Page)?;
+        let refuse = |error: RedirectError| Refusal::Redirect {
+            redirect_uri: redirect_uri.clone(),
+            state: params.single("state").ok().flatten().map(str::to_owned),
+            error,
+        };
+        if plain && self.settings.pushed.required_for(app) {
+            return Err(refuse(pushed::required()));
+        }
+        let target = match self.target(tenant, app, &params.all("resource")).await {
+            Ok(Ok(target)) => target,
+            Ok(Err(e)) => return Err(refuse(e)),
+            Err(e) => return Err(Refusal::Unavailable(e)),
+        };
+        request::check_rest(app, params, client_id, redirect_uri.clone(), target.api())
+            .map_err(refuse)
     }
 
     /// Continues a pending request after the person signed in (`GET /oauth/authorize/resume`).
@@ -991,6 +1024,44 @@ impl AuthorizeEndpoint {
 pub(crate) fn truncate_micros(t: time::OffsetDateTime) -> time::OffsetDateTime {
     t.replace_nanosecond(t.nanosecond() / 1_000 * 1_000)
         .unwrap_or(t)
+}
+
+/// Why a request was refused before anything was decided, to be answered on the channel of the
+/// endpoint that received it: an error page or a redirect at `/oauth/authorize`, JSON at
+/// `/oauth/par` (RFC 9126 §2.3).
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// The client or its redirect URI cannot be trusted (RFC 6749 §4.1.2.1).
+    Page(PageError),
+    /// Anything else, for the verified redirect URI.
+    Redirect {
+        /// The verified redirect URI.
+        redirect_uri: String,
+        /// The request's `state`, echoed.
+        state: Option<String>,
+        /// What was wrong.
+        error: RedirectError,
+    },
+    /// The store failed.
+    Unavailable(StoreError),
+}
+
+/// How `/oauth/authorize` answers a [`Refusal`].
+fn refused(refusal: Refusal, issuer: &str) -> AuthorizeOutcome {
+    match refusal {
+        Refusal::Page(e) => page(e),
+        Refusal::Redirect {
+            redirect_uri,
+            state,
+            error,
+        } => AuthorizeOutcome::RedirectToClient(error_redirect(
+            &redirect_uri,
+            &error,
+            state.as_deref(),
+            issuer,
+        )),
+        Refusal::Unavailable(e) => unavailable(e),
+    }
 }
 
 fn page(e: PageError) -> AuthorizeOutcome {

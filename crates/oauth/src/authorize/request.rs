@@ -16,7 +16,8 @@
 //! 3. No other known parameter repeated (RFC 6749 §3.1: "Request and response parameters
 //!    MUST NOT be included more than once"), an empty occurrence counting as one; repeats of
 //!    parameters we do not know are ignored with the rest of them.
-//! 4. `request` / `request_uri` are not supported (OIDC Core §6; PAR is not enabled).
+//! 4. `request` / `request_uri` are not supported (OIDC Core §6): request objects are not, and
+//!    a `request_uri` of our PAR endpoint never gets here ([`super::pushed`] takes it first).
 //! 5. `response_type` is `code` (RFC 6749 §4.1.1; `unsupported_response_type`), and the
 //!    application may use the authorization-code grant (`unauthorized_client`).
 //! 6. `response_mode`, when present, is `query` (the only mode we offer).
@@ -152,7 +153,7 @@ impl AuthorizationRequest {
 /// The authorization-request parameters this endpoint knows (RFC 6749 §4.1.1, RFC 7636 §4.3,
 /// OIDC Core §3.1.2.1, RFC 9101, RFC 9396, OAuth 2.0 Multiple Response Types). Only these are
 /// refused when repeated; `resource` (RFC 8707 §2) may legitimately appear more than once.
-const KNOWN: [&str; 23] = [
+pub(crate) const KNOWN: [&str; 23] = [
     "client_id",
     "redirect_uri",
     "response_type",
@@ -178,6 +179,11 @@ const KNOWN: [&str; 23] = [
     "organization",
 ];
 
+/// Whether `name` is one of the authorization-request parameters this endpoint knows.
+pub(crate) fn is_authorization_parameter(name: &str) -> bool {
+    KNOWN.contains(&name)
+}
+
 /// Parameters by name, every occurrence kept (empty ones too, so that a repeat is seen even
 /// when one occurrence is empty). An empty value reads as absent (RFC 6749 §3.1).
 pub(crate) struct Params<'a>(BTreeMap<&'a str, Vec<&'a str>>);
@@ -199,6 +205,11 @@ impl<'a> Params<'a> {
             Some([one]) => Ok(Some(*one).filter(|v| !v.is_empty())),
             Some(_) => Err(()),
         }
+    }
+
+    /// Whether `name` was sent at all, even empty.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.0.contains_key(name)
     }
 
     /// Every non-empty value of `name`, in order (for `resource`, which may repeat).
@@ -541,6 +552,7 @@ mod tests {
             is_management: false,
             minimum_acr: None,
             organization_usage: svc_domain::OrganizationUsage::Allow,
+            require_pushed_authorization_requests: false,
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
         }

@@ -104,6 +104,7 @@ mod tests {
             is_management: false,
             minimum_acr: None,
             organization_usage: svc_domain::OrganizationUsage::Allow,
+            require_pushed_authorization_requests: false,
             created_at: at,
             updated_at: at,
         })

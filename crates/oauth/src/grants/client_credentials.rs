@@ -210,6 +210,7 @@ mod tests {
             is_management: false,
             minimum_acr: None,
             organization_usage: svc_domain::OrganizationUsage::Allow,
+            require_pushed_authorization_requests: false,
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
         }

@@ -1,6 +1,7 @@
 //! The auth plane's routes (ARCHITECTURE.md "Planes"): discovery and JWKS under
 //! `/.well-known/*`, the hosted pages with the authorization and end-session endpoints, and the
-//! token, introspection, revocation and UserInfo endpoints. Every protocol engine is built from
+//! token, introspection, revocation and UserInfo endpoints, and the pushed authorization request
+//! endpoint unless `[oidc].pushed_authorization_requests` disables it. Every protocol engine is built from
 //! one [`ProtocolContext`], so a new endpoint is one more line here; `[jwt]` and `[oidc]`
 //! become the engines' settings in this file alone.
 
@@ -11,10 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_config::Config;
 use svc_http::hosted::{self, HostedState};
+use svc_http::routes::par::{self, ParState};
 use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
 use svc_http::throttle::{Throttle, ThrottleSettings};
-use svc_oauth::authorize::{AuthorizeEndpoint, AuthorizeSettings};
+use svc_oauth::authorize::{AuthorizeEndpoint, AuthorizeSettings, PushEndpoint, PushedRequests};
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
 use svc_oauth::end_session::EndSession;
 use svc_oauth::introspect::Introspector;
@@ -27,7 +29,15 @@ use svc_oauth::{ProtocolContext, TokenSettings};
 pub(super) fn routes(config: &Config, services: &Services) -> Router {
     let ctx = protocol_context(config, services);
     let throttle = &config.server.endpoint_throttle;
-    Router::new()
+    // One throttle for every client-authenticated endpoint, so a client's budget is the same
+    // whether it spends it on tokens or on pushed requests.
+    let throttle = Arc::new(Throttle::new(ThrottleSettings {
+        enabled: throttle.enabled,
+        requests_per_second: throttle.requests_per_second,
+        burst: throttle.burst,
+    }));
+    let settings = authorize_settings(config);
+    let mut router = Router::new()
         .merge(well_known::router(WellKnownState {
             tenants: services.tenants.clone(),
             keys: services.keys.clone(),
@@ -36,25 +46,26 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
         .merge(hosted::router(HostedState {
             tenants: services.tenants.clone(),
             authn: services.authn.clone(),
-            authorize: Arc::new(AuthorizeEndpoint::new(
-                ctx.clone(),
-                authorize_settings(config),
-            )),
+            authorize: Arc::new(AuthorizeEndpoint::new(ctx.clone(), settings.clone())),
             end_session: Arc::new(EndSession::new(ctx.clone())),
             rng: services.rng.clone(),
-        }))
-        .merge(token::router(TokenState {
+        }));
+    // RFC 9126: unrouted when disabled, so the path is the router's plain 404.
+    if settings.pushed.is_enabled() {
+        router = router.merge(par::router(ParState {
             tenants: services.tenants.clone(),
-            endpoint: Arc::new(TokenEndpoint::new(ctx.clone(), token_settings(config))),
-            introspector: Arc::new(Introspector::new(ctx.clone())),
-            revoker: Arc::new(Revoker::new(ctx.clone())),
-            userinfo: Arc::new(UserInfo::new(ctx)),
-            throttle: Arc::new(Throttle::new(ThrottleSettings {
-                enabled: throttle.enabled,
-                requests_per_second: throttle.requests_per_second,
-                burst: throttle.burst,
-            })),
-        }))
+            endpoint: Arc::new(PushEndpoint::new(ctx.clone(), settings)),
+            throttle: throttle.clone(),
+        }));
+    }
+    router.merge(token::router(TokenState {
+        tenants: services.tenants.clone(),
+        endpoint: Arc::new(TokenEndpoint::new(ctx.clone(), token_settings(config))),
+        introspector: Arc::new(Introspector::new(ctx.clone())),
+        revoker: Arc::new(Revoker::new(ctx.clone())),
+        userinfo: Arc::new(UserInfo::new(ctx)),
+        throttle,
+    }))
 }
 
 /// What every protocol engine shares: the process's store, keys, clock and randomness, the
@@ -80,6 +91,8 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             introspection: true,
             revocation: true,
             end_session: true,
+            par: pushed_requests(config).is_enabled(),
+            par_required: pushed_requests(config) == PushedRequests::Required,
             second_factors: config.two_factor.enabled || config.passkey.enabled,
             ..OptionalFeatures::default()
         },
@@ -109,6 +122,16 @@ fn authorize_settings(config: &Config) -> AuthorizeSettings {
         second_factor_required: config.two_factor.enabled
             && config.two_factor.policy == svc_config::TwoFactorPolicy::Required,
         recovery: config.two_factor.enabled && config.recovery.enabled,
+        pushed: pushed_requests(config),
         ..AuthorizeSettings::default()
+    }
+}
+
+/// `[oidc].pushed_authorization_requests` in the engine's terms.
+fn pushed_requests(config: &Config) -> PushedRequests {
+    match config.oidc.pushed_authorization_requests {
+        svc_config::PushedAuthorizationRequests::Enabled => PushedRequests::Enabled,
+        svc_config::PushedAuthorizationRequests::Required => PushedRequests::Required,
+        svc_config::PushedAuthorizationRequests::Disabled => PushedRequests::Disabled,
     }
 }

@@ -498,8 +498,22 @@ async fn advertised_authorization_request_values_are_accepted_and_the_others_ref
         refused(&location, "request_not_supported", "request");
     }
     if oidc["request_uri_parameter_supported"] == false {
+        // OIDC Core §6.2 request_uri (fetched by URL) is refused even while PAR is served: it is
+        // not PAR's (RFC 9126 §5).
         let location = authorize(&world, &[("request_uri", "urn:example:x")]).await;
         refused(&location, "request_uri_not_supported", "request_uri");
+    }
+    // RFC 9126: a PAR request_uri that was never pushed is an error page, never a redirect; and
+    // the plain requests accepted above are accepted only where pushed ones are not required.
+    if oidc.get("pushed_authorization_request_endpoint").is_some() {
+        assert_eq!(oidc["require_pushed_authorization_requests"], false);
+        let path = format!(
+            "/oauth/authorize?client_id={}&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Apr_none",
+            world.client_id
+        );
+        let page = world.browser().get(&path).await;
+        assert_eq!(page.status, 400, "{}", page.body);
+        assert!(page.body.contains("invalid_request_uri"), "{}", page.body);
     }
     world.shutdown().await;
 }

@@ -595,6 +595,7 @@ async fn openid_client(backend: Backend) {
             "refresh_reuse_refused",
             "refresh_family_revoked_on_reuse",
             "sso_session_reused",
+            "pushed_authorization_request",
             "organization_claims",
             "organization_not_a_member",
             "resource_permissions_from_roles",

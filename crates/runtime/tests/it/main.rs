@@ -19,6 +19,7 @@ mod kms;
 mod machine_access;
 mod openapi;
 mod organizations;
+mod par;
 mod planes;
 mod policies;
 mod postgres_outage;

@@ -50,6 +50,7 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
         is_management: false,
         minimum_acr: Some(ACR_AAL2.into()),
         organization_usage: svc_domain::OrganizationUsage::Require,
+        require_pushed_authorization_requests: true,
         created_at: at,
         updated_at: at + Duration::seconds(1),
     }
@@ -71,6 +72,7 @@ pub fn public_application_fixture(tenant: &Tenant, seed: u64) -> Application {
         jwks_uri: None,
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
+        require_pushed_authorization_requests: false,
         ..application_fixture(tenant, seed)
     }
 }

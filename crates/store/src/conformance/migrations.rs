@@ -50,7 +50,7 @@ pub async fn pool_status_reports_configured_maximum(store: Arc<dyn Store>) {
 ///
 /// `insert_legacy` stores applications with the columns of that version, in the backend's own
 /// SQL: the repository writes the current schema, whose later columns (`minimum_acr`,
-/// `organization_usage`) that version does not have. The applications it gets have no value
+/// `organization_usage`, `require_pushed_authorization_requests`) that version does not have. The applications it gets have no value
 /// for those columns.
 pub async fn management_scopes_shrink_to_the_served_ones(
     store: Arc<dyn Store>,
@@ -67,12 +67,14 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         allowed_scopes: ScopeSet::parse(legacy).expect("legacy scopes"),
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
+        require_pushed_authorization_requests: false,
         ..super::application_fixture(&tenant, 72)
     };
     let ordinary = Application {
         allowed_scopes: ScopeSet::parse("organizations:read reports:read").expect("scopes"),
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
+        require_pushed_authorization_requests: false,
         ..super::application_fixture(&tenant, 73)
     };
     // A tenant whose management application was created while organizations were not served.
@@ -86,6 +88,7 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         .expect("scopes served before organizations"),
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
+        require_pushed_authorization_requests: false,
         ..super::application_fixture(&later, 75)
     };
 

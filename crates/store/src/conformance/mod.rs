@@ -17,6 +17,7 @@ mod migrations;
 mod organizations;
 mod passkeys;
 mod policies;
+mod pushed;
 mod recovery;
 mod signing_keys;
 mod tenants;
@@ -37,6 +38,7 @@ pub use migrations::*;
 pub use organizations::*;
 pub use passkeys::*;
 pub use policies::*;
+pub use pushed::*;
 pub use recovery::*;
 pub use signing_keys::*;
 pub use tenants::*;
@@ -213,6 +215,9 @@ macro_rules! conformance_suite {
             refresh_family_revocation_keeps_the_first_reason,
             access_token_revocations_are_per_tenant,
             purge_expired_grants_removes_dead_rows_and_keeps_live_ones,
+            pushed_requests_are_taken_once_by_their_client_before_expiry,
+            racing_pushed_request_takes_admit_exactly_one,
+            expired_pushed_requests_are_purged,
             racing_code_redemptions_admit_exactly_one,
             racing_refresh_rotations_admit_exactly_one,
             writes_for_an_unknown_tenant_name_the_foreign_key,

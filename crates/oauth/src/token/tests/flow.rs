@@ -63,6 +63,7 @@ impl Flow {
             is_management: false,
             minimum_acr: None,
             organization_usage: svc_domain::OrganizationUsage::Allow,
+            require_pushed_authorization_requests: false,
             created_at: now,
             updated_at: now,
         };

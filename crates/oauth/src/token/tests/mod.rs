@@ -15,6 +15,7 @@ mod picker;
 mod policies;
 mod private_key_jwt;
 mod prompts;
+mod pushed;
 mod refresh;
 mod request;
 mod resources;

@@ -1,0 +1,31 @@
+-- Pushed authorization requests (RFC 9126): an application may be registered to require them
+-- (`require_pushed_authorization_requests`, RFC 9126 §6; off for every existing application),
+-- and the requests pushed to `/oauth/par` wait here until their single use at the authorization
+-- endpoint, or until they expire (60 s) and the sweeper deletes them.
+--
+-- Only the SHA-256 of the `request_uri`'s random part is stored, like every other bearer value.
+-- `request` is the validated parameters, serialised by the OAuth engine. Constraint and index
+-- names match the PostgreSQL migration. Expiry is compared on the `_ns` twin (see
+-- 20261122000004_identity.sql).
+
+ALTER TABLE applications ADD COLUMN require_pushed_authorization_requests INTEGER NOT NULL
+    DEFAULT 0
+    CONSTRAINT applications_require_pushed_authorization_requests_check
+    CHECK (require_pushed_authorization_requests IN (0, 1));
+
+CREATE TABLE pushed_authorization_requests (
+    hash BLOB NOT NULL,
+    tenant_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    request TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    expires_at_ns INTEGER NOT NULL,
+    CONSTRAINT pushed_authorization_requests_pkey PRIMARY KEY (tenant_id, hash),
+    CONSTRAINT pushed_authorization_requests_hash_check CHECK (length(hash) = 32),
+    CONSTRAINT pushed_authorization_requests_tenant_id_fkey FOREIGN KEY (tenant_id)
+        REFERENCES tenants (id) ON DELETE CASCADE
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX pushed_authorization_requests_expires_at_idx
+    ON pushed_authorization_requests (expires_at_ns);
