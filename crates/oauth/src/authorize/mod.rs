@@ -41,7 +41,14 @@ mod gate;
 mod grant;
 mod picker;
 pub mod pushed;
+mod redirect;
 pub mod request;
+mod settings;
+mod storage;
+
+pub use settings::AuthorizeSettings;
+
+use redirect::{code_redirect, error_redirect};
 
 pub use picker::{OrganizationChoice, OrganizationPrompt};
 pub use pushed::{PushEndpoint, PushedAuthorizationResponse, PushedRequests};
@@ -56,17 +63,13 @@ enum Ask {
     Organization,
 }
 
-use crate::claims::ClaimsRequest;
 use crate::error::ErrorPageKind;
 use crate::policies;
-use crate::subject::subject_for;
 use request::{AuthorizationRequest, PageError, Params, RedirectError};
 use std::sync::Arc;
-use std::time::Duration;
 use svc_domain::{
-    Application, AuthorizationCode, ClientId, Clock, Consent, GeneratedSecret, Interaction,
-    InteractionId, MfaPolicy, OrganizationUsage, Origin, PolicyRule, Rng, Session, SignInFacts,
-    Tenant, denial_among,
+    Application, Clock, Interaction, InteractionId, OrganizationUsage, Origin, PolicyRule, Rng,
+    Session, SignInFacts, Tenant, denial_among,
 };
 use svc_store::{Store, StoreError};
 
@@ -115,82 +118,6 @@ const INTERACTION_REQUIRED: (&str, &str) = (
     "interaction_required",
     "the requested acr needs a second factor (prompt=none)",
 );
-
-/// Lifetimes of the authorization flow.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AuthorizeSettings {
-    /// `[oidc].authorization_code_lifetime_secs` (CONTRACTS.md default 60 s).
-    pub code_lifetime: Duration,
-    /// How long a person has to sign in and consent before starting over.
-    pub interaction_lifetime: Duration,
-    /// Whether sessions can be stepped up to `urn:svc:aal2` (second factors or passkeys on).
-    pub step_up: bool,
-    /// Whether a person can set a second factor up on the hosted pages (`[two_factor]`): only
-    /// then is a person without one sent to do so; otherwise an unmet floor is refused.
-    pub enrol: bool,
-    /// `[two_factor].policy = "required"`: every request needs `urn:svc:aal2`; a person without
-    /// a second factor is asked to set one up first.
-    pub second_factor_required: bool,
-    /// `[recovery]` is on: a person whose account was recovered by guardians sets up a new
-    /// second factor before any application gets a code.
-    pub recovery: bool,
-    /// `[oidc].pushed_authorization_requests` (RFC 9126): whether `request_uri`s of `/oauth/par`
-    /// are taken here, and whether plain requests are still accepted.
-    pub pushed: PushedRequests,
-}
-
-/// What second factors mean for one tenant's requests: the deployment's settings with the
-/// tenant's own policy over them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FactorRules {
-    step_up: bool,
-    enrol: bool,
-    required: bool,
-}
-
-impl AuthorizeSettings {
-    /// The rules for `tenant`: `off` takes step-up and enrolment away, `optional` lifts the
-    /// deployment's requirement, `required` adds one where a person can meet it (a stored
-    /// `required` on a deployment that no longer offers enrolment requires nothing, rather
-    /// than lock every person out).
-    fn factor_rules(&self, tenant: &Tenant) -> FactorRules {
-        let deployment = FactorRules {
-            step_up: self.step_up,
-            enrol: self.enrol,
-            required: self.second_factor_required,
-        };
-        match tenant.mfa_policy {
-            MfaPolicy::Default => deployment,
-            MfaPolicy::Off => FactorRules {
-                step_up: false,
-                enrol: false,
-                required: false,
-            },
-            MfaPolicy::Optional => FactorRules {
-                required: false,
-                ..deployment
-            },
-            MfaPolicy::Required => FactorRules {
-                required: self.enrol,
-                ..deployment
-            },
-        }
-    }
-}
-
-impl Default for AuthorizeSettings {
-    fn default() -> Self {
-        Self {
-            code_lifetime: Duration::from_secs(60),
-            interaction_lifetime: Duration::from_secs(30 * 60),
-            step_up: false,
-            enrol: false,
-            second_factor_required: false,
-            recovery: false,
-            pushed: PushedRequests::default(),
-        }
-    }
-}
 
 /// What the browser should see next.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -832,191 +759,6 @@ impl AuthorizeEndpoint {
             issuer,
         ))
     }
-
-    async fn application(
-        &self,
-        tenant: &Tenant,
-        raw: &str,
-    ) -> Result<Option<Application>, StoreError> {
-        let Ok(id) = ClientId::parse(raw) else {
-            return Ok(None);
-        };
-        if let Some(app) = self.clients.as_ref().and_then(|c| c.get(&tenant.id, &id)) {
-            return Ok(Some(app.as_ref().clone()));
-        }
-        let mut tx = self.store.read_once().await?;
-        let app = tx.application(&tenant.id, &id).await?;
-        tx.finish().await?;
-        if let (Some(cache), Some(app)) = (&self.clients, &app) {
-            cache.put(Arc::new(app.clone()));
-        }
-        Ok(app)
-    }
-
-    async fn pending(
-        &self,
-        tenant: &Tenant,
-        id: &InteractionId,
-    ) -> Result<(Interaction, AuthorizationRequest, Application), AuthorizeOutcome> {
-        let expired = || AuthorizeOutcome::ErrorPage {
-            kind: ErrorPageKind::Refused,
-            error: "invalid_request".into(),
-            description: "This sign-in request has expired or is unknown. Return to the \
-                          application and start again."
-                .into(),
-        };
-        let now = self.clock.now();
-        let load = async {
-            let mut tx = self.store.read().await?;
-            let pending = tx.interaction(&tenant.id, id, now).await?;
-            let app = match &pending {
-                Some(p) => tx.application(&tenant.id, &p.client_id).await?,
-                None => None,
-            };
-            tx.finish().await?;
-            Ok::<_, StoreError>((pending, app))
-        };
-        let (pending, app) = load.await.map_err(unavailable)?;
-        let (Some(pending), Some(app)) = (pending, app) else {
-            return Err(expired());
-        };
-        let req: AuthorizationRequest =
-            serde_json::from_str(&pending.request).map_err(|_| expired())?;
-        Ok((pending, req, app))
-    }
-
-    async fn store_interaction(
-        &self,
-        tenant: &Tenant,
-        app: &Application,
-        req: &AuthorizationRequest,
-    ) -> Result<InteractionId, StoreError> {
-        let now = self.clock.now();
-        let interaction = Interaction {
-            id: InteractionId::generate(self.clock.as_ref(), self.rng.as_ref()),
-            tenant_id: tenant.id.clone(),
-            client_id: app.id.clone(),
-            request: serde_json::to_string(req)
-                .map_err(|e| StoreError::Corrupt(format!("cannot encode a request: {e}")))?,
-            created_at: truncate_micros(now),
-            expires_at: truncate_micros(now + self.settings.interaction_lifetime),
-        };
-        let mut tx = self.store.write().await?;
-        tx.insert_interaction(&interaction).await?;
-        tx.commit().await?;
-        Ok(interaction.id)
-    }
-
-    async fn forget(&self, tenant: &Tenant, id: &InteractionId) -> Result<(), StoreError> {
-        let mut tx = self.store.write().await?;
-        tx.delete_interaction(&tenant.id, id).await?;
-        tx.commit().await
-    }
-
-    async fn consent(
-        &self,
-        tenant: &Tenant,
-        session: &Session,
-        app: &Application,
-    ) -> Result<Option<Consent>, StoreError> {
-        let mut tx = self.store.read_once().await?;
-        let consent = tx.consent(&tenant.id, &session.user_id, &app.id).await?;
-        tx.finish().await?;
-        Ok(consent)
-    }
-
-    async fn remember_consent(
-        &self,
-        tenant: &Tenant,
-        app: &Application,
-        session: &Session,
-        req: &AuthorizationRequest,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.store.write().await?;
-        let previous = tx.consent(&tenant.id, &session.user_id, &app.id).await?;
-        let mut scopes: Vec<_> = req.scopes().iter().cloned().collect();
-        if let Some(previous) = previous {
-            scopes.extend(previous.scope.iter().cloned());
-        }
-        let consent = Consent {
-            tenant_id: tenant.id.clone(),
-            user_id: session.user_id.clone(),
-            client_id: app.id.clone(),
-            scope: svc_domain::ScopeSet::from_scopes(scopes),
-            subject: subject_for(tenant, app, &session.user_id),
-            granted_at: truncate_micros(self.clock.now()),
-        };
-        tx.upsert_consent(&consent).await?;
-        let event = svc_domain::Event::new(
-            self.clock.as_ref(),
-            self.rng.as_ref(),
-            &tenant.id,
-            svc_domain::EventType::ConsentGranted,
-            svc_domain::EventData::ConsentGranted {
-                user_id: consent.user_id.clone(),
-                client_id: consent.client_id.clone(),
-                scope: consent.scope.to_string(),
-            },
-        );
-        tx.insert_event(&event).await?;
-        tx.commit().await
-    }
-
-    async fn issue_code(
-        &self,
-        tenant: &Tenant,
-        app: &Application,
-        req: &AuthorizationRequest,
-        session: &Session,
-        pending: Option<&Interaction>,
-        context: grant::CodeContext,
-    ) -> Result<String, StoreError> {
-        let grant::CodeContext {
-            organization,
-            resource,
-            scope,
-        } = context;
-        let now = truncate_micros(self.clock.now());
-        let redirect_uri = req
-            .redirect()
-            .ok_or_else(|| StoreError::Corrupt("stored redirect_uri no longer parses".into()))?;
-        let secret = GeneratedSecret::generate(CODE_PREFIX, self.rng.as_ref());
-        let code = AuthorizationCode {
-            hash: secret.hash.clone(),
-            tenant_id: tenant.id.clone(),
-            client_id: app.id.clone(),
-            user_id: session.user_id.clone(),
-            session_id: session.id.clone(),
-            redirect_uri,
-            scope,
-            code_challenge: req.code_challenge.clone(),
-            nonce: req.nonce.clone(),
-            auth_time: session.auth_time,
-            acr: session.acr.clone(),
-            amr: session.amr.clone(),
-            claims: ClaimsRequest::parse(req.claims.as_deref())
-                .with_acr_values(req.acr_values.as_deref())
-                .to_json(),
-            subject: subject_for(tenant, app, &session.user_id),
-            organization_id: organization,
-            resource_id: resource,
-            created_at: now,
-            expires_at: now + self.settings.code_lifetime,
-            redeemed_at: None,
-            issued_family: None,
-            issued_access_jti: None,
-            issued_access_expires_at: None,
-        };
-        let mut tx = self.store.write().await?;
-        tx.insert_code(&code).await?;
-        if let Some(p) = pending {
-            tx.delete_interaction(&tenant.id, &p.id).await?;
-        }
-        tx.commit().await?;
-        tracing::info!(tenant = %tenant.id, client_id = %app.id, session = %session.id,
-            "authorization code issued");
-        Ok(secret.plaintext)
-    }
 }
 
 /// Time at whole microseconds, the finest every backend stores, so comparisons after a round
@@ -1078,128 +820,5 @@ fn unavailable(e: StoreError) -> AuthorizeOutcome {
         kind: ErrorPageKind::Unavailable,
         error: "temporarily_unavailable".into(),
         description: "The service is temporarily unavailable. Try again in a moment.".into(),
-    }
-}
-
-/// `redirect_uri` with `code`, `state` and `iss` added to its query (RFC 6749 §4.1.2,
-/// RFC 9207 §2).
-fn code_redirect(redirect_uri: &str, code: &str, state: Option<&str>, issuer: &str) -> String {
-    with_params(
-        redirect_uri,
-        &[
-            ("code", Some(code)),
-            ("state", state),
-            ("iss", Some(issuer)),
-        ],
-    )
-}
-
-/// `redirect_uri` with `error`, `error_description`, `state` and `iss` (RFC 6749 §4.1.2.1).
-fn error_redirect(
-    redirect_uri: &str,
-    error: &RedirectError,
-    state: Option<&str>,
-    issuer: &str,
-) -> String {
-    with_params(
-        redirect_uri,
-        &[
-            ("error", Some(error.error)),
-            ("error_description", Some(&error.description)),
-            ("state", state),
-            ("iss", Some(issuer)),
-        ],
-    )
-}
-
-fn with_params(base: &str, params: &[(&str, Option<&str>)]) -> String {
-    match url::Url::parse(base) {
-        Ok(mut url) => {
-            {
-                let mut query = url.query_pairs_mut();
-                for (name, value) in params {
-                    if let Some(value) = value {
-                        query.append_pair(name, value);
-                    }
-                }
-            }
-            url.to_string()
-        }
-        // Registered URIs always parse (RedirectUri::parse); keep the base rather than panic.
-        Err(_) => base.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn redirects_keep_the_registered_query_and_encode_values() {
-        let url = code_redirect(
-            "https://app.example/cb?tenant=a",
-            "ac_x",
-            Some("s &=x"),
-            "https://id.example",
-        );
-        assert_eq!(
-            url,
-            "https://app.example/cb?tenant=a&code=ac_x&state=s+%26%3Dx&iss=https%3A%2F%2Fid.example"
-        );
-        let err = error_redirect(
-            "http://127.0.0.1:9/cb",
-            &RedirectError::new("access_denied", "no"),
-            None,
-            "http://127.0.0.1:8080",
-        );
-        assert!(err.starts_with("http://127.0.0.1:9/cb?error=access_denied&error_description=no"));
-        assert!(!err.contains("state="));
-    }
-
-    #[test]
-    fn a_tenant_policy_overrides_the_deployment_within_what_it_offers() {
-        use svc_domain::{ManualClock, PairwiseSecret, SeededRandom, TenantId, TenantSlug};
-        let clock = ManualClock::new(time::OffsetDateTime::UNIX_EPOCH);
-        let rng = SeededRandom::new(1);
-        let mut tenant = Tenant {
-            id: TenantId::generate(&clock, &rng),
-            slug: TenantSlug::parse("acme").unwrap(),
-            display_name: "Acme".into(),
-            status: svc_domain::TenantStatus::Active,
-            signup_enabled: false,
-            mfa_policy: MfaPolicy::Default,
-            pairwise_secret: PairwiseSecret::generate(&rng),
-            created_at: clock.now(),
-            updated_at: clock.now(),
-        };
-        let offered = AuthorizeSettings {
-            step_up: true,
-            enrol: true,
-            ..AuthorizeSettings::default()
-        };
-        let rules = |settings: &AuthorizeSettings, tenant: &Tenant| {
-            let r = settings.factor_rules(tenant);
-            (r.step_up, r.enrol, r.required)
-        };
-        assert_eq!(rules(&offered, &tenant), (true, true, false));
-        tenant.mfa_policy = MfaPolicy::Required;
-        assert_eq!(rules(&offered, &tenant), (true, true, true));
-        tenant.mfa_policy = MfaPolicy::Off;
-        assert_eq!(rules(&offered, &tenant), (false, false, false));
-        let required = AuthorizeSettings {
-            second_factor_required: true,
-            ..offered.clone()
-        };
-        tenant.mfa_policy = MfaPolicy::Optional;
-        assert_eq!(rules(&required, &tenant), (true, true, false));
-        tenant.mfa_policy = MfaPolicy::Default;
-        assert_eq!(rules(&required, &tenant), (true, true, true));
-        // A stored `required` where nobody can enrol requires nothing rather than lock out.
-        let passkeys_only = AuthorizeSettings {
-            step_up: true,
-            ..AuthorizeSettings::default()
-        };
-        tenant.mfa_policy = MfaPolicy::Required;
-        assert_eq!(rules(&passkeys_only, &tenant), (true, false, false));
     }
 }

@@ -1,0 +1,208 @@
+//! What the authorization endpoint reads and writes: the application a request names, the
+//! pending interactions that wait on a hosted page, remembered consents, and the single-use
+//! authorization code (256 random bits, stored hashed).
+
+use super::request::AuthorizationRequest;
+use super::{
+    AuthorizeEndpoint, AuthorizeOutcome, CODE_PREFIX, grant, truncate_micros, unavailable,
+};
+use crate::claims::ClaimsRequest;
+use crate::error::ErrorPageKind;
+use crate::subject::subject_for;
+use std::sync::Arc;
+use svc_domain::{
+    Application, AuthorizationCode, ClientId, Consent, GeneratedSecret, Interaction, InteractionId,
+    Session, Tenant,
+};
+use svc_store::StoreError;
+
+impl AuthorizeEndpoint {
+    pub(super) async fn application(
+        &self,
+        tenant: &Tenant,
+        raw: &str,
+    ) -> Result<Option<Application>, StoreError> {
+        let Ok(id) = ClientId::parse(raw) else {
+            return Ok(None);
+        };
+        if let Some(app) = self.clients.as_ref().and_then(|c| c.get(&tenant.id, &id)) {
+            return Ok(Some(app.as_ref().clone()));
+        }
+        let mut tx = self.store.read_once().await?;
+        let app = tx.application(&tenant.id, &id).await?;
+        tx.finish().await?;
+        if let (Some(cache), Some(app)) = (&self.clients, &app) {
+            cache.put(Arc::new(app.clone()));
+        }
+        Ok(app)
+    }
+
+    pub(super) async fn pending(
+        &self,
+        tenant: &Tenant,
+        id: &InteractionId,
+    ) -> Result<(Interaction, AuthorizationRequest, Application), AuthorizeOutcome> {
+        let expired = || AuthorizeOutcome::ErrorPage {
+            kind: ErrorPageKind::Refused,
+            error: "invalid_request".into(),
+            description: "This sign-in request has expired or is unknown. Return to the \
+                          application and start again."
+                .into(),
+        };
+        let now = self.clock.now();
+        let load = async {
+            let mut tx = self.store.read().await?;
+            let pending = tx.interaction(&tenant.id, id, now).await?;
+            let app = match &pending {
+                Some(p) => tx.application(&tenant.id, &p.client_id).await?,
+                None => None,
+            };
+            tx.finish().await?;
+            Ok::<_, StoreError>((pending, app))
+        };
+        let (pending, app) = load.await.map_err(unavailable)?;
+        let (Some(pending), Some(app)) = (pending, app) else {
+            return Err(expired());
+        };
+        let req: AuthorizationRequest =
+            serde_json::from_str(&pending.request).map_err(|_| expired())?;
+        Ok((pending, req, app))
+    }
+
+    pub(super) async fn store_interaction(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        req: &AuthorizationRequest,
+    ) -> Result<InteractionId, StoreError> {
+        let now = self.clock.now();
+        let interaction = Interaction {
+            id: InteractionId::generate(self.clock.as_ref(), self.rng.as_ref()),
+            tenant_id: tenant.id.clone(),
+            client_id: app.id.clone(),
+            request: serde_json::to_string(req)
+                .map_err(|e| StoreError::Corrupt(format!("cannot encode a request: {e}")))?,
+            created_at: truncate_micros(now),
+            expires_at: truncate_micros(now + self.settings.interaction_lifetime),
+        };
+        let mut tx = self.store.write().await?;
+        tx.insert_interaction(&interaction).await?;
+        tx.commit().await?;
+        Ok(interaction.id)
+    }
+
+    pub(super) async fn forget(
+        &self,
+        tenant: &Tenant,
+        id: &InteractionId,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.store.write().await?;
+        tx.delete_interaction(&tenant.id, id).await?;
+        tx.commit().await
+    }
+
+    pub(super) async fn consent(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+        app: &Application,
+    ) -> Result<Option<Consent>, StoreError> {
+        let mut tx = self.store.read_once().await?;
+        let consent = tx.consent(&tenant.id, &session.user_id, &app.id).await?;
+        tx.finish().await?;
+        Ok(consent)
+    }
+
+    pub(super) async fn remember_consent(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        session: &Session,
+        req: &AuthorizationRequest,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.store.write().await?;
+        let previous = tx.consent(&tenant.id, &session.user_id, &app.id).await?;
+        let mut scopes: Vec<_> = req.scopes().iter().cloned().collect();
+        if let Some(previous) = previous {
+            scopes.extend(previous.scope.iter().cloned());
+        }
+        let consent = Consent {
+            tenant_id: tenant.id.clone(),
+            user_id: session.user_id.clone(),
+            client_id: app.id.clone(),
+            scope: svc_domain::ScopeSet::from_scopes(scopes),
+            subject: subject_for(tenant, app, &session.user_id),
+            granted_at: truncate_micros(self.clock.now()),
+        };
+        tx.upsert_consent(&consent).await?;
+        let event = svc_domain::Event::new(
+            self.clock.as_ref(),
+            self.rng.as_ref(),
+            &tenant.id,
+            svc_domain::EventType::ConsentGranted,
+            svc_domain::EventData::ConsentGranted {
+                user_id: consent.user_id.clone(),
+                client_id: consent.client_id.clone(),
+                scope: consent.scope.to_string(),
+            },
+        );
+        tx.insert_event(&event).await?;
+        tx.commit().await
+    }
+
+    pub(super) async fn issue_code(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        req: &AuthorizationRequest,
+        session: &Session,
+        pending: Option<&Interaction>,
+        context: grant::CodeContext,
+    ) -> Result<String, StoreError> {
+        let grant::CodeContext {
+            organization,
+            resource,
+            scope,
+        } = context;
+        let now = truncate_micros(self.clock.now());
+        let redirect_uri = req
+            .redirect()
+            .ok_or_else(|| StoreError::Corrupt("stored redirect_uri no longer parses".into()))?;
+        let secret = GeneratedSecret::generate(CODE_PREFIX, self.rng.as_ref());
+        let code = AuthorizationCode {
+            hash: secret.hash.clone(),
+            tenant_id: tenant.id.clone(),
+            client_id: app.id.clone(),
+            user_id: session.user_id.clone(),
+            session_id: session.id.clone(),
+            redirect_uri,
+            scope,
+            code_challenge: req.code_challenge.clone(),
+            nonce: req.nonce.clone(),
+            auth_time: session.auth_time,
+            acr: session.acr.clone(),
+            amr: session.amr.clone(),
+            claims: ClaimsRequest::parse(req.claims.as_deref())
+                .with_acr_values(req.acr_values.as_deref())
+                .to_json(),
+            subject: subject_for(tenant, app, &session.user_id),
+            organization_id: organization,
+            resource_id: resource,
+            created_at: now,
+            expires_at: now + self.settings.code_lifetime,
+            redeemed_at: None,
+            issued_family: None,
+            issued_access_jti: None,
+            issued_access_expires_at: None,
+        };
+        let mut tx = self.store.write().await?;
+        tx.insert_code(&code).await?;
+        if let Some(p) = pending {
+            tx.delete_interaction(&tenant.id, &p.id).await?;
+        }
+        tx.commit().await?;
+        tracing::info!(tenant = %tenant.id, client_id = %app.id, session = %session.id,
+            "authorization code issued");
+        Ok(secret.plaintext)
+    }
+}
