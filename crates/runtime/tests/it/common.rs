@@ -61,6 +61,49 @@ pub(crate) async fn create_tenant(app: &TestApp, operator: &str, slug: &str) -> 
     }
 }
 
+/// The zero-config `default` tenant of a single-tenant app (issuer: the app's own origin), with
+/// management credentials issued to `operator` over the control plane.
+pub(crate) async fn default_tenant(app: &TestApp, operator: &str) -> CreatedTenant {
+    let tenants = app
+        .request(reqwest::Method::GET, "/api/v1/control-plane/tenants")
+        .bearer_auth(operator)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tenants.status(), 200);
+    let tenants: Value = tenants.json().await.unwrap();
+    let id = tenants["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("tenant list: {tenants}"))
+        .iter()
+        .find(|t| t["slug"] == "default")
+        .and_then(|t| t["id"].as_str())
+        .unwrap_or_else(|| panic!("no default tenant in {tenants}"))
+        .to_owned();
+    let credentials = app
+        .request(
+            reqwest::Method::POST,
+            &format!("/api/v1/control-plane/tenants/{id}/management-credentials"),
+        )
+        .bearer_auth(operator)
+        .send()
+        .await
+        .unwrap();
+    let status = credentials.status();
+    let credentials: Value = credentials.json().await.unwrap();
+    assert!(
+        status.is_success(),
+        "management credentials: {status} {credentials}"
+    );
+    let text = |v: &Value| v.as_str().unwrap().to_owned();
+    CreatedTenant {
+        id,
+        host: app.url.trim_start_matches("http://").to_owned(),
+        client_id: text(&credentials["client_id"]),
+        client_secret: text(&credentials["client_secret"]),
+    }
+}
+
 /// A client_credentials token of the tenant's management application, for `scope` (all of
 /// its scopes when `None`).
 pub(crate) async fn management_token(

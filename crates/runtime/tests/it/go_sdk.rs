@@ -6,9 +6,8 @@
 //! logout). Go comes from `bash scripts/interop-setup.sh` (Debian's golang-go); the SDK uses the
 //! standard library only, so nothing is downloaded.
 
-use crate::common::operator_token;
-use crate::interop::{repo_root, run_command, str_field};
-use serde_json::Value;
+use crate::common::{default_tenant, operator_token};
+use crate::interop::{repo_root, run_command};
 use std::path::PathBuf;
 use std::time::Duration;
 use svc_testkit::{BACKENDS, TestApp};
@@ -29,44 +28,6 @@ fn go() -> PathBuf {
         })
 }
 
-/// The default tenant's id and management credentials, through the control plane.
-async fn management_credentials(app: &TestApp) -> (String, String, String) {
-    let operator = operator_token(app).await;
-    let tenants: Value = app
-        .request(reqwest::Method::GET, "/api/v1/control-plane/tenants")
-        .bearer_auth(&operator)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let tenant = tenants["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["slug"] == "default")
-        .unwrap_or_else(|| panic!("no default tenant in {tenants}"));
-    let id = str_field(tenant, "id");
-    let credentials: Value = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/api/v1/control-plane/tenants/{id}/management-credentials"),
-        )
-        .bearer_auth(&operator)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    (
-        id,
-        str_field(&credentials, "client_id"),
-        str_field(&credentials, "client_secret"),
-    )
-}
-
 #[tokio::test]
 async fn the_go_sdk_passes_its_tests_against_the_service() {
     let go = go();
@@ -80,14 +41,14 @@ async fn the_go_sdk_passes_its_tests_against_the_service() {
             ],
         )
         .await;
-        let (tenant, client_id, client_secret) = management_credentials(&app).await;
+        let tenant = default_tenant(&app, &operator_token(&app).await).await;
         let cache = std::env::temp_dir().join("svc-go-build-cache");
         let cache = cache.display().to_string();
         let env = [
             ("SVC_E2E_ISSUER", app.url.as_str()),
-            ("SVC_E2E_TENANT_ID", tenant.as_str()),
-            ("SVC_E2E_MANAGEMENT_ID", client_id.as_str()),
-            ("SVC_E2E_MANAGEMENT_SECRET", client_secret.as_str()),
+            ("SVC_E2E_TENANT_ID", tenant.id.as_str()),
+            ("SVC_E2E_MANAGEMENT_ID", tenant.client_id.as_str()),
+            ("SVC_E2E_MANAGEMENT_SECRET", tenant.client_secret.as_str()),
             // Offline: the module has no dependencies, and nothing may be fetched.
             ("GOFLAGS", "-mod=mod"),
             ("GOPROXY", "off"),

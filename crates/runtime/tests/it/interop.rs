@@ -26,12 +26,12 @@
 #[path = "../../../sdk/examples/resource_server.rs"]
 mod resource_server;
 
-use crate::binary;
+use crate::common::{default_tenant, operator_token};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use svc_testkit::{Backend, Process, TestApp};
+use svc_testkit::{Backend, TestApp};
 
 /// Where the third-party clients are sent back to; never served (the scripts intercept it).
 const REDIRECT_URI: &str = "http://127.0.0.1:65500/callback";
@@ -253,61 +253,10 @@ async fn get_json(app: &TestApp, path: &str) -> Value {
 /// the control plane, and a client_credentials token with them.
 /// A management token of the default tenant, with the tenant's id.
 async fn management_token(app: &TestApp) -> (String, String) {
-    let work = tempfile::tempdir().unwrap();
-    let db = match &app.database_url {
-        Some(url) => url.clone(),
-        None => format!("sqlite://{}", app.sqlite_path().display()),
-    };
-    let exit = Process::run(
-        binary(),
-        work.path(),
-        &["operator", "create-token", "--name", "interop"],
-        &[("DATABASE_URL", &db)],
-    )
-    .await;
-    assert_eq!(exit.code, Some(0), "{}\n{}", exit.stdout, exit.stderr);
-    let operator = exit
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("svcop_"))
-        .expect("operator token on stdout")
-        .trim()
-        .to_owned();
-
-    let tenants = app
-        .request(reqwest::Method::GET, "/api/v1/control-plane/tenants")
-        .bearer_auth(&operator)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(tenants.status(), 200);
-    let tenants: Value = tenants.json().await.unwrap();
-    let default = tenants["items"]
-        .as_array()
-        .unwrap_or_else(|| panic!("tenant list: {tenants}"))
-        .iter()
-        .find(|t| t["slug"] == "default")
-        .unwrap_or_else(|| panic!("no default tenant in {tenants}"));
-    let id = str_field(default, "id");
-    let credentials = app
-        .request(
-            reqwest::Method::POST,
-            &format!("/api/v1/control-plane/tenants/{id}/management-credentials"),
-        )
-        .bearer_auth(&operator)
-        .send()
-        .await
-        .unwrap();
-    let status = credentials.status();
-    let credentials: Value = credentials.json().await.unwrap();
-    assert_eq!(status, 200, "management credentials: {credentials}");
-
+    let tenant = default_tenant(app, &operator_token(app).await).await;
     let token = app
         .request(reqwest::Method::POST, "/oauth/token")
-        .basic_auth(
-            str_field(&credentials, "client_id"),
-            Some(str_field(&credentials, "client_secret")),
-        )
+        .basic_auth(&tenant.client_id, Some(&tenant.client_secret))
         .form(&[
             ("grant_type", "client_credentials"),
             (
@@ -322,7 +271,7 @@ async fn management_token(app: &TestApp) -> (String, String) {
     let status = token.status();
     let token: Value = token.json().await.unwrap();
     assert_eq!(status, 200, "management token: {token}");
-    (str_field(&token, "access_token"), id)
+    (str_field(&token, "access_token"), tenant.id)
 }
 
 pub(crate) async fn create_application(app: &TestApp, token: &str, body: Value) -> Value {

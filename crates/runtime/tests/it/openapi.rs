@@ -17,7 +17,9 @@
 //! `SVC_OPENAPI__ENABLED=true`. The prerequisites come from `bash scripts/interop-setup.sh`;
 //! without them these tests fail and say so.
 
-use crate::common::{CreatedTenant, create_tenant, management_token, operator_token};
+use crate::common::{
+    CreatedTenant, create_tenant, default_tenant, management_token, operator_token,
+};
 use crate::hosted::support::{Browser, CHALLENGE, REDIRECT, VERIFIER, param};
 use crate::interop::{
     ONE_AT_A_TIME, Prerequisite, ScriptRun, chromium_path, create_application, repo_root,
@@ -221,42 +223,7 @@ async fn post(app: &TestApp, token: &str, path: &str, body: Value, status: u16) 
 impl Credentials {
     async fn provision(app: &TestApp) -> Self {
         let operator = operator_token(app).await;
-        let tenants = app
-            .request(Method::GET, "/api/v1/control-plane/tenants")
-            .bearer_auth(&operator)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(tenants.status(), 200);
-        let tenants: Value = tenants.json().await.unwrap();
-        let default = tenants["items"]
-            .as_array()
-            .unwrap_or_else(|| panic!("tenant list: {tenants}"))
-            .iter()
-            .find(|t| t["slug"] == "default")
-            .unwrap_or_else(|| panic!("no default tenant in {tenants}"));
-        let id = str_field(default, "id");
-        let credentials = app
-            .request(
-                Method::POST,
-                &format!("/api/v1/control-plane/tenants/{id}/management-credentials"),
-            )
-            .bearer_auth(&operator)
-            .send()
-            .await
-            .unwrap();
-        let status = credentials.status();
-        let credentials: Value = credentials.json().await.unwrap();
-        assert!(
-            status.is_success(),
-            "management credentials: {status} {credentials}"
-        );
-        let tenant = CreatedTenant {
-            id,
-            host: app.url.trim_start_matches("http://").to_owned(),
-            client_id: str_field(&credentials, "client_id"),
-            client_secret: str_field(&credentials, "client_secret"),
-        };
+        let tenant = default_tenant(app, &operator).await;
         // No scope asked: every scope of the management application.
         let management = management_token(app, &tenant, None).await;
         let reader = create_application(
