@@ -14,9 +14,10 @@ use serde_json::{Map, Value};
 
 use crate::model::{
     AdaptiveMfaConfig, AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig,
-    EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig,
-    OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig, SecurityConfig, ServerConfig,
-    SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
+    DeviceAuthorizationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig,
+    LogDelivery, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig,
+    SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig,
+    VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -318,6 +319,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         TenantConfig,
         WebhooksConfig,
         VerifiedDomainsConfig,
+        DeviceAuthorizationConfig,
     ]
 }
 

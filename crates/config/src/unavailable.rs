@@ -105,10 +105,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
     section("siwe", "Sign-In with Ethereum is not built yet"),
     // Protocol features.
     section(
-        "device_authorization",
-        "the device authorization grant (RFC 8628) is not built yet",
-    ),
-    section(
         "dpop",
         "DPoP sender-constrained tokens (RFC 9449) are not built yet",
     ),

@@ -5,6 +5,9 @@ use crate::{ClientId, RedirectUri, ScopeSet, SecretHash, SigningAlg, TenantId};
 use std::fmt;
 use time::OffsetDateTime;
 
+/// The wire name of the device authorization grant (RFC 8628 §3.4).
+pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
+
 /// An OAuth grant an application may use (RFC 6749 §4, RFC 8628, RFC 8693, CIBA).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GrantType {
@@ -14,6 +17,8 @@ pub enum GrantType {
     RefreshToken,
     /// `client_credentials` (RFC 6749 §4.4): confidential clients only.
     ClientCredentials,
+    /// `urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4).
+    DeviceCode,
 }
 
 impl GrantType {
@@ -23,6 +28,7 @@ impl GrantType {
             Self::AuthorizationCode => "authorization_code",
             Self::RefreshToken => "refresh_token",
             Self::ClientCredentials => "client_credentials",
+            Self::DeviceCode => DEVICE_CODE_GRANT,
         }
     }
 
@@ -32,6 +38,7 @@ impl GrantType {
             "authorization_code" => Some(Self::AuthorizationCode),
             "refresh_token" => Some(Self::RefreshToken),
             "client_credentials" => Some(Self::ClientCredentials),
+            DEVICE_CODE_GRANT => Some(Self::DeviceCode),
             _ => None,
         }
     }
@@ -205,6 +212,7 @@ mod tests {
             GrantType::AuthorizationCode,
             GrantType::RefreshToken,
             GrantType::ClientCredentials,
+            GrantType::DeviceCode,
         ] {
             assert_eq!(GrantType::parse(grant.as_str()), Some(grant));
         }

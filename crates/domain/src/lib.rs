@@ -9,6 +9,7 @@ mod access;
 mod application;
 mod audit;
 mod clock;
+mod device;
 mod event;
 mod factor;
 mod id;
@@ -35,10 +36,15 @@ pub use access::{
     PermissionError, PermissionName, RESERVED_SCOPES, Role, RoleGrant, RoleKind, permissions_for,
 };
 pub use application::{
-    Application, GrantType, OperatorToken, OrganizationUsage, TokenEndpointAuthMethod,
+    Application, DEVICE_CODE_GRANT, GrantType, OperatorToken, OrganizationUsage,
+    TokenEndpointAuthMethod,
 };
 pub use audit::{AuditEntry, AuditOutcome};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use device::{
+    DEVICE_CODE_PREFIX, DeviceAuthorization, DevicePoll, DeviceStatus, USER_CODE_ALPHABET,
+    USER_CODE_LENGTH, UserCode,
+};
 pub use event::{
     BruteForceScope, Event, EventData, EventType, LoginFailureReason, LogoutReason,
     RevocationReason, RevokedTokenKind,
@@ -84,8 +90,8 @@ pub use rng::{OsRandom, Rng, SeededRandom};
 pub use scope::{MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
 pub use secret::{GeneratedSecret, SecretHash};
 pub use session::{
-    ACR_PASSWORD, AuthorizationCode, Consent, Interaction, PushedRequest, RefreshFamily,
-    RefreshToken, Session, UserToken, UserTokenPurpose,
+    ACR_PASSWORD, AuthorizationCode, CodeBinding, Consent, Interaction, PushedRequest,
+    RefreshFamily, RefreshToken, Session, UserToken, UserTokenPurpose,
 };
 pub use tenant::{MfaPolicy, PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};

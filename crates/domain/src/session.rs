@@ -111,6 +111,28 @@ pub struct Consent {
     pub granted_at: OffsetDateTime,
 }
 
+/// How an authorization code reached its client, which decides the grant that may redeem it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodeBinding {
+    /// Sent to this redirect URI, which must be presented again, identical (RFC 6749 §4.1.3),
+    /// with `grant_type=authorization_code`.
+    Redirect(RedirectUri),
+    /// Never sent anywhere: a person approved a device authorization (RFC 8628), and the code
+    /// is stored under the device code's hash for the device's next poll
+    /// (`grant_type=urn:ietf:params:oauth:grant-type:device_code`) to redeem, once.
+    Device,
+}
+
+impl CodeBinding {
+    /// The redirect URI of a code sent to one.
+    pub fn redirect_uri(&self) -> Option<&RedirectUri> {
+        match self {
+            Self::Redirect(uri) => Some(uri),
+            Self::Device => None,
+        }
+    }
+}
+
 /// An authorization code (RFC 6749 §4.1.2) and everything its redemption must check or carry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthorizationCode {
@@ -124,8 +146,8 @@ pub struct AuthorizationCode {
     pub user_id: UserId,
     /// The session it came from (`sid`).
     pub session_id: SessionId,
-    /// Must be presented again, identical (RFC 6749 §4.1.3).
-    pub redirect_uri: RedirectUri,
+    /// How the code reached its client, hence which grant redeems it.
+    pub binding: CodeBinding,
     /// Granted scopes.
     pub scope: ScopeSet,
     /// `code_challenge` (S256) when PKCE was used (RFC 7636 §4.4.1).

@@ -52,6 +52,16 @@ pub enum ErrorCode {
     ServerError,
     /// A dependency (database, key management) is unavailable; retry later. 503.
     TemporarilyUnavailable,
+    /// Device grant poll: the person has not decided yet (RFC 8628 §3.5). 400.
+    AuthorizationPending,
+    /// Device grant poll sooner than the interval; the interval grew by 5 s (RFC 8628 §3.5).
+    /// 400, with `Retry-After`.
+    SlowDown,
+    /// Device grant poll: the person declined, or the request was refused for them
+    /// (RFC 8628 §3.5). 400.
+    AccessDenied,
+    /// Device grant poll: the device code expired; start again (RFC 8628 §3.5). 400.
+    ExpiredToken,
 }
 
 impl ErrorCode {
@@ -70,6 +80,10 @@ impl ErrorCode {
             Self::InsufficientScope => "insufficient_scope",
             Self::ServerError => "server_error",
             Self::TemporarilyUnavailable => "temporarily_unavailable",
+            Self::AuthorizationPending => "authorization_pending",
+            Self::SlowDown => "slow_down",
+            Self::AccessDenied => "access_denied",
+            Self::ExpiredToken => "expired_token",
         }
     }
 }
@@ -98,6 +112,7 @@ pub struct OAuthError {
     code: ErrorCode,
     description: Cow<'static, str>,
     basic_attempted: bool,
+    retry_after: Option<u32>,
     log_detail: Option<Cow<'static, str>>,
     source: Option<Source>,
 }
@@ -109,6 +124,7 @@ impl OAuthError {
             code,
             description: description.into(),
             basic_attempted: false,
+            retry_after: None,
             log_detail: None,
             source: None,
         }
@@ -195,6 +211,18 @@ impl OAuthError {
         self
     }
 
+    /// Asks the client to wait `secs` seconds before the next request (`Retry-After`, with
+    /// `slow_down`).
+    pub fn with_retry_after(mut self, secs: u32) -> Self {
+        self.retry_after = Some(secs);
+        self
+    }
+
+    /// Seconds the client must wait before trying again, when the error says.
+    pub fn retry_after(&self) -> Option<u32> {
+        self.retry_after
+    }
+
     /// The `error` code.
     pub fn code(&self) -> ErrorCode {
         self.code
@@ -224,6 +252,7 @@ impl fmt::Debug for OAuthError {
             .field("code", &self.code)
             .field("description", &self.description)
             .field("basic_attempted", &self.basic_attempted)
+            .field("retry_after", &self.retry_after)
             .field("log_detail", &self.log_detail)
             .field("source", &self.source)
             .finish()

@@ -13,6 +13,7 @@ pub mod authorize;
 pub mod claims;
 pub mod client_auth;
 pub mod context;
+pub mod device;
 pub mod discovery;
 pub mod end_session;
 pub mod error;

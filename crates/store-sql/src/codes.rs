@@ -9,14 +9,18 @@
 //! (which now sees the committed redemption) tells a replay (`Again`) from a code that does not
 //! exist for the tenant (`Unknown`). `scope` and `amr` are JSON arrays (`jsonb` on PostgreSQL);
 //! SQLite also writes the `expires_at_ns` twin, for the purge.
+//!
+//! A code approved on a device ([`CodeBinding::Device`]) has no redirect URI; its
+//! `redirect_uri` column holds the device grant's URN ([`DEVICE_CODE_GRANT`]), which no
+//! registered redirect URI can equal (registration refuses a `urn:` scheme).
 
 use crate::dialect::{Conn, Dialect, PerDialect};
 use crate::naming;
 use crate::record::{Record, hash_name};
 use crate::{Columns, Row, Stmt, encode_scopes, encode_strings};
 use svc_domain::{
-    ApiResourceId, AuthorizationCode, ClientId, OrganizationId, RedirectUri, RefreshFamilyId,
-    SecretHash, SessionId, TenantId, UserId,
+    ApiResourceId, AuthorizationCode, ClientId, CodeBinding, DEVICE_CODE_GRANT, OrganizationId,
+    RedirectUri, RefreshFamilyId, SecretHash, SessionId, TenantId, UserId,
 };
 use svc_store::{CodeRedemption, StoreError};
 use time::OffsetDateTime;
@@ -64,7 +68,10 @@ pub(crate) async fn insert<D: Dialect>(
         .bind(code.client_id.as_str())
         .bind(code.user_id.as_str())
         .bind(code.session_id.as_str())
-        .bind(code.redirect_uri.as_str())
+        .bind(match &code.binding {
+            CodeBinding::Redirect(uri) => uri.as_str(),
+            CodeBinding::Device => DEVICE_CODE_GRANT,
+        })
         .bind_json(encode_scopes(&code.scope)?)
         .bind(code.code_challenge.as_deref())
         .bind(code.nonce.as_deref())
@@ -229,7 +236,15 @@ impl AuthorizationCodeRow {
             client_id: r.parse("client_id", &self.client_id, ClientId::parse)?,
             user_id: r.parse("user_id", &self.user_id, UserId::parse)?,
             session_id: r.parse("session_id", &self.session_id, SessionId::parse)?,
-            redirect_uri: r.parse("redirect_uri", &self.redirect_uri, RedirectUri::parse)?,
+            binding: if self.redirect_uri == DEVICE_CODE_GRANT {
+                CodeBinding::Device
+            } else {
+                CodeBinding::Redirect(r.parse(
+                    "redirect_uri",
+                    &self.redirect_uri,
+                    RedirectUri::parse,
+                )?)
+            },
             scope: r.scopes("scope", &self.scope)?,
             amr: r.strings("amr", &self.amr)?,
             organization_id: r.parse_opt(

@@ -23,6 +23,7 @@ mod tx;
 mod tenants;
 
 mod codes;
+mod device;
 mod factors;
 mod grants;
 mod login_history;

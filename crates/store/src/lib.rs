@@ -11,6 +11,7 @@
 mod access;
 mod applications;
 mod audit;
+mod device;
 mod domains;
 mod error;
 mod factors;
@@ -35,6 +36,7 @@ pub use applications::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, UpdateOutcome,
 };
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
+pub use device::{DeviceReads, DeviceWrites};
 pub use domains::{DomainReads, DomainWrites};
 pub use error::StoreError;
 pub use factors::{FactorReads, FactorWrites};
@@ -172,6 +174,7 @@ pub trait ReadTx:
     + AccessReads
     + PolicyReads
     + GrantReads
+    + DeviceReads
     + WebhookReads
     + Send
 {
@@ -220,6 +223,8 @@ pub trait WriteTx:
     + GrantReads
     + GrantWrites
     + PushedRequestWrites
+    + DeviceReads
+    + DeviceWrites
     + WebhookReads
     + WebhookWrites
     + EventWrites

@@ -8,6 +8,7 @@ mod auth;
 mod database;
 mod delivery;
 mod deployment;
+mod device_authorization;
 mod passkey;
 mod security;
 mod server;
@@ -27,6 +28,7 @@ pub use delivery::{
     SmtpConfig,
 };
 pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
+pub use device_authorization::DeviceAuthorizationConfig;
 pub use passkey::PasskeyConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
@@ -79,6 +81,8 @@ pub struct Config {
     pub webhooks: WebhooksConfig,
     /// How the domains organizations claim are verified (DNS TXT lookups, the HTTPS method).
     pub verified_domains: VerifiedDomainsConfig,
+    /// The device authorization grant (RFC 8628).
+    pub device_authorization: DeviceAuthorizationConfig,
 
     // Not configuration: where relative paths and the embedded database are anchored.
     #[serde(skip)]

@@ -88,12 +88,6 @@ const CASES: &[Case] = &[
         "true",
     ),
     case(
-        "device_authorization",
-        "[device_authorization]\nenabled = true\ninterval_secs = 5\n",
-        "SVC_DEVICE_AUTHORIZATION__ENABLED",
-        "true",
-    ),
-    case(
         "dpop",
         "[dpop]\nrequired = true\n",
         "SVC_DPOP__REQUIRED",

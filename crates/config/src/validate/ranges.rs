@@ -384,6 +384,24 @@ pub(crate) const BOUNDS: &[Bound] = &[
         30_000,
     ),
     bound(
+        "device_authorization.code_lifetime_secs",
+        |c| Some(c.device_authorization.code_lifetime_secs.into()),
+        60,
+        1_800,
+    ),
+    bound(
+        "device_authorization.interval_secs",
+        |c| Some(c.device_authorization.interval_secs.into()),
+        1,
+        60,
+    ),
+    bound(
+        "device_authorization.max_user_code_attempts",
+        |c| Some(c.device_authorization.max_user_code_attempts.into()),
+        1,
+        100,
+    ),
+    bound(
         "webhooks.max_subscriptions_per_tenant",
         |c| Some(c.webhooks.max_subscriptions_per_tenant.into()),
         1,

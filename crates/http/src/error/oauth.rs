@@ -8,7 +8,7 @@
 //! response is deliberately uniform.
 
 use axum::response::{IntoResponse, Response};
-use http::header::{CACHE_CONTROL, CONTENT_TYPE, PRAGMA, WWW_AUTHENTICATE};
+use http::header::{CACHE_CONTROL, CONTENT_TYPE, PRAGMA, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{HeaderValue, StatusCode};
 use serde::Serialize;
 use svc_oauth::{ErrorCode, OAuthError};
@@ -28,7 +28,11 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::UnsupportedGrantType
         | ErrorCode::InvalidScope
         | ErrorCode::UnsupportedResponseType
-        | ErrorCode::InvalidTarget => StatusCode::BAD_REQUEST,
+        | ErrorCode::InvalidTarget
+        | ErrorCode::AuthorizationPending
+        | ErrorCode::SlowDown
+        | ErrorCode::AccessDenied
+        | ErrorCode::ExpiredToken => StatusCode::BAD_REQUEST,
     }
 }
 
@@ -63,6 +67,11 @@ pub(crate) fn response(error: &OAuthError) -> Response {
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if let Some(secs) = error.retry_after() {
+        response
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from(secs));
+    }
     if error.basic_challenge() {
         response.headers_mut().insert(
             WWW_AUTHENTICATE,
@@ -106,6 +115,10 @@ mod tests {
             (ErrorCode::InsufficientScope, 403),
             (ErrorCode::ServerError, 500),
             (ErrorCode::TemporarilyUnavailable, 503),
+            (ErrorCode::AuthorizationPending, 400),
+            (ErrorCode::SlowDown, 400),
+            (ErrorCode::AccessDenied, 400),
+            (ErrorCode::ExpiredToken, 400),
         ];
         for (code, expected) in table {
             assert_eq!(status(code).as_u16(), expected, "{code}");

@@ -191,6 +191,10 @@ pub(crate) async fn consent_page(
     let s = ctx.s();
     let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
     let mut page = Page::new(s.consent_title).line("", Some(prompt.client_name), s.consent_wants);
+    // RFC 8628 §5.4: a device's request shows its code again, to compare with the device.
+    if let Some(code) = prompt.device_user_code {
+        page = page.line(s.device.consent_check, Some(code), s.device.consent_warning);
+    }
     for scope in &prompt.scopes {
         page = match (s.scope(scope), prompt.permissions.get(scope)) {
             (Some(description), _) => page.item(description, None),
@@ -332,7 +336,7 @@ pub(crate) async fn organization_choose(
 
 /// Where the browser is, for access policies' network rule: the client address (the peer,
 /// or what a trusted proxy forwarded).
-fn origin(ctx: &Ctx) -> svc_domain::Origin {
+pub(super) fn origin(ctx: &Ctx) -> svc_domain::Origin {
     ctx.client
         .ip
         .map_or(svc_domain::Origin::Unknown, svc_domain::Origin::Person)

@@ -1,7 +1,7 @@
 //! The browser-facing side of human sign-in: the authorization endpoint's HTTP
 //! (`/oauth/authorize`, its resume URL, RP-initiated logout) and the hosted pages under
 //! `/auth/*` (sign-in, sign-up, email links, invitations to join, consent, account, sessions,
-//! sign-out, social recovery).
+//! sign-out, social recovery), and the device verification page (`/oauth/device/verify`).
 //!
 //! Handlers are thin: they read the request (form, query, cookies), check CSRF, call ONE engine
 //! function ([`svc_authn::Authn`] or [`svc_oauth::authorize::AuthorizeEndpoint`]) and map the
@@ -26,6 +26,7 @@ mod authorize;
 pub(crate) mod cookies;
 mod csrf;
 pub(crate) mod ctx;
+mod device;
 mod end_session;
 mod factors;
 pub(crate) mod form;
@@ -52,6 +53,7 @@ use std::sync::Arc;
 use svc_authn::Authn;
 use svc_domain::{InteractionId, Rng};
 use svc_oauth::authorize::AuthorizeEndpoint;
+use svc_oauth::device::{DeviceSettings, VERIFICATION_PATH};
 use svc_oauth::end_session::EndSession;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::{IntoParams, ToSchema};
@@ -73,6 +75,8 @@ pub struct HostedState {
     pub end_session: Arc<EndSession>,
     /// Randomness for CSRF tokens.
     pub rng: Arc<dyn Rng>,
+    /// `[device_authorization]` when enabled: the verification page is served.
+    pub device: Option<Arc<DeviceSettings>>,
 }
 
 impl std::fmt::Debug for HostedState {
@@ -185,8 +189,12 @@ fn api() -> OpenApiRouter<HostedState> {
 
 /// The authorization endpoint and the hosted pages (auth plane).
 pub fn router(state: HostedState) -> Router {
-    api()
-        .split_for_parts()
+    let mut api = api();
+    // RFC 8628: unrouted when disabled, so the path is the router's plain 404.
+    if state.device.is_some() {
+        api = api.route(VERIFICATION_PATH, get(device::page).post(device::submit));
+    }
+    api.split_for_parts()
         .0
         .layer(axum::middleware::map_response(secure))
         .with_state(state)

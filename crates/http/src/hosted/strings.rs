@@ -5,9 +5,11 @@
 //! value (a client name, a scope) are split around it, so the value is inserted by the template
 //! and escaped there, never formatted into trusted text.
 
+mod device;
 mod join;
 mod recovery;
 
+pub use device::DeviceStrings;
 pub use join::JoinStrings;
 pub use recovery::RecoveryStrings;
 
@@ -414,6 +416,8 @@ pub struct Strings {
     pub recovery: &'static RecoveryStrings,
     /// The invitation page's texts, in the same language.
     pub join: &'static JoinStrings,
+    /// The device verification page's texts.
+    pub device: &'static DeviceStrings,
 }
 
 /// English.
@@ -623,6 +627,7 @@ pub static EN: Strings = Strings {
     security_key_removed: "The security key was removed.",
     recovery: &recovery::EN,
     join: &join::EN,
+    device: &device::EN,
 };
 
 impl Strings {

@@ -376,6 +376,15 @@ impl Field {
         field
     }
 
+    /// A device's user code (RFC 8628 §3.3), pre-filled from `verification_uri_complete`.
+    pub(crate) fn user_code(s: &Strings, value: &str) -> Self {
+        let mut field = Self::new("user_code", s.device.code_label, "text", "off");
+        field.hint = Some(s.device.code_hint);
+        field.value = value.to_owned();
+        field.max_length = 32;
+        field
+    }
+
     /// An optional checkbox sending `name=yes` when ticked.
     pub(crate) fn checkbox(name: &'static str, label: &'static str) -> Self {
         let mut field = Self::new(name, label, "checkbox", "off");

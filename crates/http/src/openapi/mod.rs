@@ -182,6 +182,7 @@ pub fn document() -> OpenApi {
         crate::routes::webhooks::operations(),
         crate::routes::token::operations(),
         crate::routes::par::operations(),
+        crate::routes::device::operations(),
         crate::routes::well_known::operations(),
         crate::hosted::operations(),
         crate::health::operations(),

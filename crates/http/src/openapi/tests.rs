@@ -172,7 +172,7 @@ fn protocol_operations_cite_their_rfc_and_point_to_discovery() {
         .into_iter()
         .filter(|(_, _, op)| op["tags"] == json!([tags::PROTOCOL]))
         .collect();
-    assert_eq!(protocol.len(), 10);
+    assert_eq!(protocol.len(), 11);
     for (path, method, op) in protocol {
         let text = op["description"].as_str().unwrap_or_default();
         assert!(
@@ -517,7 +517,11 @@ fn the_token_request_documents_the_advertised_grants() {
         "https://acme.id.example.com",
         &DiscoverySettings {
             access_token_alg: svc_domain::SigningAlg::Es256,
-            features: OptionalFeatures::default(),
+            // The document describes every grant the deployment can enable.
+            features: OptionalFeatures {
+                device_authorization: true,
+                ..OptionalFeatures::default()
+            },
         },
     );
     let advertised: BTreeSet<String> = advertised["grant_types_supported"]

@@ -5,6 +5,7 @@ pub mod api_resources;
 mod application_roles;
 pub mod applications;
 pub mod control_plane;
+pub mod device;
 pub mod invitations;
 pub mod organizations;
 mod organizations_domains;

@@ -10,45 +10,22 @@
 //! pushes, and so the number of live pushed requests (each lives 60 s), is bounded by the
 //! throttle of the prelude.
 
-use super::protocol::ProtocolRequest;
+use super::protocol::{EndpointState, ProtocolRequest};
 use super::token::{ClientAuthentication, OAuthErrorBody};
 use crate::error::oauth::{self, no_store};
 use crate::openapi::refusals::{self, Refusals};
 use crate::openapi::tags;
-use crate::tenancy::TenantResolver;
-use crate::throttle::Throttle;
 use axum::Router;
-use axum::extract::{FromRef, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use svc_oauth::authorize::PushEndpoint;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// State of the PAR route.
-#[derive(Clone)]
-pub struct ParState {
-    /// Host → tenant.
-    pub tenants: TenantResolver,
-    /// The engine.
-    pub endpoint: Arc<PushEndpoint>,
-    /// Request throttling (the same budgets as the token endpoint's).
-    pub throttle: Arc<Throttle>,
-}
-
-impl FromRef<ParState> for TenantResolver {
-    fn from_ref(state: &ParState) -> Self {
-        state.tenants.clone()
-    }
-}
-
-impl FromRef<ParState> for Arc<Throttle> {
-    fn from_ref(state: &ParState) -> Self {
-        Arc::clone(&state.throttle)
-    }
-}
+pub type ParState = EndpointState<PushEndpoint>;
 
 fn api() -> OpenApiRouter<ParState> {
     OpenApiRouter::new().routes(routes!(push))

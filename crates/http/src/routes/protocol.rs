@@ -23,6 +23,41 @@ use std::sync::Arc;
 use svc_oauth::OAuthError;
 use svc_oauth::token::client_id_hint;
 
+/// The state of a route whose one engine `E` serves a client-authenticated protocol endpoint
+/// beside the token endpoint (`/oauth/par`, `/oauth/device/code`): what the prelude needs, and
+/// the engine.
+pub struct EndpointState<E> {
+    /// Host → tenant.
+    pub tenants: TenantResolver,
+    /// The engine.
+    pub endpoint: Arc<E>,
+    /// Request throttling (the same budgets as the token endpoint's).
+    pub throttle: Arc<Throttle>,
+}
+
+// By hand: a derive would ask `E: Clone`, and only the `Arc` is cloned.
+impl<E> Clone for EndpointState<E> {
+    fn clone(&self) -> Self {
+        Self {
+            tenants: self.tenants.clone(),
+            endpoint: Arc::clone(&self.endpoint),
+            throttle: Arc::clone(&self.throttle),
+        }
+    }
+}
+
+impl<E> FromRef<EndpointState<E>> for TenantResolver {
+    fn from_ref(state: &EndpointState<E>) -> Self {
+        state.tenants.clone()
+    }
+}
+
+impl<E> FromRef<EndpointState<E>> for Arc<Throttle> {
+    fn from_ref(state: &EndpointState<E>) -> Self {
+        Arc::clone(&state.throttle)
+    }
+}
+
 /// A protocol request that passed the prelude: its tenant, its form pairs and its
 /// `Authorization` header (client authentication is the engine's to check).
 #[derive(Debug)]

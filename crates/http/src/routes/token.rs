@@ -99,7 +99,10 @@ pub fn operations() -> utoipa::openapi::OpenApi {
     description = "The token endpoint (RFC 6749 §3.2). Grants served: `authorization_code` \
         (RFC 6749 §4.1.3, with PKCE per RFC 7636 §4.5), `refresh_token` (RFC 6749 §6, rotated \
         on every use per RFC 9700 §4.14.2) and `client_credentials` (RFC 6749 §4.4.2, \
-        confidential clients only, never with a refresh token). The body is a form; a \
+        confidential clients only, never with a refresh token) and, while \
+        `[device_authorization].enabled`, `urn:ietf:params:oauth:grant-type:device_code` \
+        (RFC 8628 §3.4: the device's poll, answered `authorization_pending`, `slow_down` with \
+        `Retry-After`, `access_denied`, `expired_token` or the tokens). The body is a form; a \
         parameter may not be repeated (except `resource`, RFC 8707 §2), empty ones count as \
         absent and unknown ones are ignored.\n\n\
         The client authenticates with the method it registered, exactly one per request \
@@ -128,7 +131,9 @@ pub fn operations() -> utoipa::openapi::OpenApi {
             (code or refresh token invalid, expired, used, or bound to another client or \
             redirect URI; PKCE verifier wrong), `unauthorized_client` (the grant is not allowed \
             on this application), `unsupported_grant_type`, `invalid_scope`, `invalid_target` \
-            (`resource`).", body = OAuthErrorBody),
+            (`resource`); for the device grant also `authorization_pending`, `slow_down` (with \
+            `Retry-After`), `access_denied` and `expired_token` (RFC 8628 §3.5).",
+         body = OAuthErrorBody),
         (status = 401, description = "RFC 6749 §5.2 `invalid_client`: client authentication \
             failed or was missing (one answer for unknown client, wrong secret and wrong method).",
          body = OAuthErrorBody,
@@ -364,7 +369,7 @@ async fn userinfo(
 // these types exist to describe the forms and answers, and must follow what the engines do.
 
 /// Every RFC 6749 §5.2 / RFC 6750 §3.1 `error` code the protocol endpoints can answer.
-pub const OAUTH_ERROR_CODES: [ErrorCode; 12] = [
+pub const OAUTH_ERROR_CODES: [ErrorCode; 16] = [
     ErrorCode::InvalidRequest,
     ErrorCode::InvalidClient,
     ErrorCode::InvalidGrant,
@@ -377,13 +382,18 @@ pub const OAUTH_ERROR_CODES: [ErrorCode; 12] = [
     ErrorCode::InsufficientScope,
     ErrorCode::ServerError,
     ErrorCode::TemporarilyUnavailable,
+    ErrorCode::AuthorizationPending,
+    ErrorCode::SlowDown,
+    ErrorCode::AccessDenied,
+    ErrorCode::ExpiredToken,
 ];
 
 fn oauth_error_code() -> ObjectBuilder {
     ObjectBuilder::new()
         .schema_type(Type::String)
         .description(Some(
-            "The error code (RFC 6749 §5.2, RFC 6750 §3.1, RFC 8707 §2, RFC 9126 §2.3); each \
+            "The error code (RFC 6749 §5.2, RFC 6750 §3.1, RFC 8707 §2, RFC 9126 §2.3, RFC 8628 \
+             §3.5); each \
              response says which codes it carries.",
         ))
         .enum_values(Some(OAUTH_ERROR_CODES.iter().map(|c| c.as_str())))
@@ -543,6 +553,29 @@ pub struct ClientCredentialsTokenRequest {
     pub client: ClientAuthentication,
 }
 
+fn device_code_grant() -> ObjectBuilder {
+    single(svc_domain::DEVICE_CODE_GRANT, "RFC 8628 §3.4.")
+}
+
+/// `grant_type=urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4): the device's
+/// poll, no more often than the `interval` of `/oauth/device/code`.
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({
+    "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+    "device_code": "dc_GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS",
+    "client_id": "app_01JB7Q3M2X8V6N4K0T5R9C1D2E"
+}))]
+pub struct DeviceCodeTokenRequest {
+    /// `urn:ietf:params:oauth:grant-type:device_code`.
+    #[schema(schema_with = device_code_grant)]
+    pub grant_type: String,
+    /// The `device_code` of `/oauth/device/code`.
+    pub device_code: String,
+    /// Client authentication in the body.
+    #[serde(flatten)]
+    pub client: ClientAuthentication,
+}
+
 /// A token request: one of the grants this deployment serves.
 #[derive(Deserialize, ToSchema)]
 #[serde(untagged)]
@@ -553,6 +586,8 @@ pub enum TokenRequest {
     RefreshToken(RefreshTokenRequest),
     /// RFC 6749 §4.4.2.
     ClientCredentials(ClientCredentialsTokenRequest),
+    /// RFC 8628 §3.4.
+    DeviceCode(DeviceCodeTokenRequest),
 }
 
 fn bearer_token_type() -> ObjectBuilder {
@@ -780,7 +815,11 @@ mod tests {
                 | ErrorCode::InvalidToken
                 | ErrorCode::InsufficientScope
                 | ErrorCode::ServerError
-                | ErrorCode::TemporarilyUnavailable => {}
+                | ErrorCode::TemporarilyUnavailable
+                | ErrorCode::AuthorizationPending
+                | ErrorCode::SlowDown
+                | ErrorCode::AccessDenied
+                | ErrorCode::ExpiredToken => {}
             }
         }
         let mut names: Vec<_> = OAUTH_ERROR_CODES.iter().map(|c| c.as_str()).collect();

@@ -15,12 +15,16 @@ pub(crate) enum GrantTypeName {
     /// `authorization_code` (RFC 6749 §4.1); needs a redirect URI.
     #[schema(rename = "authorization_code")]
     AuthorizationCode,
-    /// `refresh_token` (RFC 6749 §6); needs `authorization_code`.
+    /// `refresh_token` (RFC 6749 §6); needs `authorization_code` or the device grant.
     #[schema(rename = "refresh_token")]
     RefreshToken,
     /// `client_credentials` (RFC 6749 §4.4); confidential clients only.
     #[schema(rename = "client_credentials")]
     ClientCredentials,
+    /// The device authorization grant (RFC 8628): `/oauth/device/code`, approved by a person
+    /// on another device, polled at the token endpoint.
+    #[schema(rename = "urn:ietf:params:oauth:grant-type:device_code")]
+    DeviceCode,
 }
 
 /// How an application authenticates at the token endpoint (RFC 7591 §2).

@@ -83,7 +83,7 @@ pub(crate) fn check_grant_types(grants: &[String]) -> Result<Vec<GrantType>, Man
             ManageError::invalid(
                 FIELD,
                 format!(
-                    "grant_types[{i}] is not a supported grant; use authorization_code, refresh_token or client_credentials"
+                    "grant_types[{i}] is not a supported grant; use authorization_code, refresh_token, client_credentials or urn:ietf:params:oauth:grant-type:device_code"
                 ),
             )
         })?;
@@ -114,13 +114,16 @@ pub(crate) fn check_code_grant_has_redirect_uri(
 }
 
 /// Rule: refresh tokens are only issued by user login flows, so `refresh_token` needs
-/// `authorization_code` (spec "Token response": never for `client_credentials`).
+/// `authorization_code` or the device grant (spec "Token response": never for
+/// `client_credentials`).
 pub(crate) fn check_refresh_needs_code(grants: &[GrantType]) -> Result<(), ManageError> {
-    if grants.contains(&GrantType::RefreshToken) && !grants.contains(&GrantType::AuthorizationCode)
-    {
+    let person_signs_in =
+        grants.contains(&GrantType::AuthorizationCode) || grants.contains(&GrantType::DeviceCode);
+    if grants.contains(&GrantType::RefreshToken) && !person_signs_in {
         return Err(ManageError::invalid(
             "grant_types",
-            "grant_types may include refresh_token only together with authorization_code",
+            "grant_types may include refresh_token only together with authorization_code or \
+             urn:ietf:params:oauth:grant-type:device_code",
         ));
     }
     Ok(())

@@ -1,17 +1,17 @@
-//! The identity, grant and pushed-request ports of [`FaultyTx`]: plain delegation, except that the writes the
+//! The identity, grant, pushed-request and device ports of [`FaultyTx`]: plain delegation, except that the writes the
 //! user use cases make can be made to fail by name (see `FaultyStore::fail_on`).
 
 use crate::support::FaultyTx;
 use async_trait::async_trait;
 use svc_domain::{
-    AuthorizationCode, ClientId, Consent, Email, Interaction, InteractionId, PushedRequest,
-    RefreshFamily, RefreshFamilyId, RefreshToken, SecretHash, Session, SessionId, TenantId, User,
-    UserId, UserToken, UserTokenPurpose,
+    AuthorizationCode, ClientId, Consent, DeviceAuthorization, DevicePoll, DeviceStatus, Email,
+    Interaction, InteractionId, PushedRequest, RefreshFamily, RefreshFamilyId, RefreshToken,
+    SecretHash, Session, SessionId, TenantId, User, UserId, UserToken, UserTokenPurpose,
 };
 use svc_store::{
-    CodeRedemption, CounterState, CounterWrites, GrantReads, GrantWrites, PushedRequestWrites,
-    RefreshRotation, SessionReads, SessionWrites, StoreError, UpdateOutcome, UserFilter, UserReads,
-    UserTokenWrites, UserWrites,
+    CodeRedemption, CounterState, CounterWrites, DeviceReads, DeviceWrites, GrantReads,
+    GrantWrites, PushedRequestWrites, RefreshRotation, SessionReads, SessionWrites, StoreError,
+    UpdateOutcome, UserFilter, UserReads, UserTokenWrites, UserWrites,
 };
 use time::OffsetDateTime;
 
@@ -346,6 +346,53 @@ impl PushedRequestWrites for FaultyTx {
     ) -> Result<Option<PushedRequest>, StoreError> {
         self.inner
             .take_pushed_request(tenant, client, hash, now)
+            .await
+    }
+}
+
+#[async_trait]
+impl DeviceReads for FaultyTx {
+    async fn pending_device_authorization(
+        &mut self,
+        tenant: &TenantId,
+        user_code: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<Option<DeviceAuthorization>, StoreError> {
+        self.inner
+            .pending_device_authorization(tenant, user_code, now)
+            .await
+    }
+}
+
+#[async_trait]
+impl DeviceWrites for FaultyTx {
+    async fn insert_device_authorization(
+        &mut self,
+        authorization: &DeviceAuthorization,
+    ) -> Result<(), StoreError> {
+        self.inner.insert_device_authorization(authorization).await
+    }
+    async fn decide_device_authorization(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        decision: DeviceStatus,
+        user: &UserId,
+        now: OffsetDateTime,
+    ) -> Result<Option<DeviceAuthorization>, StoreError> {
+        self.inner
+            .decide_device_authorization(tenant, hash, decision, user, now)
+            .await
+    }
+    async fn poll_device_authorization(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        client: &ClientId,
+        now: OffsetDateTime,
+    ) -> Result<Option<DevicePoll>, StoreError> {
+        self.inner
+            .poll_device_authorization(tenant, hash, client, now)
             .await
     }
 }

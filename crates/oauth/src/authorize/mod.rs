@@ -37,6 +37,7 @@
 //!    folded in) is sent to the redirect URI with `state` and `iss` (RFC 9207 §2).
 
 mod assurance;
+mod device;
 mod gate;
 mod grant;
 mod picker;
@@ -46,6 +47,7 @@ pub mod request;
 mod settings;
 mod storage;
 
+pub use device::DeviceEntry;
 pub use settings::AuthorizeSettings;
 
 use redirect::{code_redirect, error_redirect};
@@ -177,6 +179,9 @@ pub struct ConsentPrompt {
     /// Where the answer will be sent: the page's CSP `form-action` must allow its origin, since
     /// browsers check every redirect that follows a form submission against it.
     pub redirect_uri: String,
+    /// For a device's request (RFC 8628), the user code it shows, for the person to compare
+    /// (§5.4: the device may be someone else's).
+    pub device_user_code: Option<String>,
 }
 
 /// What the sign-in page may show about the pending request.
@@ -363,6 +368,7 @@ impl AuthorizeEndpoint {
             client_name: app.name.clone(),
             scopes: req.scopes().iter().map(|s| s.as_str().to_owned()).collect(),
             permissions,
+            device_user_code: req.device.as_ref().map(|d| d.user_code.clone()),
             redirect_uri: req.redirect_uri,
         })
     }
@@ -406,6 +412,11 @@ impl AuthorizeEndpoint {
         };
         if !allow {
             if let Err(e) = self.forget(tenant, &pending.id).await {
+                return unavailable(e);
+            }
+            if let Some(device) = &req.device
+                && let Err(e) = self.deny_device(tenant, device, session).await
+            {
                 return unavailable(e);
             }
             let denied = RedirectError::new("access_denied", "the person declined the request");
@@ -651,6 +662,19 @@ impl AuthorizeEndpoint {
             resource,
             scope,
         };
+        if let Some(device) = &req.device {
+            return self
+                .approve_device(
+                    (tenant, issuer),
+                    app,
+                    req,
+                    device,
+                    session,
+                    pending,
+                    context,
+                )
+                .await;
+        }
         match self
             .issue_code(tenant, app, req, session, pending, context)
             .await

@@ -136,6 +136,21 @@ pub struct AuthorizationRequest {
     /// client named one registered in the tenant.
     #[serde(default)]
     pub resource: Option<String>,
+    /// Set when a person typed a device's user code (RFC 8628): the request is the device's,
+    /// approval stores its code under the device code and nothing is sent to a client. Never
+    /// read from request parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceRef>,
+}
+
+/// The device authorization a request stands for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceRef {
+    /// The device code's hash, base64url.
+    pub hash: String,
+    /// The user code as the person typed it and the device shows it (`XXXX-XXXX`), for the
+    /// consent page to show again (RFC 8628 §5.4).
+    pub user_code: String,
 }
 
 impl AuthorizationRequest {
@@ -390,6 +405,7 @@ pub(crate) fn check_rest(
         login_hint,
         organization,
         resource: resource.map(|r| r.identifier.clone()),
+        device: None,
     })
 }
 

@@ -11,10 +11,11 @@ use crate::error::ErrorPageKind;
 use crate::subject::subject_for;
 use std::sync::Arc;
 use svc_domain::{
-    Application, AuthorizationCode, ClientId, Consent, GeneratedSecret, Interaction, InteractionId,
-    Session, Tenant,
+    Application, AuthorizationCode, ClientId, CodeBinding, Consent, GeneratedSecret, Interaction,
+    InteractionId, SecretHash, Session, Tenant,
 };
 use svc_store::StoreError;
+use time::OffsetDateTime;
 
 impl AuthorizeEndpoint {
     pub(super) async fn application(
@@ -159,23 +160,56 @@ impl AuthorizeEndpoint {
         pending: Option<&Interaction>,
         context: grant::CodeContext,
     ) -> Result<String, StoreError> {
-        let grant::CodeContext {
-            organization,
-            resource,
-            scope,
-        } = context;
         let now = truncate_micros(self.clock.now());
         let redirect_uri = req
             .redirect()
             .ok_or_else(|| StoreError::Corrupt("stored redirect_uri no longer parses".into()))?;
         let secret = GeneratedSecret::generate(CODE_PREFIX, self.rng.as_ref());
-        let code = AuthorizationCode {
-            hash: secret.hash.clone(),
+        let code = self.new_code(
+            tenant,
+            app,
+            req,
+            session,
+            context,
+            (secret.hash.clone(), CodeBinding::Redirect(redirect_uri)),
+            (now, now + self.settings.code_lifetime),
+        );
+        let mut tx = self.store.write().await?;
+        tx.insert_code(&code).await?;
+        if let Some(p) = pending {
+            tx.delete_interaction(&tenant.id, &p.id).await?;
+        }
+        tx.commit().await?;
+        tracing::info!(tenant = %tenant.id, client_id = %app.id, session = %session.id,
+            "authorization code issued");
+        Ok(secret.plaintext)
+    }
+
+    /// The code of `req` for the person of `session`, stored under `hash` with `binding`, valid
+    /// over `(created_at, expires_at)`: everything the token endpoint checks and carries.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new_code(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        req: &AuthorizationRequest,
+        session: &Session,
+        context: grant::CodeContext,
+        (hash, binding): (SecretHash, CodeBinding),
+        (created_at, expires_at): (OffsetDateTime, OffsetDateTime),
+    ) -> AuthorizationCode {
+        let grant::CodeContext {
+            organization,
+            resource,
+            scope,
+        } = context;
+        AuthorizationCode {
+            hash,
             tenant_id: tenant.id.clone(),
             client_id: app.id.clone(),
             user_id: session.user_id.clone(),
             session_id: session.id.clone(),
-            redirect_uri,
+            binding,
             scope,
             code_challenge: req.code_challenge.clone(),
             nonce: req.nonce.clone(),
@@ -188,21 +222,12 @@ impl AuthorizeEndpoint {
             subject: subject_for(tenant, app, &session.user_id),
             organization_id: organization,
             resource_id: resource,
-            created_at: now,
-            expires_at: now + self.settings.code_lifetime,
+            created_at,
+            expires_at,
             redeemed_at: None,
             issued_family: None,
             issued_access_jti: None,
             issued_access_expires_at: None,
-        };
-        let mut tx = self.store.write().await?;
-        tx.insert_code(&code).await?;
-        if let Some(p) = pending {
-            tx.delete_interaction(&tenant.id, &p.id).await?;
         }
-        tx.commit().await?;
-        tracing::info!(tenant = %tenant.id, client_id = %app.id, session = %session.id,
-            "authorization code issued");
-        Ok(secret.plaintext)
     }
 }

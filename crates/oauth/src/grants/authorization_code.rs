@@ -2,23 +2,29 @@
 //!
 //! The code is marked redeemed by the store before these run (so a failed check still burns it:
 //! a guessed verifier gets one try). Checks, in order:
+//! 0. The code is redeemed by the grant it was made for: a code sent to a redirect URI by
+//!    `authorization_code`, a code a person approved on a device by the device grant's poll
+//!    (RFC 8628 §3.4; [`CodeBinding`]). Anything else is an invalid code.
 //! 1. The code was issued to the authenticated client (RFC 6749 §4.1.3 "ensure that the
 //!    authorization code was issued to the authenticated confidential client", or the public
 //!    client named by `client_id`).
-//! 2. It has not expired (`[oidc].authorization_code_lifetime_secs`).
+//! 2. It has not expired (`[oidc].authorization_code_lifetime_secs`; a device's code lives as
+//!    long as its device code).
 //! 3. `redirect_uri` is present and identical to the one of the authorization request
 //!    (RFC 6749 §4.1.3; OIDC Core requires it in the request, so it is required here too).
 //! 4. PKCE (RFC 7636 §4.6): with a stored challenge, `code_verifier` is required, 43–128
 //!    characters of the unreserved set, and BASE64URL(SHA256(verifier)) equals the challenge,
 //!    compared in constant time. Without a stored challenge a `code_verifier` is refused
 //!    (RFC 9700 §2.1.1: a verifier without a challenge signals a downgrade attack).
+//!
+//! Checks 3 and 4 are the redirect's: a device's code went nowhere and had no challenge.
 
 use crate::error::OAuthError;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use subtle::ConstantTimeEq;
 use svc_crypto::digest::sha256;
-use svc_domain::{AuthorizationCode, ClientId};
+use svc_domain::{AuthorizationCode, ClientId, CodeBinding};
 use time::OffsetDateTime;
 
 /// What the token request presented alongside the code.
@@ -26,18 +32,36 @@ use time::OffsetDateTime;
 pub struct Presented<'a> {
     /// The authenticated client.
     pub client: &'a ClientId,
-    /// `redirect_uri`.
-    pub redirect_uri: Option<&'a str>,
-    /// `code_verifier`.
-    pub code_verifier: Option<&'a str>,
+    /// The grant presenting it.
+    pub via: Via<'a>,
 }
 
-/// Runs checks 1–4.
+/// The grant that presents a code, with what it must bring.
+#[derive(Debug, Clone, Copy)]
+pub enum Via<'a> {
+    /// `grant_type=authorization_code`.
+    Redirect {
+        /// `redirect_uri`.
+        redirect_uri: Option<&'a str>,
+        /// `code_verifier`.
+        code_verifier: Option<&'a str>,
+    },
+    /// The device grant's poll, after a person approved (the code is the device code).
+    Device,
+}
+
+/// Runs checks 0–4.
 pub fn check_code(
     code: &AuthorizationCode,
     presented: &Presented<'_>,
     now: OffsetDateTime,
 ) -> Result<(), OAuthError> {
+    // 0.
+    let redirect = match (&code.binding, presented.via) {
+        (CodeBinding::Redirect(uri), Via::Redirect { .. }) => Some(uri),
+        (CodeBinding::Device, Via::Device) => None,
+        _ => return Err(OAuthError::invalid_grant("the code is invalid")),
+    };
     // 1.
     if &code.client_id != presented.client {
         return Err(OAuthError::invalid_grant(
@@ -48,14 +72,24 @@ pub fn check_code(
     if now >= code.expires_at {
         return Err(OAuthError::invalid_grant("the code has expired"));
     }
+    let (
+        Some(registered),
+        Via::Redirect {
+            redirect_uri,
+            code_verifier,
+        },
+    ) = (redirect, presented.via)
+    else {
+        return Ok(());
+    };
     // 3.
-    match presented.redirect_uri {
+    match redirect_uri {
         None => {
             return Err(OAuthError::invalid_request(
                 "redirect_uri is required and must equal the authorization request's",
             ));
         }
-        Some(uri) if uri != code.redirect_uri.as_str() => {
+        Some(uri) if uri != registered.as_str() => {
             return Err(OAuthError::invalid_grant(
                 "redirect_uri differs from the authorization request's",
             ));
@@ -63,7 +97,7 @@ pub fn check_code(
         Some(_) => {}
     }
     // 4.
-    check_pkce(code.code_challenge.as_deref(), presented.code_verifier)
+    check_pkce(code.code_challenge.as_deref(), code_verifier)
 }
 
 /// Check 4 alone.

@@ -37,7 +37,7 @@ use crate::claims::{ClaimsRequest, ROLES_SCOPE, person_claims, role_claims};
 use crate::client_auth::AuthenticatedClient;
 use crate::discovery::userinfo_audience;
 use crate::error::OAuthError;
-use crate::grants::authorization_code::{Presented, check_code};
+use crate::grants::authorization_code::{Presented, Via, check_code};
 use crate::grants::refresh_token::{check_alive, check_client, narrow_scope};
 use crate::id_token::{IdTokenFacts, sign_id_token};
 use crate::policies::{GrantSignIn, denial_entry, token_denial};
@@ -117,15 +117,38 @@ impl TokenEndpoint {
         client: &AuthenticatedClient,
         request: &TokenRequest,
     ) -> Result<TokenResponse, OAuthError> {
-        let app = &client.application;
         let code = request
             .param("code")
             .ok_or_else(|| OAuthError::invalid_request("code is required"))?;
+        let via = Via::Redirect {
+            redirect_uri: request.param("redirect_uri"),
+            code_verifier: request.param("code_verifier"),
+        };
+        self.redeem(tenant, issuer, client, request, &SecretHash::of(code), via)
+            .await
+    }
+
+    /// Redeems, once, the code stored under `hash` and issues its tokens: the code sent to a
+    /// redirect URI (`authorization_code`) or the one a person's approval stored under a
+    /// device code (the device grant, RFC 8628 §3.5), as `via` says.
+    pub(super) async fn redeem(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        client: &AuthenticatedClient,
+        request: &TokenRequest,
+        hash: &SecretHash,
+        via: Via<'_>,
+    ) -> Result<TokenResponse, OAuthError> {
+        let app = &client.application;
+        let grant_type = match via {
+            Via::Redirect { .. } => GrantType::AuthorizationCode,
+            Via::Device => GrantType::DeviceCode,
+        };
         let signers = self.signers(tenant, app).await?;
         let now = self.ctx.clock.now();
-        let hash = SecretHash::of(code);
         let mut tx = self.ctx.store.write().await?;
-        let code = match tx.redeem_code(&tenant.id, &hash, now).await? {
+        let code = match tx.redeem_code(&tenant.id, hash, now).await? {
             CodeRedemption::Unknown => {
                 return Err(OAuthError::invalid_grant("the code is invalid"));
             }
@@ -172,8 +195,7 @@ impl TokenEndpoint {
         };
         let presented = Presented {
             client: &app.id,
-            redirect_uri: request.param("redirect_uri"),
-            code_verifier: request.param("code_verifier"),
+            via,
         };
         if let Err(e) = check_code(&code, &presented, now) {
             // Keep the code burned: a failed attempt must not leave it redeemable.
@@ -265,7 +287,7 @@ impl TokenEndpoint {
         let stamp = self.issuer().stamp(SubjectType::Human);
         tx.record_code_issuance(
             &tenant.id,
-            &hash,
+            hash,
             family.as_ref().map(|(id, _)| id),
             &stamp.jti,
             unix(stamp.exp),
@@ -274,7 +296,7 @@ impl TokenEndpoint {
         let data = EventData::TokensIssued {
             client_id: app.id.clone(),
             user_id: code.user_id.clone(),
-            grant_type: "authorization_code".into(),
+            grant_type: grant_type.as_str().into(),
             scope: scope.to_string(),
             access_token_id: stamp.jti.clone(),
             refresh_family_id: family.as_ref().map(|(id, _)| id.clone()),
@@ -288,7 +310,7 @@ impl TokenEndpoint {
             refresh_token: family.as_ref().map(|(_, token)| token.clone()),
             ..response
         };
-        tracing::info!(tenant = %tenant.id, client_id = %app.id, grant_type = "authorization_code",
+        tracing::info!(tenant = %tenant.id, client_id = %app.id, grant_type = %grant_type,
             jti = %access.jti, refresh = offline, "tokens issued");
         Ok(response)
     }

@@ -72,6 +72,9 @@ pub struct TokenSettings {
     pub refresh_token_idle: Duration,
     /// `id_token_lifetime_secs`.
     pub id_token_lifetime: Duration,
+    /// `[device_authorization].enabled`: the device grant is served (RFC 8628); otherwise its
+    /// grant type is `unsupported_grant_type`.
+    pub device_grant: bool,
 }
 
 impl Default for TokenSettings {
@@ -83,6 +86,7 @@ impl Default for TokenSettings {
             refresh_token_lifetime_human: Duration::from_secs(604_800),
             refresh_token_idle: Duration::from_secs(604_800),
             id_token_lifetime: Duration::from_secs(300),
+            device_grant: true,
         }
     }
 }

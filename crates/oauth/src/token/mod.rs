@@ -9,8 +9,10 @@
 //! 4. run the grant ([`crate::grants`]);
 //! 5. issue the token ([`issue`]).
 //!
-//! `authorization_code` and `refresh_token` run in [`human`], one write transaction each.
+//! `authorization_code` and `refresh_token` run in [`human`], one write transaction each; the
+//! device grant's poll ([`device`]) ends in the same redemption as `authorization_code`.
 
+mod device;
 mod human;
 pub mod issue;
 pub mod request;
@@ -76,6 +78,11 @@ impl TokenEndpoint {
     ) -> Result<TokenResponse, OAuthError> {
         // 1.
         let request = TokenRequest::parse(form, authorization)?.from_peer(peer);
+        if request.grant_type() == GrantType::DeviceCode && !self.settings.device_grant {
+            return Err(OAuthError::unsupported_grant_type(
+                "the device authorization grant is not enabled on this deployment",
+            ));
+        }
         // 2.
         let auth = self.ctx.client_auth(&tenant.id, issuer);
         let client = client_auth::authenticate(&auth, request.client()).await?;
@@ -92,6 +99,7 @@ impl TokenEndpoint {
                     .await
             }
             GrantType::RefreshToken => self.refresh_token(tenant, issuer, &client, &request).await,
+            GrantType::DeviceCode => self.device_code(tenant, issuer, &client, &request).await,
         }
     }
 

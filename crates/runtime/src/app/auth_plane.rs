@@ -1,7 +1,8 @@
 //! The auth plane's routes (ARCHITECTURE.md "Planes"): discovery and JWKS under
 //! `/.well-known/*`, the hosted pages with the authorization and end-session endpoints, and the
-//! token, introspection, revocation and UserInfo endpoints, and the pushed authorization request
-//! endpoint unless `[oidc].pushed_authorization_requests` disables it. Every protocol engine is built from
+//! token, introspection, revocation and UserInfo endpoints, the pushed authorization request
+//! endpoint unless `[oidc].pushed_authorization_requests` disables it, and the device
+//! authorization endpoint and verification page while `[device_authorization].enabled`. Every protocol engine is built from
 //! one [`ProtocolContext`], so a new endpoint is one more line here; `[jwt]` and `[oidc]`
 //! become the engines' settings in this file alone.
 
@@ -12,11 +13,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_config::Config;
 use svc_http::hosted::{self, HostedState};
+use svc_http::routes::device::{self as device_route, DeviceState};
 use svc_http::routes::par::{self, ParState};
 use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
 use svc_http::throttle::{Throttle, ThrottleSettings};
 use svc_oauth::authorize::{AuthorizeEndpoint, AuthorizeSettings, PushEndpoint, PushedRequests};
+use svc_oauth::device::{DeviceEndpoint, DeviceSettings};
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
 use svc_oauth::end_session::EndSession;
 use svc_oauth::introspect::Introspector;
@@ -37,6 +40,7 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
         burst: throttle.burst,
     }));
     let settings = authorize_settings(config);
+    let device = device_settings(config);
     let mut router = Router::new()
         .merge(well_known::router(WellKnownState {
             tenants: services.tenants.clone(),
@@ -49,7 +53,16 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             authorize: Arc::new(AuthorizeEndpoint::new(ctx.clone(), settings.clone())),
             end_session: Arc::new(EndSession::new(ctx.clone())),
             rng: services.rng.clone(),
+            device: device.enabled.then(|| Arc::new(device.clone())),
         }));
+    // RFC 8628: unrouted when disabled, like the verification page.
+    if device.enabled {
+        router = router.merge(device_route::router(DeviceState {
+            tenants: services.tenants.clone(),
+            endpoint: Arc::new(DeviceEndpoint::new(ctx.clone(), device.clone())),
+            throttle: throttle.clone(),
+        }));
+    }
     // RFC 9126: unrouted when disabled, so the path is the router's plain 404.
     if settings.pushed.is_enabled() {
         router = router.merge(par::router(ParState {
@@ -93,6 +106,7 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             end_session: true,
             par: pushed_requests(config).is_enabled(),
             par_required: pushed_requests(config) == PushedRequests::Required,
+            device_authorization: config.device_authorization.enabled,
             second_factors: config.two_factor.enabled || config.passkey.enabled,
             ..OptionalFeatures::default()
         },
@@ -109,6 +123,19 @@ fn token_settings(config: &Config) -> TokenSettings {
         refresh_token_lifetime_human: secs(jwt.refresh_token_lifetime_human_secs),
         refresh_token_idle: secs(jwt.refresh_token_idle_secs),
         id_token_lifetime: secs(jwt.id_token_lifetime_secs),
+        device_grant: config.device_authorization.enabled,
+    }
+}
+
+/// `[device_authorization]` in the device grant's terms.
+fn device_settings(config: &Config) -> DeviceSettings {
+    let device = &config.device_authorization;
+    DeviceSettings {
+        enabled: device.enabled,
+        lifetime: Duration::from_secs(u64::from(device.code_lifetime_secs)),
+        interval_secs: device.interval_secs,
+        user_code_attempts: device.max_user_code_attempts,
+        ..DeviceSettings::default()
     }
 }
 

@@ -357,6 +357,9 @@ async fn advertised_scopes_claims_and_grants_work_and_other_grants_are_refused()
                     .unwrap();
                 (response.status().as_u16(), response.json().await.unwrap())
             }
+            "urn:ietf:params:oauth:grant-type:device_code" => {
+                crate::device::approved_device_tokens(&world).await
+            }
             other => panic!("grant_types_supported lists {other}: add its request here"),
         };
         assert_eq!(response.0, 200, "{grant}: {}", response.1);

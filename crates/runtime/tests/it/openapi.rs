@@ -61,6 +61,11 @@ const NOT_OPERATIONS: &[(&str, &str)] = &[
         "where a hosted page hands an authorization request back after sign-in or consent: \
          reached only by the browser, carrying the interaction cookie",
     ),
+    (
+        "/oauth/device/verify",
+        "the device verification page (RFC 8628 §3.3): a hosted HTML form with a CSRF token \
+         where a person types a device's code; the device is given its URL, not an API",
+    ),
     ("/", "the API reference's own UI page"),
     ("/openapi.json", "the document itself"),
     (

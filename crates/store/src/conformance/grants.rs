@@ -5,9 +5,9 @@ use super::{session_fixture, tenant_fixture, user_fixture};
 use crate::{CodeRedemption, RefreshRotation, Store, StoreError};
 use std::sync::Arc;
 use svc_domain::{
-    ApiResourceId, AuthorizationCode, ClientId, Consent, Interaction, InteractionId, ManualClock,
-    OrganizationId, RedirectUri, RefreshFamily, RefreshFamilyId, RefreshToken, ScopeSet,
-    SecretHash, SeededRandom, SessionId, Tenant, User,
+    ApiResourceId, AuthorizationCode, ClientId, CodeBinding, Consent, Interaction, InteractionId,
+    ManualClock, OrganizationId, RedirectUri, RefreshFamily, RefreshFamilyId, RefreshToken,
+    ScopeSet, SecretHash, SeededRandom, SessionId, Tenant, User,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -77,8 +77,9 @@ pub fn code_fixture(
         client_id: client.clone(),
         user_id: user.id.clone(),
         session_id: session.clone(),
-        redirect_uri: RedirectUri::parse("https://app.example.com/cb?x=\"caf\u{e9}\"")
-            .expect("fixture uri"),
+        binding: CodeBinding::Redirect(
+            RedirectUri::parse("https://app.example.com/cb?x=\"caf\u{e9}\"").expect("fixture uri"),
+        ),
         scope: scopes("openid profile offline_access"),
         code_challenge: Some("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM".into()),
         nonce: Some("n-\"0S6_WzA2Mj".into()),
@@ -297,7 +298,9 @@ pub async fn codes_redeem_once_and_remember_what_they_issued(store: Arc<dyn Stor
     let t0 = base(&acme);
     let session = session_fixture(&ada, 1, t0);
     let code = code_fixture(&ada, &client(1), &session.id, "ac_1", t0);
+    // Bare, and approved on a device: no redirect URI either.
     let bare = AuthorizationCode {
+        binding: CodeBinding::Device,
         code_challenge: None,
         nonce: None,
         acr: None,

@@ -7,6 +7,7 @@
 mod access;
 mod applications;
 mod audit;
+mod device;
 mod domains;
 mod factors;
 mod grants;
@@ -28,6 +29,7 @@ mod webhooks;
 pub use access::*;
 pub use applications::*;
 pub use audit::*;
+pub use device::*;
 pub use domains::*;
 pub use factors::*;
 pub use grants::*;
@@ -218,6 +220,10 @@ macro_rules! conformance_suite {
             pushed_requests_are_taken_once_by_their_client_before_expiry,
             racing_pushed_request_takes_admit_exactly_one,
             expired_pushed_requests_are_purged,
+            device_authorizations_are_found_while_pending_and_decided_once,
+            device_polls_enforce_and_grow_the_interval,
+            racing_device_polls_admit_one_on_time,
+            expired_device_authorizations_are_purged,
             racing_code_redemptions_admit_exactly_one,
             racing_refresh_rotations_admit_exactly_one,
             writes_for_an_unknown_tenant_name_the_foreign_key,

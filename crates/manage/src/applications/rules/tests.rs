@@ -126,6 +126,7 @@ fn refresh_token_needs_authorization_code() {
     assert!(
         check_refresh_needs_code(&[GrantType::AuthorizationCode, GrantType::RefreshToken]).is_ok()
     );
+    assert!(check_refresh_needs_code(&[GrantType::DeviceCode, GrantType::RefreshToken]).is_ok());
     assert_invalid(
         check_refresh_needs_code(&[GrantType::ClientCredentials, GrantType::RefreshToken]),
         "grant_types",

@@ -14,13 +14,20 @@ async fn unsupported_malformed_and_missing_grant_types() {
     for grant in [
         "password",
         "implicit",
-        "urn:ietf:params:oauth:grant-type:device_code",
+        "urn:ietf:params:oauth:grant-type:token-exchange",
         "client credentials",
         "CLIENT_CREDENTIALS",
     ] {
         let error = fx.refused(&[("grant_type", grant)], Some(&auth)).await;
         assert_eq!(error.code(), ErrorCode::UnsupportedGrantType, "{grant}");
     }
+    // A grant this deployment serves, but not to this client (RFC 6749 §5.2).
+    let device = [
+        ("grant_type", svc_domain::DEVICE_CODE_GRANT),
+        ("device_code", "dc_x"),
+    ];
+    let error = fx.refused(&device, Some(&auth)).await;
+    assert_eq!(error.code(), ErrorCode::UnauthorizedClient);
     let error = fx.refused(&[("scope", "audit:read")], Some(&auth)).await;
     assert_eq!(error.code(), ErrorCode::InvalidRequest);
 }
