@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs), the Go SDK's
-# tests (sdks/go) and the API reference gates (crates/runtime/tests/it/openapi.rs) need: Debian's
-# Chromium and Go, the Node packages
-# of interop/package-lock.json (openid-client, jose, playwright-core), a Python venv with
+# Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs), the SDKs' tests
+# (sdks/go, sdks/js, sdks/elixir) and the API reference gates (crates/runtime/tests/it/openapi.rs)
+# need: Debian's Chromium, Go and Elixir, the Node packages of interop/package-lock.json
+# (openid-client, jose, playwright-core) and of sdks/js/package-lock.json, a Python venv with
 # interop/authlib/requirements.txt (authlib, requests, PyJWT, pyotp) and one with
 # interop/api/requirements.txt (schemathesis, openapi-spec-validator).
 # Idempotent and quick when everything is already in place; safe to run any number of times.
@@ -42,6 +42,20 @@ if ! command -v go >/dev/null; then
 fi
 command -v go >/dev/null || { echo "interop-setup: go is missing after install" >&2; exit 1; }
 
+# 1c. Elixir (Debian's elixir, with Erlang/OTP), for the Elixir SDK's tests against the service
+#     (sdks/elixir, crates/runtime/tests/it/elixir_sdk.rs). The SDK uses OTP only: nothing is
+#     downloaded from Hex.
+if ! command -v mix >/dev/null; then
+  echo "interop-setup: installing elixir (Debian package)"
+  if ! DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+    elixir >/dev/null; then
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+      elixir >/dev/null
+  fi
+fi
+command -v mix >/dev/null || { echo "interop-setup: mix (elixir) is missing after install" >&2; exit 1; }
+
 # 2. Node packages, exactly as locked. The stamp holds the lock file's hash; `npm ci` runs only
 #    when the lock changed or node_modules is gone.
 command -v node >/dev/null || { echo "interop-setup: node (20+) is required" >&2; exit 1; }
@@ -52,6 +66,17 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "interop-setup: npm ci in interop/"
   (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
   echo "$want" >"$stamp"
+fi
+
+# 2b. The JS SDK workspace's devDependencies (sdks/js: TypeScript, @types/node, publint, playwright-core),
+#     for its tests against the service (crates/runtime/tests/it/js_sdk.rs); same stamp scheme.
+js_dir="$root/sdks/js"
+js_stamp="$js_dir/node_modules/.interop-lock.sha256"
+js_want=$(sha256sum "$js_dir/package-lock.json" | cut -d' ' -f1)
+if [ ! -f "$js_stamp" ] || [ "$(cat "$js_stamp")" != "$js_want" ]; then
+  echo "interop-setup: npm ci in sdks/js/"
+  (cd "$js_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$js_want" >"$js_stamp"
 fi
 
 # 3. Python venvs, one per requirements file. Python 3.11 preferred (any 3.10+ works).

@@ -39,13 +39,23 @@ step "dependency direction"
 bash scripts/check-deps.sh
 bash scripts/check-deps.sh --self-test
 
-step "interop prerequisites (Chromium, Go, interop/node_modules, interop/authlib/.venv, interop/api/.venv)"
+step "interop prerequisites (Chromium, Go, Elixir, interop/node_modules, sdks/js/node_modules, interop/authlib/.venv, interop/api/.venv)"
 bash scripts/interop-setup.sh
 
 step "Go SDK: gofmt and go vet (its tests run against the service in the test stage)"
 unformatted=$(cd sdks/go && gofmt -l .)
 [ -z "$unformatted" ] || { echo "gofmt would change: $unformatted" >&2; exit 1; }
 (cd sdks/go && GOPROXY=off go vet ./...)
+
+step "JS SDK: tsc, consumer type checks and publint (its tests run against the service in the test stage)"
+(cd sdks/js && npm run lint --silent)
+
+step "Elixir SDK: mix format --check-formatted and mix compile --warnings-as-errors (its tests run against the service in the test stage)"
+# No dependencies: nothing is fetched from Hex. The build goes to a temporary directory.
+elixir_build=$(mktemp -d)
+(cd sdks/elixir && export MIX_ENV=test HEX_OFFLINE=1 MIX_BUILD_PATH="$elixir_build/test" &&
+  mix format --check-formatted && mix compile --warnings-as-errors --force)
+rm -rf "$elixir_build"
 
 step "tests (SQLite and PostgreSQL)"
 export SVCTEST_POSTGRES_URL=${SVCTEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}

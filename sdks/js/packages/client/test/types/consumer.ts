@@ -1,0 +1,40 @@
+// A consumer's view of the published package: resolved through its `exports` map (the
+// workspace links node_modules/@svc/client here), type-checked under Node16 and bundler
+// resolution. If the map or the declarations were wrong, this would not compile.
+import {
+  AuthorizationError,
+  IdTokenError,
+  type IdTokenClaims,
+  type SvcStorage,
+  SvcError,
+  type TokenSet,
+  createAuthorizationUrl,
+  createSvcClient,
+  discover,
+  exchangeCode,
+  oauthSignOut,
+} from "@svc/client";
+
+const storage: SvcStorage = { get: () => null, set: () => undefined, remove: () => undefined };
+const client = createSvcClient({
+  baseURL: "https://acme.id.example",
+  oauth: { clientId: "app_1", redirectUri: "https://app.example/callback", scopes: ["openid", "offline_access"] },
+  storage,
+});
+
+export async function usage(): Promise<string> {
+  await client.login({ popup: { width: 500 } });
+  const { user, tokens }: { user: IdTokenClaims | undefined; tokens: TokenSet } = await client.handleCallback();
+  const token: string = await client.getAccessToken({ forceRefresh: false });
+  const metadata = await discover("https://acme.id.example");
+  const { url, pending } = await createAuthorizationUrl(metadata, { clientId: "app_1", redirectUri: "https://app.example/cb", scope: "openid" });
+  await exchangeCode(metadata, "code", pending, { clientId: "app_1" });
+  try {
+    await client.logout();
+  } catch (error) {
+    if (error instanceof AuthorizationError) return error.error_description ?? error.error;
+    if (error instanceof IdTokenError) return error.rule;
+    if (error instanceof SvcError) return error.code;
+  }
+  return `${user?.sub}${tokens.accessToken}${token}${url}${oauthSignOut(metadata, { state: "s" })}`;
+}
