@@ -2,8 +2,10 @@
 // authorization code flow with PKCE (S256) through the hosted sign-in and consent pages in
 // Chromium, the token response checked by openid-client (state, nonce, iss per RFC 9207) and
 // independently by jose, UserInfo, refresh-token rotation and reuse, a pushed authorization
-// request (RFC 9126, buildAuthorizationUrlWithPAR), introspection, revocation and RP-initiated
-// logout.
+// request (RFC 9126, buildAuthorizationUrlWithPAR), introspection, revocation, RP-initiated
+// logout, and dynamic client registration (RFC 7591, dynamicClientRegistration) followed by a code
+// flow as the registered client and its RFC 7592 read and delete (the tenant's registration
+// policy is opened by the test before the run).
 //
 // Environment: ISSUER, CLIENT_ID (public client, token_endpoint_auth_method none),
 // CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
@@ -455,6 +457,77 @@ async function main(step) {
     checkEqual(error?.error, 'login_required', `openid-client's reading of the error response (${error?.message})`);
   }
   passed('prompt_none_login_required_after_logout');
+
+  // ---- Dynamic client registration (RFC 7591), a code flow as that client, RFC 7592 ----
+  step('dynamicClientRegistration');
+  check(
+    meta.registration_endpoint === `${issuer}/oauth/register`,
+    `discovery registration_endpoint: ${meta.registration_endpoint}`,
+  );
+  const dcr = await client.dynamicClientRegistration(
+    new URL(issuer),
+    {
+      client_name: 'Interop DCR client (openid-client)',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_post',
+      scope: 'openid profile email',
+    },
+    undefined,
+    insecure,
+  );
+  const registered = dcr.clientMetadata();
+  check(typeof registered.client_secret === 'string', 'DCR: a client secret was issued');
+  check(
+    typeof registered.registration_access_token === 'string' && registered.registration_access_token.startsWith('rat_'),
+    'DCR: a registration access token was issued',
+  );
+  checkEqual(registered.registration_client_uri, `${issuer}/oauth/register/${registered.client_id}`, 'DCR registration_client_uri');
+  passed('dynamic_client_registration');
+
+  step('code flow as the registered client');
+  const verifier4 = client.randomPKCECodeVerifier();
+  const state4 = client.randomState();
+  const nonce4 = client.randomNonce();
+  // A fresh tab: the previous one may still be settling on the callback of the last flow.
+  const dcrPage = await context.newPage();
+  const dcrFlow = await runInteraction(
+    context,
+    dcrPage,
+    client.buildAuthorizationUrl(dcr, {
+      redirect_uri: redirectUri,
+      scope: 'openid profile',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier4),
+      code_challenge_method: 'S256',
+      state: state4,
+      nonce: nonce4,
+    }).href,
+    redirectUri,
+    { email, password },
+  );
+  check(dcrFlow.pages.includes('consent'), `a registered client is third-party: consent was not asked (pages: ${dcrFlow.pages})`);
+  const dcrTokens = await client.authorizationCodeGrant(dcr, new URL(dcrFlow.url), {
+    pkceCodeVerifier: verifier4,
+    expectedState: state4,
+    expectedNonce: nonce4,
+    idTokenExpected: true,
+  });
+  checkEqual(dcrTokens.claims().aud, registered.client_id, 'ID token audience is the registered client');
+  passed('registered_client_code_flow');
+
+  step('RFC 7592 read and delete');
+  const manage = (method) =>
+    fetch(registered.registration_client_uri, {
+      method,
+      headers: { authorization: `Bearer ${registered.registration_access_token}` },
+    });
+  const read = await manage('GET');
+  checkEqual(read.status, 200, 'RFC 7592 read');
+  checkEqual((await read.json()).client_id, registered.client_id, 'RFC 7592 read client_id');
+  checkEqual((await manage('DELETE')).status, 204, 'RFC 7592 delete');
+  checkEqual((await manage('GET')).status, 401, 'RFC 7592 read after delete');
+  passed('registration_read_and_deleted');
 
   return {
     issuer,

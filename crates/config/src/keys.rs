@@ -14,10 +14,10 @@ use serde_json::{Map, Value};
 
 use crate::model::{
     AdaptiveMfaConfig, AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig,
-    DeviceAuthorizationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig,
-    LogDelivery, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig,
-    SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig,
-    VerifiedDomainsConfig, WebhooksConfig,
+    DeviceAuthorizationConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle,
+    HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig, OpenApiConfig, PasskeyConfig,
+    PoolOverride, RecoveryConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig,
+    TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -320,6 +320,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         WebhooksConfig,
         VerifiedDomainsConfig,
         DeviceAuthorizationConfig,
+        DynamicRegistrationConfig,
     ]
 }
 

@@ -224,6 +224,13 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies an initial access token of a tenant (`iat_…`, RFC 7591 §3): the handle it is
+    /// listed and deleted by, never the token itself.
+    InitialAccessTokenId,
+    "iat_"
+);
+
+prefixed_id!(
     /// Identifies one delivery of one event to one subscription (`dlv_…`); the
     /// `X-SVC-Delivery` header, the same on every retry.
     DeliveryId,

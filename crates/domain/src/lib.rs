@@ -22,6 +22,7 @@ mod password;
 mod policy;
 mod recovery;
 mod redirect_uri;
+mod registration;
 mod rng;
 mod scope;
 mod secret;
@@ -57,8 +58,9 @@ pub use factor::{
 };
 pub use id::{
     ApiResourceId, AuditEntryId, ClientId, DeliveryId, DomainId, EventId, FactorId, GuardianId,
-    IdError, InteractionId, InvitationId, LoginRecordId, OperatorTokenId, OrganizationId,
-    PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
+    IdError, InitialAccessTokenId, InteractionId, InvitationId, LoginRecordId, OperatorTokenId,
+    OrganizationId, PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, SessionId, TenantId, UserId,
+    WebhookId,
 };
 pub use invitation::{INVITATION_TOKEN_PREFIX, Invitation, InvitationState, InvitationStatus};
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
@@ -86,6 +88,9 @@ pub use policy::{
 };
 pub use recovery::{Guardian, RecoveryApproval, RecoveryRequest, RecoveryStatus};
 pub use redirect_uri::{RedirectUri, RedirectUriError};
+pub use registration::{
+    INITIAL_ACCESS_TOKEN_PREFIX, InitialAccessToken, REGISTRATION_TOKEN_PREFIX, RegistrationPolicy,
+};
 pub use rng::{OsRandom, Rng, SeededRandom};
 pub use scope::{MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
 pub use secret::{GeneratedSecret, SecretHash};

@@ -115,6 +115,12 @@ pub mod action {
     pub const WEBHOOK_TEST_SENT: &str = "webhook.test_sent";
     /// A delivery was queued again by hand.
     pub const WEBHOOK_REDELIVERED: &str = "webhook.redelivered";
+    /// The tenant's dynamic client registration policy was set.
+    pub const REGISTRATION_POLICY_SET: &str = "registration_policy.set";
+    /// An initial access token (dynamic client registration) was created.
+    pub const INITIAL_ACCESS_TOKEN_CREATED: &str = "initial_access_token.created";
+    /// An initial access token was deleted.
+    pub const INITIAL_ACCESS_TOKEN_DELETED: &str = "initial_access_token.deleted";
 }
 
 /// A successful action's entry, stamped with a fresh time-ordered id and the current time.

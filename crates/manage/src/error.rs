@@ -30,6 +30,14 @@ pub enum ManageError {
     /// application); the text is safe to show.
     #[error("{0}")]
     Forbidden(String),
+    /// 401 `invalid_token`: a registration access token (RFC 7592 §2) is missing, unknown, or
+    /// another application's; the text is safe to show and says no more than that.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// 429 `rate_limited`: too many attempts from this caller (dynamic client registrations per
+    /// client address); retry after the duration given.
+    #[error("too many requests; retry later")]
+    RateLimited(std::time::Duration),
     /// 503 `server_error`: the database is unavailable; the caller may retry with an
     /// idempotency key. The cause is for logs only.
     #[error("database unavailable")]

@@ -17,6 +17,8 @@
 //! - [`roles`]: a tenant's roles (built-in and custom), the permissions they hold, and the
 //!   roles of its applications;
 //! - [`webhooks`]: a tenant's webhook subscriptions, test deliveries and delivery history;
+//! - [`registration`]: dynamic client registration (RFC 7591, RFC 7592) over the applications'
+//!   rules, and each tenant's registration policy;
 //! - [`caller`]: what the management API checks about its caller in the database (revocation,
 //!   and a human administrator's standing and roles);
 //! - [`audit`]: the audit log, written in the same transaction as the change it records (as
@@ -44,6 +46,7 @@ pub mod organizations;
 mod page;
 pub mod policies;
 mod reach;
+pub mod registration;
 mod revision;
 pub mod roles;
 mod sign_in;

@@ -44,6 +44,7 @@ mod invitations;
 mod organizations;
 mod policies;
 mod pushed;
+mod registration;
 mod signing_keys;
 mod webhooks;
 

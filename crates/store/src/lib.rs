@@ -23,6 +23,7 @@ mod passkeys;
 mod policies;
 mod pushed;
 mod recovery;
+mod registration;
 mod signing_keys;
 mod tenants;
 mod users;
@@ -48,6 +49,7 @@ pub use passkeys::{PasskeyReads, PasskeyWrites};
 pub use policies::{PolicyReads, PolicyWrites};
 pub use pushed::PushedRequestWrites;
 pub use recovery::{RecoveryReads, RecoveryWrites};
+pub use registration::{RegistrationReads, RegistrationWrites};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
 pub use users::{
@@ -175,6 +177,7 @@ pub trait ReadTx:
     + PolicyReads
     + GrantReads
     + DeviceReads
+    + RegistrationReads
     + WebhookReads
     + Send
 {
@@ -225,6 +228,8 @@ pub trait WriteTx:
     + PushedRequestWrites
     + DeviceReads
     + DeviceWrites
+    + RegistrationReads
+    + RegistrationWrites
     + WebhookReads
     + WebhookWrites
     + EventWrites

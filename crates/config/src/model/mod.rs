@@ -9,6 +9,7 @@ mod database;
 mod delivery;
 mod deployment;
 mod device_authorization;
+mod dynamic_registration;
 mod passkey;
 mod security;
 mod server;
@@ -29,6 +30,7 @@ pub use delivery::{
 };
 pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use device_authorization::DeviceAuthorizationConfig;
+pub use dynamic_registration::DynamicRegistrationConfig;
 pub use passkey::PasskeyConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
@@ -83,6 +85,8 @@ pub struct Config {
     pub verified_domains: VerifiedDomainsConfig,
     /// The device authorization grant (RFC 8628).
     pub device_authorization: DeviceAuthorizationConfig,
+    /// Dynamic client registration (RFC 7591, RFC 7592).
+    pub dynamic_registration: DynamicRegistrationConfig,
 
     // Not configuration: where relative paths and the embedded database are anchored.
     #[serde(skip)]

@@ -402,6 +402,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         100,
     ),
     bound(
+        "dynamic_registration.max_registrations_per_hour",
+        |c| Some(c.dynamic_registration.max_registrations_per_hour.into()),
+        1,
+        10_000,
+    ),
+    bound(
         "webhooks.max_subscriptions_per_tenant",
         |c| Some(c.webhooks.max_subscriptions_per_tenant.into()),
         1,

@@ -11,6 +11,7 @@
 //! |---|---|---|
 //! | RFC 9457 `application/problem+json` | management and control-plane APIs, `/metrics`, fallbacks, middleware refusals, throttling | [`problem`] (`AuthnError` in `authn`) |
 //! | RFC 6749 §5.2 JSON, `WWW-Authenticate: Basic` after a failed Basic attempt | `/oauth/token`, `/oauth/introspect`, `/oauth/revoke` | `oauth` |
+//! | RFC 7591 §3.2.2 JSON | `/oauth/register`, `/oauth/register/{client_id}` (RFC 7592) | `registration` |
 //! | RFC 6750 §3 `WWW-Authenticate: Bearer` challenges | `/userinfo`, `/api/v1/*`, `/metrics` | `bearer` |
 //! | the hosted HTML error page | `/oauth/authorize`, `/oauth/end-session`, `/auth/*` | `page` (`AuthnError` in `authn`) |
 //!
@@ -24,6 +25,7 @@ pub mod catalogue;
 pub(crate) mod oauth;
 pub(crate) mod page;
 pub mod problem;
+pub(crate) mod registration;
 
 pub use catalogue::{PROBLEM_TYPES, ProblemType};
 pub use problem::{PROBLEM_CONTENT_TYPE, Problem};

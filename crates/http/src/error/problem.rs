@@ -483,6 +483,8 @@ impl From<svc_manage::ManageError> for Problem {
             E::Conflict(message) => Self::conflict(message),
             E::Forbidden(message) => Self::forbidden(message),
             E::PreconditionFailed => Self::precondition_failed(),
+            E::Unauthenticated(message) => Self::unauthorized(message),
+            E::RateLimited(wait) => Self::rate_limited(wait),
             other @ (E::Unavailable(_) | E::PasswordCheckUnavailable) => {
                 Self::service_unavailable().with_source(other)
             }

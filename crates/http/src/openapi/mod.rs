@@ -32,6 +32,10 @@ pub const OPERATOR_TOKEN: &str = "operator_token";
 pub const ACCESS_TOKEN: &str = "access_token";
 /// Name of the security scheme of client authentication at the token endpoints.
 pub const CLIENT_BASIC: &str = "client_secret_basic";
+/// Name of the security scheme of RFC 7592 registration access tokens.
+pub const REGISTRATION_TOKEN: &str = "registration_access_token";
+/// Name of the security scheme of RFC 7591 §3 initial access tokens.
+pub const INITIAL_ACCESS_TOKEN: &str = "initial_access_token";
 
 /// Tag names, one per resource family.
 pub mod tags {
@@ -135,6 +139,21 @@ impl Modify for SecuritySchemes {
                 .to_owned(),
         );
         components.add_security_scheme(CLIENT_BASIC, SecurityScheme::Http(basic));
+        let mut registration = Http::new(HttpAuthScheme::Bearer);
+        registration.description = Some(
+            "The registration access token (`rat_…`) returned once by `/oauth/register` \
+             (RFC 7592 §1)."
+                .to_owned(),
+        );
+        components.add_security_scheme(REGISTRATION_TOKEN, SecurityScheme::Http(registration));
+        let mut initial = Http::new(HttpAuthScheme::Bearer);
+        initial.description = Some(
+            "An initial access token (`iatok_…`, RFC 7591 §3) of the tenant, created through \
+             `/api/v1/registration-tokens`; needed while the tenant's registration policy is \
+             `protected`."
+                .to_owned(),
+        );
+        components.add_security_scheme(INITIAL_ACCESS_TOKEN, SecurityScheme::Http(initial));
     }
 }
 
@@ -183,6 +202,8 @@ pub fn document() -> OpenApi {
         crate::routes::token::operations(),
         crate::routes::par::operations(),
         crate::routes::device::operations(),
+        crate::routes::registration::operations(),
+        crate::routes::registration_policy::operations(),
         crate::routes::well_known::operations(),
         crate::hosted::operations(),
         crate::health::operations(),

@@ -172,7 +172,7 @@ fn protocol_operations_cite_their_rfc_and_point_to_discovery() {
         .into_iter()
         .filter(|(_, _, op)| op["tags"] == json!([tags::PROTOCOL]))
         .collect();
-    assert_eq!(protocol.len(), 11);
+    assert_eq!(protocol.len(), 15);
     for (path, method, op) in protocol {
         let text = op["description"].as_str().unwrap_or_default();
         assert!(

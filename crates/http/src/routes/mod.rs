@@ -13,6 +13,8 @@ mod organizations_members;
 pub mod par;
 pub mod policies;
 mod protocol;
+pub mod registration;
+pub mod registration_policy;
 pub mod roles;
 pub mod token;
 pub mod users;

@@ -39,6 +39,29 @@ pub struct WellKnownState {
     pub keys: Arc<KeyService>,
     /// What the metadata advertises.
     pub discovery: Arc<DiscoverySettings>,
+    /// Where each tenant's registration policy is read, while the deployment serves
+    /// `/oauth/register`; `None` otherwise (then no document advertises it).
+    pub registration: Option<svc_manage::ManageContext>,
+}
+
+impl WellKnownState {
+    /// What the metadata of `current`'s issuer advertises: the deployment's settings, with
+    /// `registration_endpoint` only while the tenant's registration policy takes registrations
+    /// (RFC 8414 §2: advertise what works). A policy that cannot be read advertises nothing.
+    async fn settings_for(
+        &self,
+        current: &CurrentTenant,
+    ) -> std::borrow::Cow<'_, DiscoverySettings> {
+        let Some(manage) = &self.registration else {
+            return std::borrow::Cow::Borrowed(&self.discovery);
+        };
+        let open = svc_manage::registration::get_policy(manage, &current.tenant.id)
+            .await
+            .is_ok_and(|view| view.policy.accepts_registrations());
+        let mut settings = (*self.discovery).clone();
+        settings.features.registration = open;
+        std::borrow::Cow::Owned(settings)
+    }
 }
 
 impl FromRef<WellKnownState> for TenantResolver {
@@ -104,8 +127,9 @@ async fn openid_configuration(
     State(state): State<WellKnownState>,
     current: CurrentTenant,
 ) -> Response {
+    let settings = state.settings_for(&current).await;
     public_json(
-        discovery::openid_configuration(&current.issuer, &state.discovery).to_string(),
+        discovery::openid_configuration(&current.issuer, &settings).to_string(),
         DISCOVERY_MAX_AGE_SECS,
     )
 }
@@ -131,8 +155,9 @@ async fn authorization_server(
     State(state): State<WellKnownState>,
     current: CurrentTenant,
 ) -> Response {
+    let settings = state.settings_for(&current).await;
     public_json(
-        discovery::authorization_server_metadata(&current.issuer, &state.discovery).to_string(),
+        discovery::authorization_server_metadata(&current.issuer, &settings).to_string(),
         DISCOVERY_MAX_AGE_SECS,
     )
 }
@@ -321,6 +346,11 @@ pub struct AuthorizationServerMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub introspection_endpoint_auth_methods_supported: Option<Vec<String>>,
+    /// `/oauth/register` under the issuer (RFC 7591), while the deployment enables dynamic
+    /// registration and the tenant's registration policy is not `disabled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub registration_endpoint: Option<String>,
 }
 
 /// OpenID Connect Discovery 1.0 §3 provider metadata: the RFC 8414 members and these.

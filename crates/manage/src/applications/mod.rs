@@ -24,10 +24,11 @@ pub use rotate_secret::rotate_secret;
 pub use update::update;
 pub use view::{ApplicationView, CreatedApplicationView, RotatedSecretView};
 
+pub(crate) use create::create_in;
+pub(crate) use input::ValidApplication;
 pub(crate) use management::management_application;
 pub(crate) use rules::check_audience_uri;
 
-use input::ValidApplication;
 use svc_domain::{Application, ClientId, GeneratedSecret, SecretHash, TenantId};
 use time::OffsetDateTime;
 

@@ -237,16 +237,30 @@ pub(crate) fn check_jwks(jwks: &serde_json::Value) -> Result<String, ManageError
 }
 
 /// Rule: `jwks_uri` is an absolute `https` URL with a host, without user information or a
-/// fragment, of at most 2048 characters.
+/// fragment, of at most 2048 characters, and its host is not an internal address
+/// ([`is_internal_host`]).
 pub(crate) fn check_jwks_uri(uri: &str) -> Result<String, ManageError> {
-    let ok = uri.len() <= MAX_URI_LEN
-        && url::Url::parse(uri).is_ok_and(|url| {
-            url.scheme() == "https"
-                && url.host().is_some()
-                && url.username().is_empty()
-                && url.password().is_none()
-                && url.fragment().is_none()
-        });
+    let parsed = url::Url::parse(uri)
+        .ok()
+        .filter(|_| uri.len() <= MAX_URI_LEN);
+    if parsed
+        .as_ref()
+        .and_then(url::Url::host)
+        .is_some_and(|h| is_internal_host(&h))
+    {
+        return Err(ManageError::invalid(
+            "jwks_uri",
+            "jwks_uri must not point to an internal address (loopback, private, link-local, \
+             localhost): the server fetches it",
+        ));
+    }
+    let ok = parsed.is_some_and(|url| {
+        url.scheme() == "https"
+            && url.host().is_some()
+            && url.username().is_empty()
+            && url.password().is_none()
+            && url.fragment().is_none()
+    });
     if ok {
         Ok(uri.to_owned())
     } else {
@@ -256,6 +270,21 @@ pub(crate) fn check_jwks_uri(uri: &str) -> Result<String, ManageError> {
                 "jwks_uri must be an https URL with a host, without user information or fragment, of at most {MAX_URI_LEN} characters"
             ),
         ))
+    }
+}
+
+/// Rule (SSRF, RFC 7591 §5): the server fetches a `jwks_uri`, so its host may not be an address
+/// literal outside the public internet (loopback, private, link-local, carrier-grade NAT,
+/// unspecified, multicast, and their mapped forms) nor `localhost`. A name that resolves to such
+/// an address is refused when fetched, by the fetcher's guard in production.
+pub(crate) fn is_internal_host(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Ipv4(ip) => !svc_domain::is_public_ip((*ip).into()),
+        url::Host::Ipv6(ip) => !svc_domain::is_public_ip((*ip).into()),
+        url::Host::Domain(name) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! The identity, grant, pushed-request and device ports of [`FaultyTx`]: plain delegation, except that the writes the
+//! The identity, grant, pushed-request, device and registration ports of [`FaultyTx`]: plain delegation, except that the writes the
 //! user use cases make can be made to fail by name (see `FaultyStore::fail_on`).
 
 use crate::support::FaultyTx;
@@ -394,5 +394,74 @@ impl DeviceWrites for FaultyTx {
         self.inner
             .poll_device_authorization(tenant, hash, client, now)
             .await
+    }
+}
+
+#[async_trait]
+impl svc_store::RegistrationReads for FaultyTx {
+    async fn registration_policy(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<svc_domain::RegistrationPolicy, StoreError> {
+        self.inner.registration_policy(tenant).await
+    }
+    async fn registration_token(
+        &mut self,
+        tenant: &TenantId,
+        client: &ClientId,
+    ) -> Result<Option<SecretHash>, StoreError> {
+        self.inner.registration_token(tenant, client).await
+    }
+    async fn initial_access_tokens(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<svc_domain::InitialAccessToken>, StoreError> {
+        self.inner.initial_access_tokens(tenant).await
+    }
+}
+
+#[async_trait]
+impl svc_store::RegistrationWrites for FaultyTx {
+    async fn set_registration_policy(
+        &mut self,
+        tenant: &TenantId,
+        policy: svc_domain::RegistrationPolicy,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .set_registration_policy(tenant, policy, now)
+            .await
+    }
+    async fn insert_registration_token(
+        &mut self,
+        tenant: &TenantId,
+        client: &ClientId,
+        hash: &SecretHash,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .insert_registration_token(tenant, client, hash, now)
+            .await
+    }
+    async fn insert_initial_access_token(
+        &mut self,
+        token: &svc_domain::InitialAccessToken,
+    ) -> Result<(), StoreError> {
+        self.inner.insert_initial_access_token(token).await
+    }
+    async fn spend_initial_access_token(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::InitialAccessTokenId,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        self.inner.spend_initial_access_token(tenant, id, now).await
+    }
+    async fn delete_initial_access_token(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::InitialAccessTokenId,
+    ) -> Result<bool, StoreError> {
+        self.inner.delete_initial_access_token(tenant, id).await
     }
 }

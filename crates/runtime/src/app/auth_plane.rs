@@ -2,7 +2,8 @@
 //! `/.well-known/*`, the hosted pages with the authorization and end-session endpoints, and the
 //! token, introspection, revocation and UserInfo endpoints, the pushed authorization request
 //! endpoint unless `[oidc].pushed_authorization_requests` disables it, and the device
-//! authorization endpoint and verification page while `[device_authorization].enabled`. Every protocol engine is built from
+//! authorization endpoint and verification page while `[device_authorization].enabled`, and
+//! dynamic client registration while `[dynamic_registration].enabled`. Every protocol engine is built from
 //! one [`ProtocolContext`], so a new endpoint is one more line here; `[jwt]` and `[oidc]`
 //! become the engines' settings in this file alone.
 
@@ -15,6 +16,7 @@ use svc_config::Config;
 use svc_http::hosted::{self, HostedState};
 use svc_http::routes::device::{self as device_route, DeviceState};
 use svc_http::routes::par::{self, ParState};
+use svc_http::routes::registration::{self as registration_route, RegistrationState};
 use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
 use svc_http::throttle::{Throttle, ThrottleSettings};
@@ -46,6 +48,10 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             tenants: services.tenants.clone(),
             keys: services.keys.clone(),
             discovery: Arc::new(discovery_settings(config)),
+            registration: config
+                .dynamic_registration
+                .enabled
+                .then(|| services.api.manage.clone()),
         }))
         .merge(hosted::router(HostedState {
             tenants: services.tenants.clone(),
@@ -61,6 +67,17 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             tenants: services.tenants.clone(),
             endpoint: Arc::new(DeviceEndpoint::new(ctx.clone(), device.clone())),
             throttle: throttle.clone(),
+        }));
+    }
+    // RFC 7591 / RFC 7592: unrouted when disabled, like the others; the use cases are the
+    // management API's (one rule set), so they take its context.
+    if config.dynamic_registration.enabled {
+        router = router.merge(registration_route::router(RegistrationState {
+            tenants: services.tenants.clone(),
+            manage: services.api.manage.clone(),
+            settings: svc_manage::registration::RegistrationSettings {
+                max_registrations_per_hour: config.dynamic_registration.max_registrations_per_hour,
+            },
         }));
     }
     // RFC 9126: unrouted when disabled, so the path is the router's plain 404.

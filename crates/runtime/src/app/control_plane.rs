@@ -1,6 +1,6 @@
 //! The control plane's routes (ARCHITECTURE.md "Planes"): the operator's control-plane API and
-//! each tenant's management API (applications, API resources, users, organizations, roles,
-//! webhooks), all over one
+//! each tenant's management API (applications and their registration policy, API resources,
+//! users, organizations, roles, webhooks), all over one
 //! [`ApiState`],
 //! and the API reference when `[openapi].enabled`.
 
@@ -15,6 +15,7 @@ pub(super) fn routes(api: &ApiState) -> Router {
         .merge(applications::router(api.clone()))
         .merge(svc_http::routes::api_resources::router(api.clone()))
         .merge(svc_http::routes::policies::router(api.clone()))
+        .merge(svc_http::routes::registration_policy::router(api.clone()))
         .merge(users::router(api.clone()))
         .merge(svc_http::routes::organizations::router(api.clone()))
         .merge(svc_http::routes::invitations::router(api.clone()))

@@ -1,7 +1,8 @@
 //! The interop suite: real third-party clients drive the real service over loopback.
 //!
 //! - `interop/openid-client/rp.mjs`: openid-client v6 (a certified relying party) with jose as
-//!   the independent JOSE check, the hosted pages driven in Chromium by playwright-core;
+//!   the independent JOSE check, the hosted pages driven in Chromium by playwright-core, and
+//!   dynamic client registration (RFC 7591/7592) with a code flow as the registered client;
 //! - `interop/authlib/rp.py`: Authlib's `OAuth2Session` with `client_secret_basic` and
 //!   `client_secret_post`, the hosted forms driven by `requests`, PyJWT as the JOSE check;
 //! - `interop/authlib/mfa.py`: the second factor (`[two_factor]`) with pyotp as the independent
@@ -506,7 +507,20 @@ async fn openid_client(backend: Backend) {
         Prerequisite::NodeModules,
         Prerequisite::PlaywrightCore,
     ]);
-    let fixture = Fixture::start(backend).await;
+    // The run ends with dynamic client registration: the deployment serves it and the tenant
+    // opens it before the script's discovery.
+    let fixture =
+        Fixture::start_with(backend, &[("SVC_DYNAMIC_REGISTRATION__ENABLED", "true")]).await;
+    let (management, _) = management_token(&fixture.app).await;
+    let opened = fixture
+        .app
+        .request(reqwest::Method::PUT, "/api/v1/registration-policy")
+        .bearer_auth(&management)
+        .json(&json!({"policy": "open"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), 200, "{backend:?}: opening registration");
     let mut env = fixture.common_env();
     env.push(("CLIENT_ID".into(), fixture.public_client_id.clone()));
     env.push(("CONFIDENTIAL_CLIENT_ID".into(), fixture.basic.0.clone()));
@@ -554,6 +568,9 @@ async fn openid_client(backend: Backend) {
             "revoked_refresh_token_refused",
             "end_session",
             "prompt_none_login_required_after_logout",
+            "dynamic_client_registration",
+            "registered_client_code_flow",
+            "registration_read_and_deleted",
         ],
     );
     fixture.app.shutdown().await;

@@ -7,6 +7,7 @@ mod api_conventions;
 mod api_resources;
 mod cli;
 mod common;
+mod dcr;
 mod device;
 mod discovery;
 mod dns;

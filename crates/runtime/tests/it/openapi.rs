@@ -120,6 +120,8 @@ async fn spawn(backend: Backend, mail: &Path) -> TestApp {
             ("SVC_EMAIL__PROVIDER", "log"),
             ("SVC_EMAIL__LOG__SINK", &sink),
             ("SVC_OPENAPI__ENABLED", "true"),
+            // Every documented operation is served: dynamic registration is off by default.
+            ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
         ],
     )
     .await
@@ -171,6 +173,14 @@ struct Credentials {
     management: String,
     person: String,
     metrics: String,
+    /// An initial access token (RFC 7591 §3) of the tenant, unlimited.
+    initial_access_token: String,
+    /// A client registered at `/oauth/register`, and its registration access token (RFC 7592).
+    registered_client: String,
+    registration_access_token: String,
+    /// Another one, for the delete operation (with its own token: the first one stays).
+    doomed_registered_client: String,
+    doomed_registration_access_token: String,
 }
 
 /// Resources schemathesis works on, so that operations on one resource reach their logic
@@ -208,6 +218,11 @@ struct Fixtures {
     doomed_invitation: String,
     tenant: String,
     doomed_tenant: String,
+    /// The client registered at `/oauth/register` (read and replaced), and the one deleted with
+    /// its own registration access token.
+    registered_client: String,
+    doomed_registered_client: String,
+    doomed_registration_access_token: String,
 }
 
 /// `POST path` with `body` as `token`, asserting `status`; the answer.
@@ -252,12 +267,48 @@ impl Credentials {
         let (client_id, client_secret) = relying_party(app, &management).await;
         create_person(app, &management, PERSON_EMAIL).await;
         let person = sign_in(app, &tenant.host, &client_id, &client_secret, PERSON_EMAIL).await;
+        // Dynamic client registration: open, one registered client and an initial access token,
+        // so the RFC 7592 operations reach their logic with that client's token.
+        let opened = app
+            .request(Method::PUT, "/api/v1/registration-policy")
+            .bearer_auth(&management)
+            .json(&json!({"policy": "open"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(opened.status(), 200, "opening registration");
+        let initial = post(
+            app,
+            &management,
+            "/api/v1/registration-tokens",
+            json!({}),
+            201,
+        )
+        .await;
+        let mut registered = Vec::new();
+        for name in ["Registered", "Doomed registered"] {
+            let response = app
+                .request(Method::POST, "/oauth/register")
+                .json(&json!({"client_name": name, "redirect_uris": [REDIRECT]}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 201, "registering a client");
+            registered.push(response.json::<Value>().await.unwrap());
+        }
+        let doomed = registered.pop().unwrap();
+        let registered = registered.pop().unwrap();
         Self {
             operator,
             tenant,
             management,
             person,
             metrics,
+            initial_access_token: str_field(&initial, "token"),
+            registered_client: str_field(&registered, "client_id"),
+            registration_access_token: str_field(&registered, "registration_access_token"),
+            doomed_registered_client: str_field(&doomed, "client_id"),
+            doomed_registration_access_token: str_field(&doomed, "registration_access_token"),
         }
     }
 }
@@ -439,6 +490,9 @@ impl Fixtures {
             doomed_invitation: str_field(&doomed_invitation, "id"),
             tenant: tenant.id,
             doomed_tenant: doomed_tenant.id,
+            registered_client: credentials.registered_client.clone(),
+            doomed_registered_client: credentials.doomed_registered_client.clone(),
+            doomed_registration_access_token: credentials.doomed_registration_access_token.clone(),
         }
     }
 
@@ -623,6 +677,25 @@ impl Fixtures {
             out.push_str(&format!("\n[dictionaries.{name}]\nvalues = [{value:?}]\n"));
         }
         out.push_str(&operations);
+        if part == Part::Tenant {
+            // RFC 7592: the registered clients' ids always (a generated id, or another
+            // operation's `client_id`, only meets 401); the delete takes another registered
+            // client, with its own registration access token (the scheme's token is the first
+            // client's, which must outlive the run).
+            out.push_str(&format!(
+                "\n[[operations]]\n\
+                 include-operation-id = [\"readClientRegistration\", \"replaceClientRegistration\"]\n\
+                 parameters = {{ \"path.client_id\" = {:?} }}\n",
+                self.registered_client,
+            ));
+            out.push_str(&format!(
+                "\n[[operations]]\ninclude-operation-id = [\"deleteClientRegistration\"]\n\
+                 parameters = {{ \"path.client_id\" = {:?} }}\n\
+                 headers = {{ Authorization = {:?} }}\n",
+                self.doomed_registered_client,
+                format!("Bearer {}", self.doomed_registration_access_token),
+            ));
+        }
         out
     }
 }
@@ -851,6 +924,14 @@ async fn schemathesis(
             ("SVC_API_METRICS_TOKEN", &credentials.metrics),
             ("SVC_API_CLIENT_ID", &credentials.tenant.client_id),
             ("SVC_API_CLIENT_SECRET", &credentials.tenant.client_secret),
+            (
+                "SVC_API_REGISTRATION_ACCESS_TOKEN",
+                &credentials.registration_access_token,
+            ),
+            (
+                "SVC_API_INITIAL_ACCESS_TOKEN",
+                &credentials.initial_access_token,
+            ),
         ],
         TOOL_TIMEOUT,
     )
@@ -1203,6 +1284,7 @@ async fn every_route_has_an_operation_and_every_operation_a_route() {
         ("SVC_SERVER__PORT", "0"),
         ("SVC_TENANT__DEFAULT_TENANT_SLUG", "default"),
         ("SVC_OPENAPI__ENABLED", "true"),
+        ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
     ];
     let sources = svc_config::Sources {
         explicit_file: None,

@@ -27,8 +27,6 @@ enabled = true
 pow_difficulty = 18
 [siwe]
 enabled = true
-[device_authorization]
-enabled = true
 [dpop]
 required = true
 [session_cookie]
@@ -95,7 +93,6 @@ const LABELS: &[&str] = &[
     "[anonymous]",
     "[challenge]",
     "[siwe]",
-    "[device_authorization]",
     "[dpop]",
     "[session_cookie]",
     "[refresh_family_cache]",

@@ -20,6 +20,7 @@ mod passkeys;
 mod policies;
 mod pushed;
 mod recovery;
+mod registration;
 mod signing_keys;
 mod tenants;
 mod user_roles;
@@ -42,6 +43,7 @@ pub use passkeys::*;
 pub use policies::*;
 pub use pushed::*;
 pub use recovery::*;
+pub use registration::*;
 pub use signing_keys::*;
 pub use tenants::*;
 pub use user_roles::*;
@@ -224,6 +226,9 @@ macro_rules! conformance_suite {
             device_polls_enforce_and_grow_the_interval,
             racing_device_polls_admit_one_on_time,
             expired_device_authorizations_are_purged,
+            registration_policies_default_to_disabled_and_are_per_tenant,
+            registration_tokens_belong_to_one_application_and_go_with_it,
+            initial_access_tokens_spend_their_uses_until_expiry,
             racing_code_redemptions_admit_exactly_one,
             racing_refresh_rotations_admit_exactly_one,
             writes_for_an_unknown_tenant_name_the_foreign_key,

@@ -400,3 +400,22 @@ fn minimum_acr_is_one_of_the_two_levels_or_absent() {
         );
     }
 }
+
+#[test]
+fn jwks_uri_may_not_name_an_internal_address() {
+    for internal in [
+        "https://127.0.0.1/jwks.json",
+        "https://10.0.0.5/jwks.json",
+        "https://192.168.1.1:8443/jwks.json",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::1]/jwks.json",
+        "https://[::ffff:10.0.0.1]/jwks.json",
+        "http://localhost/jwks.json",
+        "https://api.LOCALHOST./jwks.json",
+        "https://0.0.0.0/jwks.json",
+    ] {
+        assert_invalid(check_jwks_uri(internal), "jwks_uri", "internal address");
+    }
+    assert!(check_jwks_uri("https://93.184.215.14/jwks.json").is_ok());
+    assert!(check_jwks_uri("https://localhost.example/jwks.json").is_ok());
+}

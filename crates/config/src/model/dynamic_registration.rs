@@ -1,0 +1,31 @@
+//! `[dynamic_registration]`: dynamic client registration (RFC 7591) and its management protocol
+//! (RFC 7592) — whether the deployment serves `/oauth/register`, and how many registrations one
+//! address may make per tenant. Each tenant then decides for itself through its registration
+//! policy (`/api/v1/registration-policy`, `disabled` until set).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Dynamic client registration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct DynamicRegistrationConfig {
+    /// Serve `POST /oauth/register` and `/oauth/register/{client_id}` (GET, PUT, DELETE). When
+    /// false none of them exists and no discovery document advertises `registration_endpoint`;
+    /// when true, a tenant's document advertises it while the tenant's registration policy is
+    /// not `disabled`. Default: false.
+    pub enabled: bool,
+    /// Registrations one client address may attempt per tenant in an hour (refused ones count
+    /// too); past it the endpoint answers 429 with `Retry-After`. Default: 20. Allowed range:
+    /// 1..=10000.
+    pub max_registrations_per_hour: u32,
+}
+
+impl Default for DynamicRegistrationConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            max_registrations_per_hour: 20,
+        }
+    }
+}
