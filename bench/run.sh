@@ -14,7 +14,7 @@ usage: bash bench/run.sh [--quick]
 Environment overrides (optional):
   BENCH_DURATION=SECONDS   seconds per load run          BENCH_ROUNDS=N     interleaved rounds
   BENCH_BACKENDS="sqlite postgres"                       BENCH_CONCURRENCY="16 64"
-  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode authcode_par signin signin_totp signin_passkey"
+  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode authcode_par device_poll signin signin_totp signin_passkey"
   BENCH_TOTP_USERS=N       users with a TOTP factor for signin_totp (default: sized to the runs)
   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
@@ -40,7 +40,7 @@ DURATION=${BENCH_DURATION:-$DURATION}
 ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
 BACKENDS=${BENCH_BACKENDS:-"sqlite postgres"}
 CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
-SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode authcode_par signin signin_totp signin_passkey"}
+SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode authcode_par device_poll signin signin_totp signin_passkey"}
 PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SVC_LOG=${BENCH_SVC_LOG:-warn}
 ID_TOKEN_ALG=${BENCH_ID_TOKEN_ALG:-RS256}
@@ -75,12 +75,12 @@ log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 # Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; the sign-ins (password,
-# password + TOTP, passkey) and the pushed-request code flow (authcode_par, RFC 9126) run on svc
-# only.
-is_flow() { case "$1" in refresh|authcode|authcode_par|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
+# password + TOTP, passkey), the pushed-request code flow (authcode_par, RFC 9126) and the device
+# grant's polls (device_poll, RFC 8628) run on svc only.
+is_flow() { case "$1" in refresh|authcode|authcode_par|device_poll|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
 is_signin() { case "$1" in signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
 has_scenario() { [[ " $SCENARIOS " == *" $1 "* ]]; }
-peer_runs() { ! is_signin "$1" && [ "$1" != authcode_par ]; }
+peer_runs() { ! is_signin "$1" && [ "$1" != authcode_par ] && [ "$1" != device_poll ]; }
 any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && return 0; done; return 1; }
 # Runs with non-2xx answers or socket errors: reported in RESULTS.md, then the harness fails.
 FAILED_RUNS=0
@@ -389,7 +389,8 @@ provision_ours() {
   [ -n "$token" ] || die "no management token with applications:write users:write"
   resp=$(curl -s -m 10 "$base/api/v1/applications" -H "Host: $OURS_HOST" -H "authorization: Bearer $token" \
     -H 'content-type: application/json' -d "$(jq -nc --arg r "$REDIRECT_URI" --arg alg "$ID_TOKEN_ALG" '{name: "bench code flow",
-      grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "client_secret_basic",
+      grant_types: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
+      token_endpoint_auth_method: "client_secret_basic",
       redirect_uris: [$r], allowed_scopes: ["openid", "profile", "email", "offline_access"], first_party: true,
       id_token_signed_response_alg: $alg}')")
   OURS_CODE_CLIENT_ID=$(jq -r '.client_id // empty' <<<"$resp")

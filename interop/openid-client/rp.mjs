@@ -2,10 +2,11 @@
 // authorization code flow with PKCE (S256) through the hosted sign-in and consent pages in
 // Chromium, the token response checked by openid-client (state, nonce, iss per RFC 9207) and
 // independently by jose, UserInfo, refresh-token rotation and reuse, a pushed authorization
-// request (RFC 9126, buildAuthorizationUrlWithPAR), introspection, revocation, RP-initiated
-// logout, and dynamic client registration (RFC 7591, dynamicClientRegistration) followed by a code
-// flow as the registered client and its RFC 7592 read and delete (the tenant's registration
-// policy is opened by the test before the run).
+// request (RFC 9126, buildAuthorizationUrlWithPAR), the device authorization grant (RFC 8628,
+// initiateDeviceAuthorization + pollDeviceAuthorizationGrant, approved in Chromium),
+// introspection, revocation, RP-initiated logout, and dynamic client registration (RFC 7591,
+// dynamicClientRegistration) followed by a code flow as the registered client and its RFC 7592
+// read and delete (the tenant's registration policy is opened by the test before the run).
 //
 // Environment: ISSUER, CLIENT_ID (public client, token_endpoint_auth_method none),
 // CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
@@ -255,6 +256,44 @@ async function main(step) {
   });
   checkEqual(parTokens.claims().sub, claims.sub, 'PAR: same sub');
   passed('pushed_authorization_request');
+
+  // ---- Device authorization grant (RFC 8628), approved by the signed-in person ----
+  step('device authorization grant');
+  checkEqual(meta.device_authorization_endpoint, `${issuer}/oauth/device/code`, 'discovery device_authorization_endpoint');
+  check(
+    meta.grant_types_supported?.includes('urn:ietf:params:oauth:grant-type:device_code'),
+    'grant_types_supported lists the device grant',
+  );
+  const device = await client.initiateDeviceAuthorization(pub, { scope });
+  check(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/.test(device.user_code), `user_code: ${device.user_code}`);
+  checkEqual(device.verification_uri, `${issuer}/oauth/device/verify`, 'verification_uri');
+  // openid-client polls at the interval (and honours slow_down) while the person approves.
+  const polling = client.pollDeviceAuthorizationGrant(pub, device);
+  polling.catch(() => {});
+  await page.goto(device.verification_uri_complete);
+  checkEqual(await page.locator('input[name="user_code"]').inputValue(), device.user_code, 'the code is filled in');
+  await Promise.all([
+    page.waitForURL((url) => url.pathname === '/auth/consent'),
+    page.locator('form button[type="submit"]').first().click(),
+  ]);
+  const consentText = await page.locator('body').innerText();
+  check(consentText.includes(device.user_code), 'the consent page shows the device code again');
+  const approved = await runInteraction(context, page, null, `${issuer}/oauth/device/verify?result=approved`, {});
+  check(approved.pages.includes('consent'), `the device consent was not shown (pages: ${approved.pages})`);
+  const deviceTokens = await polling;
+  checkEqual(deviceTokens.claims().sub, claims.sub, 'device grant: same sub');
+  check(typeof deviceTokens.refresh_token === 'string', 'device grant: a refresh token for offline_access');
+  const deviceId = await jose.jwtVerify(deviceTokens.id_token, jwks, { issuer, audience: clientId });
+  checkEqual(deviceId.payload.sub, claims.sub, 'device grant: jose verifies the ID token');
+  const deviceAccess = await jose.jwtVerify(deviceTokens.access_token, jwks, { issuer, audience: apiAudience });
+  checkEqual(deviceAccess.payload.client_id, clientId, 'device grant: access token client_id');
+  // The device code is spent: polling it again is refused.
+  await expectOAuthError(
+    client.pollDeviceAuthorizationGrant(pub, { ...device, interval: 1 }),
+    'invalid_grant',
+    'a redeemed device code',
+  );
+  passed('device_authorization_grant');
 
   // ---- Signing in to an organization (the `organization` authorization parameter) ----
   step('authorize in organization acme');

@@ -35,6 +35,8 @@ struct Worker {
     index: usize,
     agent: Agent,
     refresh_token: String,
+    /// device-poll: the worker's device code.
+    device_code: String,
     passkey: Option<SoftAuthenticator>,
 }
 
@@ -479,12 +481,51 @@ impl Flow {
         Ok(tokens)
     }
 
+    /// Starts a device authorization (RFC 8628 §3.1) as the client: its `device_code`.
+    async fn start_device(&self, w: &mut Worker) -> Result<String, Failure> {
+        let url = self.target.url("/oauth/device/code")?;
+        let reply = w
+            .agent
+            .post(url, &[("scope", "openid")], true)
+            .await?
+            .expect(&[200], "device authorization")?;
+        json(&reply.body, "device authorization")?
+            .get("device_code")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| answer("device authorization: no device_code"))
+    }
+
+    /// One poll (RFC 8628 §3.4): `authorization_pending`, or `slow_down` when it came sooner
+    /// than the interval; anything else is a failure.
+    async fn poll_device(&self, w: &mut Worker) -> Result<(), Failure> {
+        let url = self.target.url(self.token_path())?;
+        let reply = w
+            .agent
+            .post(
+                url,
+                &[
+                    ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                    ("device_code", &w.device_code),
+                ],
+                true,
+            )
+            .await?
+            .expect(&[400], "token (device_code)")?;
+        let body = json(&reply.body, "token (device_code)")?;
+        match body.get("error").and_then(Value::as_str) {
+            Some("authorization_pending" | "slow_down") => Ok(()),
+            other => Err(answer(format!("token (device_code): error {other:?}"))),
+        }
+    }
+
     /// A worker ready for the measured loop (not measured).
     async fn setup(&self, index: usize) -> Result<Worker, Failure> {
         let mut w = Worker {
             index,
             agent: Agent::new(self.target.clone()),
             refresh_token: String::new(),
+            device_code: String::new(),
             passkey: None,
         };
         let hops = match self.server {
@@ -509,6 +550,7 @@ impl Flow {
                 }
                 self.code_flow(&mut w, "openid", None, hops).await?;
             }
+            Kind::DevicePoll => w.device_code = self.start_device(&mut w).await?,
             Kind::Refresh => {
                 // oidc-provider keeps offline_access only with prompt=consent.
                 let prompt = match self.server {
@@ -535,6 +577,7 @@ impl Flow {
     async fn iterate(&self, w: &mut Worker, lease: Option<&Lease>) -> Result<(), Failure> {
         match self.kind {
             Kind::Refresh => self.rotate(w).await.map(drop),
+            Kind::DevicePoll => self.poll_device(w).await,
             Kind::Authcode | Kind::AuthcodePar => {
                 self.code_flow(w, "openid", None, 1).await.map(drop)
             }
@@ -660,6 +703,12 @@ impl Flow {
                     }
                 )
             }
+            Kind::DevicePoll => {
+                self.iterate(&mut w, None)
+                    .await
+                    .map_err(|f| anyhow!("{f}"))?;
+                "status=400 error=authorization_pending|slow_down".to_owned()
+            }
             Kind::Signin => {
                 self.iterate(&mut w, None)
                     .await
@@ -729,13 +778,20 @@ pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
     if kind == Kind::AuthcodePar && args.server != Server::Ours {
         bail!("authcode-par runs against svc only (the peer is not configured for PAR)");
     }
+    if kind == Kind::DevicePoll && args.server != Server::Ours {
+        bail!(
+            "device-poll runs against svc only (the peer is not configured for the device grant)"
+        );
+    }
     if kind == Kind::SigninPasskey && args.host.is_none() {
         args.host = passkey::localhost_for_ip(&args.base_url)?;
     }
     if !signs_in && (args.client_id.is_empty() || args.client_secret.is_empty()) {
         bail!("--client-id and --client-secret are required");
     }
-    if (signs_in || args.server == Server::Ours) && args.password.is_empty() {
+    // A device's polls need no person (nobody signs in: the request stays pending).
+    let needs_person = signs_in || (args.server == Server::Ours && kind != Kind::DevicePoll);
+    if needs_person && args.password.is_empty() {
         bail!("--password (or BENCH_USER_PASSWORD) is required");
     }
     let target = Arc::new(Target::new(

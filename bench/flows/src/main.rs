@@ -1,6 +1,6 @@
 //! `svc-bench-flows`: the load driver `bench/run.sh` uses for the scenarios that take more than
 //! one request — refresh-token rotation, the authorization-code flow with an existing browser
-//! session (plain, or pushed first to `/oauth/par`), password sign-in, password sign-in with a TOTP second factor, passkey sign-in — and
+//! session (plain, or pushed first to `/oauth/par`), the device grant's polls, password sign-in, password sign-in with a TOTP second factor, passkey sign-in — and
 //! for the raw Argon2id rate of svc's default parameters.
 //!
 //! Every load subcommand sets up its workers first (not measured), optionally waits at a gate so
@@ -45,6 +45,13 @@ enum Command {
     /// → 303 with a code → token. svc only. One iteration is one flow.
     #[command(name = "authcode-par", alias = "authcode_par")]
     AuthcodePar(FlowArgs),
+    /// Device grant polling (RFC 8628 §3.4): each worker starts its own device authorization
+    /// in the setup (POST /oauth/device/code, client_secret_basic, scope openid), which nobody
+    /// approves, and polls the token endpoint in a closed loop. One iteration is one poll,
+    /// answered 400 `authorization_pending` or (sooner than the interval) `slow_down`: both
+    /// record the poll in the database first. svc only.
+    #[command(name = "device-poll", alias = "device_poll")]
+    DevicePoll(FlowArgs),
     /// Password sign-in on svc's hosted page: GET /auth/sign-in (CSRF cookie and field), then
     /// POST email + password expecting 303. Each iteration starts without cookies.
     Signin(FlowArgs),
@@ -158,6 +165,7 @@ enum Kind {
     Refresh,
     Authcode,
     AuthcodePar,
+    DevicePoll,
     Signin,
     SigninTotp,
     SigninPasskey,
@@ -174,6 +182,7 @@ fn main() -> ExitCode {
         Command::Refresh(args) => run_flow(Kind::Refresh, args),
         Command::Authcode(args) => run_flow(Kind::Authcode, args),
         Command::AuthcodePar(args) => run_flow(Kind::AuthcodePar, args),
+        Command::DevicePoll(args) => run_flow(Kind::DevicePoll, args),
         Command::Signin(args) => run_flow(Kind::Signin, args),
         Command::SigninTotp(args) => run_flow(Kind::SigninTotp, args),
         Command::SigninPasskey(args) => run_flow(Kind::SigninPasskey, args),

@@ -146,6 +146,8 @@ impl Fixture {
             ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
             ("SVC_EMAIL__PROVIDER", "log"),
             ("SVC_EMAIL__LOG__SINK", sink.as_str()),
+            // Devices poll every second (openid-client honours `interval`).
+            ("SVC_DEVICE_AUTHORIZATION__INTERVAL_SECS", "1"),
         ];
         env.extend_from_slice(extra);
         let app = TestApp::spawn_with(backend, &env).await;
@@ -164,7 +166,11 @@ impl Fixture {
                 "name": "Interop public RP (openid-client)",
                 "redirect_uris": [REDIRECT_URI],
                 "post_logout_redirect_uris": [POST_LOGOUT_REDIRECT_URI],
-                "grant_types": ["authorization_code", "refresh_token"],
+                "grant_types": [
+                    "authorization_code",
+                    "refresh_token",
+                    "urn:ietf:params:oauth:grant-type:device_code"
+                ],
                 "token_endpoint_auth_method": "none",
                 "allowed_scopes": ["openid", "profile", "email", "offline_access"],
                 "first_party": false,
@@ -559,6 +565,7 @@ async fn openid_client(backend: Backend) {
             "refresh_family_revoked_on_reuse",
             "sso_session_reused",
             "pushed_authorization_request",
+            "device_authorization_grant",
             "organization_claims",
             "organization_not_a_member",
             "resource_permissions_from_roles",
