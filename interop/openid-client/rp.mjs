@@ -4,7 +4,9 @@
 // independently by jose, UserInfo, refresh-token rotation and reuse, a pushed authorization
 // request (RFC 9126, buildAuthorizationUrlWithPAR), the device authorization grant (RFC 8628,
 // initiateDeviceAuthorization + pollDeviceAuthorizationGrant, approved in Chromium),
-// introspection, revocation, RP-initiated logout, and dynamic client registration (RFC 7591,
+// CIBA in poll mode (initiateBackchannelAuthentication +
+// pollBackchannelAuthenticationGrant, approved on the hosted page), introspection, revocation,
+// RP-initiated logout, and dynamic client registration (RFC 7591,
 // dynamicClientRegistration) followed by a code flow as the registered client and its RFC 7592
 // read and delete (the tenant's registration policy is opened by the test before the run).
 //
@@ -270,17 +272,21 @@ async function main(step) {
   // openid-client polls at the interval (and honours slow_down) while the person approves.
   const polling = client.pollDeviceAuthorizationGrant(pub, device);
   polling.catch(() => {});
-  await page.goto(device.verification_uri_complete);
-  checkEqual(await page.locator('input[name="user_code"]').inputValue(), device.user_code, 'the code is filled in');
+  // A tab of its own (same browser, same session): the previous one may still be finishing
+  // its redirect to the client.
+  const devicePage = await context.newPage();
+  await devicePage.goto(device.verification_uri_complete);
+  checkEqual(await devicePage.locator('input[name="user_code"]').inputValue(), device.user_code, 'the code is filled in');
   await Promise.all([
-    page.waitForURL((url) => url.pathname === '/auth/consent'),
-    page.locator('form button[type="submit"]').first().click(),
+    devicePage.waitForURL((url) => url.pathname === '/auth/consent'),
+    devicePage.locator('form button[type="submit"]').first().click(),
   ]);
-  const consentText = await page.locator('body').innerText();
+  const consentText = await devicePage.locator('body').innerText();
   check(consentText.includes(device.user_code), 'the consent page shows the device code again');
-  const approved = await runInteraction(context, page, null, `${issuer}/oauth/device/verify?result=approved`, {});
+  const approved = await runInteraction(context, devicePage, null, `${issuer}/oauth/device/verify?result=approved`, {});
   check(approved.pages.includes('consent'), `the device consent was not shown (pages: ${approved.pages})`);
   const deviceTokens = await polling;
+  await devicePage.close();
   checkEqual(deviceTokens.claims().sub, claims.sub, 'device grant: same sub');
   check(typeof deviceTokens.refresh_token === 'string', 'device grant: a refresh token for offline_access');
   const deviceId = await jose.jwtVerify(deviceTokens.id_token, jwks, { issuer, audience: clientId });
@@ -294,6 +300,37 @@ async function main(step) {
     'a redeemed device code',
   );
   passed('device_authorization_grant');
+
+  // ---- CIBA, poll mode (confidential client), approved on the hosted page ----
+  step('client-initiated backchannel authentication');
+  checkEqual(meta.backchannel_authentication_endpoint, `${issuer}/bc-authorize`, 'discovery backchannel_authentication_endpoint');
+  checkEqual(JSON.stringify(meta.backchannel_token_delivery_modes_supported), '["poll"]', 'poll mode only');
+  const ciba = await client.initiateBackchannelAuthentication(conf, {
+    scope: 'openid profile',
+    login_hint: email,
+    binding_message: 'W4SCT',
+  });
+  check(typeof ciba.auth_req_id === 'string' && ciba.auth_req_id.startsWith('ar_'), `auth_req_id: ${ciba.auth_req_id}`);
+  const cibaPolling = client.pollBackchannelAuthenticationGrant(conf, ciba);
+  cibaPolling.catch(() => {});
+  const cibaPage = await context.newPage();
+  await cibaPage.goto(`${issuer}/auth/ciba`);
+  check((await cibaPage.locator('body').innerText()).includes('W4SCT'), 'the approval page shows the binding message');
+  await Promise.all([
+    cibaPage.waitForURL((url) => url.search.includes('result=approved')),
+    cibaPage.locator('form button[name="decision"][value="approve"]').click(),
+  ]);
+  await cibaPage.close();
+  const cibaTokens = await cibaPolling;
+  checkEqual(cibaTokens.claims().sub, claims.sub, 'CIBA: same sub');
+  const cibaId = await jose.jwtVerify(cibaTokens.id_token, jwks, { issuer, audience: confidentialId });
+  checkEqual(cibaId.payload.sub, claims.sub, 'CIBA: jose verifies the ID token');
+  await expectOAuthError(
+    client.initiateBackchannelAuthentication(conf, { scope: 'openid', login_hint: email, id_token_hint: 'x' }),
+    'invalid_request',
+    'CIBA: id_token_hint is rejected',
+  );
+  passed('ciba_poll');
 
   // ---- Signing in to an organization (the `organization` authorization parameter) ----
   step('authorize in organization acme');

@@ -13,11 +13,11 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::model::{
-    AdaptiveMfaConfig, AuthConfig, CaptchaConfig, Config, DatabaseConfig, DeploymentConfig,
-    DeviceAuthorizationConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle,
-    HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig, OpenApiConfig, PasskeyConfig,
-    PoolOverride, RecoveryConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig,
-    TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
+    AdaptiveMfaConfig, AuthConfig, CaptchaConfig, CibaConfig, Config, DatabaseConfig,
+    DeploymentConfig, DeviceAuthorizationConfig, DynamicRegistrationConfig, EmailConfig,
+    EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig, OpenApiConfig,
+    PasskeyConfig, PoolOverride, RecoveryConfig, SecurityConfig, ServerConfig, SmtpConfig,
+    TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -321,6 +321,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         VerifiedDomainsConfig,
         DeviceAuthorizationConfig,
         DynamicRegistrationConfig,
+        CibaConfig,
     ]
 }
 

@@ -8,6 +8,9 @@ use time::OffsetDateTime;
 /// The wire name of the device authorization grant (RFC 8628 §3.4).
 pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
+/// The wire name of the CIBA grant (OpenID CIBA Core §10.1).
+pub const CIBA_GRANT: &str = "urn:openid:params:grant-type:ciba";
+
 /// An OAuth grant an application may use (RFC 6749 §4, RFC 8628, RFC 8693, CIBA).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GrantType {
@@ -19,6 +22,9 @@ pub enum GrantType {
     ClientCredentials,
     /// `urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4).
     DeviceCode,
+    /// `urn:openid:params:grant-type:ciba` (OpenID CIBA Core §10.1): poll mode, confidential
+    /// clients only.
+    Ciba,
 }
 
 impl GrantType {
@@ -29,6 +35,7 @@ impl GrantType {
             Self::RefreshToken => "refresh_token",
             Self::ClientCredentials => "client_credentials",
             Self::DeviceCode => DEVICE_CODE_GRANT,
+            Self::Ciba => CIBA_GRANT,
         }
     }
 
@@ -39,6 +46,7 @@ impl GrantType {
             "refresh_token" => Some(Self::RefreshToken),
             "client_credentials" => Some(Self::ClientCredentials),
             DEVICE_CODE_GRANT => Some(Self::DeviceCode),
+            CIBA_GRANT => Some(Self::Ciba),
             _ => None,
         }
     }
@@ -213,6 +221,7 @@ mod tests {
             GrantType::RefreshToken,
             GrantType::ClientCredentials,
             GrantType::DeviceCode,
+            GrantType::Ciba,
         ] {
             assert_eq!(GrantType::parse(grant.as_str()), Some(grant));
         }

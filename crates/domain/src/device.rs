@@ -209,6 +209,7 @@ mod tests {
     fn no_redirect_uri_can_be_the_device_binding() {
         // The store tells a device-approved code by this value in its `redirect_uri` column.
         assert!(crate::RedirectUri::parse(crate::DEVICE_CODE_GRANT).is_err());
+        assert!(crate::RedirectUri::parse(crate::CIBA_GRANT).is_err());
     }
 
     #[test]

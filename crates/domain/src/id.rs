@@ -194,6 +194,13 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies a backchannel authentication request (OpenID CIBA) on the approval page and
+    /// API (`cib_…`); the client's `auth_req_id` is another value, stored only as a hash.
+    BackchannelRequestId,
+    "cib_"
+);
+
+prefixed_id!(
     /// Identifies a pending authorization request while the person signs in (`int_…`).
     InteractionId,
     "int_"

@@ -8,6 +8,7 @@
 mod access;
 mod application;
 mod audit;
+mod backchannel;
 mod clock;
 mod device;
 mod event;
@@ -37,10 +38,13 @@ pub use access::{
     PermissionError, PermissionName, RESERVED_SCOPES, Role, RoleGrant, RoleKind, permissions_for,
 };
 pub use application::{
-    Application, DEVICE_CODE_GRANT, GrantType, OperatorToken, OrganizationUsage,
+    Application, CIBA_GRANT, DEVICE_CODE_GRANT, GrantType, OperatorToken, OrganizationUsage,
     TokenEndpointAuthMethod,
 };
 pub use audit::{AuditEntry, AuditOutcome};
+pub use backchannel::{
+    AUTH_REQ_ID_PREFIX, BackchannelPoll, BackchannelRequest, MAX_BINDING_MESSAGE_CHARS,
+};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use device::{
     DEVICE_CODE_PREFIX, DeviceAuthorization, DevicePoll, DeviceStatus, USER_CODE_ALPHABET,
@@ -57,10 +61,10 @@ pub use factor::{
     normalize_totp_code,
 };
 pub use id::{
-    ApiResourceId, AuditEntryId, ClientId, DeliveryId, DomainId, EventId, FactorId, GuardianId,
-    IdError, InitialAccessTokenId, InteractionId, InvitationId, LoginRecordId, OperatorTokenId,
-    OrganizationId, PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, SessionId, TenantId, UserId,
-    WebhookId,
+    ApiResourceId, AuditEntryId, BackchannelRequestId, ClientId, DeliveryId, DomainId, EventId,
+    FactorId, GuardianId, IdError, InitialAccessTokenId, InteractionId, InvitationId,
+    LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, PolicyId, RecoveryId,
+    RefreshFamilyId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use invitation::{INVITATION_TOKEN_PREFIX, Invitation, InvitationState, InvitationStatus};
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};

@@ -121,6 +121,10 @@ pub enum CodeBinding {
     /// is stored under the device code's hash for the device's next poll
     /// (`grant_type=urn:ietf:params:oauth:grant-type:device_code`) to redeem, once.
     Device,
+    /// Never sent anywhere: a person approved a backchannel authentication request (OpenID
+    /// CIBA), and the code is stored under the `auth_req_id`'s hash for the client's next poll
+    /// (`grant_type=urn:openid:params:grant-type:ciba`) to redeem, once.
+    Backchannel,
 }
 
 impl CodeBinding {
@@ -128,7 +132,7 @@ impl CodeBinding {
     pub fn redirect_uri(&self) -> Option<&RedirectUri> {
         match self {
             Self::Redirect(uri) => Some(uri),
-            Self::Device => None,
+            Self::Device | Self::Backchannel => None,
         }
     }
 }

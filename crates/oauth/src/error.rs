@@ -62,6 +62,8 @@ pub enum ErrorCode {
     AccessDenied,
     /// Device grant poll: the device code expired; start again (RFC 8628 §3.5). 400.
     ExpiredToken,
+    /// A CIBA `binding_message` that is too long or not printable (CIBA Core §13). 400.
+    InvalidBindingMessage,
 }
 
 impl ErrorCode {
@@ -84,6 +86,7 @@ impl ErrorCode {
             Self::SlowDown => "slow_down",
             Self::AccessDenied => "access_denied",
             Self::ExpiredToken => "expired_token",
+            Self::InvalidBindingMessage => "invalid_binding_message",
         }
     }
 }

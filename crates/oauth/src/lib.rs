@@ -10,6 +10,7 @@
 pub mod access_token;
 mod administrators;
 pub mod authorize;
+pub mod backchannel;
 pub mod claims;
 pub mod client_auth;
 pub mod context;

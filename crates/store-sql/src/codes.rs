@@ -10,17 +10,18 @@
 //! exist for the tenant (`Unknown`). `scope` and `amr` are JSON arrays (`jsonb` on PostgreSQL);
 //! SQLite also writes the `expires_at_ns` twin, for the purge.
 //!
-//! A code approved on a device ([`CodeBinding::Device`]) has no redirect URI; its
-//! `redirect_uri` column holds the device grant's URN ([`DEVICE_CODE_GRANT`]), which no
-//! registered redirect URI can equal (registration refuses a `urn:` scheme).
+//! A code approved on a device ([`CodeBinding::Device`]) or for a backchannel request
+//! ([`CodeBinding::Backchannel`]) has no redirect URI; its `redirect_uri` column holds the
+//! grant's URN ([`DEVICE_CODE_GRANT`], [`CIBA_GRANT`]), which no registered redirect URI can
+//! equal (registration refuses a `urn:` scheme).
 
 use crate::dialect::{Conn, Dialect, PerDialect};
 use crate::naming;
 use crate::record::{Record, hash_name};
 use crate::{Columns, Row, Stmt, encode_scopes, encode_strings};
 use svc_domain::{
-    ApiResourceId, AuthorizationCode, ClientId, CodeBinding, DEVICE_CODE_GRANT, OrganizationId,
-    RedirectUri, RefreshFamilyId, SecretHash, SessionId, TenantId, UserId,
+    ApiResourceId, AuthorizationCode, CIBA_GRANT, ClientId, CodeBinding, DEVICE_CODE_GRANT,
+    OrganizationId, RedirectUri, RefreshFamilyId, SecretHash, SessionId, TenantId, UserId,
 };
 use svc_store::{CodeRedemption, StoreError};
 use time::OffsetDateTime;
@@ -71,6 +72,7 @@ pub(crate) async fn insert<D: Dialect>(
         .bind(match &code.binding {
             CodeBinding::Redirect(uri) => uri.as_str(),
             CodeBinding::Device => DEVICE_CODE_GRANT,
+            CodeBinding::Backchannel => CIBA_GRANT,
         })
         .bind_json(encode_scopes(&code.scope)?)
         .bind(code.code_challenge.as_deref())
@@ -238,6 +240,8 @@ impl AuthorizationCodeRow {
             session_id: r.parse("session_id", &self.session_id, SessionId::parse)?,
             binding: if self.redirect_uri == DEVICE_CODE_GRANT {
                 CodeBinding::Device
+            } else if self.redirect_uri == CIBA_GRANT {
+                CodeBinding::Backchannel
             } else {
                 CodeBinding::Redirect(r.parse(
                     "redirect_uri",

@@ -83,7 +83,7 @@ enum Cutoff {
 
 /// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
 /// counted.
-const PURGE: [(PerDialect, Cutoff); 12] = [
+const PURGE: [(PerDialect, Cutoff); 13] = [
     (
         PerDialect {
             sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
@@ -124,6 +124,14 @@ const PURGE: [(PerDialect, Cutoff); 12] = [
             postgres: "DELETE FROM interactions WHERE expires_at <= $1",
         },
         Cutoff::Now,
+    ),
+    // A backchannel request is kept a day past its end, like the code its approval stored.
+    (
+        PerDialect {
+            sqlite: "DELETE FROM backchannel_requests WHERE expires_at_ns < $1",
+            postgres: "DELETE FROM backchannel_requests WHERE expires_at < $1",
+        },
+        Cutoff::Grace,
     ),
     // A device authorization is kept a day past its end, like the code its approval stored.
     (

@@ -22,6 +22,7 @@ mod tx;
 
 mod tenants;
 
+mod backchannel;
 mod codes;
 mod device;
 mod factors;

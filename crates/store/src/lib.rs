@@ -11,6 +11,7 @@
 mod access;
 mod applications;
 mod audit;
+mod backchannel;
 mod device;
 mod domains;
 mod error;
@@ -37,6 +38,7 @@ pub use applications::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, UpdateOutcome,
 };
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
+pub use backchannel::{BackchannelReads, BackchannelWrites};
 pub use device::{DeviceReads, DeviceWrites};
 pub use domains::{DomainReads, DomainWrites};
 pub use error::StoreError;
@@ -178,6 +180,7 @@ pub trait ReadTx:
     + GrantReads
     + DeviceReads
     + RegistrationReads
+    + BackchannelReads
     + WebhookReads
     + Send
 {
@@ -230,6 +233,8 @@ pub trait WriteTx:
     + DeviceWrites
     + RegistrationReads
     + RegistrationWrites
+    + BackchannelReads
+    + BackchannelWrites
     + WebhookReads
     + WebhookWrites
     + EventWrites

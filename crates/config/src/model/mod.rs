@@ -5,6 +5,7 @@
 //! generated `svc.example.toml`, so it states the default and the allowed range.
 
 mod auth;
+mod ciba;
 mod database;
 mod delivery;
 mod deployment;
@@ -23,6 +24,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use auth::{AuthConfig, JwtAlgorithm, JwtConfig, OidcConfig, PushedAuthorizationRequests};
+pub use ciba::CibaConfig;
 pub use database::{DatabaseConfig, KmsConfig, PoolOverride};
 pub use delivery::{
     CaptchaConfig, CaptchaProvider, EmailConfig, EmailProvider, FailMode, HibpConfig, LogDelivery,
@@ -87,6 +89,8 @@ pub struct Config {
     pub device_authorization: DeviceAuthorizationConfig,
     /// Dynamic client registration (RFC 7591, RFC 7592).
     pub dynamic_registration: DynamicRegistrationConfig,
+    /// Client-initiated backchannel authentication (OpenID CIBA, poll mode).
+    pub ciba: CibaConfig,
 
     // Not configuration: where relative paths and the embedded database are anchored.
     #[serde(skip)]

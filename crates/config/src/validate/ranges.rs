@@ -408,6 +408,24 @@ pub(crate) const BOUNDS: &[Bound] = &[
         10_000,
     ),
     bound(
+        "ciba.request_expiry_secs",
+        |c| Some(c.ciba.request_expiry_secs.into()),
+        30,
+        600,
+    ),
+    bound(
+        "ciba.max_requested_expiry_secs",
+        |c| Some(c.ciba.max_requested_expiry_secs.into()),
+        30,
+        3_600,
+    ),
+    bound(
+        "ciba.interval_secs",
+        |c| Some(c.ciba.interval_secs.into()),
+        1,
+        60,
+    ),
+    bound(
         "webhooks.max_subscriptions_per_tenant",
         |c| Some(c.webhooks.max_subscriptions_per_tenant.into()),
         1,

@@ -32,7 +32,8 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::AuthorizationPending
         | ErrorCode::SlowDown
         | ErrorCode::AccessDenied
-        | ErrorCode::ExpiredToken => StatusCode::BAD_REQUEST,
+        | ErrorCode::ExpiredToken
+        | ErrorCode::InvalidBindingMessage => StatusCode::BAD_REQUEST,
     }
 }
 
@@ -119,6 +120,7 @@ mod tests {
             (ErrorCode::SlowDown, 400),
             (ErrorCode::AccessDenied, 400),
             (ErrorCode::ExpiredToken, 400),
+            (ErrorCode::InvalidBindingMessage, 400),
         ];
         for (code, expected) in table {
             assert_eq!(status(code).as_u16(), expected, "{code}");

@@ -128,7 +128,8 @@ impl CookiePolicy {
     }
 
     /// Name of the join cookie: the link secret of the invitation this browser opened before
-    /// signing in, so the sign-in (whatever its method) returns to it.
+    /// signing in, or `ciba` for the backchannel approval page (`super::backchannel`), so the
+    /// sign-in (whatever its method) returns there.
     pub(crate) fn join_name(self) -> &'static str {
         if self.secure {
             "__Host-svc_join"

@@ -1,7 +1,8 @@
 //! The browser-facing side of human sign-in: the authorization endpoint's HTTP
 //! (`/oauth/authorize`, its resume URL, RP-initiated logout) and the hosted pages under
 //! `/auth/*` (sign-in, sign-up, email links, invitations to join, consent, account, sessions,
-//! sign-out, social recovery), and the device verification page (`/oauth/device/verify`).
+//! sign-out, social recovery), the device verification page (`/oauth/device/verify`) and the
+//! backchannel approval page (`/auth/ciba`).
 //!
 //! Handlers are thin: they read the request (form, query, cookies), check CSRF, call ONE engine
 //! function ([`svc_authn::Authn`] or [`svc_oauth::authorize::AuthorizeEndpoint`]) and map the
@@ -23,6 +24,7 @@
 
 mod account;
 mod authorize;
+mod backchannel;
 pub(crate) mod cookies;
 mod csrf;
 pub(crate) mod ctx;
@@ -53,6 +55,7 @@ use std::sync::Arc;
 use svc_authn::Authn;
 use svc_domain::{InteractionId, Rng};
 use svc_oauth::authorize::AuthorizeEndpoint;
+use svc_oauth::backchannel::APPROVAL_PATH;
 use svc_oauth::device::{DeviceSettings, VERIFICATION_PATH};
 use svc_oauth::end_session::EndSession;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
@@ -77,6 +80,8 @@ pub struct HostedState {
     pub rng: Arc<dyn Rng>,
     /// `[device_authorization]` when enabled: the verification page is served.
     pub device: Option<Arc<DeviceSettings>>,
+    /// `[ciba].enabled`: the backchannel approval page is served.
+    pub ciba: bool,
 }
 
 impl std::fmt::Debug for HostedState {
@@ -193,6 +198,13 @@ pub fn router(state: HostedState) -> Router {
     // RFC 8628: unrouted when disabled, so the path is the router's plain 404.
     if state.device.is_some() {
         api = api.route(VERIFICATION_PATH, get(device::page).post(device::submit));
+    }
+    // OpenID CIBA: likewise.
+    if state.ciba {
+        api = api.route(
+            APPROVAL_PATH,
+            get(backchannel::page).post(backchannel::submit),
+        );
     }
     api.split_for_parts()
         .0

@@ -300,10 +300,12 @@ pub(crate) async fn signed_in_response(
             "/oauth/authorize/resume",
             &[("interaction", Some(id.as_str()))],
         ),
-        None => match super::join::return_after_sign_in(ctx) {
-            Some((invitation, forget)) => {
+        None => match super::join::return_after_sign_in(ctx)
+            .or_else(|| super::backchannel::return_after_sign_in(ctx))
+        {
+            Some((back, forget)) => {
                 forget_join = forget;
-                invitation
+                back
             }
             None => "/auth/account".to_owned(),
         },

@@ -5,10 +5,12 @@
 //! value (a client name, a scope) are split around it, so the value is inserted by the template
 //! and escaped there, never formatted into trusted text.
 
+mod ciba;
 mod device;
 mod join;
 mod recovery;
 
+pub use ciba::CibaStrings;
 pub use device::DeviceStrings;
 pub use join::JoinStrings;
 pub use recovery::RecoveryStrings;
@@ -418,6 +420,8 @@ pub struct Strings {
     pub join: &'static JoinStrings,
     /// The device verification page's texts.
     pub device: &'static DeviceStrings,
+    /// The backchannel approval page's texts.
+    pub ciba: &'static CibaStrings,
 }
 
 /// English.
@@ -628,6 +632,7 @@ pub static EN: Strings = Strings {
     recovery: &recovery::EN,
     join: &join::EN,
     device: &device::EN,
+    ciba: &ciba::EN,
 };
 
 impl Strings {

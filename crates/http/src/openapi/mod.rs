@@ -204,6 +204,7 @@ pub fn document() -> OpenApi {
         crate::routes::device::operations(),
         crate::routes::registration::operations(),
         crate::routes::registration_policy::operations(),
+        crate::routes::backchannel::operations(),
         crate::routes::well_known::operations(),
         crate::hosted::operations(),
         crate::health::operations(),
@@ -211,6 +212,17 @@ pub fn document() -> OpenApi {
         doc.merge(part);
     }
     schema::add_error_responses(&mut doc);
+    doc
+}
+
+/// [`document`] without the operations of `paths`: the endpoints of protocol features this
+/// deployment switched off, which its document must not advertise.
+#[must_use]
+pub fn document_without(paths: &[&str]) -> OpenApi {
+    let mut doc = document();
+    for path in paths {
+        doc.paths.paths.shift_remove(*path);
+    }
     doc
 }
 

@@ -172,7 +172,7 @@ fn protocol_operations_cite_their_rfc_and_point_to_discovery() {
         .into_iter()
         .filter(|(_, _, op)| op["tags"] == json!([tags::PROTOCOL]))
         .collect();
-    assert_eq!(protocol.len(), 15);
+    assert_eq!(protocol.len(), 16);
     for (path, method, op) in protocol {
         let text = op["description"].as_str().unwrap_or_default();
         assert!(
@@ -520,6 +520,7 @@ fn the_token_request_documents_the_advertised_grants() {
             // The document describes every grant the deployment can enable.
             features: OptionalFeatures {
                 device_authorization: true,
+                ciba: true,
                 ..OptionalFeatures::default()
             },
         },
@@ -790,4 +791,14 @@ fn role_operations_are_documented_with_their_scopes() {
             "{role}: custom roles are assignable too"
         );
     }
+}
+
+#[test]
+fn switched_off_endpoints_leave_the_document() {
+    let all = document();
+    assert!(all.paths.paths.contains_key("/bc-authorize"));
+    let fewer = super::document_without(&["/bc-authorize", "/oauth/device/code"]);
+    assert!(!fewer.paths.paths.contains_key("/bc-authorize"));
+    assert!(!fewer.paths.paths.contains_key("/oauth/device/code"));
+    assert_eq!(fewer.paths.paths.len(), all.paths.paths.len() - 2);
 }

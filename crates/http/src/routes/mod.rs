@@ -4,6 +4,7 @@
 pub mod api_resources;
 mod application_roles;
 pub mod applications;
+pub mod backchannel;
 pub mod control_plane;
 pub mod device;
 pub mod invitations;

@@ -102,7 +102,9 @@ pub fn operations() -> utoipa::openapi::OpenApi {
         confidential clients only, never with a refresh token) and, while \
         `[device_authorization].enabled`, `urn:ietf:params:oauth:grant-type:device_code` \
         (RFC 8628 §3.4: the device's poll, answered `authorization_pending`, `slow_down` with \
-        `Retry-After`, `access_denied`, `expired_token` or the tokens). The body is a form; a \
+        `Retry-After`, `access_denied`, `expired_token` or the tokens), and while `[ciba].enabled` \
+        `urn:openid:params:grant-type:ciba` (OpenID CIBA Core §10.1, poll mode, answered the same \
+        way). The body is a form; a \
         parameter may not be repeated (except `resource`, RFC 8707 §2), empty ones count as \
         absent and unknown ones are ignored.\n\n\
         The client authenticates with the method it registered, exactly one per request \
@@ -369,7 +371,7 @@ async fn userinfo(
 // these types exist to describe the forms and answers, and must follow what the engines do.
 
 /// Every RFC 6749 §5.2 / RFC 6750 §3.1 `error` code the protocol endpoints can answer.
-pub const OAUTH_ERROR_CODES: [ErrorCode; 16] = [
+pub const OAUTH_ERROR_CODES: [ErrorCode; 17] = [
     ErrorCode::InvalidRequest,
     ErrorCode::InvalidClient,
     ErrorCode::InvalidGrant,
@@ -386,6 +388,7 @@ pub const OAUTH_ERROR_CODES: [ErrorCode; 16] = [
     ErrorCode::SlowDown,
     ErrorCode::AccessDenied,
     ErrorCode::ExpiredToken,
+    ErrorCode::InvalidBindingMessage,
 ];
 
 fn oauth_error_code() -> ObjectBuilder {
@@ -576,6 +579,28 @@ pub struct DeviceCodeTokenRequest {
     pub client: ClientAuthentication,
 }
 
+fn ciba_grant() -> ObjectBuilder {
+    single(svc_domain::CIBA_GRANT, "OpenID CIBA Core §10.1.")
+}
+
+/// `grant_type=urn:openid:params:grant-type:ciba` (CIBA Core §10.1, poll mode): the client's
+/// poll, no more often than the `interval` of `/bc-authorize`.
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({
+    "grant_type": "urn:openid:params:grant-type:ciba",
+    "auth_req_id": "ar_1c266114-a1be-4252-8ad1-04986c5b9ac1"
+}))]
+pub struct CibaTokenRequest {
+    /// `urn:openid:params:grant-type:ciba`.
+    #[schema(schema_with = ciba_grant)]
+    pub grant_type: String,
+    /// The `auth_req_id` of `/bc-authorize`.
+    pub auth_req_id: String,
+    /// Client authentication in the body.
+    #[serde(flatten)]
+    pub client: ClientAuthentication,
+}
+
 /// A token request: one of the grants this deployment serves.
 #[derive(Deserialize, ToSchema)]
 #[serde(untagged)]
@@ -588,6 +613,8 @@ pub enum TokenRequest {
     ClientCredentials(ClientCredentialsTokenRequest),
     /// RFC 8628 §3.4.
     DeviceCode(DeviceCodeTokenRequest),
+    /// OpenID CIBA Core §10.1.
+    Ciba(CibaTokenRequest),
 }
 
 fn bearer_token_type() -> ObjectBuilder {
@@ -819,7 +846,8 @@ mod tests {
                 | ErrorCode::AuthorizationPending
                 | ErrorCode::SlowDown
                 | ErrorCode::AccessDenied
-                | ErrorCode::ExpiredToken => {}
+                | ErrorCode::ExpiredToken
+                | ErrorCode::InvalidBindingMessage => {}
             }
         }
         let mut names: Vec<_> = OAUTH_ERROR_CODES.iter().map(|c| c.as_str()).collect();

@@ -25,6 +25,10 @@ pub(crate) enum GrantTypeName {
     /// on another device, polled at the token endpoint.
     #[schema(rename = "urn:ietf:params:oauth:grant-type:device_code")]
     DeviceCode,
+    /// Client-initiated backchannel authentication (OpenID CIBA, poll mode): `/bc-authorize`,
+    /// approved by the person on the hosted page; confidential clients only.
+    #[schema(rename = "urn:openid:params:grant-type:ciba")]
+    Ciba,
 }
 
 /// How an application authenticates at the token endpoint (RFC 7591 §2).

@@ -83,7 +83,7 @@ pub(crate) fn check_grant_types(grants: &[String]) -> Result<Vec<GrantType>, Man
             ManageError::invalid(
                 FIELD,
                 format!(
-                    "grant_types[{i}] is not a supported grant; use authorization_code, refresh_token, client_credentials or urn:ietf:params:oauth:grant-type:device_code"
+                    "grant_types[{i}] is not a supported grant; use authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code or urn:openid:params:grant-type:ciba"
                 ),
             )
         })?;
@@ -114,16 +114,17 @@ pub(crate) fn check_code_grant_has_redirect_uri(
 }
 
 /// Rule: refresh tokens are only issued by user login flows, so `refresh_token` needs
-/// `authorization_code` or the device grant (spec "Token response": never for
+/// `authorization_code`, the device grant or CIBA (spec "Token response": never for
 /// `client_credentials`).
 pub(crate) fn check_refresh_needs_code(grants: &[GrantType]) -> Result<(), ManageError> {
-    let person_signs_in =
-        grants.contains(&GrantType::AuthorizationCode) || grants.contains(&GrantType::DeviceCode);
+    let person_signs_in = grants.contains(&GrantType::AuthorizationCode)
+        || grants.contains(&GrantType::DeviceCode)
+        || grants.contains(&GrantType::Ciba);
     if grants.contains(&GrantType::RefreshToken) && !person_signs_in {
         return Err(ManageError::invalid(
             "grant_types",
-            "grant_types may include refresh_token only together with authorization_code or \
-             urn:ietf:params:oauth:grant-type:device_code",
+            "grant_types may include refresh_token only together with authorization_code, \
+             urn:ietf:params:oauth:grant-type:device_code or urn:openid:params:grant-type:ciba",
         ));
     }
     Ok(())
@@ -140,7 +141,7 @@ pub(crate) fn check_auth_method(method: &str) -> Result<TokenEndpointAuthMethod,
 }
 
 /// Rule: `none` makes a public client, and `client_credentials` is for confidential clients
-/// only (RFC 6749 §4.4: "MUST only be used by confidential clients").
+/// only (RFC 6749 §4.4: "MUST only be used by confidential clients"), as is CIBA here.
 pub(crate) fn check_public_client_grants(
     method: TokenEndpointAuthMethod,
     grants: &[GrantType],
@@ -149,6 +150,13 @@ pub(crate) fn check_public_client_grants(
         return Err(ManageError::invalid(
             "grant_types",
             "grant_types includes client_credentials, but client_credentials is for confidential clients only (token_endpoint_auth_method none registers a public client)",
+        ));
+    }
+    // The spec: "Only poll delivery mode with confidential clients is supported" for CIBA.
+    if !method.is_confidential() && grants.contains(&GrantType::Ciba) {
+        return Err(ManageError::invalid(
+            "grant_types",
+            "grant_types includes urn:openid:params:grant-type:ciba, which is for confidential clients only (token_endpoint_auth_method none registers a public client)",
         ));
     }
     Ok(())

@@ -4,14 +4,15 @@
 use crate::support::FaultyTx;
 use async_trait::async_trait;
 use svc_domain::{
-    AuthorizationCode, ClientId, Consent, DeviceAuthorization, DevicePoll, DeviceStatus, Email,
-    Interaction, InteractionId, PushedRequest, RefreshFamily, RefreshFamilyId, RefreshToken,
-    SecretHash, Session, SessionId, TenantId, User, UserId, UserToken, UserTokenPurpose,
+    AuthorizationCode, BackchannelPoll, BackchannelRequest, BackchannelRequestId, ClientId,
+    Consent, DeviceAuthorization, DevicePoll, DeviceStatus, Email, Interaction, InteractionId,
+    PushedRequest, RefreshFamily, RefreshFamilyId, RefreshToken, SecretHash, Session, SessionId,
+    TenantId, User, UserId, UserToken, UserTokenPurpose,
 };
 use svc_store::{
-    CodeRedemption, CounterState, CounterWrites, DeviceReads, DeviceWrites, GrantReads,
-    GrantWrites, PushedRequestWrites, RefreshRotation, SessionReads, SessionWrites, StoreError,
-    UpdateOutcome, UserFilter, UserReads, UserTokenWrites, UserWrites,
+    BackchannelReads, BackchannelWrites, CodeRedemption, CounterState, CounterWrites, DeviceReads,
+    DeviceWrites, GrantReads, GrantWrites, PushedRequestWrites, RefreshRotation, SessionReads,
+    SessionWrites, StoreError, UpdateOutcome, UserFilter, UserReads, UserTokenWrites, UserWrites,
 };
 use time::OffsetDateTime;
 
@@ -421,6 +422,20 @@ impl svc_store::RegistrationReads for FaultyTx {
 }
 
 #[async_trait]
+impl BackchannelReads for FaultyTx {
+    async fn pending_backchannel_requests(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        now: OffsetDateTime,
+    ) -> Result<Vec<BackchannelRequest>, StoreError> {
+        self.inner
+            .pending_backchannel_requests(tenant, user, now)
+            .await
+    }
+}
+
+#[async_trait]
 impl svc_store::RegistrationWrites for FaultyTx {
     async fn set_registration_policy(
         &mut self,
@@ -463,5 +478,38 @@ impl svc_store::RegistrationWrites for FaultyTx {
         id: &svc_domain::InitialAccessTokenId,
     ) -> Result<bool, StoreError> {
         self.inner.delete_initial_access_token(tenant, id).await
+    }
+}
+
+#[async_trait]
+impl BackchannelWrites for FaultyTx {
+    async fn insert_backchannel_request(
+        &mut self,
+        request: &BackchannelRequest,
+    ) -> Result<(), StoreError> {
+        self.inner.insert_backchannel_request(request).await
+    }
+    async fn decide_backchannel_request(
+        &mut self,
+        tenant: &TenantId,
+        id: &BackchannelRequestId,
+        user: &UserId,
+        decision: DeviceStatus,
+        now: OffsetDateTime,
+    ) -> Result<Option<BackchannelRequest>, StoreError> {
+        self.inner
+            .decide_backchannel_request(tenant, id, user, decision, now)
+            .await
+    }
+    async fn poll_backchannel_request(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        client: &ClientId,
+        now: OffsetDateTime,
+    ) -> Result<Option<BackchannelPoll>, StoreError> {
+        self.inner
+            .poll_backchannel_request(tenant, hash, client, now)
+            .await
     }
 }

@@ -37,6 +37,7 @@
 //!    folded in) is sent to the redirect URI with `state` and `iss` (RFC 9207 §2).
 
 mod assurance;
+mod backchannel;
 mod device;
 mod gate;
 mod grant;
@@ -47,6 +48,7 @@ pub mod request;
 mod settings;
 mod storage;
 
+pub use backchannel::{BackchannelDecision, BackchannelPrompt};
 pub use device::DeviceEntry;
 pub use settings::AuthorizeSettings;
 

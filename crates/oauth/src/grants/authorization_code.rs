@@ -4,7 +4,8 @@
 //! a guessed verifier gets one try). Checks, in order:
 //! 0. The code is redeemed by the grant it was made for: a code sent to a redirect URI by
 //!    `authorization_code`, a code a person approved on a device by the device grant's poll
-//!    (RFC 8628 §3.4; [`CodeBinding`]). Anything else is an invalid code.
+//!    (RFC 8628 §3.4), a code a person approved for a backchannel request by the CIBA grant's
+//!    poll ([`CodeBinding`]). Anything else is an invalid code.
 //! 1. The code was issued to the authenticated client (RFC 6749 §4.1.3 "ensure that the
 //!    authorization code was issued to the authenticated confidential client", or the public
 //!    client named by `client_id`).
@@ -17,7 +18,7 @@
 //!    compared in constant time. Without a stored challenge a `code_verifier` is refused
 //!    (RFC 9700 §2.1.1: a verifier without a challenge signals a downgrade attack).
 //!
-//! Checks 3 and 4 are the redirect's: a device's code went nowhere and had no challenge.
+//! Checks 3 and 4 are the redirect's: a polled grant's code went nowhere and had no challenge.
 
 use crate::error::OAuthError;
 use base64::Engine;
@@ -48,6 +49,8 @@ pub enum Via<'a> {
     },
     /// The device grant's poll, after a person approved (the code is the device code).
     Device,
+    /// The CIBA grant's poll, after the person approved (the code is the `auth_req_id`).
+    Backchannel,
 }
 
 /// Runs checks 0–4.
@@ -59,7 +62,7 @@ pub fn check_code(
     // 0.
     let redirect = match (&code.binding, presented.via) {
         (CodeBinding::Redirect(uri), Via::Redirect { .. }) => Some(uri),
-        (CodeBinding::Device, Via::Device) => None,
+        (CodeBinding::Device, Via::Device) | (CodeBinding::Backchannel, Via::Backchannel) => None,
         _ => return Err(OAuthError::invalid_grant("the code is invalid")),
     };
     // 1.

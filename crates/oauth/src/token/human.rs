@@ -144,6 +144,7 @@ impl TokenEndpoint {
         let grant_type = match via {
             Via::Redirect { .. } => GrantType::AuthorizationCode,
             Via::Device => GrantType::DeviceCode,
+            Via::Backchannel => GrantType::Ciba,
         };
         let signers = self.signers(tenant, app).await?;
         let now = self.ctx.clock.now();

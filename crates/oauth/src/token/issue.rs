@@ -75,6 +75,9 @@ pub struct TokenSettings {
     /// `[device_authorization].enabled`: the device grant is served (RFC 8628); otherwise its
     /// grant type is `unsupported_grant_type`.
     pub device_grant: bool,
+    /// `[ciba].enabled`: the CIBA grant is served (poll mode); otherwise its grant type is
+    /// `unsupported_grant_type`.
+    pub ciba_grant: bool,
 }
 
 impl Default for TokenSettings {
@@ -87,6 +90,7 @@ impl Default for TokenSettings {
             refresh_token_idle: Duration::from_secs(604_800),
             id_token_lifetime: Duration::from_secs(300),
             device_grant: true,
+            ciba_grant: false,
         }
     }
 }

@@ -10,11 +10,12 @@
 //! 5. issue the token ([`issue`]).
 //!
 //! `authorization_code` and `refresh_token` run in [`human`], one write transaction each; the
-//! device grant's poll ([`device`]) ends in the same redemption as `authorization_code`.
+//! polls of the device and CIBA grants ([`polled`]) end in the same redemption as
+//! `authorization_code`.
 
-mod device;
 mod human;
 pub mod issue;
+mod polled;
 pub mod request;
 
 pub use issue::{
@@ -83,6 +84,11 @@ impl TokenEndpoint {
                 "the device authorization grant is not enabled on this deployment",
             ));
         }
+        if request.grant_type() == GrantType::Ciba && !self.settings.ciba_grant {
+            return Err(OAuthError::unsupported_grant_type(
+                "the CIBA grant is not enabled on this deployment",
+            ));
+        }
         // 2.
         let auth = self.ctx.client_auth(&tenant.id, issuer);
         let client = client_auth::authenticate(&auth, request.client()).await?;
@@ -100,6 +106,7 @@ impl TokenEndpoint {
             }
             GrantType::RefreshToken => self.refresh_token(tenant, issuer, &client, &request).await,
             GrantType::DeviceCode => self.device_code(tenant, issuer, &client, &request).await,
+            GrantType::Ciba => self.ciba(tenant, issuer, &client, &request).await,
         }
     }
 

@@ -1,12 +1,14 @@
 //! The auth plane's routes (ARCHITECTURE.md "Planes"): discovery and JWKS under
 //! `/.well-known/*`, the hosted pages with the authorization and end-session endpoints, and the
 //! token, introspection, revocation and UserInfo endpoints, the pushed authorization request
-//! endpoint unless `[oidc].pushed_authorization_requests` disables it, and the device
-//! authorization endpoint and verification page while `[device_authorization].enabled`, and
-//! dynamic client registration while `[dynamic_registration].enabled`. Every protocol engine is built from
+//! endpoint unless `[oidc].pushed_authorization_requests` disables it, the device
+//! authorization endpoint and verification page while `[device_authorization].enabled`, the
+//! backchannel authentication endpoint and approval page while `[ciba].enabled`, and dynamic
+//! client registration while `[dynamic_registration].enabled`. Every protocol engine is built from
 //! one [`ProtocolContext`], so a new endpoint is one more line here; `[jwt]` and `[oidc]`
 //! become the engines' settings in this file alone.
 
+use super::ciba_mail::CibaMail;
 use super::services::Services;
 use crate::jwks_fetch::GuardedJwksFetcher;
 use axum::Router;
@@ -14,6 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_config::Config;
 use svc_http::hosted::{self, HostedState};
+use svc_http::routes::backchannel::{self as backchannel_route, BackchannelState};
 use svc_http::routes::device::{self as device_route, DeviceState};
 use svc_http::routes::par::{self, ParState};
 use svc_http::routes::registration::{self as registration_route, RegistrationState};
@@ -21,6 +24,7 @@ use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
 use svc_http::throttle::{Throttle, ThrottleSettings};
 use svc_oauth::authorize::{AuthorizeEndpoint, AuthorizeSettings, PushEndpoint, PushedRequests};
+use svc_oauth::backchannel::{BackchannelEndpoint, BackchannelSettings};
 use svc_oauth::device::{DeviceEndpoint, DeviceSettings};
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
 use svc_oauth::end_session::EndSession;
@@ -43,6 +47,7 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
     }));
     let settings = authorize_settings(config);
     let device = device_settings(config);
+    let ciba = backchannel_settings(config);
     let mut router = Router::new()
         .merge(well_known::router(WellKnownState {
             tenants: services.tenants.clone(),
@@ -60,7 +65,23 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             end_session: Arc::new(EndSession::new(ctx.clone())),
             rng: services.rng.clone(),
             device: device.enabled.then(|| Arc::new(device.clone())),
+            ciba: ciba.enabled,
         }));
+    // OpenID CIBA: likewise.
+    if ciba.enabled {
+        let notifier = Arc::new(CibaMail {
+            authn: services.authn.clone(),
+        });
+        router = router.merge(backchannel_route::router(BackchannelState {
+            tenants: services.tenants.clone(),
+            endpoint: Arc::new(BackchannelEndpoint::new(
+                ctx.clone(),
+                ciba.clone(),
+                notifier,
+            )),
+            throttle: throttle.clone(),
+        }));
+    }
     // RFC 8628: unrouted when disabled, like the verification page.
     if device.enabled {
         router = router.merge(device_route::router(DeviceState {
@@ -124,6 +145,7 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             par: pushed_requests(config).is_enabled(),
             par_required: pushed_requests(config) == PushedRequests::Required,
             device_authorization: config.device_authorization.enabled,
+            ciba: config.ciba.enabled,
             second_factors: config.two_factor.enabled || config.passkey.enabled,
             ..OptionalFeatures::default()
         },
@@ -141,6 +163,20 @@ fn token_settings(config: &Config) -> TokenSettings {
         refresh_token_idle: secs(jwt.refresh_token_idle_secs),
         id_token_lifetime: secs(jwt.id_token_lifetime_secs),
         device_grant: config.device_authorization.enabled,
+        ciba_grant: config.ciba.enabled,
+    }
+}
+
+/// `[ciba]` in the backchannel endpoint's terms.
+fn backchannel_settings(config: &Config) -> BackchannelSettings {
+    let ciba = &config.ciba;
+    let secs = |s: u32| Duration::from_secs(u64::from(s));
+    BackchannelSettings {
+        enabled: ciba.enabled,
+        expiry: secs(ciba.request_expiry_secs),
+        max_expiry: secs(ciba.max_requested_expiry_secs),
+        interval_secs: ciba.interval_secs,
+        ..BackchannelSettings::default()
     }
 }
 

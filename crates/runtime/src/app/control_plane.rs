@@ -23,7 +23,23 @@ pub(super) fn routes(api: &ApiState) -> Router {
         .merge(webhooks::router(api.clone()))
 }
 
-/// The API reference: `/openapi.json`, the UI at `/` and the problem-type pages.
-pub(super) fn reference() -> Router {
-    svc_http::openapi::router(&svc_http::openapi::document())
+/// The API reference: `/openapi.json`, the UI at `/` and the problem-type pages, without the
+/// operations of the protocol endpoints `config` switches off (they are not served).
+pub(super) fn reference(config: &svc_config::Config) -> Router {
+    let off = [
+        (
+            config.oidc.pushed_authorization_requests
+                == svc_config::PushedAuthorizationRequests::Disabled,
+            "/oauth/par",
+        ),
+        (!config.device_authorization.enabled, "/oauth/device/code"),
+        (!config.ciba.enabled, "/bc-authorize"),
+        (!config.dynamic_registration.enabled, "/oauth/register"),
+        (
+            !config.dynamic_registration.enabled,
+            "/oauth/register/{client_id}",
+        ),
+    ];
+    let unserved: Vec<&str> = off.iter().filter(|(o, _)| *o).map(|(_, p)| *p).collect();
+    svc_http::openapi::router(&svc_http::openapi::document_without(&unserved))
 }

@@ -8,6 +8,7 @@
 
 mod async_plane;
 mod auth_plane;
+mod ciba_mail;
 mod control_plane;
 mod every_plane;
 mod services;
@@ -111,7 +112,7 @@ impl App {
         if plane.runs(Plane::Control) {
             plane_routes = plane_routes.merge(control_plane::routes(&services.api));
             if config.openapi.enabled {
-                plane_routes = plane_routes.merge(control_plane::reference());
+                plane_routes = plane_routes.merge(control_plane::reference(&config));
             }
         }
         if config.server.metrics_bearer_token.is_none() {

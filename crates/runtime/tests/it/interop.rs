@@ -146,8 +146,10 @@ impl Fixture {
             ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
             ("SVC_EMAIL__PROVIDER", "log"),
             ("SVC_EMAIL__LOG__SINK", sink.as_str()),
-            // Devices poll every second (openid-client honours `interval`).
+            // Devices and CIBA clients poll every second (openid-client honours `interval`).
             ("SVC_DEVICE_AUTHORIZATION__INTERVAL_SECS", "1"),
+            ("SVC_CIBA__ENABLED", "true"),
+            ("SVC_CIBA__INTERVAL_SECS", "1"),
         ];
         env.extend_from_slice(extra);
         let app = TestApp::spawn_with(backend, &env).await;
@@ -187,7 +189,11 @@ impl Fixture {
                     "name": format!("Interop confidential RP ({method})"),
                     "redirect_uris": [REDIRECT_URI],
                     "post_logout_redirect_uris": [POST_LOGOUT_REDIRECT_URI],
-                    "grant_types": ["authorization_code", "refresh_token"],
+                    "grant_types": [
+                        "authorization_code",
+                        "refresh_token",
+                        "urn:openid:params:grant-type:ciba"
+                    ],
                     "token_endpoint_auth_method": method,
                     "allowed_scopes": ["openid", "profile", "email", "offline_access"],
                     "first_party": false,
@@ -566,6 +572,7 @@ async fn openid_client(backend: Backend) {
             "sso_session_reused",
             "pushed_authorization_request",
             "device_authorization_grant",
+            "ciba_poll",
             "organization_claims",
             "organization_not_a_member",
             "resource_permissions_from_roles",

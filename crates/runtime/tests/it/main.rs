@@ -5,6 +5,7 @@
 mod advertised;
 mod api_conventions;
 mod api_resources;
+mod ciba;
 mod cli;
 mod common;
 mod dcr;

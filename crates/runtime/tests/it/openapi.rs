@@ -122,6 +122,9 @@ async fn spawn(backend: Backend, mail: &Path) -> TestApp {
             ("SVC_OPENAPI__ENABLED", "true"),
             // Every documented operation is served: dynamic registration is off by default.
             ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
+            // Every optional protocol endpoint on, so the document holds (and the fuzzer
+            // reaches) all of them.
+            ("SVC_CIBA__ENABLED", "true"),
         ],
     )
     .await
@@ -1285,6 +1288,7 @@ async fn every_route_has_an_operation_and_every_operation_a_route() {
         ("SVC_TENANT__DEFAULT_TENANT_SLUG", "default"),
         ("SVC_OPENAPI__ENABLED", "true"),
         ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
+        ("SVC_CIBA__ENABLED", "true"),
     ];
     let sources = svc_config::Sources {
         explicit_file: None,

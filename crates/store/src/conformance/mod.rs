@@ -7,6 +7,7 @@
 mod access;
 mod applications;
 mod audit;
+mod backchannel;
 mod device;
 mod domains;
 mod factors;
@@ -30,6 +31,7 @@ mod webhooks;
 pub use access::*;
 pub use applications::*;
 pub use audit::*;
+pub use backchannel::*;
 pub use device::*;
 pub use domains::*;
 pub use factors::*;
@@ -229,6 +231,9 @@ macro_rules! conformance_suite {
             registration_policies_default_to_disabled_and_are_per_tenant,
             registration_tokens_belong_to_one_application_and_go_with_it,
             initial_access_tokens_spend_their_uses_until_expiry,
+            backchannel_requests_are_listed_and_decided_by_their_person_only,
+            backchannel_polls_enforce_and_grow_the_interval,
+            expired_backchannel_requests_are_purged,
             racing_code_redemptions_admit_exactly_one,
             racing_refresh_rotations_admit_exactly_one,
             writes_for_an_unknown_tenant_name_the_foreign_key,

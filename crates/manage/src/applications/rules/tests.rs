@@ -127,6 +127,7 @@ fn refresh_token_needs_authorization_code() {
         check_refresh_needs_code(&[GrantType::AuthorizationCode, GrantType::RefreshToken]).is_ok()
     );
     assert!(check_refresh_needs_code(&[GrantType::DeviceCode, GrantType::RefreshToken]).is_ok());
+    assert!(check_refresh_needs_code(&[GrantType::Ciba, GrantType::RefreshToken]).is_ok());
     assert_invalid(
         check_refresh_needs_code(&[GrantType::ClientCredentials, GrantType::RefreshToken]),
         "grant_types",
@@ -179,6 +180,15 @@ fn public_clients_never_use_client_credentials() {
         ),
         "grant_types",
         "client_credentials is for confidential clients only",
+    );
+    assert_invalid(
+        check_public_client_grants(TokenEndpointAuthMethod::None, &[GrantType::Ciba]),
+        "grant_types",
+        "which is for confidential clients only",
+    );
+    assert!(
+        check_public_client_grants(TokenEndpointAuthMethod::PrivateKeyJwt, &[GrantType::Ciba])
+            .is_ok()
     );
 }
 

@@ -1,12 +1,14 @@
-//! The device grant's poll at the token endpoint (RFC 8628 §3.4–3.5): the client presents its
-//! `device_code` and gets, in this order of checks:
-//! 1. `invalid_grant` when no authorization of the tenant has this device code for this client
-//!    (another client's device code is not even touched);
+//! The polled grants at the token endpoint: the device grant (RFC 8628 §3.4–3.5, `device_code`)
+//! and CIBA in poll mode (OpenID CIBA Core §10–11, `auth_req_id`). The client presents its
+//! reference and gets, in this order of checks:
+//! 1. `invalid_grant` when no request of the tenant has this reference for this client
+//!    (another client's reference is not even touched);
 //! 2. `expired_token` once it expired (approved or not);
 //! 3. `slow_down` with `Retry-After` when this poll came sooner than the interval after the
 //!    previous one (the interval has then grown by 5 s, for every later poll);
-//! 4. `authorization_pending` while nobody decided, `access_denied` once a person declined;
-//! 5. once approved, the tokens: the code the approval stored under the device code is redeemed
+//! 4. `authorization_pending` while nobody decided, `access_denied` once the person declined
+//!    (a CIBA decoy stays pending until it expires);
+//! 5. once approved, the tokens: the code the approval stored under the reference is redeemed
 //!    by the authorization-code path (once; a second redemption is `invalid_grant` and revokes
 //!    what the first issued).
 //!
@@ -17,7 +19,7 @@ use super::{TokenEndpoint, TokenRequest, TokenResponse};
 use crate::client_auth::AuthenticatedClient;
 use crate::error::{ErrorCode, OAuthError};
 use crate::grants::authorization_code::Via;
-use svc_domain::{DevicePoll, DeviceStatus, SecretHash, Tenant};
+use svc_domain::{DeviceStatus, SecretHash, Tenant};
 use time::OffsetDateTime;
 
 impl TokenEndpoint {
@@ -42,26 +44,84 @@ impl TokenEndpoint {
         tx.commit().await?;
         // 1.
         let poll = polled.ok_or_else(|| OAuthError::invalid_grant("the device code is invalid"))?;
-        check_poll(&poll, now)?;
+        let a = &poll.authorization;
+        check_poll(
+            &Polled::new(a.status, a.interval_secs, a.expires_at, poll.too_fast),
+            now,
+        )?;
         // 5.
         self.redeem(tenant, issuer, client, request, &hash, Via::Device)
             .await
     }
+
+    /// `grant_type=urn:openid:params:grant-type:ciba` (CIBA Core §10.1, poll mode).
+    pub(super) async fn ciba(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        client: &AuthenticatedClient,
+        request: &TokenRequest,
+    ) -> Result<TokenResponse, OAuthError> {
+        let app = &client.application;
+        let reference = request
+            .param("auth_req_id")
+            .ok_or_else(|| OAuthError::invalid_request("auth_req_id is required"))?;
+        let hash = SecretHash::of(reference);
+        let now = self.ctx.clock.now();
+        let mut tx = self.ctx.store.write().await?;
+        let polled = tx
+            .poll_backchannel_request(&tenant.id, &hash, &app.id, now)
+            .await?;
+        tx.commit().await?;
+        // 1.
+        let poll = polled.ok_or_else(|| OAuthError::invalid_grant("the auth_req_id is invalid"))?;
+        let r = &poll.request;
+        check_poll(
+            &Polled::new(r.status, r.interval_secs, r.expires_at, poll.too_fast),
+            now,
+        )?;
+        // 5.
+        self.redeem(tenant, issuer, client, request, &hash, Via::Backchannel)
+            .await
+    }
+}
+
+/// What checks 2–4 read of a device authorization or a backchannel request after a poll.
+struct Polled {
+    status: DeviceStatus,
+    interval_secs: u32,
+    expires_at: OffsetDateTime,
+    too_fast: bool,
+}
+
+impl Polled {
+    fn new(
+        status: DeviceStatus,
+        interval_secs: u32,
+        expires_at: OffsetDateTime,
+        too_fast: bool,
+    ) -> Self {
+        Self {
+            status,
+            interval_secs,
+            expires_at,
+            too_fast,
+        }
+    }
 }
 
 /// Checks 2–4.
-fn check_poll(poll: &DevicePoll, now: OffsetDateTime) -> Result<(), OAuthError> {
-    let authorization = &poll.authorization;
+fn check_poll(poll: &Polled, now: OffsetDateTime) -> Result<(), OAuthError> {
     // 2.
-    if now >= authorization.expires_at {
+    if now >= poll.expires_at {
         return Err(OAuthError::new(
             ErrorCode::ExpiredToken,
-            "the device code has expired; start again",
+            "the request has expired; start again",
         ));
     }
     // 3.
     if poll.too_fast {
-        let wait = authorization.interval_secs;
+        let wait = poll.interval_secs;
         return Err(OAuthError::new(
             ErrorCode::SlowDown,
             format!("polling too fast; wait {wait} seconds between polls"),
@@ -69,7 +129,7 @@ fn check_poll(poll: &DevicePoll, now: OffsetDateTime) -> Result<(), OAuthError> 
         .with_retry_after(wait));
     }
     // 4.
-    match authorization.status {
+    match poll.status {
         DeviceStatus::Pending => Err(OAuthError::new(
             ErrorCode::AuthorizationPending,
             "the person has not answered yet",
@@ -85,33 +145,13 @@ fn check_poll(poll: &DevicePoll, now: OffsetDateTime) -> Result<(), OAuthError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use svc_domain::{
-        ClientId, DeviceAuthorization, ManualClock, ScopeSet, SeededRandom, TenantId,
-    };
     use time::Duration;
 
-    fn poll(status: DeviceStatus, too_fast: bool) -> (DevicePoll, OffsetDateTime) {
+    fn poll(status: DeviceStatus, too_fast: bool) -> (Polled, OffsetDateTime) {
         let at = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000);
-        let clock = ManualClock::new(at);
-        let rng = SeededRandom::new(1);
-        let authorization = DeviceAuthorization {
-            hash: SecretHash::of("dc_x"),
-            tenant_id: TenantId::generate(&clock, &rng),
-            client_id: ClientId::generate(&clock, &rng),
-            user_code: SecretHash::of("BCDFGHJK"),
-            scope: ScopeSet::default(),
-            status,
-            user_id: None,
-            interval_secs: 10,
-            last_polled_at: Some(at),
-            created_at: at,
-            expires_at: at + Duration::minutes(10),
-        };
+        let expires_at = at + Duration::minutes(10);
         (
-            DevicePoll {
-                authorization,
-                too_fast,
-            },
+            Polled::new(status, 10, expires_at, too_fast),
             at + Duration::seconds(1),
         )
     }
@@ -120,11 +160,7 @@ mod tests {
     fn each_state_has_its_rfc_8628_answer_in_order() {
         let code = |status, too_fast, late: bool| {
             let (p, now) = poll(status, too_fast);
-            let now = if late {
-                p.authorization.expires_at
-            } else {
-                now
-            };
+            let now = if late { p.expires_at } else { now };
             check_poll(&p, now).err().map(|e| e.code())
         };
         assert_eq!(

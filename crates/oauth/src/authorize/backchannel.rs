@@ -1,0 +1,198 @@
+//! The person's side of backchannel authentication (OpenID CIBA, poll mode): the requests
+//! clients made for them, listed on the hosted approval page, and their decision.
+//!
+//! Rules:
+//! - A person sees and decides only their own pending, unexpired requests (the store's
+//!   conditional update is on the person too); anyone else's id, an expired one, one decided
+//!   before, or a decoy (which has no person) is the same "gone" answer.
+//! - Approval is one transaction: the request moves from pending to approved (once) and an
+//!   authorization code bound to it ([`CodeBinding::Backchannel`]) is stored under the
+//!   `auth_req_id`'s hash, living as long as the request, carrying the approving session's
+//!   authentication (`auth_time`, `acr`, `amr`, `sid`). The scopes are those the person may
+//!   hold (management scopes need a role), as for a browser request; access policies and the
+//!   person's standing are checked again when the client redeems it.
+//! - "Deny" marks it denied: the client's next poll gets `access_denied`.
+
+use super::request::{AuthorizationRequest, Prompt};
+use super::{AuthorizeEndpoint, grant, truncate_micros};
+use svc_domain::{
+    BackchannelRequest, BackchannelRequestId, CodeBinding, DeviceStatus, Session, Tenant,
+};
+use svc_store::StoreError;
+use time::OffsetDateTime;
+
+/// One request on the approval page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackchannelPrompt {
+    /// Its id, for the decision.
+    pub id: BackchannelRequestId,
+    /// The client's display name (tenant-written text: render it escaped).
+    pub client_name: String,
+    /// The scopes asked for.
+    pub scopes: Vec<String>,
+    /// What the client shows, to compare (client-written text: render it escaped).
+    pub binding_message: Option<String>,
+    /// When it expires.
+    pub expires_at: OffsetDateTime,
+}
+
+/// What a decision did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackchannelDecision {
+    /// Approved: the client's next poll gets tokens.
+    Approved,
+    /// Denied: the client's next poll gets `access_denied`.
+    Denied,
+    /// Not one of the person's pending requests (unknown, another person's, expired, decided).
+    Gone,
+}
+
+impl AuthorizeEndpoint {
+    /// The pending requests of the person of `session`, oldest first.
+    pub async fn backchannel_requests(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+    ) -> Result<Vec<BackchannelPrompt>, StoreError> {
+        let mut tx = self.store.read().await?;
+        let pending = tx
+            .pending_backchannel_requests(&tenant.id, &session.user_id, self.clock.now())
+            .await?;
+        let mut prompts = Vec::with_capacity(pending.len());
+        for request in pending {
+            let client_name = tx
+                .application(&tenant.id, &request.client_id)
+                .await?
+                .map_or_else(|| request.client_id.as_str().to_owned(), |app| app.name);
+            prompts.push(BackchannelPrompt {
+                id: request.id,
+                client_name,
+                scopes: request
+                    .scope
+                    .iter()
+                    .map(|s| s.as_str().to_owned())
+                    .collect(),
+                binding_message: request.binding_message,
+                expires_at: request.expires_at,
+            });
+        }
+        tx.finish().await?;
+        Ok(prompts)
+    }
+
+    /// The person of `session` approves (`allow`) or denies request `id`.
+    pub async fn decide_backchannel(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        session: &Session,
+        id: &BackchannelRequestId,
+        allow: bool,
+    ) -> Result<BackchannelDecision, StoreError> {
+        let now = self.clock.now();
+        if !allow {
+            let mut tx = self.store.write().await?;
+            let denied = tx
+                .decide_backchannel_request(
+                    &tenant.id,
+                    id,
+                    &session.user_id,
+                    DeviceStatus::Denied,
+                    now,
+                )
+                .await?;
+            tx.commit().await?;
+            return Ok(match denied {
+                Some(_) => {
+                    tracing::info!(tenant = %tenant.id, request = %id, "backchannel request denied");
+                    BackchannelDecision::Denied
+                }
+                None => BackchannelDecision::Gone,
+            });
+        }
+        // What is approved is read first (its client and scopes decide the grant); the
+        // decision below holds only if it is still pending then.
+        let Some(request) = self.pending_of(tenant, session, id, now).await? else {
+            return Ok(BackchannelDecision::Gone);
+        };
+        let Some(app) = self.application(tenant, request.client_id.as_str()).await? else {
+            return Ok(BackchannelDecision::Gone);
+        };
+        let req = as_authorization_request(&request, issuer);
+        let Some((scope, resource)) = self
+            .granted_scope(tenant, issuer, &app, &req, session, None)
+            .await?
+        else {
+            return Ok(BackchannelDecision::Gone);
+        };
+        let context = grant::CodeContext {
+            organization: None,
+            resource,
+            scope,
+        };
+        let now = truncate_micros(now);
+        let mut tx = self.store.write().await?;
+        let Some(approved) = tx
+            .decide_backchannel_request(
+                &tenant.id,
+                id,
+                &session.user_id,
+                DeviceStatus::Approved,
+                now,
+            )
+            .await?
+        else {
+            return Ok(BackchannelDecision::Gone);
+        };
+        let code = self.new_code(
+            tenant,
+            &app,
+            &req,
+            session,
+            context,
+            (approved.hash.clone(), CodeBinding::Backchannel),
+            (now, approved.expires_at),
+        );
+        tx.insert_code(&code).await?;
+        tx.commit().await?;
+        tracing::info!(tenant = %tenant.id, client_id = %app.id, session = %session.id,
+            request = %id, "backchannel request approved");
+        Ok(BackchannelDecision::Approved)
+    }
+
+    async fn pending_of(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+        id: &BackchannelRequestId,
+        now: OffsetDateTime,
+    ) -> Result<Option<BackchannelRequest>, StoreError> {
+        let mut tx = self.store.read().await?;
+        let pending = tx
+            .pending_backchannel_requests(&tenant.id, &session.user_id, now)
+            .await?;
+        tx.finish().await?;
+        Ok(pending.into_iter().find(|r| &r.id == id))
+    }
+}
+
+/// The request in the authorization endpoint's terms, for the grant's scope rules and the code:
+/// no redirect, no PKCE, no nonce (CIBA ID tokens carry none), no `claims` request.
+fn as_authorization_request(request: &BackchannelRequest, issuer: &str) -> AuthorizationRequest {
+    AuthorizationRequest {
+        client_id: request.client_id.as_str().to_owned(),
+        redirect_uri: format!("{issuer}{}", crate::backchannel::APPROVAL_PATH),
+        scope: request.scope.to_string(),
+        state: None,
+        nonce: None,
+        code_challenge: None,
+        prompt: Prompt::default(),
+        max_age: None,
+        acr_values: None,
+        claims: None,
+        login_hint: None,
+        organization: None,
+        resource: None,
+        device: None,
+    }
+}
