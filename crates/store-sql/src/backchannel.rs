@@ -2,12 +2,12 @@
 //! ([`BackchannelRow`]) and the `BackchannelReads`/`BackchannelWrites` ports for [`SqlTx`].
 //!
 //! The same single-statement rules as device authorizations (`crate::device`): a decision is one
-//! conditional `UPDATE` on the person, the status and the expiry; a poll is recorded by the
-//! statement that checks it came after the interval, or else by the one that grows the
-//! interval. Times are compared on the `_ns` twins on SQLite, on `timestamptz` on PostgreSQL.
+//! conditional `UPDATE` on the person, the status and the expiry; a poll is run by
+//! `crate::polled`. Times are compared on the `_ns` twins on SQLite, on `timestamptz` on PostgreSQL.
 
 use crate::dialect::{Dialect, PerDialect};
 use crate::naming;
+use crate::polled::{self, PollStatements};
 use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt, encode_scopes};
 use async_trait::async_trait;
@@ -62,33 +62,35 @@ const DECIDE: PerDialect = PerDialect {
         columns!()
     ),
 };
-const POLL_ON_TIME: PerDialect = PerDialect {
-    sqlite: concat!(
-        "UPDATE backchannel_requests SET last_polled_at = $4, last_polled_at_ns = $5 \
+const POLL: PollStatements = PollStatements {
+    on_time: PerDialect {
+        sqlite: concat!(
+            "UPDATE backchannel_requests SET last_polled_at = $4, last_polled_at_ns = $5 \
          WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 AND (last_polled_at_ns IS NULL \
          OR last_polled_at_ns + interval_secs * 1000000000 <= $6) RETURNING ",
-        columns!()
-    ),
-    postgres: concat!(
-        "UPDATE backchannel_requests SET last_polled_at = $4 \
+            columns!()
+        ),
+        postgres: concat!(
+            "UPDATE backchannel_requests SET last_polled_at = $4 \
          WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 AND (last_polled_at IS NULL \
          OR last_polled_at + interval_secs * interval '1 second' <= $5) RETURNING ",
-        columns!()
-    ),
-};
-const POLL_TOO_SOON: PerDialect = PerDialect {
-    sqlite: concat!(
-        "UPDATE backchannel_requests SET last_polled_at = $4, last_polled_at_ns = $5, \
+            columns!()
+        ),
+    },
+    too_soon: PerDialect {
+        sqlite: concat!(
+            "UPDATE backchannel_requests SET last_polled_at = $4, last_polled_at_ns = $5, \
          interval_secs = min(interval_secs + 5, 3600) \
          WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 RETURNING ",
-        columns!()
-    ),
-    postgres: concat!(
-        "UPDATE backchannel_requests SET last_polled_at = $4, \
+            columns!()
+        ),
+        postgres: concat!(
+            "UPDATE backchannel_requests SET last_polled_at = $4, \
          interval_secs = least(interval_secs + 5, 3600) \
          WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 RETURNING ",
-        columns!()
-    ),
+            columns!()
+        ),
+    },
 };
 
 #[async_trait]
@@ -165,33 +167,10 @@ impl<D: Dialect> BackchannelWrites for SqlTx<D> {
         client: &ClientId,
         now: OffsetDateTime,
     ) -> Result<Option<BackchannelPoll>, StoreError> {
-        let on_time = Stmt::new(POLL_ON_TIME.pick::<D>())
-            .bind(tenant.as_str())
-            .bind(hash.as_bytes())
-            .bind(client.as_str())
-            .bind(now)
-            .bind_twin(now)
-            .bind_instant(now)
-            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
-            .await?;
-        if let Some(request) = on_time {
-            return Ok(Some(BackchannelPoll {
-                request,
-                too_fast: false,
-            }));
-        }
-        let too_soon = Stmt::new(POLL_TOO_SOON.pick::<D>())
-            .bind(tenant.as_str())
-            .bind(hash.as_bytes())
-            .bind(client.as_str())
-            .bind(now)
-            .bind_twin(now)
-            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
-            .await?;
-        Ok(too_soon.map(|request| BackchannelPoll {
-            request,
-            too_fast: true,
-        }))
+        let polled =
+            polled::poll::<D, _>(self.conn(), &POLL, (tenant, hash, client), now, decode::<D>)
+                .await?;
+        Ok(polled.map(|(request, too_fast)| BackchannelPoll { request, too_fast }))
     }
 }
 
@@ -281,8 +260,8 @@ mod tests {
             (INSERT, 2),
             (PENDING, 0),
             (DECIDE, 0),
-            (POLL_ON_TIME, 1),
-            (POLL_TOO_SOON, 1),
+            (POLL.on_time, 1),
+            (POLL.too_soon, 1),
         ]);
     }
 

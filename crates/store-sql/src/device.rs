@@ -2,14 +2,13 @@
 //! ([`DeviceAuthorizationRow`]) and the `DeviceReads`/`DeviceWrites` ports for [`SqlTx`].
 //!
 //! A decision is one conditional `UPDATE ... WHERE status = 'pending'`, so it happens once. A
-//! poll is at most two: the first records it only if it came after the interval (the condition
-//! and the write in one statement, so a racing poll re-checks against the committed row on
-//! PostgreSQL and is serialised on SQLite); when that changes nothing, the second records it as
-//! too soon and grows the interval by 5 s. Times are compared on the `_ns` twins on SQLite and
-//! on the `timestamptz` columns on PostgreSQL.
+//! poll is at most two statements, run by `crate::polled` (shared with backchannel requests).
+//! Times are compared on the `_ns` twins on SQLite and on the `timestamptz` columns on
+//! PostgreSQL.
 
 use crate::dialect::{Dialect, PerDialect};
 use crate::naming;
+use crate::polled::{self, PollStatements};
 use crate::record::{Record, hash_name};
 use crate::{Columns, Row, SqlTx, Stmt, encode_scopes};
 use async_trait::async_trait;
@@ -67,35 +66,37 @@ const DECIDE: PerDialect = PerDialect {
         columns!()
     ),
 };
-const POLL_ON_TIME: PerDialect = PerDialect {
-    sqlite: concat!(
-        "UPDATE device_authorizations SET last_polled_at = $4, last_polled_at_ns = $5 \
+const POLL: PollStatements = PollStatements {
+    on_time: PerDialect {
+        sqlite: concat!(
+            "UPDATE device_authorizations SET last_polled_at = $4, last_polled_at_ns = $5 \
          WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 AND (last_polled_at_ns IS NULL \
          OR last_polled_at_ns + interval_secs * 1000000000 <= $6) RETURNING ",
-        columns!()
-    ),
-    postgres: concat!(
-        "UPDATE device_authorizations SET last_polled_at = $4 \
+            columns!()
+        ),
+        postgres: concat!(
+            "UPDATE device_authorizations SET last_polled_at = $4 \
          WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 AND (last_polled_at IS NULL \
          OR last_polled_at + interval_secs * interval '1 second' <= $5) RETURNING ",
-        columns!()
-    ),
-};
-// RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent
-// requests"; capped where the table's check allows.
-const POLL_TOO_SOON: PerDialect = PerDialect {
-    sqlite: concat!(
-        "UPDATE device_authorizations SET last_polled_at = $4, last_polled_at_ns = $5, \
+            columns!()
+        ),
+    },
+    // RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent
+    // requests"; capped where the table's check allows.
+    too_soon: PerDialect {
+        sqlite: concat!(
+            "UPDATE device_authorizations SET last_polled_at = $4, last_polled_at_ns = $5, \
          interval_secs = min(interval_secs + 5, 3600) \
          WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 RETURNING ",
-        columns!()
-    ),
-    postgres: concat!(
-        "UPDATE device_authorizations SET last_polled_at = $4, \
+            columns!()
+        ),
+        postgres: concat!(
+            "UPDATE device_authorizations SET last_polled_at = $4, \
          interval_secs = least(interval_secs + 5, 3600) \
          WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 RETURNING ",
-        columns!()
-    ),
+            columns!()
+        ),
+    },
 };
 
 #[async_trait]
@@ -174,32 +175,12 @@ impl<D: Dialect> DeviceWrites for SqlTx<D> {
         client: &ClientId,
         now: OffsetDateTime,
     ) -> Result<Option<DevicePoll>, StoreError> {
-        let on_time = Stmt::new(POLL_ON_TIME.pick::<D>())
-            .bind(tenant.as_str())
-            .bind(hash.as_bytes())
-            .bind(client.as_str())
-            .bind(now)
-            .bind_twin(now)
-            .bind_instant(now)
-            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
-            .await?;
-        if let Some(authorization) = on_time {
-            return Ok(Some(DevicePoll {
-                authorization,
-                too_fast: false,
-            }));
-        }
-        let too_soon = Stmt::new(POLL_TOO_SOON.pick::<D>())
-            .bind(tenant.as_str())
-            .bind(hash.as_bytes())
-            .bind(client.as_str())
-            .bind(now)
-            .bind_twin(now)
-            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
-            .await?;
-        Ok(too_soon.map(|authorization| DevicePoll {
+        let polled =
+            polled::poll::<D, _>(self.conn(), &POLL, (tenant, hash, client), now, decode::<D>)
+                .await?;
+        Ok(polled.map(|(authorization, too_fast)| DevicePoll {
             authorization,
-            too_fast: true,
+            too_fast,
         }))
     }
 }
@@ -287,8 +268,8 @@ mod tests {
             (INSERT, 2),
             (PENDING, 0),
             (DECIDE, 0),
-            (POLL_ON_TIME, 1),
-            (POLL_TOO_SOON, 1),
+            (POLL.on_time, 1),
+            (POLL.too_soon, 1),
         ]);
     }
 

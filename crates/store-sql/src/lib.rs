@@ -29,6 +29,7 @@ mod factors;
 mod grants;
 mod login_history;
 mod passkeys;
+mod polled;
 mod recovery;
 mod refresh;
 mod sessions;
