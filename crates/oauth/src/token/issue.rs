@@ -21,7 +21,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::json;
 use std::fmt;
 use std::time::Duration;
-use svc_domain::{ClientId, Clock, Rng, ScopeSet, TenantId};
+use svc_domain::{ClientId, Clock, GrantType, Rng, ScopeSet, TenantId};
 use time::OffsetDateTime;
 
 /// The JOSE `typ` of access tokens (RFC 9068 §2.1).
@@ -96,6 +96,18 @@ impl Default for TokenSettings {
 }
 
 impl TokenSettings {
+    /// Whether this deployment serves `grant` at all (the optional ones are switched in
+    /// configuration; a grant it does not serve is `unsupported_grant_type`).
+    pub fn serves(&self, grant: GrantType) -> bool {
+        match grant {
+            GrantType::DeviceCode => self.device_grant,
+            GrantType::Ciba => self.ciba_grant,
+            GrantType::AuthorizationCode
+            | GrantType::RefreshToken
+            | GrantType::ClientCredentials => true,
+        }
+    }
+
     /// The access-token lifetime for `subject_type` (see the module doc).
     pub fn access_token_lifetime(&self, subject_type: SubjectType) -> Duration {
         match subject_type {

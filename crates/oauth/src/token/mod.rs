@@ -16,6 +16,8 @@
 mod human;
 pub mod issue;
 mod polled;
+
+use polled::PolledGrant;
 pub mod request;
 
 pub use issue::{
@@ -79,15 +81,11 @@ impl TokenEndpoint {
     ) -> Result<TokenResponse, OAuthError> {
         // 1.
         let request = TokenRequest::parse(form, authorization)?.from_peer(peer);
-        if request.grant_type() == GrantType::DeviceCode && !self.settings.device_grant {
-            return Err(OAuthError::unsupported_grant_type(
-                "the device authorization grant is not enabled on this deployment",
-            ));
-        }
-        if request.grant_type() == GrantType::Ciba && !self.settings.ciba_grant {
-            return Err(OAuthError::unsupported_grant_type(
-                "the CIBA grant is not enabled on this deployment",
-            ));
+        if !self.settings.serves(request.grant_type()) {
+            return Err(OAuthError::unsupported_grant_type(format!(
+                "the {} grant is not enabled on this deployment",
+                request.grant_type()
+            )));
         }
         // 2.
         let auth = self.ctx.client_auth(&tenant.id, issuer);
@@ -105,8 +103,14 @@ impl TokenEndpoint {
                     .await
             }
             GrantType::RefreshToken => self.refresh_token(tenant, issuer, &client, &request).await,
-            GrantType::DeviceCode => self.device_code(tenant, issuer, &client, &request).await,
-            GrantType::Ciba => self.ciba(tenant, issuer, &client, &request).await,
+            GrantType::DeviceCode => {
+                self.polled(tenant, issuer, &client, &request, PolledGrant::Device)
+                    .await
+            }
+            GrantType::Ciba => {
+                self.polled(tenant, issuer, &client, &request, PolledGrant::Backchannel)
+                    .await
+            }
         }
     }
 

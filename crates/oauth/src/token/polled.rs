@@ -22,66 +22,74 @@ use crate::grants::authorization_code::Via;
 use svc_domain::{DeviceStatus, SecretHash, Tenant};
 use time::OffsetDateTime;
 
-impl TokenEndpoint {
-    /// `grant_type=urn:ietf:params:oauth:grant-type:device_code`.
-    pub(super) async fn device_code(
-        &self,
-        tenant: &Tenant,
-        issuer: &str,
-        client: &AuthenticatedClient,
-        request: &TokenRequest,
-    ) -> Result<TokenResponse, OAuthError> {
-        let app = &client.application;
-        let device_code = request
-            .param("device_code")
-            .ok_or_else(|| OAuthError::invalid_request("device_code is required"))?;
-        let hash = SecretHash::of(device_code);
-        let now = self.ctx.clock.now();
-        let mut tx = self.ctx.store.write().await?;
-        let polled = tx
-            .poll_device_authorization(&tenant.id, &hash, &app.id, now)
-            .await?;
-        tx.commit().await?;
-        // 1.
-        let poll = polled.ok_or_else(|| OAuthError::invalid_grant("the device code is invalid"))?;
-        let a = &poll.authorization;
-        check_poll(
-            &Polled::new(a.status, a.interval_secs, a.expires_at, poll.too_fast),
-            now,
-        )?;
-        // 5.
-        self.redeem(tenant, issuer, client, request, &hash, Via::Device)
-            .await
+/// The two polled grants: which parameter carries the reference, which request it names, and
+/// how its code is bound.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum PolledGrant {
+    /// RFC 8628 §3.4: `device_code`.
+    Device,
+    /// CIBA Core §10.1: `auth_req_id`.
+    Backchannel,
+}
+
+impl PolledGrant {
+    fn param(self) -> &'static str {
+        match self {
+            Self::Device => "device_code",
+            Self::Backchannel => "auth_req_id",
+        }
     }
 
-    /// `grant_type=urn:openid:params:grant-type:ciba` (CIBA Core §10.1, poll mode).
-    pub(super) async fn ciba(
+    fn via(self) -> Via<'static> {
+        match self {
+            Self::Device => Via::Device,
+            Self::Backchannel => Via::Backchannel,
+        }
+    }
+}
+
+impl TokenEndpoint {
+    /// `grant_type=urn:ietf:params:oauth:grant-type:device_code` or
+    /// `grant_type=urn:openid:params:grant-type:ciba` (poll mode): checks 1–5.
+    pub(super) async fn polled(
         &self,
         tenant: &Tenant,
         issuer: &str,
         client: &AuthenticatedClient,
         request: &TokenRequest,
+        grant: PolledGrant,
     ) -> Result<TokenResponse, OAuthError> {
         let app = &client.application;
+        let name = grant.param();
         let reference = request
-            .param("auth_req_id")
-            .ok_or_else(|| OAuthError::invalid_request("auth_req_id is required"))?;
+            .param(name)
+            .ok_or_else(|| OAuthError::invalid_request(format!("{name} is required")))?;
         let hash = SecretHash::of(reference);
         let now = self.ctx.clock.now();
         let mut tx = self.ctx.store.write().await?;
-        let polled = tx
-            .poll_backchannel_request(&tenant.id, &hash, &app.id, now)
-            .await?;
+        let polled = match grant {
+            PolledGrant::Device => tx
+                .poll_device_authorization(&tenant.id, &hash, &app.id, now)
+                .await?
+                .map(|p| {
+                    let a = &p.authorization;
+                    Polled::new(a.status, a.interval_secs, a.expires_at, p.too_fast)
+                }),
+            PolledGrant::Backchannel => tx
+                .poll_backchannel_request(&tenant.id, &hash, &app.id, now)
+                .await?
+                .map(|p| {
+                    let r = &p.request;
+                    Polled::new(r.status, r.interval_secs, r.expires_at, p.too_fast)
+                }),
+        };
         tx.commit().await?;
         // 1.
-        let poll = polled.ok_or_else(|| OAuthError::invalid_grant("the auth_req_id is invalid"))?;
-        let r = &poll.request;
-        check_poll(
-            &Polled::new(r.status, r.interval_secs, r.expires_at, poll.too_fast),
-            now,
-        )?;
+        let poll =
+            polled.ok_or_else(|| OAuthError::invalid_grant(format!("the {name} is invalid")))?;
+        check_poll(&poll, now)?;
         // 5.
-        self.redeem(tenant, issuer, client, request, &hash, Via::Backchannel)
+        self.redeem(tenant, issuer, client, request, &hash, grant.via())
             .await
     }
 }
