@@ -4,7 +4,8 @@
 # need: Debian's Chromium, Go and Elixir, the Node packages of interop/package-lock.json
 # (openid-client, jose, playwright-core) and of sdks/js/package-lock.json, a Python venv with
 # interop/authlib/requirements.txt (authlib, requests, PyJWT, pyotp) and one with
-# interop/api/requirements.txt (schemathesis, openapi-spec-validator).
+# interop/api/requirements.txt (schemathesis, openapi-spec-validator) and one with
+# interop/scim/requirements.txt (scim2-tester, scim2-client, httpx).
 # Idempotent and quick when everything is already in place; safe to run any number of times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -112,6 +113,8 @@ python_venv() {
 python_venv interop/authlib
 # schemathesis and openapi-spec-validator: the API reference checked against the live server.
 python_venv interop/api
+# scim2-tester, scim2-client and httpx: SCIM 2.0 compliance of /scim/v2 (interop/scim/check.py).
+python_venv interop/scim
 venv="$root/interop/authlib/.venv"
 
 echo "interop-setup: ready (chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'), node $(node --version), $("$venv/bin/python" --version), schemathesis $("$root/interop/api/.venv/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))'))"

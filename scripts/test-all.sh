@@ -39,7 +39,7 @@ step "dependency direction"
 bash scripts/check-deps.sh
 bash scripts/check-deps.sh --self-test
 
-step "interop prerequisites (Chromium, Go, Elixir, interop/node_modules, sdks/js/node_modules, interop/authlib/.venv, interop/api/.venv)"
+step "interop prerequisites (Chromium, Go, Elixir, interop/node_modules, sdks/js/node_modules, interop/authlib/.venv, interop/api/.venv, interop/scim/.venv)"
 bash scripts/interop-setup.sh
 
 step "Go SDK: gofmt and go vet (its tests run against the service in the test stage)"

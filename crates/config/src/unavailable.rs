@@ -141,7 +141,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
     ),
     section("api_keys", "API keys are not built yet"),
     section("vault", "the credential vault is not built yet"),
-    section("scim", "SCIM provisioning (/scim/v2) is not built yet"),
     section("billing", "billing is not built yet"),
     section("commerce", "commerce is not built yet"),
     section("wallet", "wallets are not built yet"),

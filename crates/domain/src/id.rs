@@ -238,6 +238,13 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies a SCIM bearer token of a tenant or organization (`scimt_…`): the handle it is
+    /// listed and revoked by, never the token itself.
+    ScimTokenId,
+    "scimt_"
+);
+
+prefixed_id!(
     /// Identifies one delivery of one event to one subscription (`dlv_…`); the
     /// `X-SVC-Delivery` header, the same on every retry.
     DeliveryId,

@@ -121,6 +121,10 @@ pub mod action {
     pub const INITIAL_ACCESS_TOKEN_CREATED: &str = "initial_access_token.created";
     /// An initial access token was deleted.
     pub const INITIAL_ACCESS_TOKEN_DELETED: &str = "initial_access_token.deleted";
+    /// A SCIM token was issued.
+    pub const SCIM_TOKEN_CREATED: &str = "scim_token.created";
+    /// A SCIM token was revoked.
+    pub const SCIM_TOKEN_REVOKED: &str = "scim_token.revoked";
 }
 
 /// A successful action's entry, stamped with a fresh time-ordered id and the current time.

@@ -5,7 +5,7 @@
 use crate::{ManageError, SignInServices};
 use std::fmt;
 use std::sync::Arc;
-use svc_domain::{ClientId, Clock, OperatorTokenId, Rng, TenantId, UserId};
+use svc_domain::{ClientId, Clock, OperatorTokenId, Rng, ScimTokenId, TenantId, UserId};
 use svc_store::Store;
 use time::OffsetDateTime;
 
@@ -127,18 +127,22 @@ pub enum Actor {
     /// A person (a human administrator) holding a management access token issued to them
     /// through a first-party application.
     User(UserId),
+    /// A directory provisioning through SCIM, by the id of the SCIM token presented.
+    Scim(ScimTokenId),
     /// The service itself or its local command line (`svc-runtime operator create-token`,
     /// bootstrap), acting without a presented credential.
     System,
 }
 
 impl Actor {
-    /// The audit-log spelling: `operator:opt_…`, `client:app_…`, `user:usr_…` or `system`.
+    /// The audit-log spelling: `operator:opt_…`, `client:app_…`, `user:usr_…`, `scim:scimt_…` or
+    /// `system`.
     pub fn as_audit_string(&self) -> String {
         match self {
             Self::Operator(id) => format!("operator:{id}"),
             Self::Client(id) => format!("client:{id}"),
             Self::User(id) => format!("user:{id}"),
+            Self::Scim(id) => format!("scim:{id}"),
             Self::System => "system".to_owned(),
         }
     }

@@ -19,6 +19,8 @@
 //! - [`webhooks`]: a tenant's webhook subscriptions, test deliveries and delivery history;
 //! - [`registration`]: dynamic client registration (RFC 7591, RFC 7592) over the applications'
 //!   rules, and each tenant's registration policy;
+//! - [`scim`]: SCIM 2.0 provisioning of a tenant's (or an organization's) people, over the
+//!   users use cases;
 //! - [`caller`]: what the management API checks about its caller in the database (revocation,
 //!   and a human administrator's standing and roles);
 //! - [`audit`]: the audit log, written in the same transaction as the change it records (as
@@ -49,6 +51,7 @@ mod reach;
 pub mod registration;
 mod revision;
 pub mod roles;
+pub mod scim;
 mod sign_in;
 pub mod users;
 pub mod webhooks;

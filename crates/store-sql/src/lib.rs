@@ -47,6 +47,8 @@ mod organizations;
 mod policies;
 mod pushed;
 mod registration;
+mod scim;
+mod scim_filter;
 mod signing_keys;
 mod webhooks;
 

@@ -243,7 +243,7 @@ fn name_conflict(err: StoreError) -> StoreError {
     )
 }
 
-fn decode<D: Dialect>(row: &Row<D>) -> Result<User, StoreError> {
+pub(crate) fn decode<D: Dialect>(row: &Row<D>) -> Result<User, StoreError> {
     let c = Columns::<D>::new(row, "users");
     UserRow {
         id: c.get("id")?,

@@ -25,6 +25,7 @@ mod policies;
 mod pushed;
 mod recovery;
 mod registration;
+mod scim;
 mod signing_keys;
 mod tenants;
 mod users;
@@ -52,6 +53,9 @@ pub use policies::{PolicyReads, PolicyWrites};
 pub use pushed::PushedRequestWrites;
 pub use recovery::{RecoveryReads, RecoveryWrites};
 pub use registration::{RegistrationReads, RegistrationWrites};
+pub use scim::{
+    ScimAttr, ScimFilter, ScimOp, ScimPage, ScimReads, ScimUser, ScimValue, ScimWrites,
+};
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
 pub use users::{
@@ -180,6 +184,7 @@ pub trait ReadTx:
     + GrantReads
     + DeviceReads
     + RegistrationReads
+    + ScimReads
     + BackchannelReads
     + WebhookReads
     + Send
@@ -233,6 +238,8 @@ pub trait WriteTx:
     + DeviceWrites
     + RegistrationReads
     + RegistrationWrites
+    + ScimReads
+    + ScimWrites
     + BackchannelReads
     + BackchannelWrites
     + WebhookReads

@@ -12,6 +12,7 @@ mod deployment;
 mod device_authorization;
 mod dynamic_registration;
 mod passkey;
+mod scim;
 mod security;
 mod server;
 mod two_factor;
@@ -34,6 +35,7 @@ pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use device_authorization::DeviceAuthorizationConfig;
 pub use dynamic_registration::DynamicRegistrationConfig;
 pub use passkey::PasskeyConfig;
+pub use scim::ScimConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
 pub use two_factor::{AdaptiveMfaConfig, RecoveryConfig, TwoFactorConfig, TwoFactorPolicy};
@@ -91,6 +93,8 @@ pub struct Config {
     pub dynamic_registration: DynamicRegistrationConfig,
     /// Client-initiated backchannel authentication (OpenID CIBA, poll mode).
     pub ciba: CibaConfig,
+    /// SCIM 2.0 provisioning (RFC 7643, RFC 7644) at `/scim/v2`.
+    pub scim: ScimConfig,
 
     // Not configuration: where relative paths and the embedded database are anchored.
     #[serde(skip)]

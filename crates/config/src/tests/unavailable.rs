@@ -143,14 +143,8 @@ const CASES: &[Case] = &[
     ),
     case(
         "vault",
-        "[vault]\nenabled = true\n",
-        "SVC_VAULT__ENABLED",
-        "true",
-    ),
-    case(
-        "scim",
-        "[scim]\nenabled = true\nbearer_token = \"s3cret-value\"\n",
-        "SVC_SCIM__BEARER_TOKEN",
+        "[vault]\nenabled = true\nbearer_token = \"s3cret-value\"\n",
+        "SVC_VAULT__BEARER_TOKEN",
         SECRET,
     ),
     case(
@@ -325,7 +319,7 @@ fn each_refused_entry_set_by_a_variable_is_named_with_the_variable() {
 #[test]
 fn every_refusal_from_every_source_is_reported_in_one_run() {
     let env: Vec<(&str, &str)> = CASES.iter().map(|c| (c.var, c.value)).collect();
-    let errors = errors_of(Some("[scim]\nenabled = true\n[server]\nprot = 1\n"), &env);
+    let errors = errors_of(Some("[vault]\nenabled = true\n[server]\nprot = 1\n"), &env);
     assert_eq!(errors.len(), CASES.len() + 2, "{errors:#?}");
     for case in CASES {
         assert!(
@@ -339,7 +333,7 @@ fn every_refusal_from_every_source_is_reported_in_one_run() {
     assert!(
         errors
             .iter()
-            .any(|e| e.starts_with("[scim]") && e.contains("svc.toml"))
+            .any(|e| e.starts_with("[vault]") && e.contains("svc.toml"))
     );
     assert!(errors.iter().any(|e| e.contains("`server.prot`")));
 }

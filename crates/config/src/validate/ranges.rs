@@ -408,6 +408,18 @@ pub(crate) const BOUNDS: &[Bound] = &[
         10_000,
     ),
     bound(
+        "scim.max_results",
+        |c| Some(c.scim.max_results.into()),
+        1,
+        1_000,
+    ),
+    bound(
+        "scim.max_body_bytes",
+        |c| Some(c.scim.max_body_bytes),
+        1_024,
+        16_777_216,
+    ),
+    bound(
         "ciba.request_expiry_secs",
         |c| Some(c.ciba.request_expiry_secs.into()),
         30,

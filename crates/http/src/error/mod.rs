@@ -13,6 +13,7 @@
 //! | RFC 6749 §5.2 JSON, `WWW-Authenticate: Basic` after a failed Basic attempt | `/oauth/token`, `/oauth/introspect`, `/oauth/revoke` | `oauth` |
 //! | RFC 7591 §3.2.2 JSON | `/oauth/register`, `/oauth/register/{client_id}` (RFC 7592) | `registration` |
 //! | RFC 6750 §3 `WWW-Authenticate: Bearer` challenges | `/userinfo`, `/api/v1/*`, `/metrics` | `bearer` |
+//! | RFC 7644 §3.12 `application/scim+json` | `/scim/v2/*` | `scim` |
 //! | the hosted HTML error page | `/oauth/authorize`, `/oauth/end-session`, `/auth/*` | `page` (`AuthnError` in `authn`) |
 //!
 //! Adding an error: give the engine's enum a variant whose doc line says what the client sees,
@@ -26,6 +27,7 @@ pub(crate) mod oauth;
 pub(crate) mod page;
 pub mod problem;
 pub(crate) mod registration;
+pub mod scim;
 
 pub use catalogue::{PROBLEM_TYPES, ProblemType};
 pub use problem::{PROBLEM_CONTENT_TYPE, Problem};

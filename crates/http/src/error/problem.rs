@@ -379,8 +379,9 @@ pub(crate) fn finish(
 ) -> Response {
     let problem = match res.extensions_mut().remove::<ProblemExtension>() {
         Some(ProblemExtension(problem)) => problem,
-        // A hosted page renders its own 413 for a browser; only bare rejections become problems.
-        None if res.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_html(&res) => {
+        // A hosted page renders its own 413 for a browser, SCIM its RFC 7644 error body; only
+        // bare rejections become problems.
+        None if res.status() == StatusCode::PAYLOAD_TOO_LARGE && !renders_its_own(&res) => {
             Arc::new(Problem::payload_too_large())
         }
         None => return res,
@@ -406,12 +407,15 @@ pub(crate) fn finish(
     Response::from_parts(parts, body)
 }
 
-/// Whether a response is an HTML page (a hosted page), which is never replaced by a problem.
-fn is_html(res: &Response) -> bool {
+/// Whether a response is an HTML page (a hosted page) or a SCIM error
+/// (`application/scim+json`), which are never replaced by a problem.
+fn renders_its_own(res: &Response) -> bool {
     res.headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/html"))
+        .is_some_and(|v| {
+            v.starts_with("text/html") || v.starts_with(super::scim::SCIM_CONTENT_TYPE)
+        })
 }
 
 /// Internal causes go to the logs with the request id, never to the client.

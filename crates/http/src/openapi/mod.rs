@@ -204,6 +204,7 @@ pub fn document() -> OpenApi {
         crate::routes::device::operations(),
         crate::routes::registration::operations(),
         crate::routes::registration_policy::operations(),
+        crate::routes::scim_tokens::operations(),
         crate::routes::backchannel::operations(),
         crate::routes::well_known::operations(),
         crate::hosted::operations(),

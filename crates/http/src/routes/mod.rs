@@ -17,6 +17,8 @@ mod protocol;
 pub mod registration;
 pub mod registration_policy;
 pub mod roles;
+pub mod scim;
+pub mod scim_tokens;
 pub mod token;
 pub mod users;
 mod users_factors;

@@ -23,6 +23,7 @@ mod delete;
 mod input;
 mod list;
 mod members;
+pub(crate) use members::{insert_membership_in, remove_membership_in};
 mod read;
 mod status;
 mod update;

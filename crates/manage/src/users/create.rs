@@ -3,12 +3,12 @@
 
 use super::input::{NewUser, check_email, check_name};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
+use crate::{Actor, ManageContext, ManageError, PendingMail, RequestMeta, events};
 use svc_domain::{EventType, Tenant, User, UserId, UserStatus};
-use svc_store::StoreError;
+use svc_store::{StoreError, WriteTx};
 
 /// The text of a taken address, shared with updates.
-pub(super) const EMAIL_TAKEN: &str = "a user with this email address already exists";
+pub(crate) const EMAIL_TAKEN: &str = "a user with this email address already exists";
 
 /// Creates the user described by `input` in `tenant`, audited as `tenant_user.created` or
 /// (with `invite`) `tenant_user.invited`. An invitation links to
@@ -27,6 +27,24 @@ pub async fn create(
     meta: &RequestMeta,
     input: NewUser,
 ) -> Result<User, ManageError> {
+    let (user, invite) = prepare(ctx, tenant, input).await?;
+    let mut tx = ctx.store.write().await?;
+    let invitation =
+        insert_in(tx.as_mut(), ctx, tenant, issuer, actor, meta, &user, invite).await?;
+    tx.commit().await?;
+    if let Some(mail) = invitation {
+        mail.send();
+    }
+    Ok(user)
+}
+
+/// The user `input` describes, checked (and its password hashed) before any transaction opens,
+/// and whether they are to be invited.
+pub(crate) async fn prepare(
+    ctx: &ManageContext,
+    tenant: &Tenant,
+    input: NewUser,
+) -> Result<(User, bool), ManageError> {
     let email = check_email(&input.email)?;
     let name = check_name("name", input.name.as_deref())?;
     let given_name = check_name("given_name", input.given_name.as_deref())?;
@@ -66,12 +84,27 @@ pub async fn create(
         updated_at: now,
         last_sign_in_at: None,
     };
+    Ok((user, invite))
+}
 
-    let mut tx = ctx.store.write().await?;
+/// Stores the prepared `user` within `tx` with its audit entry and events (and, with `invite`,
+/// the invitation, whose mail the caller sends after committing). Shared by the management API
+/// and SCIM provisioning, so both follow one rule set.
+#[allow(clippy::too_many_arguments)] // the request's facts, each distinct
+pub(crate) async fn insert_in(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    tenant: &Tenant,
+    issuer: &str,
+    actor: &Actor,
+    meta: &RequestMeta,
+    user: &User,
+    invite: bool,
+) -> Result<Option<PendingMail>, ManageError> {
     if tx.tenant_by_id(&tenant.id).await?.is_none() {
         return Err(ManageError::NotFound);
     }
-    match tx.insert_user(&user).await {
+    match tx.insert_user(user).await {
         Ok(()) => {}
         Err(StoreError::Conflict { .. }) => return Err(ManageError::Conflict(EMAIL_TAKEN.into())),
         Err(e) => return Err(e.into()),
@@ -80,7 +113,7 @@ pub async fn create(
         let mail = ctx
             .sign_in()?
             .invitations
-            .prepare(tx.as_mut(), issuer, &user, &tenant.display_name)
+            .prepare(tx, issuer, user, &tenant.display_name)
             .await?;
         Some(mail)
     } else {
@@ -99,17 +132,13 @@ pub async fn create(
         verb,
         Some(user.id.as_str()),
     );
-    audit::record(tx.as_mut(), &entry).await?;
-    events::user_changed(tx.as_mut(), ctx, actor, &user, EventType::AdminUserCreated).await?;
+    audit::record(tx, &entry).await?;
+    events::user_changed(tx, ctx, actor, user, EventType::AdminUserCreated).await?;
     let lifecycle = match user.status {
         UserStatus::Invited => EventType::TenantUserInvited,
         UserStatus::PreProvisioned => EventType::TenantUserPreProvisioned,
         _ => EventType::TenantUserActivated,
     };
-    events::user_changed(tx.as_mut(), ctx, actor, &user, lifecycle).await?;
-    tx.commit().await?;
-    if let Some(mail) = invitation {
-        mail.send();
-    }
-    Ok(user)
+    events::user_changed(tx, ctx, actor, user, lifecycle).await?;
+    Ok(invitation)
 }

@@ -42,6 +42,13 @@ pub use status::{reactivate, suspend};
 pub use update::update;
 pub use view::{SessionView, UserStatusSchema, UserView};
 
+// The in-transaction halves of the use cases, for SCIM provisioning (one rule set).
+pub(crate) use create::{EMAIL_TAKEN, insert_in as create_in, prepare as prepare_new};
+pub(crate) use input::{check_email, check_name};
+pub(crate) use remove::remove_in;
+pub(crate) use status::{reactivate_in, suspend_in};
+pub(crate) use update::{UserChange, apply_in as update_in};
+
 use crate::{ManageError, Precondition};
 use svc_domain::{TenantId, User, UserId, UserStatus, UserTokenPurpose};
 use svc_store::{StoreError, UpdateOutcome, WriteTx};

@@ -10,6 +10,7 @@ use super::{check_transition, end_access, load, next_revision, save};
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, events};
 use svc_domain::{EventType, TenantId, User, UserId, UserStatus};
+use svc_store::WriteTx;
 
 /// Suspends the user `id` of `tenant`, audited as `tenant_user.suspended`.
 ///
@@ -25,14 +26,30 @@ pub async fn suspend(
     precondition: &Precondition,
 ) -> Result<User, ManageError> {
     let mut tx = ctx.store.write().await?;
-    let mut user = load(tx.as_mut(), tenant, id, precondition).await?;
+    let user = suspend_in(tx.as_mut(), ctx, tenant, actor, meta, id, precondition).await?;
+    tx.commit().await?;
+    Ok(user)
+}
+
+/// [`suspend`] within `tx` (committed by the caller): shared by the management API and SCIM
+/// provisioning, so both follow one rule set.
+pub(crate) async fn suspend_in(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &UserId,
+    precondition: &Precondition,
+) -> Result<User, ManageError> {
+    let mut user = load(tx, tenant, id, precondition).await?;
     check_transition(&user, UserStatus::Suspended)?;
     let now = ctx.now();
     let read = user.updated_at;
     user.status = UserStatus::Suspended;
     user.updated_at = next_revision(read, now);
-    save(tx.as_mut(), &user, read).await?;
-    end_access(tx.as_mut(), &user, now, "user_suspended").await?;
+    save(tx, &user, read).await?;
+    end_access(tx, &user, now, "user_suspended").await?;
     let entry = audit::entry(
         ctx,
         actor,
@@ -41,16 +58,8 @@ pub async fn suspend(
         action::TENANT_USER_SUSPENDED,
         Some(id.as_str()),
     );
-    audit::record(tx.as_mut(), &entry).await?;
-    events::user_changed(
-        tx.as_mut(),
-        ctx,
-        actor,
-        &user,
-        EventType::TenantUserSuspended,
-    )
-    .await?;
-    tx.commit().await?;
+    audit::record(tx, &entry).await?;
+    events::user_changed(tx, ctx, actor, &user, EventType::TenantUserSuspended).await?;
     Ok(user)
 }
 
@@ -69,7 +78,23 @@ pub async fn reactivate(
     precondition: &Precondition,
 ) -> Result<User, ManageError> {
     let mut tx = ctx.store.write().await?;
-    let mut user = load(tx.as_mut(), tenant, id, precondition).await?;
+    let user = reactivate_in(tx.as_mut(), ctx, tenant, actor, meta, id, precondition).await?;
+    tx.commit().await?;
+    Ok(user)
+}
+
+/// [`reactivate`] within `tx` (committed by the caller): shared by the management API and SCIM
+/// provisioning, so both follow one rule set.
+pub(crate) async fn reactivate_in(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &UserId,
+    precondition: &Precondition,
+) -> Result<User, ManageError> {
+    let mut user = load(tx, tenant, id, precondition).await?;
     if user.status != UserStatus::Suspended {
         return Err(ManageError::Conflict(format!(
             "only a suspended user can be reactivated; this user is {}",
@@ -81,7 +106,7 @@ pub async fn reactivate(
     let read = user.updated_at;
     user.status = back_to;
     user.updated_at = next_revision(read, ctx.now());
-    save(tx.as_mut(), &user, read).await?;
+    save(tx, &user, read).await?;
     let entry = audit::entry(
         ctx,
         actor,
@@ -90,16 +115,8 @@ pub async fn reactivate(
         action::TENANT_USER_REACTIVATED,
         Some(id.as_str()),
     );
-    audit::record(tx.as_mut(), &entry).await?;
-    events::user_changed(
-        tx.as_mut(),
-        ctx,
-        actor,
-        &user,
-        EventType::TenantUserReactivated,
-    )
-    .await?;
-    tx.commit().await?;
+    audit::record(tx, &entry).await?;
+    events::user_changed(tx, ctx, actor, &user, EventType::TenantUserReactivated).await?;
     Ok(user)
 }
 

@@ -12,8 +12,11 @@
 use super::input::{UserPatch, check_email, check_name};
 use super::{ALL_LINKS, end_access, invalidate_links, load, next_revision, save};
 use crate::audit::{self, action};
-use crate::{Actor, ManageContext, ManageError, Precondition, RequestMeta, events};
-use svc_domain::{EventType, Tenant, User, UserId, UserStatus, UserTokenPurpose};
+use crate::{Actor, ManageContext, ManageError, PendingMail, Precondition, RequestMeta, events};
+use svc_domain::{
+    Email, EventType, PasswordHash, Tenant, User, UserId, UserStatus, UserTokenPurpose,
+};
+use svc_store::WriteTx;
 
 /// Applies `patch` to the user `id` of `tenant`, audited as `tenant_user.updated`. A patch that
 /// changes nothing writes nothing and returns the user as it is.
@@ -33,6 +36,43 @@ pub async fn update(
     patch: UserPatch,
     precondition: &Precondition,
 ) -> Result<User, ManageError> {
+    let change = prepare(ctx, patch).await?;
+    let mut tx = ctx.store.write().await?;
+    let (user, invitation) = apply_in(
+        tx.as_mut(),
+        ctx,
+        tenant,
+        issuer,
+        actor,
+        meta,
+        id,
+        change,
+        precondition,
+    )
+    .await?;
+    tx.commit().await?;
+    if let Some(mail) = invitation {
+        mail.send();
+    }
+    Ok(user)
+}
+
+/// A change of a user, checked (and its password hashed) before any transaction opens.
+#[derive(Debug, Default)]
+pub(crate) struct UserChange {
+    pub(crate) email: Option<Email>,
+    pub(crate) email_verified: Option<bool>,
+    pub(crate) name: Option<Option<String>>,
+    pub(crate) given_name: Option<Option<String>>,
+    pub(crate) family_name: Option<Option<String>>,
+    pub(crate) password_hash: Option<PasswordHash>,
+}
+
+/// Checks `patch` field by field (see [`update`] for the rules) and hashes its password.
+pub(crate) async fn prepare(
+    ctx: &ManageContext,
+    patch: UserPatch,
+) -> Result<UserChange, ManageError> {
     let email = patch.email.as_deref().map(check_email).transpose()?;
     let name = names("name", patch.name.as_ref())?;
     let given_name = names("given_name", patch.given_name.as_ref())?;
@@ -45,10 +85,41 @@ pub async fn update(
         }
         None => None,
     };
+    Ok(UserChange {
+        email,
+        email_verified: patch.email_verified,
+        name,
+        given_name,
+        family_name,
+        password_hash,
+    })
+}
 
+/// Applies `change` to the user `id` of `tenant` within `tx`, with its audit entry and events;
+/// returns the user and, for an invited user at a new address, the invitation mail to send once
+/// `tx` has committed. Shared by the management API and SCIM provisioning (one rule set).
+#[allow(clippy::too_many_arguments)] // the request's facts, each distinct
+pub(crate) async fn apply_in(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    tenant: &Tenant,
+    issuer: &str,
+    actor: &Actor,
+    meta: &RequestMeta,
+    id: &UserId,
+    change: UserChange,
+    precondition: &Precondition,
+) -> Result<(User, Option<PendingMail>), ManageError> {
+    let UserChange {
+        email,
+        email_verified,
+        name,
+        given_name,
+        family_name,
+        password_hash,
+    } = change;
     let now = ctx.now();
-    let mut tx = ctx.store.write().await?;
-    let before = load(tx.as_mut(), &tenant.id, id, precondition).await?;
+    let before = load(tx, &tenant.id, id, precondition).await?;
     if before.status == UserStatus::Removed {
         return Err(ManageError::Conflict(
             "a removed user cannot be changed".to_owned(),
@@ -60,8 +131,8 @@ pub async fn update(
         user.email = email;
     }
     if new_address {
-        user.email_verified = patch.email_verified.unwrap_or(false);
-    } else if let Some(verified) = patch.email_verified {
+        user.email_verified = email_verified.unwrap_or(false);
+    } else if let Some(verified) = email_verified {
         user.email_verified = verified;
     }
     if let Some(name) = name {
@@ -84,17 +155,17 @@ pub async fn update(
         }
     }
     if user == before && !new_password {
-        return Ok(before);
+        return Ok((before, None));
     }
     user.updated_at = next_revision(before.updated_at, now);
-    save(tx.as_mut(), &user, before.updated_at).await?;
+    save(tx, &user, before.updated_at).await?;
     if new_address {
-        invalidate_links(tx.as_mut(), &user, &ALL_LINKS, now).await?;
+        invalidate_links(tx, &user, &ALL_LINKS, now).await?;
     }
     if new_password {
-        end_access(tx.as_mut(), &user, now, "password_changed").await?;
+        end_access(tx, &user, now, "password_changed").await?;
         invalidate_links(
-            tx.as_mut(),
+            tx,
             &user,
             &[
                 UserTokenPurpose::ResetPassword,
@@ -108,7 +179,7 @@ pub async fn update(
         let mail = ctx
             .sign_in()?
             .invitations
-            .prepare(tx.as_mut(), issuer, &user, &tenant.display_name)
+            .prepare(tx, issuer, &user, &tenant.display_name)
             .await?;
         Some(mail)
     } else {
@@ -122,23 +193,12 @@ pub async fn update(
         action::TENANT_USER_UPDATED,
         Some(id.as_str()),
     );
-    audit::record(tx.as_mut(), &entry).await?;
-    events::user_changed(tx.as_mut(), ctx, actor, &user, EventType::TenantUserUpdated).await?;
+    audit::record(tx, &entry).await?;
+    events::user_changed(tx, ctx, actor, &user, EventType::TenantUserUpdated).await?;
     if before.status != UserStatus::Active && user.status == UserStatus::Active {
-        events::user_changed(
-            tx.as_mut(),
-            ctx,
-            actor,
-            &user,
-            EventType::TenantUserActivated,
-        )
-        .await?;
+        events::user_changed(tx, ctx, actor, &user, EventType::TenantUserActivated).await?;
     }
-    tx.commit().await?;
-    if let Some(mail) = invitation {
-        mail.send();
-    }
-    Ok(user)
+    Ok((user, invitation))
 }
 
 /// A present name field: `null` clears it (`Some(None)`), a string must pass the name rule.

@@ -513,3 +513,68 @@ impl BackchannelWrites for FaultyTx {
             .await
     }
 }
+
+#[async_trait]
+impl svc_store::ScimReads for FaultyTx {
+    async fn scim_token_by_hash(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+    ) -> Result<Option<svc_domain::ScimToken>, StoreError> {
+        self.inner.scim_token_by_hash(tenant, hash).await
+    }
+    async fn scim_tokens(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<svc_domain::ScimToken>, StoreError> {
+        self.inner.scim_tokens(tenant).await
+    }
+    async fn scim_profile(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+    ) -> Result<Option<svc_domain::ScimProfile>, StoreError> {
+        self.inner.scim_profile(tenant, user).await
+    }
+    async fn scim_users(
+        &mut self,
+        tenant: &TenantId,
+        organization: Option<&svc_domain::OrganizationId>,
+        filter: Option<&svc_store::ScimFilter>,
+        offset: u64,
+        limit: u32,
+    ) -> Result<svc_store::ScimPage, StoreError> {
+        self.inner
+            .scim_users(tenant, organization, filter, offset, limit)
+            .await
+    }
+}
+
+#[async_trait]
+impl svc_store::ScimWrites for FaultyTx {
+    async fn insert_scim_token(&mut self, token: &svc_domain::ScimToken) -> Result<(), StoreError> {
+        self.inner.insert_scim_token(token).await
+    }
+    async fn revoke_scim_token(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::ScimTokenId,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        self.inner.revoke_scim_token(tenant, id, now).await
+    }
+    async fn set_scim_profile(
+        &mut self,
+        tenant: &TenantId,
+        profile: &svc_domain::ScimProfile,
+    ) -> Result<(), StoreError> {
+        self.inner.set_scim_profile(tenant, profile).await
+    }
+    async fn delete_scim_profile(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+    ) -> Result<bool, StoreError> {
+        self.inner.delete_scim_profile(tenant, user).await
+    }
+}

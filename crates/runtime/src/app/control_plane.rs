@@ -1,21 +1,36 @@
 //! The control plane's routes (ARCHITECTURE.md "Planes"): the operator's control-plane API and
 //! each tenant's management API (applications and their registration policy, API resources,
-//! users, organizations, roles, webhooks), all over one
+//! users and their SCIM tokens, organizations, roles, webhooks), SCIM provisioning when enabled,
+//! all over one
 //! [`ApiState`],
 //! and the API reference when `[openapi].enabled`.
 
 use axum::Router;
 use svc_http::api::ApiState;
+use svc_http::routes::scim::{self, ScimState};
 use svc_http::routes::{applications, control_plane, users, webhooks};
 
-/// The control plane's routes over the management API state.
-pub(super) fn routes(api: &ApiState) -> Router {
-    Router::new()
+/// The control plane's routes over the management API state, and SCIM (`/scim/v2`) when
+/// `[scim].enabled` (unrouted otherwise, so the path is the router's plain 404).
+pub(super) fn routes(config: &svc_config::Config, api: &ApiState) -> Router {
+    let mut router = Router::new();
+    if config.scim.enabled {
+        router = router.merge(scim::router(ScimState {
+            tenants: api.tenants.clone(),
+            manage: api.manage.clone(),
+            settings: svc_manage::scim::ScimSettings {
+                max_results: config.scim.max_results,
+                max_body_bytes: usize::try_from(config.scim.max_body_bytes).unwrap_or(usize::MAX),
+            },
+        }));
+    }
+    router
         .merge(control_plane::router(api.clone()))
         .merge(applications::router(api.clone()))
         .merge(svc_http::routes::api_resources::router(api.clone()))
         .merge(svc_http::routes::policies::router(api.clone()))
         .merge(svc_http::routes::registration_policy::router(api.clone()))
+        .merge(svc_http::routes::scim_tokens::router(api.clone()))
         .merge(users::router(api.clone()))
         .merge(svc_http::routes::organizations::router(api.clone()))
         .merge(svc_http::routes::invitations::router(api.clone()))

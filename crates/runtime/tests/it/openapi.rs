@@ -80,6 +80,16 @@ const NOT_OPERATIONS: &[(&str, &str)] = &[
         "/problems/{slug}",
         "the HTML page of one problem type (the `type` URI of a problem)",
     ),
+    (
+        "/scim/v2",
+        "SCIM 2.0 (RFC 7644) describes itself: /scim/v2/ServiceProviderConfig, /Schemas and \
+         /ResourceTypes, which directories read; its errors are RFC 7644 bodies, not problems",
+    ),
+    (
+        "/scim/v2/",
+        "SCIM 2.0 (RFC 7644) describes itself: /scim/v2/ServiceProviderConfig, /Schemas and \
+         /ResourceTypes, which directories read; its errors are RFC 7644 bodies, not problems",
+    ),
 ];
 
 fn api_venv() -> PathBuf {
@@ -1289,6 +1299,7 @@ async fn every_route_has_an_operation_and_every_operation_a_route() {
         ("SVC_OPENAPI__ENABLED", "true"),
         ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
         ("SVC_CIBA__ENABLED", "true"),
+        ("SVC_SCIM__ENABLED", "true"),
     ];
     let sources = svc_config::Sources {
         explicit_file: None,

@@ -47,8 +47,6 @@ lifetime_days = 7
 enabled = true
 [vault]
 enabled = true
-[scim]
-enabled = true
 [billing]
 provider = "stripe"
 [commerce]
@@ -103,7 +101,6 @@ const LABELS: &[&str] = &[
     "[invitations]",
     "[api_keys]",
     "[vault]",
-    "[scim]",
     "[billing]",
     "[commerce]",
     "[wallet]",
@@ -171,7 +168,7 @@ async fn a_refused_section_set_by_a_variable_names_the_variable() {
         dir.path(),
         &[],
         &[
-            ("SVC_SCIM__ENABLED", "true"),
+            ("SVC_VAULT__ENABLED", "true"),
             ("SVC_OAUTH_PROXY__ENABLED", "true"),
             (
                 "MAINTENANCE_DATABASE_URL",
@@ -182,8 +179,8 @@ async fn a_refused_section_set_by_a_variable_names_the_variable() {
     .await;
     assert_ne!(exit.code, Some(0));
     for expected in [
-        "[scim] is not available in this version (set by environment variable SVC_SCIM__ENABLED): \
-         SCIM provisioning (/scim/v2) is not built yet; remove the section",
+        "[vault] is not available in this version (set by environment variable \
+         SVC_VAULT__ENABLED): the credential vault is not built yet; remove the section",
         "oauth_proxy.enabled is not available in this version (set by environment variable \
          SVC_OAUTH_PROXY__ENABLED)",
         "database.maintenance_url is not available in this version (set by environment variable \
@@ -221,7 +218,7 @@ async fn the_generated_example_lists_only_what_works_and_passes_config_check() {
             "the example's header names the refused {label}"
         );
     }
-    for setting in ["\n[scim]", "\n# [scim]", "\n[phone]", "\n[redis]"] {
+    for setting in ["\n[vault]", "\n# [vault]", "\n[phone]", "\n[redis]"] {
         assert!(!text.contains(setting), "{setting} is written as a setting");
     }
 }

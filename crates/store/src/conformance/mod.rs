@@ -22,6 +22,7 @@ mod policies;
 mod pushed;
 mod recovery;
 mod registration;
+mod scim;
 mod signing_keys;
 mod tenants;
 mod user_roles;
@@ -46,6 +47,7 @@ pub use policies::*;
 pub use pushed::*;
 pub use recovery::*;
 pub use registration::*;
+pub use scim::*;
 pub use signing_keys::*;
 pub use tenants::*;
 pub use user_roles::*;
@@ -231,6 +233,9 @@ macro_rules! conformance_suite {
             registration_policies_default_to_disabled_and_are_per_tenant,
             registration_tokens_belong_to_one_application_and_go_with_it,
             initial_access_tokens_spend_their_uses_until_expiry,
+            scim_tokens_are_found_by_hash_in_their_tenant_until_revoked,
+            scim_user_names_are_unique_per_tenant_ignoring_case,
+            scim_listing_filters_pages_and_scopes,
             backchannel_requests_are_listed_and_decided_by_their_person_only,
             backchannel_polls_enforce_and_grow_the_interval,
             expired_backchannel_requests_are_purged,

@@ -6,7 +6,7 @@ use crate::organizations::input::{
 };
 use crate::{Actor, ManageContext, ManageError, Reach, RequestMeta, events};
 use svc_domain::{EventType, Membership, ORG_MEMBER, OrganizationId, TenantId, UserStatus};
-use svc_store::StoreError;
+use svc_store::{StoreError, WriteTx};
 
 /// The constraint the store names when the person is already a member.
 const MEMBER_KEY: &str = "organization_members_pkey";
@@ -67,26 +67,39 @@ pub async fn add_member(
         created_at: now,
         updated_at: now,
     };
-    match tx.insert_membership(&membership).await {
+    insert_in(tx.as_mut(), ctx, (actor, meta), &membership).await?;
+    tx.commit().await?;
+    Ok(membership)
+}
+
+/// Stores `membership` within `tx` with its audit entry and `org.member.added` event: the
+/// recording shared by this use case and SCIM provisioning (an organization's directory
+/// creating a person makes them a member).
+pub(crate) async fn insert_in(
+    tx: &mut dyn WriteTx,
+    ctx: &ManageContext,
+    (actor, meta): (&Actor, &RequestMeta),
+    membership: &Membership,
+) -> Result<(), ManageError> {
+    match tx.insert_membership(membership).await {
         Ok(()) => {}
         Err(StoreError::Conflict { constraint }) if constraint == MEMBER_KEY => {
             return Err(already_a_member());
         }
         Err(e) => return Err(e.into()),
     }
-    record_audit(tx.as_mut(), ctx, actor, meta, &membership, ADDED).await?;
+    record_audit(tx, ctx, actor, meta, membership, ADDED).await?;
     events::member_changed(
-        tx.as_mut(),
+        tx,
         ctx,
         actor,
         EventType::OrgMemberAdded,
-        &membership,
+        membership,
         &membership.roles,
         None,
     )
     .await?;
-    tx.commit().await?;
-    Ok(membership)
+    Ok(())
 }
 
 fn already_a_member() -> ManageError {

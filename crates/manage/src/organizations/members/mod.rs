@@ -9,9 +9,11 @@ mod remove;
 mod roles;
 
 pub use add::add_member;
+pub(crate) use add::insert_in as insert_membership_in;
 pub use list::list_members;
 pub use of_user::memberships_of_user;
 pub use read::get_member;
+pub(crate) use remove::remove_in as remove_membership_in;
 pub use remove::remove_member;
 pub use roles::change_member_roles;
 

@@ -1,0 +1,95 @@
+//! SCIM 2.0 provisioning (RFC 7643, RFC 7644) as the domain sees it: the bearer tokens a
+//! directory (Entra ID, Okta) presents at a tenant's `/scim/v2`, and the few SCIM attributes of a
+//! person that are not already a [`crate::User`] field (`userName`, `externalId`).
+//!
+//! A token belongs to a tenant and, optionally, to one organization of it: an organization's
+//! token provisions that organization's members only. Only its SHA-256 is stored; a revoked
+//! token is kept (listed as revoked) so the audit trail keeps pointing at something.
+
+use crate::{GeneratedSecret, OrganizationId, Rng, ScimTokenId, SecretHash, TenantId, UserId};
+use time::OffsetDateTime;
+
+/// Prefix of SCIM bearer tokens (`svcscim_…`, CONTRACTS.md "Organizations, roles, keys, SCIM"),
+/// so a leaked string says what it is; distinct from their ids (`scimt_…`).
+pub const SCIM_TOKEN_PREFIX: &str = "svcscim_";
+
+/// RFC 4648 base32 alphabet, lowercase: tokens are pasted into directory consoles, where a
+/// case-insensitive, symbol-free string survives every copy.
+const BASE32: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
+
+/// A fresh SCIM token: `svcscim_` and 32 random bytes in unpadded base32 (52 characters).
+pub fn generate_scim_token(rng: &dyn Rng) -> GeneratedSecret {
+    let mut bytes = [0u8; 32];
+    rng.fill(&mut bytes);
+    let mut text = String::with_capacity(SCIM_TOKEN_PREFIX.len() + 52);
+    text.push_str(SCIM_TOKEN_PREFIX);
+    let (mut buffer, mut bits) = (0u32, 0u32);
+    for byte in bytes {
+        buffer = (buffer << 8) | u32::from(byte);
+        bits += 8;
+        while bits >= 5 {
+            bits -= 5;
+            text.push(char::from(BASE32[((buffer >> bits) & 31) as usize]));
+        }
+    }
+    if bits > 0 {
+        text.push(char::from(BASE32[((buffer << (5 - bits)) & 31) as usize]));
+    }
+    let hash = SecretHash::of(&text);
+    GeneratedSecret {
+        plaintext: text,
+        hash,
+    }
+}
+
+/// A SCIM bearer token of a tenant, or of one organization of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScimToken {
+    /// Its handle.
+    pub id: ScimTokenId,
+    /// The tenant it provisions.
+    pub tenant_id: TenantId,
+    /// The organization it is limited to; `None`: the whole tenant.
+    pub organization_id: Option<OrganizationId>,
+    /// SHA-256 of the token.
+    pub hash: SecretHash,
+    /// When it was issued.
+    pub created_at: OffsetDateTime,
+    /// When it was revoked; a revoked token authenticates nothing.
+    pub revoked_at: Option<OffsetDateTime>,
+}
+
+/// The SCIM attributes of a person that are not [`crate::User`] fields. A person created
+/// outside SCIM has none until a directory first writes them: their `userName` is their email.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScimProfile {
+    /// The person.
+    pub user_id: UserId,
+    /// `userName` (RFC 7643 §4.1.1): unique per tenant, compared case-insensitively.
+    pub user_name: String,
+    /// `externalId` (RFC 7643 §3.1): the directory's own identifier, never ours.
+    pub external_id: Option<String>,
+    /// Last change of either attribute (part of the resource's version).
+    pub updated_at: OffsetDateTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SeededRandom;
+
+    #[test]
+    fn tokens_are_prefixed_base32_and_hashed() {
+        let a = generate_scim_token(&SeededRandom::new(1));
+        let b = generate_scim_token(&SeededRandom::new(2));
+        assert!(a.plaintext.starts_with(SCIM_TOKEN_PREFIX));
+        assert_eq!(a.plaintext.len(), SCIM_TOKEN_PREFIX.len() + 52);
+        assert!(
+            a.plaintext[SCIM_TOKEN_PREFIX.len()..]
+                .bytes()
+                .all(|c| BASE32.contains(&c))
+        );
+        assert!(a.hash.verify(&a.plaintext));
+        assert!(!a.hash.verify(&b.plaintext));
+    }
+}

@@ -1,0 +1,436 @@
+//! SCIM 2.0 (RFC 7644) at `{issuer}/scim/v2`: discovery, and the User resource type. Thin
+//! handlers over `svc_manage::scim`: the tenant from the host (as every protocol endpoint), the
+//! SCIM token from `Authorization: Bearer` (the [`ScimAuth`] extractor, so no handler can
+//! forget it), the body within `[scim].max_body_bytes`, and errors as RFC 7644 §3.12 bodies
+//! through `crate::error::scim`. Every answer is `application/scim+json`.
+//!
+//! The runtime merges this router only when `[scim].enabled`; a disabled deployment answers the
+//! router's plain 404. These paths are not in the OpenAPI document: SCIM describes itself
+//! (`/ServiceProviderConfig`, `/Schemas`, `/ResourceTypes`).
+
+use crate::error::scim::{SCIM_CONTENT_TYPE, response as scim_error};
+use crate::tenancy::{CurrentTenant, TenantResolver};
+use crate::{ClientContext, RequestId};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRef, FromRequestParts, Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_MATCH, LOCATION};
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue, StatusCode};
+use serde_json::Value;
+use std::collections::HashMap;
+use svc_manage::scim::users::{self as scim_users, Represented};
+use svc_manage::scim::{Projection, ScimCaller, ScimError, ScimSettings, discovery, tokens};
+use svc_manage::{ManageContext, RequestMeta};
+
+/// State of the SCIM routes.
+#[derive(Clone)]
+pub struct ScimState {
+    /// Host → tenant.
+    pub tenants: TenantResolver,
+    /// The management use cases' dependencies (SCIM writes go through the users use cases).
+    pub manage: ManageContext,
+    /// `[scim]`.
+    pub settings: ScimSettings,
+}
+
+impl FromRef<ScimState> for TenantResolver {
+    fn from_ref(state: &ScimState) -> Self {
+        state.tenants.clone()
+    }
+}
+
+/// The SCIM routes under `/scim/v2`.
+pub fn router(state: ScimState) -> Router {
+    Router::new()
+        .route(
+            "/scim/v2/ServiceProviderConfig",
+            get(service_provider_config),
+        )
+        .route("/scim/v2/ResourceTypes", get(resource_types))
+        .route("/scim/v2/ResourceTypes/{id}", get(resource_type))
+        .route("/scim/v2/Schemas", get(schemas))
+        .route("/scim/v2/Schemas/{id}", get(schema))
+        .route("/scim/v2/Users", get(list_users).post(create_user))
+        .route("/scim/v2/Users/.search", post(search_users))
+        // Searching from the root spans every resource type, and Users is the only one.
+        .route("/scim/v2/.search", post(search_users))
+        .route(
+            "/scim/v2/Users/{id}",
+            get(read_user)
+                .put(replace_user)
+                .patch(patch_user)
+                .delete(delete_user),
+        )
+        .route("/scim/v2/Me", any(not_offered))
+        .route("/scim/v2/Me/{*rest}", any(not_offered))
+        .route("/scim/v2/Bulk", any(not_offered))
+        .route("/scim/v2", any(unknown))
+        .route("/scim/v2/{*rest}", any(unknown))
+        .with_state(state)
+}
+
+/// An authenticated SCIM caller of the addressed tenant.
+pub struct ScimAuth {
+    /// The tenant (from the host) and its issuer.
+    pub tenant: CurrentTenant,
+    /// The token's reach.
+    pub caller: ScimCaller,
+    /// Request id and client address, for the audit log.
+    pub meta: RequestMeta,
+}
+
+impl FromRequestParts<ScimState> for ScimAuth {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &ScimState,
+    ) -> Result<Self, Self::Rejection> {
+        let tenant = CurrentTenant::from_request_parts(parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let presented = parts
+            .headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim());
+        let caller = tokens::authenticate(&state.manage, &tenant.tenant.id, presented)
+            .await
+            .map_err(scim_error)?;
+        let client = ClientContext::from_request_parts(parts, state)
+            .await
+            .unwrap_or_else(|never| match never {});
+        let request_id = parts.extensions.get::<RequestId>().map(ToString::to_string);
+        Ok(Self {
+            tenant,
+            caller,
+            meta: RequestMeta {
+                request_id,
+                client_ip: client.ip.map(|ip| ip.to_string()),
+            },
+        })
+    }
+}
+
+fn scim_json(status: StatusCode, body: &Value) -> Response {
+    let mut response = (status, body.to_string()).into_response();
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(SCIM_CONTENT_TYPE));
+    response
+}
+
+/// A resource answer with its `ETag` (and `Location` when created).
+fn resource(status: StatusCode, represented: Represented, projection: &Projection) -> Response {
+    let body = projection.apply(represented.resource);
+    let mut response = scim_json(status, &body);
+    let headers = response.headers_mut();
+    if let Ok(tag) = HeaderValue::from_str(&represented.version) {
+        headers.insert(ETAG, tag);
+    }
+    if status == StatusCode::CREATED
+        && let Ok(location) = HeaderValue::from_str(&represented.location)
+    {
+        headers.insert(LOCATION, location);
+    }
+    response
+}
+
+/// The JSON body, within `[scim].max_body_bytes` (413 past it).
+fn body(settings: &ScimSettings, headers: &HeaderMap, bytes: &Bytes) -> Result<Value, ScimError> {
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if declared.is_some_and(|n| n > settings.max_body_bytes)
+        || bytes.len() > settings.max_body_bytes
+    {
+        return Err(ScimError::TooLarge);
+    }
+    serde_json::from_slice(bytes)
+        .map_err(|e| ScimError::InvalidSyntax(format!("the body is not JSON: {e}")))
+}
+
+fn precondition(headers: &HeaderMap) -> svc_manage::Precondition {
+    scim_users::if_match(
+        headers
+            .get_all(IF_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok()),
+    )
+}
+
+fn projection(query: &HashMap<String, String>) -> Projection {
+    Projection::parse(
+        query.get("attributes").map(String::as_str),
+        query.get("excludedAttributes").map(String::as_str),
+    )
+}
+
+fn base(auth: &ScimAuth) -> String {
+    scim_users::base(&auth.tenant.issuer)
+}
+
+fn into_response(result: Result<Response, ScimError>) -> Response {
+    result.unwrap_or_else(scim_error)
+}
+
+async fn service_provider_config(State(state): State<ScimState>, auth: ScimAuth) -> Response {
+    scim_json(
+        StatusCode::OK,
+        &discovery::service_provider_config(&state.settings, &base(&auth)),
+    )
+}
+
+async fn resource_types(auth: ScimAuth) -> Response {
+    scim_json(StatusCode::OK, &discovery::resource_types(&base(&auth)))
+}
+
+async fn resource_type(auth: ScimAuth, Path(id): Path<String>) -> Response {
+    match discovery::resource_type(&base(&auth), &id) {
+        Some(found) => scim_json(StatusCode::OK, &found),
+        None => scim_error(ScimError::NotFound),
+    }
+}
+
+async fn schemas(auth: ScimAuth) -> Response {
+    scim_json(StatusCode::OK, &discovery::schemas(&base(&auth)))
+}
+
+async fn schema(auth: ScimAuth, Path(id): Path<String>) -> Response {
+    match discovery::schema(&base(&auth), &id) {
+        Some(found) => scim_json(StatusCode::OK, &found),
+        None => scim_error(ScimError::NotFound),
+    }
+}
+
+/// A 1-based index or a count from the query: an integer, else `invalidValue`.
+fn integer(query: &HashMap<String, String>, name: &str) -> Result<Option<i64>, ScimError> {
+    query
+        .get(name)
+        .map(|raw| {
+            raw.trim()
+                .parse::<i64>()
+                .map_err(|_| ScimError::InvalidValue(format!("{name} must be an integer")))
+        })
+        .transpose()
+}
+
+async fn list_users(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Response {
+    let query = query.map(|Query(q)| q).unwrap_or_default();
+    into_response(
+        async {
+            let page = scim_users::list(
+                &state.manage,
+                &state.settings,
+                &auth.caller,
+                &base(&auth),
+                query.get("filter").map(String::as_str),
+                integer(&query, "startIndex")?,
+                integer(&query, "count")?,
+                &projection(&query),
+            )
+            .await?;
+            Ok(scim_json(StatusCode::OK, &page))
+        }
+        .await,
+    )
+}
+
+/// `POST /Users/.search` and `POST /.search` (RFC 7644 §3.4.3): the query as a SearchRequest
+/// body.
+async fn search_users(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    into_response(
+        async {
+            let request = body(&state.settings, &headers, &bytes)?;
+            let text = |name: &str| -> Result<Option<String>, ScimError> {
+                match request.get(name) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(Value::String(s)) => Ok(Some(s.clone())),
+                    Some(Value::Array(items)) => Ok(Some(
+                        items
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    )),
+                    Some(_) => Err(ScimError::InvalidValue(format!("{name} must be a string"))),
+                }
+            };
+            let int = |name: &str| -> Result<Option<i64>, ScimError> {
+                match request.get(name) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(v) => v.as_i64().map(Some).ok_or_else(|| {
+                        ScimError::InvalidValue(format!("{name} must be an integer"))
+                    }),
+                }
+            };
+            let projection = Projection::parse(
+                text("attributes")?.as_deref(),
+                text("excludedAttributes")?.as_deref(),
+            );
+            let page = scim_users::list(
+                &state.manage,
+                &state.settings,
+                &auth.caller,
+                &base(&auth),
+                text("filter")?.as_deref(),
+                int("startIndex")?,
+                int("count")?,
+                &projection,
+            )
+            .await?;
+            Ok(scim_json(StatusCode::OK, &page))
+        }
+        .await,
+    )
+}
+
+async fn create_user(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    headers: HeaderMap,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    bytes: Bytes,
+) -> Response {
+    let query = query.map(|Query(q)| q).unwrap_or_default();
+    into_response(
+        async {
+            let request = body(&state.settings, &headers, &bytes)?;
+            let created = scim_users::create(
+                &state.manage,
+                &auth.tenant.tenant,
+                &auth.tenant.issuer,
+                &auth.caller,
+                &auth.meta,
+                &request,
+            )
+            .await?;
+            Ok(resource(StatusCode::CREATED, created, &projection(&query)))
+        }
+        .await,
+    )
+}
+
+async fn read_user(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    Path(id): Path<String>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Response {
+    let query = query.map(|Query(q)| q).unwrap_or_default();
+    into_response(
+        async {
+            let found = scim_users::get(&state.manage, &auth.caller, &base(&auth), &id).await?;
+            Ok(resource(StatusCode::OK, found, &projection(&query)))
+        }
+        .await,
+    )
+}
+
+async fn replace_user(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    bytes: Bytes,
+) -> Response {
+    let query = query.map(|Query(q)| q).unwrap_or_default();
+    into_response(
+        async {
+            let request = body(&state.settings, &headers, &bytes)?;
+            let replaced = scim_users::replace(
+                &state.manage,
+                &auth.tenant.tenant,
+                &auth.tenant.issuer,
+                &auth.caller,
+                &auth.meta,
+                &id,
+                &request,
+                &precondition(&headers),
+            )
+            .await?;
+            Ok(resource(StatusCode::OK, replaced, &projection(&query)))
+        }
+        .await,
+    )
+}
+
+async fn patch_user(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    bytes: Bytes,
+) -> Response {
+    let query = query.map(|Query(q)| q).unwrap_or_default();
+    into_response(
+        async {
+            let request = body(&state.settings, &headers, &bytes)?;
+            let patched = scim_users::patch(
+                &state.manage,
+                &auth.tenant.tenant,
+                &auth.tenant.issuer,
+                &auth.caller,
+                &auth.meta,
+                &id,
+                &request,
+                &precondition(&headers),
+            )
+            .await?;
+            Ok(resource(StatusCode::OK, patched, &projection(&query)))
+        }
+        .await,
+    )
+}
+
+async fn delete_user(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    into_response(
+        async {
+            scim_users::delete(
+                &state.manage,
+                &auth.caller,
+                &auth.meta,
+                &id,
+                &precondition(&headers),
+            )
+            .await?;
+            Ok(StatusCode::NO_CONTENT.into_response())
+        }
+        .await,
+    )
+}
+
+/// `/Me` and `/Bulk` (RFC 7644 §3.11, §3.7): not offered (`bulk.supported` is false).
+async fn not_offered(_auth: ScimAuth) -> Response {
+    scim_error(ScimError::NotImplemented(
+        "this service provider does not offer this endpoint".into(),
+    ))
+}
+
+/// Anything else under `/scim/v2`: a SCIM 404.
+async fn unknown(_auth: ScimAuth) -> Response {
+    scim_error(ScimError::NotFound)
+}

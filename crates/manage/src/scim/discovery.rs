@@ -1,0 +1,165 @@
+//! SCIM discovery (RFC 7644 §4, RFC 7643 §5–§7): `/ServiceProviderConfig`, `/ResourceTypes` and
+//! `/Schemas`, advertising exactly what this service does: PATCH, filtering (up to
+//! `max_results` per page), ETags; no bulk, no sorting, no password change; one resource type,
+//! User, with the attributes a person has here. `emails` and `active` are `required`: every
+//! person here has an address and a state, so neither can be removed (creates are lenient: an
+//! address may come as `userName`, and `active` defaults to true).
+
+use super::ScimSettings;
+use super::filter::MAX_FILTER_CHARS;
+use serde_json::{Value, json};
+
+const USER: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
+const SCHEMA: &str = "urn:ietf:params:scim:schemas:core:2.0:Schema";
+const RESOURCE_TYPE: &str = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
+const LIST: &str = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
+
+/// `/ServiceProviderConfig` (RFC 7643 §5).
+pub fn service_provider_config(settings: &ScimSettings, base: &str) -> Value {
+    json!({
+        "schemas": ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
+        "documentationUri": "https://github.com/svc/svc#scim-20-provisioning",
+        "patch": {"supported": true},
+        "bulk": {"supported": false, "maxOperations": 0, "maxPayloadSize": 0},
+        "filter": {"supported": true, "maxResults": settings.max_results},
+        "changePassword": {"supported": false},
+        "sort": {"supported": false},
+        "etag": {"supported": true},
+        "authenticationSchemes": [{
+            "type": "oauthbearertoken",
+            "name": "SCIM bearer token",
+            "description": format!(
+                "A svcscim_ token issued through the management API (POST /api/v1/scim/tokens), \
+                 as Authorization: Bearer. Filters are at most {MAX_FILTER_CHARS} characters."
+            ),
+            "primary": true,
+        }],
+        "meta": {
+            "resourceType": "ServiceProviderConfig",
+            "location": format!("{base}/ServiceProviderConfig"),
+        },
+    })
+}
+
+/// The User resource type (RFC 7643 §6).
+pub fn user_resource_type(base: &str) -> Value {
+    json!({
+        "schemas": [RESOURCE_TYPE],
+        "id": "User",
+        "name": "User",
+        "endpoint": "/Users",
+        "description": "A person of the tenant (or of the token's organization)",
+        "schema": USER,
+        "schemaExtensions": [],
+        "meta": {"resourceType": "ResourceType", "location": format!("{base}/ResourceTypes/User")},
+    })
+}
+
+/// `/ResourceTypes` as a ListResponse.
+pub fn resource_types(base: &str) -> Value {
+    list(vec![user_resource_type(base)])
+}
+
+fn attribute(
+    name: &str,
+    description: &str,
+    required: bool,
+    unique: &str,
+    mutability: &str,
+) -> Value {
+    json!({
+        "name": name, "type": "string", "multiValued": false, "description": description,
+        "required": required, "caseExact": false, "mutability": mutability,
+        "returned": "default", "uniqueness": unique,
+    })
+}
+
+/// The core User schema as this service supports it (RFC 7643 §7, §4.1).
+pub fn user_schema(base: &str) -> Value {
+    let mut external = attribute(
+        "externalId",
+        "The directory's own identifier of the person",
+        false,
+        "none",
+        "readWrite",
+    );
+    external["caseExact"] = json!(true);
+    json!({
+        "schemas": [SCHEMA],
+        "id": USER,
+        "name": "User",
+        "description": "A person",
+        "attributes": [
+            attribute("userName", "Unique identifier of the person, compared ignoring case",
+                true, "server", "readWrite"),
+            external,
+            {
+                "name": "name", "type": "complex", "multiValued": false,
+                "description": "The person's name", "required": false, "mutability": "readWrite",
+                "returned": "default", "uniqueness": "none",
+                "subAttributes": [
+                    attribute("givenName", "Given name", false, "none", "readWrite"),
+                    attribute("familyName", "Family name", false, "none", "readWrite"),
+                ],
+            },
+            attribute("displayName", "Full name", false, "none", "readWrite"),
+            {
+                "name": "emails", "type": "complex", "multiValued": true,
+                "description": "The person's sign-in address (one, primary); required, as every \
+                    person here has one (a create may give it as a userName that is an address \
+                    instead)",
+                "required": true, "mutability": "readWrite", "returned": "default",
+                "uniqueness": "none",
+                "subAttributes": [
+                    attribute("value", "The address", true, "none", "readWrite"),
+                    {
+                        "name": "type", "type": "string", "multiValued": false,
+                        "description": "Always work (the sign-in address); set by the server",
+                        "required": false, "caseExact": false,
+                        "canonicalValues": ["work"], "mutability": "readOnly",
+                        "returned": "default", "uniqueness": "none",
+                    },
+                    {
+                        "name": "primary", "type": "boolean", "multiValued": false,
+                        "description": "Always true (a person has one address); set by the \
+                            server", "required": false,
+                        "mutability": "readOnly", "returned": "default",
+                    },
+                ],
+            },
+            {
+                "name": "active", "type": "boolean", "multiValued": false,
+                "description": "False while the person is suspended; every person has it (a \
+                    create without it makes an active person)",
+                "required": true,
+                "mutability": "readWrite", "returned": "default",
+            },
+        ],
+        "meta": {"resourceType": "Schema", "location": format!("{base}/Schemas/{USER}")},
+    })
+}
+
+/// `/Schemas` as a ListResponse.
+pub fn schemas(base: &str) -> Value {
+    list(vec![user_schema(base)])
+}
+
+fn list(resources: Vec<Value>) -> Value {
+    json!({
+        "schemas": [LIST],
+        "totalResults": resources.len(),
+        "startIndex": 1,
+        "itemsPerPage": resources.len(),
+        "Resources": resources,
+    })
+}
+
+/// The schema `id`, if this service has it.
+pub fn schema(base: &str, id: &str) -> Option<Value> {
+    id.eq_ignore_ascii_case(USER).then(|| user_schema(base))
+}
+
+/// The resource type `id`, if this service has it.
+pub fn resource_type(base: &str, id: &str) -> Option<Value> {
+    (id == "User").then(|| user_resource_type(base))
+}
