@@ -34,11 +34,9 @@ Prints one JSON line of observed values on stdout; exits 1 with
 from __future__ import annotations
 
 import html
-import json
 import re
 import sys
 import time
-import traceback
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import jwt
@@ -62,6 +60,7 @@ from rp import (
     check_equal,
     env,
     parse_forms,
+    run_steps,
     snippet,
     verify_access_token,
     verify_id_token,
@@ -413,27 +412,5 @@ def main(step) -> dict:
     }
 
 
-def run() -> int:
-    started = time.time()
-    progress: list[str] = []
-
-    def step(label: str) -> None:
-        progress.append(label)
-        print(f"[authlib-mfa] {label}", file=sys.stderr, flush=True)
-
-    try:
-        summary = main(step)
-    except Exception as error:  # noqa: BLE001 - every failure is reported the same way
-        last = progress[-1] if progress else "(start)"
-        detail_text = str(error) if isinstance(error, CheckFailed) else traceback.format_exc()
-        print(f'interop check failed during "{last}": {detail_text}', file=sys.stderr, flush=True)
-        print(json.dumps({"client": "authlib-mfa", "ok": False, "failed_step": last, "error": str(error),
-                          "passed_steps": progress[:-1]}), flush=True)
-        return 1
-    summary = {"client": "authlib-mfa", "ok": True, **summary, "elapsed_ms": int((time.time() - started) * 1000)}
-    print(json.dumps(summary), flush=True)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(run_steps("authlib-mfa", main))

@@ -358,13 +358,15 @@ def main(step) -> dict:
     return {"issuer": issuer, "flows": flows, "auth_methods": [f["method"] for f in flows]}
 
 
-def run() -> int:
+def run_steps(client: str, main) -> int:
+    """Runs `main(step)`, reporting each step on stderr, and prints one JSON summary line: the
+    observations `main` returns, or the step that failed and why. The exit status says which."""
     started = time.time()
     progress: list[str] = []
 
     def step(label: str) -> None:
         progress.append(label)
-        print(f"[authlib] {label}", file=sys.stderr, flush=True)
+        print(f"[{client}] {label}", file=sys.stderr, flush=True)
 
     try:
         summary = main(step)
@@ -372,13 +374,13 @@ def run() -> int:
         last = progress[-1] if progress else "(start)"
         detail = str(error) if isinstance(error, CheckFailed) else traceback.format_exc()
         print(f'interop check failed during "{last}": {detail}', file=sys.stderr, flush=True)
-        print(json.dumps({"client": "authlib", "ok": False, "failed_step": last, "error": str(error),
+        print(json.dumps({"client": client, "ok": False, "failed_step": last, "error": str(error),
                           "passed_steps": progress[:-1]}), flush=True)
         return 1
-    summary = {"client": "authlib", "ok": True, **summary, "elapsed_ms": int((time.time() - started) * 1000)}
+    summary = {"client": client, "ok": True, **summary, "elapsed_ms": int((time.time() - started) * 1000)}
     print(json.dumps(summary), flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(run_steps("authlib", main))

@@ -25,6 +25,11 @@ pub struct OptionalFeatures {
     /// Every authorization request must be pushed (`[oidc].pushed_authorization_requests =
     /// "required"`); meaningful only with `par`.
     pub par_required: bool,
+    /// Signed request objects, RFC 9101 (`[oidc].request_objects`).
+    pub request_objects: bool,
+    /// Every authorization request must be signed (`[oidc].request_objects = "required"`);
+    /// meaningful only with `request_objects`.
+    pub request_objects_required: bool,
     /// Device authorization grant, RFC 8628.
     pub device_authorization: bool,
     /// Client-initiated backchannel authentication (poll mode).
@@ -131,9 +136,11 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
         "token_endpoint_auth_methods_supported",
         json!(TOKEN_AUTH_METHODS),
     );
+    // Every private_key_jwt assertion is verified by `crate::client_jws`, which takes these.
+    let client_algs = json!(crate::client_jws::SUPPORTED_ALGS);
     put(
         "token_endpoint_auth_signing_alg_values_supported",
-        json!(["ES256", "EdDSA", "RS256"]),
+        client_algs.clone(),
     );
     put("code_challenge_methods_supported", json!(["S256"]));
     put(
@@ -146,12 +153,21 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
             "revocation_endpoint_auth_methods_supported",
             json!(TOKEN_AUTH_METHODS),
         );
+        // RFC 8414 §2: required beside private_key_jwt.
+        put(
+            "revocation_endpoint_auth_signing_alg_values_supported",
+            client_algs.clone(),
+        );
     }
     if f.introspection {
         put("introspection_endpoint", json!(at("/oauth/introspect")));
         put(
             "introspection_endpoint_auth_methods_supported",
             json!(&TOKEN_AUTH_METHODS[..3]),
+        );
+        put(
+            "introspection_endpoint_auth_signing_alg_values_supported",
+            client_algs.clone(),
         );
     }
     if f.par {
@@ -162,6 +178,18 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
         put(
             "require_pushed_authorization_requests",
             json!(f.par_required),
+        );
+    }
+    if f.request_objects {
+        // RFC 8414 §2 and RFC 9101 §10.5: the algorithms a request object may be signed with
+        // (`crate::client_jws`), and whether unsigned requests are refused.
+        put(
+            "request_object_signing_alg_values_supported",
+            json!(crate::client_jws::SUPPORTED_ALGS),
+        );
+        put(
+            "require_signed_request_object",
+            json!(f.request_objects_required),
         );
     }
     if f.registration {
@@ -222,7 +250,10 @@ pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value
             "prompt_values_supported".into(),
             json!(["none", "login", "consent", "select_account"]),
         );
-        map.insert("request_parameter_supported".into(), json!(false));
+        map.insert(
+            "request_parameter_supported".into(),
+            json!(settings.features.request_objects),
+        );
         // OIDC Core §6.2 `request_uri` is a request object the OP fetches by URL: not supported.
         // PAR's `request_uri`s (RFC 9126 §4) are a different thing, advertised by
         // `pushed_authorization_request_endpoint`; RFC 9126 §5 keeps the two apart.
@@ -358,16 +389,21 @@ mod tests {
             "dpop_signing_alg_values_supported",
             "revocation_endpoint",
             "introspection_endpoint",
+            "request_object_signing_alg_values_supported",
+            "require_signed_request_object",
         ] {
             assert!(
                 off.get(key).is_none(),
                 "{key} must be absent while disabled"
             );
         }
+        assert_eq!(off["request_parameter_supported"], false);
         let all = OptionalFeatures {
             end_session: true,
             par: true,
             par_required: true,
+            request_objects: true,
+            request_objects_required: true,
             device_authorization: true,
             ciba: true,
             registration: true,
@@ -397,6 +433,12 @@ mod tests {
             "https://acme.id.example/oauth/par"
         );
         assert_eq!(on["require_pushed_authorization_requests"], true);
+        assert_eq!(on["request_parameter_supported"], true);
+        assert_eq!(on["require_signed_request_object"], true);
+        assert_eq!(
+            on["request_object_signing_alg_values_supported"],
+            json!(["ES256", "EdDSA", "RS256", "PS256"])
+        );
         // RFC 9126 §5: PAR's request_uri is not OIDC Core §6.2's, which stays unsupported.
         assert_eq!(on["request_uri_parameter_supported"], false);
         assert_eq!(

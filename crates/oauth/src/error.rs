@@ -64,6 +64,9 @@ pub enum ErrorCode {
     ExpiredToken,
     /// A CIBA `binding_message` that is too long or not printable (CIBA Core §13). 400.
     InvalidBindingMessage,
+    /// A request object (RFC 9101 §6.3) pushed to `/oauth/par` that is malformed, not signed
+    /// by the client, expired or for another audience. 400.
+    InvalidRequestObject,
 }
 
 impl ErrorCode {
@@ -87,6 +90,7 @@ impl ErrorCode {
             Self::AccessDenied => "access_denied",
             Self::ExpiredToken => "expired_token",
             Self::InvalidBindingMessage => "invalid_binding_message",
+            Self::InvalidRequestObject => "invalid_request_object",
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod authorize;
 pub mod backchannel;
 pub mod claims;
 pub mod client_auth;
+mod client_jws;
 pub mod context;
 pub mod device;
 pub mod discovery;

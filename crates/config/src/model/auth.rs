@@ -130,6 +130,12 @@ pub struct OidcConfig {
     /// every plain authorization request; "disabled" serves no `/oauth/par` and advertises none.
     /// Default: "enabled".
     pub pushed_authorization_requests: PushedAuthorizationRequests,
+    /// Signed request objects (RFC 9101): "enabled" accepts an authorization request as a JWT
+    /// in the `request` parameter (at `/oauth/authorize` or pushed to `/oauth/par`), signed
+    /// with a key the application registered (`jwks` or `jwks_uri`), beside plain requests;
+    /// "required" refuses every unsigned authorization request; "disabled" answers
+    /// `request_not_supported` and advertises none. Default: "enabled".
+    pub request_objects: RequestObjectPolicy,
 }
 
 impl Default for OidcConfig {
@@ -139,8 +145,22 @@ impl Default for OidcConfig {
             authorization_code_lifetime_secs: 60,
             client_cache_secs: 5,
             pushed_authorization_requests: PushedAuthorizationRequests::Enabled,
+            request_objects: RequestObjectPolicy::Enabled,
         }
     }
+}
+
+/// `[oidc].request_objects`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestObjectPolicy {
+    /// Signed requests accepted beside plain ones.
+    #[default]
+    Enabled,
+    /// Every authorization request must be signed.
+    Required,
+    /// No request objects.
+    Disabled,
 }
 
 /// `[oidc].pushed_authorization_requests`.

@@ -24,7 +24,10 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use auth::{AuthConfig, JwtAlgorithm, JwtConfig, OidcConfig, PushedAuthorizationRequests};
+pub use auth::{
+    AuthConfig, JwtAlgorithm, JwtConfig, OidcConfig, PushedAuthorizationRequests,
+    RequestObjectPolicy,
+};
 pub use ciba::CibaConfig;
 pub use database::{DatabaseConfig, KmsConfig, PoolOverride};
 pub use delivery::{

@@ -33,7 +33,8 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::SlowDown
         | ErrorCode::AccessDenied
         | ErrorCode::ExpiredToken
-        | ErrorCode::InvalidBindingMessage => StatusCode::BAD_REQUEST,
+        | ErrorCode::InvalidBindingMessage
+        | ErrorCode::InvalidRequestObject => StatusCode::BAD_REQUEST,
     }
 }
 
@@ -121,6 +122,7 @@ mod tests {
             (ErrorCode::AccessDenied, 400),
             (ErrorCode::ExpiredToken, 400),
             (ErrorCode::InvalidBindingMessage, 400),
+            (ErrorCode::InvalidRequestObject, 400),
         ];
         for (code, expected) in table {
             assert_eq!(status(code).as_u16(), expected, "{code}");

@@ -56,7 +56,9 @@ pub fn operations() -> utoipa::openapi::OpenApi {
         The `request_uri` is single use and lives 60 seconds.\n\n\
         The parameters pass the authorization endpoint's own checks; what it would refuse is \
         refused here as RFC 6749 §5.2 JSON, never by redirect (RFC 9126 §2.3). A `request_uri` \
-        cannot be pushed, and request objects (`request`) are not supported. A `client_id` in \
+        cannot be pushed. A signed request object (`request`, RFC 9101; RFC 9126 §3) can, while \
+        `[oidc].request_objects` is not `\"disabled\"`: it then carries every authorization \
+        parameter, and a failed verification is `invalid_request_object`. A `client_id` in \
         the body must be the authenticated client. Client credentials are never stored with \
         the request.\n\n\
         Served unless `[oidc].pushed_authorization_requests = \"disabled\"`; with `\"required\"` \
@@ -144,6 +146,10 @@ pub struct PushedAuthorizationRequestBody {
     /// Space-separated among `none`, `login`, `consent`, `select_account`.
     #[schema(nullable = false)]
     pub prompt: Option<String>,
+    /// A signed request object (RFC 9101) carrying every authorization parameter, signed with a
+    /// key the application registered; parameters sent beside it must agree with it.
+    #[schema(nullable = false)]
+    pub request: Option<String>,
     /// Client authentication in the body.
     #[serde(flatten)]
     pub client: ClientAuthentication,

@@ -371,7 +371,7 @@ async fn userinfo(
 // these types exist to describe the forms and answers, and must follow what the engines do.
 
 /// Every RFC 6749 §5.2 / RFC 6750 §3.1 `error` code the protocol endpoints can answer.
-pub const OAUTH_ERROR_CODES: [ErrorCode; 17] = [
+pub const OAUTH_ERROR_CODES: [ErrorCode; 18] = [
     ErrorCode::InvalidRequest,
     ErrorCode::InvalidClient,
     ErrorCode::InvalidGrant,
@@ -389,6 +389,7 @@ pub const OAUTH_ERROR_CODES: [ErrorCode; 17] = [
     ErrorCode::AccessDenied,
     ErrorCode::ExpiredToken,
     ErrorCode::InvalidBindingMessage,
+    ErrorCode::InvalidRequestObject,
 ];
 
 fn oauth_error_code() -> ObjectBuilder {
@@ -396,7 +397,7 @@ fn oauth_error_code() -> ObjectBuilder {
         .schema_type(Type::String)
         .description(Some(
             "The error code (RFC 6749 §5.2, RFC 6750 §3.1, RFC 8707 §2, RFC 9126 §2.3, RFC 8628 \
-             §3.5); each \
+             §3.5, RFC 9101 §6.3); each \
              response says which codes it carries.",
         ))
         .enum_values(Some(OAUTH_ERROR_CODES.iter().map(|c| c.as_str())))
@@ -847,7 +848,8 @@ mod tests {
                 | ErrorCode::SlowDown
                 | ErrorCode::AccessDenied
                 | ErrorCode::ExpiredToken
-                | ErrorCode::InvalidBindingMessage => {}
+                | ErrorCode::InvalidBindingMessage
+                | ErrorCode::InvalidRequestObject => {}
             }
         }
         let mut names: Vec<_> = OAUTH_ERROR_CODES.iter().map(|c| c.as_str()).collect();

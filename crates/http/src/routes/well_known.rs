@@ -292,7 +292,7 @@ async fn jwks(
     "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
     "token_endpoint_auth_methods_supported":
         ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
-    "token_endpoint_auth_signing_alg_values_supported": ["ES256", "EdDSA", "RS256"],
+    "token_endpoint_auth_signing_alg_values_supported": ["ES256", "EdDSA", "RS256", "PS256"],
     "code_challenge_methods_supported": ["S256"],
     "authorization_response_iss_parameter_supported": true,
     "revocation_endpoint": "https://acme.id.example.com/oauth/revoke",
@@ -300,7 +300,9 @@ async fn jwks(
         ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
     "introspection_endpoint": "https://acme.id.example.com/oauth/introspect",
     "introspection_endpoint_auth_methods_supported":
-        ["client_secret_basic", "client_secret_post", "private_key_jwt"]
+        ["client_secret_basic", "client_secret_post", "private_key_jwt"],
+    "request_object_signing_alg_values_supported": ["ES256", "EdDSA", "RS256", "PS256"],
+    "require_signed_request_object": false
 }))]
 pub struct AuthorizationServerMetadata {
     /// The issuer identifier: the URL this document was fetched under, without the
@@ -337,6 +339,10 @@ pub struct AuthorizationServerMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub revocation_endpoint_auth_methods_supported: Option<Vec<String>>,
+    /// Algorithms accepted for `private_key_jwt` at the revocation endpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub revocation_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
     /// `/oauth/introspect` under the issuer, when introspection is enabled.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
@@ -346,6 +352,19 @@ pub struct AuthorizationServerMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub introspection_endpoint_auth_methods_supported: Option<Vec<String>>,
+    /// Algorithms accepted for `private_key_jwt` at the introspection endpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub introspection_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
+    /// Algorithms a request object (RFC 9101) may be signed with, while request objects are
+    /// accepted (`[oidc].request_objects`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub request_object_signing_alg_values_supported: Option<Vec<String>>,
+    /// Whether every authorization request must be a signed request object (RFC 9101 §10.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub require_signed_request_object: Option<bool>,
     /// `/oauth/register` under the issuer (RFC 7591), while the deployment enables dynamic
     /// registration and the tenant's registration policy is not `disabled`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -366,7 +385,7 @@ pub struct AuthorizationServerMetadata {
     "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
     "token_endpoint_auth_methods_supported":
         ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
-    "token_endpoint_auth_signing_alg_values_supported": ["ES256", "EdDSA", "RS256"],
+    "token_endpoint_auth_signing_alg_values_supported": ["ES256", "EdDSA", "RS256", "PS256"],
     "code_challenge_methods_supported": ["S256"],
     "authorization_response_iss_parameter_supported": true,
     "userinfo_endpoint": "https://acme.id.example.com/userinfo",
@@ -377,7 +396,7 @@ pub struct AuthorizationServerMetadata {
     "claims_parameter_supported": true,
     "acr_values_supported": ["urn:svc:acr:password"],
     "prompt_values_supported": ["none", "login", "consent", "select_account"],
-    "request_parameter_supported": false,
+    "request_parameter_supported": true,
     "request_uri_parameter_supported": false,
     "end_session_endpoint": "https://acme.id.example.com/oauth/end-session"
 }))]
@@ -399,9 +418,10 @@ pub struct OpenIdConfiguration {
     pub acr_values_supported: Vec<String>,
     /// `prompt` values the authorization endpoint acts on.
     pub prompt_values_supported: Vec<String>,
-    /// Request objects (`request`) are not supported.
+    /// Whether signed request objects (`request`, RFC 9101) are accepted.
     pub request_parameter_supported: bool,
-    /// `request_uri` is not supported.
+    /// `false`: request objects are never fetched by URL (OIDC Core §6.2); PAR's `request_uri`
+    /// is advertised by `pushed_authorization_request_endpoint`.
     pub request_uri_parameter_supported: bool,
     /// `/oauth/end-session` under the issuer, when RP-initiated logout is enabled.
     #[serde(skip_serializing_if = "Option::is_none")]

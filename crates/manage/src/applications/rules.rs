@@ -163,7 +163,8 @@ pub(crate) fn check_public_client_grants(
 }
 
 /// Rule: `private_key_jwt` needs exactly one of `jwks` or `jwks_uri` (OIDC Registration §2); any
-/// other method takes neither. Returns the checked (`jwks` as JSON text, `jwks_uri`).
+/// other method may register one of them too, for what else the client signs (request objects,
+/// RFC 9101), never both (RFC 7591 §2). Returns the checked (`jwks` as JSON text, `jwks_uri`).
 pub(crate) fn check_key_material(
     method: TokenEndpointAuthMethod,
     jwks: Option<&serde_json::Value>,
@@ -185,9 +186,11 @@ pub(crate) fn check_key_material(
             "private_key_jwt needs the client's public keys: give jwks or jwks_uri",
         )),
         (_, None, None) => Ok((None, None)),
-        (_, jwks, _) => Err(ManageError::invalid(
-            if jwks.is_some() { "jwks" } else { "jwks_uri" },
-            "jwks and jwks_uri are only for token_endpoint_auth_method private_key_jwt",
+        (_, Some(jwks), None) => Ok((Some(check_jwks(jwks)?), None)),
+        (_, None, Some(uri)) => Ok((None, Some(check_jwks_uri(uri)?))),
+        (_, Some(_), Some(_)) => Err(ManageError::invalid(
+            "jwks",
+            "give either jwks or jwks_uri, not both (RFC 7591 §2)",
         )),
     }
 }

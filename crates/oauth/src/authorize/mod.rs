@@ -46,6 +46,7 @@ pub mod pushed;
 mod redirect;
 pub mod request;
 mod settings;
+pub mod signed;
 mod storage;
 
 pub use backchannel::{BackchannelDecision, BackchannelPrompt};
@@ -56,6 +57,19 @@ use redirect::{code_redirect, error_redirect};
 
 pub use picker::{OrganizationChoice, OrganizationPrompt};
 pub use pushed::{PushEndpoint, PushedAuthorizationResponse, PushedRequests};
+pub use signed::RequestObjects;
+
+/// How an authorization request reached the endpoint, for the deployment's and the
+/// application's requirements (RFC 9126 §5–6, RFC 9101 §10.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arrival {
+    /// Query or form parameters.
+    Plain,
+    /// A request object sent by value (RFC 9101 §5.1).
+    Signed,
+    /// A `request_uri` of `/oauth/par` (RFC 9126 §4), signed or not when pushed.
+    Pushed,
+}
 
 /// Which hosted page a pending request waits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,6 +218,8 @@ pub struct AuthorizeEndpoint {
     rng: Arc<dyn Rng>,
     settings: AuthorizeSettings,
     clients: Option<Arc<crate::client_auth::ClientCache>>,
+    /// Fetches `jwks_uri` documents to verify request objects.
+    jwks: Option<Arc<dyn crate::client_auth::JwksFetcher>>,
 }
 
 impl AuthorizeEndpoint {
@@ -217,6 +233,7 @@ impl AuthorizeEndpoint {
             rng: ctx.rng,
             settings,
             clients: ctx.clients,
+            jwks: ctx.jwks_fetcher,
         }
     }
 
@@ -270,26 +287,67 @@ impl AuthorizeEndpoint {
                 )
                 .await;
         }
-        match self.validate(tenant, &app, &params, raw_client, true).await {
-            Ok(req) => {
-                self.decide(tenant, issuer, &app, &req, (session, origin), None)
-                    .await
-            }
+        if let Some(token) = signed::request_object(&params, self.settings.request_objects) {
+            let inner = match self.unpack(issuer, &app, &params, token).await {
+                Ok(inner) => inner,
+                Err(description) => {
+                    return page(PageError {
+                        error: "invalid_request_object",
+                        description,
+                    });
+                }
+            };
+            return self
+                .checked(
+                    tenant,
+                    issuer,
+                    &app,
+                    (&Params::new(&inner), raw_client),
+                    Arrival::Signed,
+                    (session, origin),
+                )
+                .await;
+        }
+        self.checked(
+            tenant,
+            issuer,
+            &app,
+            (&params, raw_client),
+            Arrival::Plain,
+            (session, origin),
+        )
+        .await
+    }
+
+    /// Validates the `params` of `app` (sent with `client_id`, which check 1 found) and decides.
+    async fn checked(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        app: &Application,
+        (params, client_id): (&Params<'_>, &str),
+        arrival: Arrival,
+        browser: (Option<&Session>, Origin),
+    ) -> AuthorizeOutcome {
+        match self.validate(tenant, app, params, client_id, arrival).await {
+            Ok(req) => self.decide(tenant, issuer, app, &req, browser, None).await,
             Err(refusal) => refused(refusal, issuer),
         }
     }
 
     /// Checks 2–14 of [`request`] on `params` for `app` (whose `client_id` check 1 passed): the
     /// one rule set of both `/oauth/authorize` and `/oauth/par` (RFC 9126 §2.1: the pushed
-    /// request is validated like an authorization request). A `plain` request (not pushed) is
-    /// refused when the deployment or the application requires pushed ones (RFC 9126 §6).
+    /// request is validated like an authorization request), whether the parameters came plain
+    /// or out of a request object. A request that was not pushed is refused when the
+    /// deployment or the application requires pushed ones (RFC 9126 §6), and a plain one when
+    /// the deployment requires signed ones (RFC 9101 §10.5).
     pub(crate) async fn validate(
         &self,
         tenant: &Tenant,
         app: &Application,
         params: &Params<'_>,
         client_id: &str,
-        plain: bool,
+        arrival: Arrival,
     ) -> Result<AuthorizationRequest, Refusal> {
         let redirect_uri = request::check_redirect_uri(app, params).map_err(Refusal::Page)?;
         let refuse = |error: RedirectError| Refusal::Redirect {
@@ -297,8 +355,11 @@ impl AuthorizeEndpoint {
             state: params.single("state").ok().flatten().map(str::to_owned),
             error,
         };
-        if plain && self.settings.pushed.required_for(app) {
+        if arrival != Arrival::Pushed && self.settings.pushed.required_for(app) {
             return Err(refuse(pushed::required()));
+        }
+        if arrival == Arrival::Plain && self.settings.request_objects == RequestObjects::Required {
+            return Err(refuse(signed::required()));
         }
         let target = match self.target(tenant, app, &params.all("resource")).await {
             Ok(Ok(target)) => target,

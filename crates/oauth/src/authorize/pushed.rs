@@ -4,7 +4,10 @@
 //! Rules enforced here, each a named check below:
 //! - The pushing client authenticates exactly as at the token endpoint (RFC 9126 §2.1), and a
 //!   `client_id` in the body must be the authenticated one ([`check_client_id`]).
-//! - A `request_uri` cannot itself be pushed (RFC 9126 §2.1: `invalid_request`).
+//! - A `request_uri` cannot itself be pushed (RFC 9126 §2.1: `invalid_request`). A request
+//!   object can (RFC 9126 §3): it is verified and unpacked by [`super::signed`] and its
+//!   parameters stand for the whole request (`invalid_request_object` when it fails). Where
+//!   the deployment requires signed requests, a push without one is `invalid_request`.
 //! - The parameters are validated by the authorization endpoint's own checks
 //!   ([`AuthorizeEndpoint::validate`], RFC 9126 §2.1), and refused as JSON, never by redirect
 //!   (RFC 9126 §2.3): a request that could not be redirected is `invalid_request`, the others
@@ -26,7 +29,10 @@
 //!   `request_uri_not_supported`, as does any while PAR is disabled.
 
 use super::request::{self, AuthorizationRequest, PageError, Params, RedirectError};
-use super::{AuthorizeEndpoint, AuthorizeOutcome, AuthorizeSettings, Refusal, page, refused};
+use super::signed::{self, RequestObjects};
+use super::{
+    Arrival, AuthorizeEndpoint, AuthorizeOutcome, AuthorizeSettings, Refusal, page, refused,
+};
 use super::{truncate_micros, unavailable};
 use crate::client_auth;
 use crate::context::ProtocolContext;
@@ -129,16 +135,16 @@ fn check_client_id(params: &Params<'_>, app: &Application) -> Result<(), OAuthEr
 }
 
 /// RFC 9126 §2.1: "The request_uri authorization request parameter ... MUST NOT be provided in
-/// this case"; JAR request objects are not supported here either.
-fn check_no_reference(params: &Params<'_>) -> Result<(), OAuthError> {
+/// this case"; a request object only when the deployment takes them (RFC 9126 §3).
+fn check_no_reference(params: &Params<'_>, objects: RequestObjects) -> Result<(), OAuthError> {
     if !params.all("request_uri").is_empty() {
         return Err(OAuthError::invalid_request(
             "request_uri cannot be pushed (RFC 9126 §2.1)",
         ));
     }
-    if !params.all("request").is_empty() {
+    if !objects.is_enabled() && !params.all("request").is_empty() {
         return Err(OAuthError::invalid_request(
-            "request objects are not supported",
+            "request objects are not accepted on this deployment",
         ));
     }
     Ok(())
@@ -235,7 +241,7 @@ impl AuthorizeEndpoint {
         };
         let stored = Params::new(&pairs);
         match self
-            .validate(tenant, app, &stored, app.id.as_str(), false)
+            .validate(tenant, app, &stored, app.id.as_str(), Arrival::Pushed)
             .await
         {
             Ok(req) => self.decide(tenant, issuer, app, &req, browser, None).await,
@@ -275,12 +281,34 @@ impl PushEndpoint {
             .application;
         let params = Params::new(form);
         check_client_id(&params, &app)?;
-        check_no_reference(&params)?;
-        let authorization_params = kept(form);
+        let objects = self.authorize.settings.request_objects;
+        check_no_reference(&params, objects)?;
+        // RFC 9126 §3: a pushed request object stands for the whole request.
+        let authorization_params = match signed::request_object(&params, objects) {
+            Some(token) => kept(
+                &self
+                    .authorize
+                    .unpack(issuer, &app, &params, token)
+                    .await
+                    .map_err(|description| {
+                        OAuthError::new(ErrorCode::InvalidRequestObject, description)
+                    })?,
+            ),
+            None if objects == RequestObjects::Required => {
+                return Err(OAuthError::invalid_request(signed::required().description));
+            }
+            None => kept(form),
+        };
         let pushed_params = Params::new(&authorization_params);
         let _: AuthorizationRequest = self
             .authorize
-            .validate(tenant, &app, &pushed_params, app.id.as_str(), false)
+            .validate(
+                tenant,
+                &app,
+                &pushed_params,
+                app.id.as_str(),
+                Arrival::Pushed,
+            )
             .await
             .map_err(as_json)?;
         let secret = GeneratedSecret::generate(REFERENCE_PREFIX, self.ctx.rng.as_ref());

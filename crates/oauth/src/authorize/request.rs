@@ -16,8 +16,10 @@
 //! 3. No other known parameter repeated (RFC 6749 §3.1: "Request and response parameters
 //!    MUST NOT be included more than once"), an empty occurrence counting as one; repeats of
 //!    parameters we do not know are ignored with the rest of them.
-//! 4. `request` / `request_uri` are not supported (OIDC Core §6): request objects are not, and
-//!    a `request_uri` of our PAR endpoint never gets here ([`super::pushed`] takes it first).
+//! 4. `request` / `request_uri` do not get here when they are ours to take: a request object
+//!    is unpacked by [`super::signed`] and a `request_uri` of our PAR endpoint by
+//!    [`super::pushed`] first. What remains (request objects switched off, a request object
+//!    inside one, OIDC Core §6.2 `request_uri` URLs, which we never fetch) is refused.
 //! 5. `response_type` is `code` (RFC 6749 §4.1.1; `unsupported_response_type`), and the
 //!    application may use the authorization-code grant (`unauthorized_client`).
 //! 6. `response_mode`, when present, is `query` (the only mode we offer).
@@ -306,7 +308,7 @@ pub(crate) fn check_rest(
     if get("request").is_some() {
         return Err(RedirectError::new(
             "request_not_supported",
-            "request objects are not supported",
+            "request objects are not accepted here",
         ));
     }
     if get("request_uri").is_some() {

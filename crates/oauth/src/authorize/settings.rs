@@ -1,7 +1,7 @@
 //! What the deployment (and each tenant's second-factor policy over it) lets the authorization
-//! endpoint do: lifetimes, step-up and enrolment, recovery, pushed requests.
+//! endpoint do: lifetimes, step-up and enrolment, recovery, pushed and signed requests.
 
-use super::PushedRequests;
+use super::{PushedRequests, RequestObjects};
 use std::time::Duration;
 use svc_domain::{MfaPolicy, Tenant};
 
@@ -26,6 +26,9 @@ pub struct AuthorizeSettings {
     /// `[oidc].pushed_authorization_requests` (RFC 9126): whether `request_uri`s of `/oauth/par`
     /// are taken here, and whether plain requests are still accepted.
     pub pushed: PushedRequests,
+    /// `[oidc].request_objects` (RFC 9101): whether signed request objects are taken, and
+    /// whether unsigned requests still are.
+    pub request_objects: RequestObjects,
 }
 
 /// What second factors mean for one tenant's requests: the deployment's settings with the
@@ -77,6 +80,7 @@ impl Default for AuthorizeSettings {
             second_factor_required: false,
             recovery: false,
             pushed: PushedRequests::default(),
+            request_objects: RequestObjects::default(),
         }
     }
 }

@@ -23,7 +23,9 @@ use svc_http::routes::registration::{self as registration_route, RegistrationSta
 use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
 use svc_http::throttle::{Throttle, ThrottleSettings};
-use svc_oauth::authorize::{AuthorizeEndpoint, AuthorizeSettings, PushEndpoint, PushedRequests};
+use svc_oauth::authorize::{
+    AuthorizeEndpoint, AuthorizeSettings, PushEndpoint, PushedRequests, RequestObjects,
+};
 use svc_oauth::backchannel::{BackchannelEndpoint, BackchannelSettings};
 use svc_oauth::device::{DeviceEndpoint, DeviceSettings};
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
@@ -144,6 +146,8 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             end_session: true,
             par: pushed_requests(config).is_enabled(),
             par_required: pushed_requests(config) == PushedRequests::Required,
+            request_objects: request_objects(config).is_enabled(),
+            request_objects_required: request_objects(config) == RequestObjects::Required,
             device_authorization: config.device_authorization.enabled,
             ciba: config.ciba.enabled,
             second_factors: config.two_factor.enabled || config.passkey.enabled,
@@ -203,7 +207,17 @@ fn authorize_settings(config: &Config) -> AuthorizeSettings {
             && config.two_factor.policy == svc_config::TwoFactorPolicy::Required,
         recovery: config.two_factor.enabled && config.recovery.enabled,
         pushed: pushed_requests(config),
+        request_objects: request_objects(config),
         ..AuthorizeSettings::default()
+    }
+}
+
+/// `[oidc].request_objects` in the engine's terms.
+fn request_objects(config: &Config) -> RequestObjects {
+    match config.oidc.request_objects {
+        svc_config::RequestObjectPolicy::Enabled => RequestObjects::Enabled,
+        svc_config::RequestObjectPolicy::Required => RequestObjects::Required,
+        svc_config::RequestObjectPolicy::Disabled => RequestObjects::Disabled,
     }
 }
 

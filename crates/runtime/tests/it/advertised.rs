@@ -500,6 +500,43 @@ async fn advertised_authorization_request_values_are_accepted_and_the_others_ref
         let location = authorize(&world, &[("request", "eyJhbGciOiJub25lIn0.e30.")]).await;
         refused(&location, "request_not_supported", "request");
     }
+    if oidc["request_parameter_supported"] == true {
+        // RFC 9101: every advertised algorithm signs a request object the endpoint takes, and
+        // an unsigned one is refused on a page (its redirect_uri cannot be trusted).
+        for alg in list(&oidc, "request_object_signing_alg_values_supported") {
+            let (jwk, sign) = client_signer(&alg, "oauth-authz-req+jwt");
+            let (client_id, _) = world
+                .register_with(json!({"name": format!("JAR {alg}"), "jwks": {"keys": [jwk]}}))
+                .await;
+            let now = svc_domain::Clock::now(&svc_domain::SystemClock).unix_timestamp();
+            let token = sign(&json!({
+                "iss": client_id, "aud": world.issuer(), "exp": now + 60,
+                "response_type": "code", "redirect_uri": REDIRECT, "scope": "openid",
+                "state": "st", "code_challenge": CHALLENGE, "code_challenge_method": "S256",
+            }));
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            query
+                .append_pair("client_id", &client_id)
+                .append_pair("request", &token);
+            let page = world
+                .browser()
+                .get(&format!("/oauth/authorize?{}", query.finish()))
+                .await;
+            assert_eq!(page.status, 303, "{alg}: {}", page.body);
+            accepted(&page.location().unwrap(), &alg);
+        }
+        let path = format!(
+            "/oauth/authorize?client_id={}&request=eyJhbGciOiJub25lIn0.e30.",
+            world.client_id
+        );
+        let page = world.browser().get(&path).await;
+        assert_eq!(page.status, 400, "{}", page.body);
+        assert!(
+            page.body.contains("invalid_request_object"),
+            "{}",
+            page.body
+        );
+    }
     if oidc["request_uri_parameter_supported"] == false {
         // OIDC Core §6.2 request_uri (fetched by URL) is refused even while PAR is served: it is
         // not PAR's (RFC 9126 §5).
@@ -522,6 +559,48 @@ async fn advertised_authorization_request_values_are_accepted_and_the_others_ref
 }
 
 /// Registers an application through the management API and returns its answer (201 asserted).
+/// Signs claims as a compact JWS.
+type Signer = Box<dyn Fn(&Value) -> String>;
+
+/// A public JWK and a signer of client JWTs with header `typ` for `alg`: our own keys for the
+/// algorithms svc signs with, jsonwebtoken's RSA-PSS over an RSA key for PS256.
+fn client_signer(alg: &str, typ: &'static str) -> (Value, Signer) {
+    use svc_crypto::SigningKey;
+    use svc_domain::SigningAlg;
+    let ours = |alg: SigningAlg| {
+        let key = SigningKey::generate(alg).unwrap();
+        let jwk = key.public_jwk();
+        let sign: Signer = Box::new(move |claims| key.sign_jwt(typ, claims).unwrap());
+        (jwk, sign)
+    };
+    match alg {
+        "ES256" => ours(SigningAlg::Es256),
+        "EdDSA" => ours(SigningAlg::EdDsa),
+        "RS256" => ours(SigningAlg::Rs256),
+        "PS256" => {
+            let key = SigningKey::generate(SigningAlg::Rs256).unwrap();
+            let mut jwk = key.public_jwk();
+            // The same RSA key, declared for no algorithm in particular.
+            jwk.as_object_mut().unwrap().remove("alg");
+            let der = key.to_pkcs8().unwrap();
+            let pem = format!(
+                "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+                base64::engine::general_purpose::STANDARD.encode(der.as_slice())
+            );
+            let encoding = jsonwebtoken::EncodingKey::from_rsa_pem(pem.as_bytes()).unwrap();
+            let kid = key.kid().to_owned();
+            let sign: Signer = Box::new(move |claims| {
+                let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::PS256);
+                header.kid = Some(kid.clone());
+                header.typ = Some(typ.into());
+                jsonwebtoken::encode(&header, claims, &encoding).unwrap()
+            });
+            (jwk, sign)
+        }
+        other => panic!("{other} is advertised for client signatures: add a signer for it here"),
+    }
+}
+
 async fn register(world: &World, body: Value) -> Value {
     let response = world
         .api(Method::POST, "/api/v1/applications")
@@ -597,20 +676,15 @@ async fn advertised_client_authentication_methods_signing_algorithms_and_subject
                     "private_key_jwt needs its algorithms"
                 );
                 for alg in &signing_algs {
-                    let alg = svc_domain::SigningAlg::parse(alg)
-                        .unwrap_or_else(|| panic!("{alg}: add a key type for it here"));
-                    let key = svc_crypto::SigningKey::generate(alg).unwrap();
+                    let (jwk, sign) = client_signer(alg, "JWT");
                     let mut body = machine_app(&method);
-                    body["jwks"] = json!({"keys": [key.public_jwk()]});
+                    body["jwks"] = json!({"keys": [jwk]});
                     let created = register(&world, body).await;
                     let id = created["client_id"].as_str().unwrap();
                     let now = svc_domain::Clock::now(&svc_domain::SystemClock).unix_timestamp();
-                    let assertion = key
-                        .sign_jwt(
-                            "JWT",
-                            &json!({"iss": id, "sub": id, "aud": issuer, "jti": format!("jti-{}", alg.as_str()), "iat": now, "exp": now + 60}),
-                        )
-                        .unwrap();
+                    let assertion = sign(
+                        &json!({"iss": id, "sub": id, "aud": issuer, "jti": format!("jti-{alg}"), "iat": now, "exp": now + 60}),
+                    );
                     let mut form = cc();
                     form.push((
                         "client_assertion_type".to_owned(),
@@ -618,7 +692,7 @@ async fn advertised_client_authentication_methods_signing_algorithms_and_subject
                     ));
                     form.push(("client_assertion".to_owned(), assertion));
                     let (status, body) = token(form, None).await;
-                    assert_eq!(status, 200, "{method} with {}: {body}", alg.as_str());
+                    assert_eq!(status, 200, "{method} with {alg}: {body}");
                 }
             }
             "none" => {

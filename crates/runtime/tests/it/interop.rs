@@ -3,6 +3,8 @@
 //! - `interop/openid-client/rp.mjs`: openid-client v6 (a certified relying party) with jose as
 //!   the independent JOSE check, the hosted pages driven in Chromium by playwright-core, and
 //!   dynamic client registration (RFC 7591/7592) with a code flow as the registered client;
+//! - `interop/authlib/jar.py`: signed request objects (RFC 9101) built from Authlib's request,
+//!   signed with joserfc, sent by value and pushed, a forged one refused.
 //! - `interop/authlib/rp.py`: Authlib's `OAuth2Session` with `client_secret_basic` and
 //!   `client_secret_post`, the hosted forms driven by `requests`, PyJWT as the JOSE check;
 //! - `interop/authlib/mfa.py`: the second factor (`[two_factor]`) with pyotp as the independent
@@ -650,6 +652,72 @@ async fn authlib(backend: Backend) {
     fixture.app.shutdown().await;
 }
 
+/// `interop/authlib/jar.py`: signed request objects (RFC 9101) built from Authlib's request,
+/// signed with joserfc under a key this test generated and registered, by value and pushed.
+async fn authlib_jar(backend: Backend) {
+    use base64::Engine;
+    require_prerequisites(&[Prerequisite::Venv]);
+    let fixture = Fixture::start(backend).await;
+    let (management, _) = management_token(&fixture.app).await;
+    let key = svc_crypto::SigningKey::generate(svc_domain::SigningAlg::Es256).unwrap();
+    let created = create_application(
+        &fixture.app,
+        &management,
+        json!({
+            "name": "Interop JAR RP (authlib)",
+            "redirect_uris": [REDIRECT_URI],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_method": "client_secret_basic",
+            "allowed_scopes": ["openid", "profile", "email"],
+            "first_party": false,
+            "jwks": {"keys": [key.public_jwk()]},
+        }),
+    )
+    .await;
+    let der = key.to_pkcs8().unwrap();
+    let body = base64::engine::general_purpose::STANDARD.encode(der.as_slice());
+    let lines: Vec<&str> = body
+        .as_bytes()
+        .chunks(64)
+        .map(|line| std::str::from_utf8(line).unwrap())
+        .collect();
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+        lines.join("\n")
+    );
+    let mut env = fixture.common_env();
+    env.push(("JAR_CLIENT_ID".into(), str_field(&created, "client_id")));
+    env.push((
+        "JAR_CLIENT_SECRET".into(),
+        str_field(&created, "client_secret"),
+    ));
+    env.push(("JAR_PRIVATE_KEY_PEM".into(), pem));
+    env.push(("JAR_KID".into(), key.kid().to_owned()));
+    let run = run_script(
+        &repo_root().join("interop/authlib/.venv/bin/python"),
+        &repo_root().join("interop/authlib/jar.py"),
+        &env,
+    )
+    .await;
+    let summary = run.summary(&format!("authlib JAR on {backend:?}"));
+    assert_eq!(summary["issuer"], fixture.issuer);
+    for flow in [&summary["by_value"], &summary["pushed"]] {
+        assert_eq!(flow["id_token_alg"], "RS256", "{summary}");
+        assert_eq!(flow["nonce_matches"], true, "{summary}");
+        let mut scope: Vec<&str> = flow["scope"].as_str().unwrap().split(' ').collect();
+        scope.sort_unstable();
+        assert_eq!(scope, ["email", "openid", "profile"], "{summary}");
+        assert_eq!(flow["pages"], json!(["sign-in", "consent"]), "{summary}");
+    }
+    assert_eq!(summary["forged_status"], 400, "{summary}");
+    assert_eq!(
+        summary["forged_is_invalid_request_object"], true,
+        "{summary}"
+    );
+    assert_eq!(summary["forged_redirected"], false, "{summary}");
+    fixture.app.shutdown().await;
+}
+
 /// Turns `[two_factor]` on: TOTP authenticators, backup codes and step-up on the hosted pages.
 const TWO_FACTOR: (&str, &str) = ("SVC_TWO_FACTOR__ENABLED", "true");
 const AAL1: &str = "urn:svc:aal1";
@@ -915,6 +983,16 @@ async fn interop_authlib_sqlite() {
 #[tokio::test]
 async fn interop_authlib_postgres() {
     authlib(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn interop_authlib_jar_sqlite() {
+    authlib_jar(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn interop_authlib_jar_postgres() {
+    authlib_jar(Backend::Postgres).await;
 }
 
 #[tokio::test]

@@ -19,6 +19,7 @@ mod health;
 mod hosted;
 mod interop;
 mod invitations;
+mod jar;
 mod js_sdk;
 mod kms;
 mod machine_access;

@@ -274,20 +274,6 @@ async fn an_application_requiring_pushed_requests_is_refused_a_plain_one() {
     }
 }
 
-/// The discovery document of the world's tenant.
-async fn discovery(world: &World) -> Value {
-    world
-        .app
-        .request(Method::GET, "/.well-known/openid-configuration")
-        .header("host", &world.host)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn a_disabled_deployment_serves_and_advertises_no_par() {
     for backend in BACKENDS {
@@ -296,7 +282,7 @@ async fn a_disabled_deployment_serves_and_advertises_no_par() {
             ..Setup::default()
         };
         let world = World::new(backend, setup).await;
-        let doc = discovery(&world).await;
+        let doc = world.discovery().await;
         assert!(doc.get("pushed_authorization_request_endpoint").is_none());
         assert!(doc.get("require_pushed_authorization_requests").is_none());
         let me = (world.client_id.as_str(), world.client_secret.as_str());
@@ -314,7 +300,7 @@ async fn a_required_deployment_refuses_plain_requests_and_says_so() {
             ..Setup::default()
         };
         let world = World::new(backend, setup).await;
-        let doc = discovery(&world).await;
+        let doc = world.discovery().await;
         assert_eq!(
             doc["pushed_authorization_request_endpoint"],
             format!("{}/oauth/par", world.issuer())

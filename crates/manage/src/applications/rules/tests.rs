@@ -234,23 +234,45 @@ fn private_key_jwt_needs_exactly_one_source_of_keys() {
         check_key_material(TokenEndpointAuthMethod::ClientSecretBasic, None, None).unwrap(),
         (None, None)
     );
-    assert_invalid(
+    // Other methods may register keys for request objects (RFC 9101), one way only.
+    assert!(
         check_key_material(
             TokenEndpointAuthMethod::ClientSecretBasic,
             Some(&jwks),
             None,
-        ),
-        "jwks",
-        "only for token_endpoint_auth_method private_key_jwt",
+        )
+        .unwrap()
+        .0
+        .is_some()
     );
-    assert_invalid(
+    assert_eq!(
         check_key_material(
             TokenEndpointAuthMethod::None,
             None,
             Some("https://client.example/jwks.json"),
+        )
+        .unwrap()
+        .1
+        .as_deref(),
+        Some("https://client.example/jwks.json")
+    );
+    assert_invalid(
+        check_key_material(
+            TokenEndpointAuthMethod::None,
+            Some(&jwks),
+            Some("https://client.example/jwks.json"),
         ),
-        "jwks_uri",
-        "only for token_endpoint_auth_method private_key_jwt",
+        "jwks",
+        "not both",
+    );
+    assert_invalid(
+        check_key_material(
+            TokenEndpointAuthMethod::ClientSecretPost,
+            Some(&json!({"keys": []})),
+            None,
+        ),
+        "jwks",
+        "",
     );
 }
 

@@ -210,9 +210,10 @@ async fn the_par_endpoint_refuses_as_json_what_authorize_would_refuse() {
             "client authentication failed",
         ),
         (
+            // RFC 9101 §6.3 via RFC 9126 §3: an unsigned request object.
             &[("request", "eyJhbGciOiJub25lIn0.e30.")],
-            ErrorCode::InvalidRequest,
-            "request objects",
+            ErrorCode::InvalidRequestObject,
+            "never none",
         ),
     ];
     for (extra, code, mentions) in cases {

@@ -182,6 +182,19 @@ impl World {
         format!("http://{}", self.host)
     }
 
+    /// The tenant's OpenID discovery document.
+    pub(crate) async fn discovery(&self) -> Value {
+        self.app
+            .request(reqwest::Method::GET, "/.well-known/openid-configuration")
+            .header("host", &self.host)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
     /// A fresh browser (empty cookie jar).
     pub(crate) fn browser(&self) -> Browser {
         Browser::new(&self.app, &self.host)
