@@ -34,6 +34,8 @@ pub const ACCESS_TOKEN: &str = "access_token";
 pub const CLIENT_BASIC: &str = "client_secret_basic";
 /// Name of the security scheme of RFC 7592 registration access tokens.
 pub const REGISTRATION_TOKEN: &str = "registration_access_token";
+/// Name of the security scheme of the hosted session cookie.
+pub const SESSION_COOKIE: &str = "session";
 /// Name of the security scheme of RFC 7591 §3 initial access tokens.
 pub const INITIAL_ACCESS_TOKEN: &str = "initial_access_token";
 
@@ -63,6 +65,8 @@ pub mod tags {
     pub const DISCOVERY: &str = "Discovery";
     /// Health and metrics.
     pub const OPERATIONS: &str = "Operations";
+    /// What the signed-in person does for themselves.
+    pub const IDENTITY: &str = "Identity";
 }
 
 #[derive(utoipa::OpenApi)]
@@ -96,6 +100,8 @@ pub mod tags {
         (name = tags::PROTOCOL, description = "Token, introspection, revocation, UserInfo, authorization and logout."),
         (name = tags::DISCOVERY, description = "Authorization-server and resource metadata, signing keys."),
         (name = tags::OPERATIONS, description = "Health probes and metrics."),
+        (name = tags::IDENTITY, description = "What the person of a browser session does for themselves: \
+            their pending backchannel (CIBA) requests. Authenticated by the hosted session cookie."),
     ),
     components(schemas(ProblemSchema)),
     modifiers(&SecuritySchemes),
@@ -154,6 +160,16 @@ impl Modify for SecuritySchemes {
                 .to_owned(),
         );
         components.add_security_scheme(INITIAL_ACCESS_TOKEN, SecurityScheme::Http(initial));
+        let session = utoipa::openapi::security::ApiKeyValue::with_description(
+            "svc_session",
+            "The hosted sign-in session cookie of the tenant's host (`__Host-svc_session` \
+             over https), set by `/auth/sign-in`. State-changing calls also need an `Origin` \
+             header equal to the tenant's origin.",
+        );
+        components.add_security_scheme(
+            SESSION_COOKIE,
+            SecurityScheme::ApiKey(utoipa::openapi::security::ApiKey::Cookie(session)),
+        );
     }
 }
 
@@ -206,6 +222,7 @@ pub fn document() -> OpenApi {
         crate::routes::registration_policy::operations(),
         crate::routes::scim_tokens::operations(),
         crate::routes::backchannel::operations(),
+        crate::routes::identity_ciba::operations(),
         crate::routes::well_known::operations(),
         crate::hosted::operations(),
         crate::health::operations(),

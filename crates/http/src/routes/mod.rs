@@ -7,6 +7,7 @@ pub mod applications;
 pub mod backchannel;
 pub mod control_plane;
 pub mod device;
+pub mod identity_ciba;
 pub mod invitations;
 pub mod organizations;
 mod organizations_domains;

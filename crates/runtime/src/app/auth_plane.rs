@@ -124,7 +124,7 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
 /// What every protocol engine shares: the process's store, keys, clock and randomness, the
 /// application cache that management changes invalidate, and the SSRF-guarded `jwks_uri`
 /// fetcher (public addresses and `https` only in production).
-fn protocol_context(config: &Config, services: &Services) -> ProtocolContext {
+pub(super) fn protocol_context(config: &Config, services: &Services) -> ProtocolContext {
     let fetcher = GuardedJwksFetcher::new(config.is_production());
     ProtocolContext::new(
         services.store.clone(),
@@ -198,7 +198,7 @@ fn device_settings(config: &Config) -> DeviceSettings {
 
 /// `[oidc]` in the authorization endpoint's terms; the interaction lifetime keeps the engine's
 /// default.
-fn authorize_settings(config: &Config) -> AuthorizeSettings {
+pub(super) fn authorize_settings(config: &Config) -> AuthorizeSettings {
     AuthorizeSettings {
         code_lifetime: Duration::from_secs(u64::from(config.oidc.authorization_code_lifetime_secs)),
         step_up: config.two_factor.enabled || config.passkey.enabled,

@@ -5,15 +5,29 @@
 //! [`ApiState`],
 //! and the API reference when `[openapi].enabled`.
 
+use super::services::Services;
 use axum::Router;
-use svc_http::api::ApiState;
+use std::sync::Arc;
+use svc_http::routes::identity_ciba::{self, IdentityState};
 use svc_http::routes::scim::{self, ScimState};
 use svc_http::routes::{applications, control_plane, users, webhooks};
+use svc_oauth::authorize::AuthorizeEndpoint;
 
-/// The control plane's routes over the management API state, and SCIM (`/scim/v2`) when
-/// `[scim].enabled` (unrouted otherwise, so the path is the router's plain 404).
-pub(super) fn routes(config: &svc_config::Config, api: &ApiState) -> Router {
+/// The control plane's routes over the management API state, SCIM (`/scim/v2`) when
+/// `[scim].enabled` (unrouted otherwise, so the path is the router's plain 404), and the
+/// signed-in person's backchannel requests while `[ciba].enabled`.
+pub(super) fn routes(config: &svc_config::Config, services: &Services) -> Router {
+    let api = &services.api;
     let mut router = Router::new();
+    if config.ciba.enabled {
+        router = router.merge(identity_ciba::router(IdentityState {
+            api: api.clone(),
+            authorize: Arc::new(AuthorizeEndpoint::new(
+                super::auth_plane::protocol_context(config, services),
+                super::auth_plane::authorize_settings(config),
+            )),
+        }));
+    }
     if config.scim.enabled {
         router = router.merge(scim::router(ScimState {
             tenants: api.tenants.clone(),
@@ -49,6 +63,15 @@ pub(super) fn reference(config: &svc_config::Config) -> Router {
         ),
         (!config.device_authorization.enabled, "/oauth/device/code"),
         (!config.ciba.enabled, "/bc-authorize"),
+        (!config.ciba.enabled, "/api/v1/identity/ciba/requests"),
+        (
+            !config.ciba.enabled,
+            "/api/v1/identity/ciba/requests/{id}/approve",
+        ),
+        (
+            !config.ciba.enabled,
+            "/api/v1/identity/ciba/requests/{id}/deny",
+        ),
         (!config.dynamic_registration.enabled, "/oauth/register"),
         (
             !config.dynamic_registration.enabled,

@@ -110,7 +110,7 @@ impl App {
             plane_routes = plane_routes.merge(auth_plane::routes(&config, &services));
         }
         if plane.runs(Plane::Control) {
-            plane_routes = plane_routes.merge(control_plane::routes(&config, &services.api));
+            plane_routes = plane_routes.merge(control_plane::routes(&config, &services));
             if config.openapi.enabled {
                 plane_routes = plane_routes.merge(control_plane::reference(&config));
             }

@@ -16,7 +16,7 @@ use svc_testkit::{BACKENDS, Backend};
 const GRANT: &str = "urn:openid:params:grant-type:ciba";
 
 /// A world with CIBA on and clients polling every second.
-async fn world(backend: Backend) -> World {
+pub(crate) async fn world(backend: Backend) -> World {
     World::new(
         backend,
         Setup {
@@ -31,7 +31,7 @@ async fn world(backend: Backend) -> World {
 }
 
 /// A confidential client of the CIBA grant (and refresh tokens): `(client_id, secret)`.
-async fn ciba_client(world: &World) -> (String, String) {
+pub(crate) async fn ciba_client(world: &World) -> (String, String) {
     world
         .register_with(json!({
             "name": "Bank terminal",
@@ -43,7 +43,11 @@ async fn ciba_client(world: &World) -> (String, String) {
 }
 
 /// `POST /bc-authorize` as `client` with `form`.
-async fn start(world: &World, client: &(String, String), form: &[(&str, &str)]) -> (u16, Value) {
+pub(crate) async fn start(
+    world: &World,
+    client: &(String, String),
+    form: &[(&str, &str)],
+) -> (u16, Value) {
     let response = world
         .app
         .request(Method::POST, "/bc-authorize")
@@ -64,7 +68,7 @@ async fn start(world: &World, client: &(String, String), form: &[(&str, &str)]) 
 
 /// Starts a request for `hint` (`openid profile offline_access`, binding message `W4SCT`): its
 /// `auth_req_id`.
-async fn started(world: &World, client: &(String, String), hint: &str) -> String {
+pub(crate) async fn started(world: &World, client: &(String, String), hint: &str) -> String {
     let form = [
         ("scope", "openid profile offline_access"),
         ("login_hint", hint),
@@ -85,7 +89,11 @@ async fn started(world: &World, client: &(String, String), hint: &str) -> String
 }
 
 /// One poll as `client`: status and body.
-async fn poll(world: &World, client: &(String, String), auth_req_id: &str) -> (u16, Value) {
+pub(crate) async fn poll(
+    world: &World,
+    client: &(String, String),
+    auth_req_id: &str,
+) -> (u16, Value) {
     let response = world
         .app
         .request(Method::POST, "/oauth/token")
@@ -99,7 +107,7 @@ async fn poll(world: &World, client: &(String, String), auth_req_id: &str) -> (u
 }
 
 /// A browser signed in as `email`, through the approval page (which sends the sign-in back).
-async fn signed_in(world: &World, email: &str, password: &str) -> Browser {
+pub(crate) async fn signed_in(world: &World, email: &str, password: &str) -> Browser {
     let browser = world.browser();
     let page = browser.get("/auth/ciba").await;
     assert_eq!(page.status, 200);
@@ -471,6 +479,8 @@ async fn ciba_is_off_unless_enabled() {
     let (status, _) = start(&world, &client, &[("scope", "openid"), ("login_hint", "x")]).await;
     assert_eq!(status, 404);
     assert_eq!(world.browser().get("/auth/ciba").await.status, 404);
+    let api = world.browser().get("/api/v1/identity/ciba/requests").await;
+    assert_eq!(api.status, 404, "{}", api.body);
     let (status, body) = poll(&world, &client, "ar_x").await;
     assert_eq!(
         (status, body["error"].as_str()),
@@ -494,6 +504,11 @@ async fn ciba_is_off_unless_enabled() {
     // Nor does the API reference describe what is not served.
     let reference: Value = world.app.get("/openapi.json").await.json().await.unwrap();
     assert!(reference["paths"].get("/bc-authorize").is_none());
+    assert!(
+        reference["paths"]
+            .get("/api/v1/identity/ciba/requests")
+            .is_none()
+    );
     assert!(reference["paths"].get("/oauth/register").is_none());
     assert!(
         reference["paths"]

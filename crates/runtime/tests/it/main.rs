@@ -6,6 +6,7 @@ mod advertised;
 mod api_conventions;
 mod api_resources;
 mod ciba;
+mod ciba_api;
 mod cli;
 mod common;
 mod dcr;

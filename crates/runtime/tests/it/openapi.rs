@@ -185,6 +185,8 @@ struct Credentials {
     tenant: CreatedTenant,
     management: String,
     person: String,
+    /// The `Cookie` header of the person's browser session (the Identity operations).
+    person_cookie: String,
     metrics: String,
     /// An initial access token (RFC 7591 §3) of the tenant, unlimited.
     initial_access_token: String,
@@ -196,10 +198,23 @@ struct Credentials {
     doomed_registration_access_token: String,
 }
 
+impl Credentials {
+    /// The value of the person's `svc_session` cookie.
+    fn person_session(&self) -> String {
+        self.person_cookie
+            .split("; ")
+            .find_map(|c| c.strip_prefix("svc_session="))
+            .expect("the person's browser holds svc_session")
+            .to_owned()
+    }
+}
+
 /// Resources schemathesis works on, so that operations on one resource reach their logic
 /// instead of answering 404 to generated ids: a `target` to read, change, suspend, rotate and
 /// test, and a `doomed` one per resource for the delete operation (the target stays).
 struct Fixtures {
+    /// The tenant's origin (the issuer), which the person's decisions come from.
+    origin: String,
     application: String,
     doomed_application: String,
     user: String,
@@ -279,7 +294,8 @@ impl Credentials {
         let metrics = management_token(app, &reader, Some("metrics:read")).await;
         let (client_id, client_secret) = relying_party(app, &management).await;
         create_person(app, &management, PERSON_EMAIL).await;
-        let person = sign_in(app, &tenant.host, &client_id, &client_secret, PERSON_EMAIL).await;
+        let (person, person_cookie) =
+            sign_in(app, &tenant.host, &client_id, &client_secret, PERSON_EMAIL).await;
         // Dynamic client registration: open, one registered client and an initial access token,
         // so the RFC 7592 operations reach their logic with that client's token.
         let opened = app
@@ -316,6 +332,7 @@ impl Credentials {
             tenant,
             management,
             person,
+            person_cookie,
             metrics,
             initial_access_token: str_field(&initial, "token"),
             registered_client: str_field(&registered, "client_id"),
@@ -481,6 +498,7 @@ impl Fixtures {
         let tenant = create_tenant(app, operator, "target").await;
         let doomed_tenant = create_tenant(app, operator, "doomed").await;
         Self {
+            origin: format!("http://{}", credentials.tenant.host),
             application: application_id(target),
             doomed_application: application_id(doomed),
             user,
@@ -691,6 +709,13 @@ impl Fixtures {
         }
         out.push_str(&operations);
         if part == Part::Tenant {
+            // The person's decisions come from the tenant's own origin (the session cookie
+            // comes from the environment, `[auth.openapi.session]`).
+            out.push_str(&format!(
+                "\n[[operations]]\ninclude-tag = {:?}\nheaders = {{ Origin = {:?} }}\n",
+                svc_http::openapi::tags::IDENTITY,
+                self.origin,
+            ));
             // RFC 7592: the registered clients' ids always (a generated id, or another
             // operation's `client_id`, only meets 401); the delete takes another registered
             // client, with its own registration access token (the scheme's token is the first
@@ -783,7 +808,7 @@ async fn sign_in(
     client_id: &str,
     client_secret: &str,
     email: &str,
-) -> String {
+) -> (String, String) {
     let browser = Browser::new(app, host);
     let query = url::form_urlencoded::Serializer::new(String::new())
         .append_pair("response_type", "code")
@@ -832,7 +857,8 @@ async fn sign_in(
     let status = token.status();
     let token: Value = token.json().await.unwrap();
     assert_eq!(status, 200, "code redeemed: {token}");
-    str_field(&token, "access_token")
+    let cookie = browser.cookie_header().expect("a session cookie");
+    (str_field(&token, "access_token"), cookie)
 }
 
 #[tokio::test]
@@ -934,6 +960,7 @@ async fn schemathesis(
             ("SVC_API_TENANT_TOKEN", &credentials.management),
             ("SVC_API_OPERATOR_TOKEN", &credentials.operator),
             ("SVC_API_ACCESS_TOKEN", &credentials.person),
+            ("SVC_API_SESSION", &credentials.person_session()),
             ("SVC_API_METRICS_TOKEN", &credentials.metrics),
             ("SVC_API_CLIENT_ID", &credentials.tenant.client_id),
             ("SVC_API_CLIENT_SECRET", &credentials.tenant.client_secret),

@@ -454,6 +454,19 @@ impl Browser {
         Self::read(self.client.get(url).send().await.unwrap()).await
     }
 
+    /// The `Cookie` header this browser sends to its host.
+    pub(crate) fn cookie_header(&self) -> Option<String> {
+        let url = reqwest::Url::parse(&self.base).ok()?;
+        self.jar
+            .cookies(&url)
+            .and_then(|v| v.to_str().ok().map(str::to_owned))
+    }
+
+    /// A request to `path` with this browser's cookies, for extra headers or a JSON body.
+    pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base))
+    }
+
     /// `POST path` with a form.
     pub(crate) async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
         let response = self

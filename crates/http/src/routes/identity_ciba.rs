@@ -1,0 +1,280 @@
+//! `/api/v1/identity/ciba/requests*`: the signed-in person's pending backchannel authentication
+//! requests (OpenID CIBA, poll mode) as JSON, and their approval or denial — the API behind any
+//! approval screen the tenant builds itself, beside the hosted page `/auth/ciba`. Thin handlers
+//! over the same engine as that page ([`AuthorizeEndpoint::backchannel_requests`] and
+//! [`AuthorizeEndpoint::decide_backchannel`]), so both follow one set of rules.
+//!
+//! Who calls: the person of a live browser session of this tenant (the hosted session cookie).
+//! Rules:
+//! - No live session of this host's tenant (no cookie, an ended or expired session, a
+//!   suspended person): `401 unauthorized`. A session of another tenant is not one here.
+//! - A cookie-authenticated decision must come from the tenant's own origin: `POST` without an
+//!   `Origin` header equal to the issuer's origin is `403 forbidden`. The cookie is `SameSite=Lax`
+//!   already; the origin check also stops a same-site page (another tenant's subdomain) from
+//!   deciding for the person.
+//! - The person sees and decides only their own pending, unexpired requests; an unknown id,
+//!   another person's, a decoy, an expired or an already decided one are one answer:
+//!   `404 not_found`.
+//! - Served only while `[ciba].enabled` (the runtime merges the routes then).
+//!
+//! Not built yet: a bearer token for the person (instead of the session) as the credential.
+//!
+//! [`AuthorizeEndpoint::backchannel_requests`]: svc_oauth::authorize::AuthorizeEndpoint::backchannel_requests
+//! [`AuthorizeEndpoint::decide_backchannel`]: svc_oauth::authorize::AuthorizeEndpoint::decide_backchannel
+
+use crate::Problem;
+use crate::api::ApiState;
+use crate::hosted::cookies::CookiePolicy;
+use crate::openapi::tags;
+use crate::tenancy::{CurrentTenant, TenantResolver};
+use axum::extract::{FromRef, FromRequestParts, Path, State};
+use axum::{Json, Router};
+use http::request::Parts;
+use serde::Serialize;
+use std::sync::Arc;
+use svc_domain::{BackchannelRequestId, Session};
+use svc_oauth::authorize::{AuthorizeEndpoint, BackchannelDecision};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// The routes' state: the management API's, and the authorization endpoint that decides.
+#[derive(Clone)]
+pub struct IdentityState {
+    /// Tenants, sign-in engine (sessions).
+    pub api: ApiState,
+    /// Lists and decides backchannel requests.
+    pub authorize: Arc<AuthorizeEndpoint>,
+}
+
+impl FromRef<IdentityState> for TenantResolver {
+    fn from_ref(state: &IdentityState) -> Self {
+        state.api.tenants.clone()
+    }
+}
+
+fn api() -> OpenApiRouter<IdentityState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(approve))
+        .routes(routes!(deny))
+}
+
+/// The routes, state applied.
+pub fn router(state: IdentityState) -> Router {
+    api().split_for_parts().0.with_state(state)
+}
+
+/// The OpenAPI operations of these routes.
+#[must_use]
+pub fn operations() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// The person of the request's live session, in the host's tenant.
+pub struct SignedInPerson {
+    tenant: CurrentTenant,
+    session: Session,
+}
+
+fn unavailable(e: svc_store::StoreError) -> Problem {
+    svc_manage::ManageError::from(e).into()
+}
+
+impl FromRequestParts<IdentityState> for SignedInPerson {
+    type Rejection = Problem;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &IdentityState,
+    ) -> Result<Self, Self::Rejection> {
+        let tenant = CurrentTenant::from_request_parts(parts, state).await?;
+        let cookies = CookiePolicy::for_issuer(&tenant.issuer);
+        if parts.method != http::Method::GET && !same_origin(parts, &tenant.issuer) {
+            return Err(Problem::forbidden(
+                "a decision must come from a page of this tenant's own origin (Origin header)",
+            ));
+        }
+        let signed_in = match cookies.session(&parts.headers) {
+            Some(cookie) => state.api.authn.session(&tenant.tenant, &cookie).await?,
+            None => None,
+        };
+        let Some((session, _person)) = signed_in else {
+            return Err(Problem::unauthorized(
+                "sign in first: this API acts for the person of the browser's session",
+            ));
+        };
+        Ok(Self { tenant, session })
+    }
+}
+
+/// Whether the request's `Origin` is the issuer's origin (scheme, host and port).
+fn same_origin(parts: &Parts, issuer: &str) -> bool {
+    let Some(origin) = parts
+        .headers
+        .get(http::header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let ours = url::Url::parse(issuer).map(|u| u.origin().ascii_serialization());
+    let theirs = url::Url::parse(origin).map(|u| u.origin().ascii_serialization());
+    matches!((ours, theirs), (Ok(a), Ok(b)) if a == b)
+}
+
+/// One pending request.
+#[derive(Serialize, ToSchema)]
+#[schema(as = BackchannelRequest, example = json!({
+    "id": "cib_01jd3xk1q7e8ccbz6r9v0w2y4m",
+    "client_name": "Bank terminal",
+    "scopes": ["openid", "profile"],
+    "binding_message": "W4SCT",
+    "expires_at": "2026-11-24T20:05:00Z"
+}))]
+pub struct BackchannelRequestView {
+    /// The request's id, for approve and deny.
+    pub id: String,
+    /// The display name of the application that asked (tenant-written: escape it).
+    pub client_name: String,
+    /// The scopes asked for.
+    pub scopes: Vec<String>,
+    /// What the client's device shows, for the person to compare (client-written: escape it).
+    pub binding_message: Option<String>,
+    /// When it expires (RFC 3339).
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+}
+
+/// The list.
+#[derive(Serialize, ToSchema)]
+#[schema(as = BackchannelRequestList)]
+pub struct BackchannelRequestList {
+    /// Pending, unexpired requests for the person, oldest first.
+    pub requests: Vec<BackchannelRequestView>,
+}
+
+/// A decision taken.
+#[derive(Serialize, ToSchema)]
+#[schema(as = BackchannelRequestDecision, example = json!({
+    "id": "cib_01jd3xk1q7e8ccbz6r9v0w2y4m", "status": "approved"
+}))]
+pub struct DecisionView {
+    /// The request decided.
+    pub id: String,
+    /// `approved` (the client's next poll gets tokens) or `denied` (`access_denied`).
+    pub status: &'static str,
+}
+
+/// Lists the person's pending requests.
+#[utoipa::path(
+    get, path = "/api/v1/identity/ciba/requests", tag = tags::IDENTITY,
+    operation_id = "listCibaRequests",
+    summary = "List the signed-in person's pending CIBA requests",
+    description = "The backchannel authentication requests (OpenID CIBA, poll mode) that \
+        applications made for the person of the browser's session and that still wait, oldest \
+        first: the application's name, the scopes, the binding message to compare with what \
+        the application's device shows, and the expiry. Requests for unknown people (decoys) \
+        are never listed. Authenticated by the hosted session cookie; served while \
+        `[ciba].enabled`.",
+    responses(
+        (status = 200, description = "The pending requests.", body = BackchannelRequestList),
+    ),
+    security(("session" = [])),
+)]
+async fn list(
+    State(state): State<IdentityState>,
+    person: SignedInPerson,
+) -> Result<Json<BackchannelRequestList>, Problem> {
+    let pending = state
+        .authorize
+        .backchannel_requests(&person.tenant.tenant, &person.session)
+        .await
+        .map_err(unavailable)?;
+    Ok(Json(BackchannelRequestList {
+        requests: pending
+            .into_iter()
+            .map(|p| BackchannelRequestView {
+                id: p.id.to_string(),
+                client_name: p.client_name,
+                scopes: p.scopes,
+                binding_message: p.binding_message,
+                expires_at: p.expires_at,
+            })
+            .collect(),
+    }))
+}
+
+async fn decide(
+    state: &IdentityState,
+    person: &SignedInPerson,
+    raw: &str,
+    allow: bool,
+) -> Result<Json<DecisionView>, Problem> {
+    let gone = || Problem::not_found("no such pending request for you");
+    let id = BackchannelRequestId::parse(raw).map_err(|_| gone())?;
+    let decision = state
+        .authorize
+        .decide_backchannel(
+            &person.tenant.tenant,
+            &person.tenant.issuer,
+            &person.session,
+            &id,
+            allow,
+        )
+        .await
+        .map_err(unavailable)?;
+    let status = match decision {
+        BackchannelDecision::Approved => "approved",
+        BackchannelDecision::Denied => "denied",
+        BackchannelDecision::Gone => return Err(gone()),
+    };
+    Ok(Json(DecisionView {
+        id: id.to_string(),
+        status,
+    }))
+}
+
+/// Approves a pending request.
+#[utoipa::path(
+    post, path = "/api/v1/identity/ciba/requests/{id}/approve", tag = tags::IDENTITY,
+    operation_id = "approveCibaRequest",
+    summary = "Approve a pending CIBA request",
+    description = "The person of the session approves request `id`: the application's next \
+        poll of the token endpoint gets the tokens, carrying this session's authentication \
+        (`auth_time`, `acr`, `amr`). Only the person's own pending, unexpired requests can be \
+        approved; anything else is 404. Requires an `Origin` header equal to the tenant's \
+        origin (403 otherwise).",
+    params(("id" = String, Path, description = "The request's id (`cib_…`).")),
+    responses(
+        (status = 200, description = "Approved.", body = DecisionView),
+    ),
+    security(("session" = [])),
+)]
+async fn approve(
+    State(state): State<IdentityState>,
+    person: SignedInPerson,
+    Path(id): Path<String>,
+) -> Result<Json<DecisionView>, Problem> {
+    decide(&state, &person, &id, true).await
+}
+
+/// Denies a pending request.
+#[utoipa::path(
+    post, path = "/api/v1/identity/ciba/requests/{id}/deny", tag = tags::IDENTITY,
+    operation_id = "denyCibaRequest",
+    summary = "Deny a pending CIBA request",
+    description = "The person of the session denies request `id`: the application's next poll \
+        gets `access_denied`. Same rules as approval.",
+    params(("id" = String, Path, description = "The request's id (`cib_…`).")),
+    responses(
+        (status = 200, description = "Denied.", body = DecisionView),
+    ),
+    security(("session" = [])),
+)]
+async fn deny(
+    State(state): State<IdentityState>,
+    person: SignedInPerson,
+    Path(id): Path<String>,
+) -> Result<Json<DecisionView>, Problem> {
+    decide(&state, &person, &id, false).await
+}
