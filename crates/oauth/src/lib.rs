@@ -11,6 +11,7 @@ pub mod access_token;
 mod administrators;
 pub mod authorize;
 pub mod backchannel;
+pub mod browser_origins;
 pub mod claims;
 pub mod client_auth;
 mod client_jws;

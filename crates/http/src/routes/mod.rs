@@ -5,6 +5,7 @@ pub mod api_resources;
 mod application_roles;
 pub mod applications;
 pub mod backchannel;
+mod browser_cors;
 pub mod control_plane;
 pub mod device;
 pub mod identity_ciba;

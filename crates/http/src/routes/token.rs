@@ -50,6 +50,8 @@ pub struct TokenState {
     pub userinfo: Arc<UserInfo>,
     /// Request throttling.
     pub throttle: Arc<Throttle>,
+    /// The web origins browsers may call the token, revocation and UserInfo endpoints from.
+    pub browser_origins: Arc<svc_oauth::browser_origins::BrowserOrigins>,
 }
 
 impl FromRef<TokenState> for TenantResolver {
@@ -74,7 +76,21 @@ fn api() -> OpenApiRouter<TokenState> {
 
 /// The token route.
 pub fn router(state: TokenState) -> Router {
-    api().split_for_parts().0.with_state(state)
+    // OPTIONS is routed on the browser-facing paths so that preflights reach the CORS layer
+    // (the app's 405 fallback would answer them first); without a preflight from an allowed
+    // origin the layer lets it through to a 405.
+    let preflight = axum::routing::options(super::browser_cors::no_preflight);
+    api()
+        .split_for_parts()
+        .0
+        .route("/oauth/token", preflight.clone())
+        .route("/oauth/revoke", preflight.clone())
+        .route("/userinfo", preflight)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            super::browser_cors::cors,
+        ))
+        .with_state(state)
 }
 
 /// The OpenAPI operations of these routes, with the refusals of the protocol prelude and the

@@ -5,6 +5,7 @@
 mod advertised;
 mod api_conventions;
 mod api_resources;
+mod browser_cors;
 mod ciba;
 mod ciba_api;
 mod cli;
