@@ -13,6 +13,7 @@ pub mod cli;
 mod directory;
 mod domain_probe;
 mod error;
+mod instance_lease;
 mod jwks_fetch;
 mod keys;
 pub mod logging;

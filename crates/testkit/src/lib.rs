@@ -19,7 +19,7 @@ pub mod tls;
 
 pub use app::{Backend, TestApp};
 pub use kms::KmsDaemon;
-pub use process::Process;
+pub use process::{Exit, Process};
 pub use proxy::FaultyProxy;
 
 /// Both storage backends, for tests that must hold on each.

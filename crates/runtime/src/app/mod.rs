@@ -93,6 +93,16 @@ impl App {
         let metrics = Metrics::new(env!("CARGO_PKG_VERSION"), env!("SVC_BUILD_COMMIT"));
         let cancel = CancellationToken::new();
         let mut workers = Workers::new(cancel.clone());
+        // Ephemeral signing keys serve one instance per database (`crate::instance_lease`).
+        if config.kms.is_none() && (plane.runs(Plane::Auth) || plane.runs(Plane::Control)) {
+            let lease = crate::instance_lease::acquire(
+                services.store.clone(),
+                options.clock.clone(),
+                options.rng.as_ref(),
+            )
+            .await?;
+            workers.spawn("instance-lease", |cancel| lease.keep(cancel));
+        }
         if plane.runs(Plane::Async) && config.deployment.background_tasks_enabled {
             let interval = options.rotation_interval;
             async_plane::spawn(&mut workers, &config, &services, &metrics, interval)?;

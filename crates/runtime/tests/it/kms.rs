@@ -75,22 +75,6 @@ async fn kms_backed_keys_are_stored_wrapped_and_survive_a_restart() {
 }
 
 #[tokio::test]
-async fn ephemeral_keys_die_with_the_process() {
-    let first = TestApp::spawn(Backend::Postgres).await;
-    let url = first.database_url.clone().unwrap();
-    let before = kids(&first).await;
-    // Another process on the same database (what a restart is) has keys of its own.
-    let second = TestApp::spawn_with(Backend::Sqlite, &[("DATABASE_URL", &url)]).await;
-    let other = kids(&second).await;
-    assert!(
-        before.iter().all(|k| !other.contains(k)),
-        "ephemeral keys are never shared or persisted"
-    );
-    second.shutdown().await;
-    first.shutdown().await;
-}
-
-#[tokio::test]
 async fn readiness_follows_the_kms_and_recovers_when_it_returns() {
     let dir = tempfile::tempdir().unwrap();
     let mut kms = KmsDaemon::start(dir.path()).await;

@@ -19,6 +19,7 @@ mod elixir_sdk;
 mod go_sdk;
 mod health;
 mod hosted;
+mod instances;
 mod interop;
 mod invitations;
 mod jar;
