@@ -2,7 +2,7 @@
 //! each tenant's management API (applications and their registration policy, API resources,
 //! users and their SCIM tokens, organizations, roles, webhooks), SCIM provisioning when enabled,
 //! all over one
-//! [`ApiState`],
+//! [`svc_http::api::ApiState`],
 //! and the API reference when `[openapi].enabled`.
 
 use super::services::Services;
