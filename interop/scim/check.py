@@ -2,7 +2,7 @@
 
 Environment: SCIM_URL (the tenant's `/scim/v2` base) and SCIM_TOKEN (a `svcscim_` token).
 Runs `check_server` with the tags discovery, crud (create, read, attributes, update, delete),
-patch (add, remove, replace) and misc, prints one JSON line per result, then a summary line
+patch (add, remove, replace) and misc, for every resource type discovered (User and Group), prints one JSON line per result, then a summary line
 `{"ok": …, "counts": {…}, "failures": […], "explained": […]}`: ok when every result is SUCCESS
 or SKIPPED, or one of the EXPLAINED below.
 

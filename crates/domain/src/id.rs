@@ -245,6 +245,12 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies a SCIM group (RFC 7643 §4.2) of a tenant or organization (`scimg_…`).
+    ScimGroupId,
+    "scimg_"
+);
+
+prefixed_id!(
     /// Identifies one delivery of one event to one subscription (`dlv_…`); the
     /// `X-SVC-Delivery` header, the same on every retry.
     DeliveryId,

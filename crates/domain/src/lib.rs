@@ -65,7 +65,7 @@ pub use id::{
     ApiResourceId, AuditEntryId, BackchannelRequestId, ClientId, DeliveryId, DomainId, EventId,
     FactorId, GuardianId, IdError, InitialAccessTokenId, InteractionId, InvitationId,
     LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, PolicyId, RecoveryId,
-    RefreshFamilyId, ScimTokenId, SessionId, TenantId, UserId, WebhookId,
+    RefreshFamilyId, ScimGroupId, ScimTokenId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use invitation::{INVITATION_TOKEN_PREFIX, Invitation, InvitationState, InvitationStatus};
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
@@ -97,7 +97,10 @@ pub use registration::{
     INITIAL_ACCESS_TOKEN_PREFIX, InitialAccessToken, REGISTRATION_TOKEN_PREFIX, RegistrationPolicy,
 };
 pub use rng::{OsRandom, Rng, SeededRandom};
-pub use scim::{SCIM_TOKEN_PREFIX, ScimProfile, ScimToken, generate_scim_token};
+pub use scim::{
+    MAX_SCIM_GROUP_NAME_CHARS, SCIM_TOKEN_PREFIX, ScimGroup, ScimProfile, ScimToken,
+    generate_scim_token,
+};
 pub use scope::{MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
 pub use secret::{GeneratedSecret, SecretHash};
 pub use session::{

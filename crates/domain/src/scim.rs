@@ -6,7 +6,9 @@
 //! token provisions that organization's members only. Only its SHA-256 is stored; a revoked
 //! token is kept (listed as revoked) so the audit trail keeps pointing at something.
 
-use crate::{GeneratedSecret, OrganizationId, Rng, ScimTokenId, SecretHash, TenantId, UserId};
+use crate::{
+    GeneratedSecret, OrganizationId, Rng, ScimGroupId, ScimTokenId, SecretHash, TenantId, UserId,
+};
 use time::OffsetDateTime;
 
 /// Prefix of SCIM bearer tokens (`svcscim_…`, CONTRACTS.md "Organizations, roles, keys, SCIM"),
@@ -70,6 +72,30 @@ pub struct ScimProfile {
     /// `externalId` (RFC 7643 §3.1): the directory's own identifier, never ours.
     pub external_id: Option<String>,
     /// Last change of either attribute (part of the resource's version).
+    pub updated_at: OffsetDateTime,
+}
+
+/// Longest `displayName` of a group, in characters.
+pub const MAX_SCIM_GROUP_NAME_CHARS: usize = 256;
+
+/// A SCIM group (RFC 7643 §4.2): a named set of people a directory maintains, living in the
+/// scope of the token that created it (the tenant, or one organization). Its members are
+/// stored apart (a list of [`UserId`]s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScimGroup {
+    /// Its handle (the resource's `id`).
+    pub id: ScimGroupId,
+    /// The tenant it belongs to.
+    pub tenant_id: TenantId,
+    /// The organization it belongs to; `None`: the tenant itself.
+    pub organization_id: Option<OrganizationId>,
+    /// `displayName`: unique within its scope, compared case-insensitively.
+    pub display_name: String,
+    /// `externalId` (RFC 7643 §3.1): the directory's own identifier.
+    pub external_id: Option<String>,
+    /// When it was created (`meta.created`).
+    pub created_at: OffsetDateTime,
+    /// Last change of its name, `externalId` or members (`meta.lastModified`, the version).
     pub updated_at: OffsetDateTime,
 }
 

@@ -125,6 +125,12 @@ pub mod action {
     pub const SCIM_TOKEN_CREATED: &str = "scim_token.created";
     /// A SCIM token was revoked.
     pub const SCIM_TOKEN_REVOKED: &str = "scim_token.revoked";
+    /// A directory created a SCIM group (target: the group).
+    pub const SCIM_GROUP_CREATED: &str = "scim_group.created";
+    /// A directory changed a SCIM group's name, `externalId` or members (target: the group).
+    pub const SCIM_GROUP_UPDATED: &str = "scim_group.updated";
+    /// A directory deleted a SCIM group (target: the group; memberships stay).
+    pub const SCIM_GROUP_DELETED: &str = "scim_group.deleted";
 }
 
 /// A successful action's entry, stamped with a fresh time-ordered id and the current time.

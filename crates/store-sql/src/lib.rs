@@ -49,6 +49,7 @@ mod pushed;
 mod registration;
 mod scim;
 mod scim_filter;
+mod scim_groups;
 mod signing_keys;
 mod webhooks;
 

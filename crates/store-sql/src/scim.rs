@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use svc_domain::{
     OrganizationId, ScimProfile, ScimToken, ScimTokenId, SecretHash, TenantId, UserId,
 };
-use svc_store::{ScimFilter, ScimPage, ScimReads, ScimUser, ScimWrites, StoreError};
+use svc_store::{ScimFilter, ScimPage, ScimReads, ScimSort, ScimUser, ScimWrites, StoreError};
 use time::OffsetDateTime;
 
 const TOKEN_BY_HASH: &str = "SELECT id, tenant_id, organization_id, token_hash, created_at, \
@@ -110,6 +110,7 @@ impl<D: Dialect> ScimReads for SqlTx<D> {
         tenant: &TenantId,
         organization: Option<&OrganizationId>,
         filter: Option<&ScimFilter>,
+        sort: Option<&ScimSort>,
         offset: u64,
         limit: u32,
     ) -> Result<ScimPage, StoreError> {
@@ -122,7 +123,8 @@ impl<D: Dialect> ScimReads for SqlTx<D> {
             Vec::new()
         } else {
             let mut stmt = people::<D>(PAGE, tenant, organization, filter);
-            stmt.push(" ORDER BY u.id LIMIT ")
+            scim_filter::push_order(&mut stmt, sort, "u.id", D::KIND);
+            stmt.push(" LIMIT ")
                 .push_bind(i64::from(limit))
                 .push(" OFFSET ")
                 .push_bind(i64::try_from(offset).unwrap_or(i64::MAX));

@@ -1,6 +1,13 @@
-//! Renders a [`ScimFilter`] (RFC 7644 §3.4.2.2, already mapped onto [`ScimAttr`]s by the SCIM use
-//! cases) as a SQL condition over `users u LEFT JOIN scim_users s`, every value a bound
-//! parameter: nothing a client sends is ever spliced into the statement's text.
+//! Renders a [`ScimFilter`] (RFC 7644 §3.4.2.2, already mapped onto [`ScimAttr`]s or
+//! [`ScimGroupAttr`]s by the SCIM use cases) as a SQL condition over `users u LEFT JOIN
+//! scim_users s` or `scim_groups g`, every value a bound parameter: nothing a client sends is
+//! ever spliced into the statement's text; and a [`ScimSort`] (RFC 7644 §3.4.2.3) as an
+//! `ORDER BY` that gives the same order on both backends.
+//!
+//! - `members.value` (a group's) holds when it holds for one member that is not removed.
+//! - Sorting: strings by their lowercased text (unless `caseExact`) in byte order (`COLLATE
+//!   "C"` on PostgreSQL, SQLite's `BINARY`), times by millisecond, resources without a value
+//!   last when ascending and first when descending, ties in id order.
 //!
 //! - Strings compare case-insensitively: `lower(column)` against the value lowercased here
 //!   (ASCII only on both sides, as SQLite's `lower` and PostgreSQL's under `COLLATE "C"` do),
@@ -16,42 +23,108 @@
 
 use crate::Stmt;
 use crate::dialect::Kind;
-use svc_store::{ScimAttr, ScimFilter, ScimOp, ScimValue};
+use svc_store::{ScimAttr, ScimFilter, ScimGroupAttr, ScimOp, ScimSort, ScimValue};
 use time::OffsetDateTime;
 
-/// The column (or expression) of a string attribute; `None` for `active`.
-fn column(attr: ScimAttr) -> Option<&'static str> {
-    Some(match attr {
-        ScimAttr::Id => "u.id",
-        ScimAttr::UserName => "COALESCE(s.user_name, u.email)",
-        ScimAttr::ExternalId => "s.external_id",
-        ScimAttr::Email => "u.email",
-        ScimAttr::DisplayName => "u.name",
-        ScimAttr::GivenName => "u.given_name",
-        ScimAttr::FamilyName => "u.family_name",
-        ScimAttr::Active | ScimAttr::Created | ScimAttr::LastModified => return None,
-    })
-}
-
-/// A stored timestamp `col` as whole milliseconds since the epoch, in `kind`'s SQL.
-fn millis(kind: Kind, col: &str) -> String {
-    match kind {
-        Kind::Sqlite => format!("CAST(round(unixepoch({col}, 'subsec') * 1000) AS INTEGER)"),
-        Kind::Postgres => format!("round(extract(epoch FROM {col}) * 1000)::bigint"),
+/// How an attribute of a filtered resource reads in SQL: people ([`ScimAttr`], over
+/// `users u LEFT JOIN scim_users s`) or groups ([`ScimGroupAttr`], over `scim_groups g`).
+pub(crate) trait Attribute: Copy + PartialEq {
+    /// The column (or expression) of a string attribute; `None` for a boolean or a time.
+    fn column(self) -> Option<&'static str>;
+    /// The SQL of a time attribute as whole milliseconds since the epoch.
+    fn time_expr(self, kind: Kind) -> Option<String>;
+    /// Whether the attribute compares case-sensitively (RFC 7643 §3.1: `id`, `externalId`).
+    fn case_exact(self) -> bool;
+    /// The conditions `attr = true` and `attr = false` of a boolean attribute.
+    fn boolean(self) -> Option<(&'static str, &'static str)>;
+    /// For a multi-valued attribute: the text around a condition on one of its values, which
+    /// holds when the condition holds for at least one.
+    fn within(self) -> Option<(&'static str, &'static str)> {
+        None
     }
 }
 
-/// The SQL of a time attribute as milliseconds since the epoch.
-fn time_expr(kind: Kind, attr: ScimAttr) -> Option<String> {
-    match attr {
-        ScimAttr::Created => Some(millis(kind, "u.created_at")),
-        ScimAttr::LastModified => {
-            let (user, scim) = (millis(kind, "u.updated_at"), millis(kind, "s.updated_at"));
-            Some(format!(
-                "(CASE WHEN s.updated_at IS NOT NULL AND {scim} > {user} THEN {scim} ELSE {user} END)"
-            ))
+impl Attribute for ScimAttr {
+    fn column(self) -> Option<&'static str> {
+        Some(match self {
+            ScimAttr::Id => "u.id",
+            ScimAttr::UserName => "COALESCE(s.user_name, u.email)",
+            ScimAttr::ExternalId => "s.external_id",
+            ScimAttr::Email => "u.email",
+            ScimAttr::DisplayName => "u.name",
+            ScimAttr::GivenName => "u.given_name",
+            ScimAttr::FamilyName => "u.family_name",
+            ScimAttr::Active | ScimAttr::Created | ScimAttr::LastModified => return None,
+        })
+    }
+
+    fn time_expr(self, kind: Kind) -> Option<String> {
+        match self {
+            ScimAttr::Created => Some(millis(kind, "u.created_at")),
+            ScimAttr::LastModified => {
+                let (user, scim) = (millis(kind, "u.updated_at"), millis(kind, "s.updated_at"));
+                Some(format!(
+                    "(CASE WHEN s.updated_at IS NOT NULL AND {scim} > {user} THEN {scim} ELSE {user} END)"
+                ))
+            }
+            _ => None,
         }
-        _ => None,
+    }
+
+    fn case_exact(self) -> bool {
+        matches!(self, ScimAttr::Id | ScimAttr::ExternalId)
+    }
+
+    fn boolean(self) -> Option<(&'static str, &'static str)> {
+        (self == ScimAttr::Active).then_some((ACTIVE, INACTIVE))
+    }
+}
+
+/// The members of group `g` that are people not removed, as `gm`: `members.value` tests hold
+/// when they hold for one of them.
+const SOME_MEMBER: &str = "EXISTS (SELECT 1 FROM scim_group_members gm JOIN users mu \
+     ON mu.id = gm.user_id AND mu.status <> 'removed' WHERE gm.group_id = g.id AND ";
+
+impl Attribute for ScimGroupAttr {
+    fn column(self) -> Option<&'static str> {
+        Some(match self {
+            ScimGroupAttr::Id => "g.id",
+            ScimGroupAttr::DisplayName => "g.display_name",
+            ScimGroupAttr::ExternalId => "g.external_id",
+            ScimGroupAttr::Member => "gm.user_id",
+            ScimGroupAttr::Created | ScimGroupAttr::LastModified => return None,
+        })
+    }
+
+    fn time_expr(self, kind: Kind) -> Option<String> {
+        match self {
+            ScimGroupAttr::Created => Some(millis(kind, "g.created_at")),
+            ScimGroupAttr::LastModified => Some(millis(kind, "g.updated_at")),
+            _ => None,
+        }
+    }
+
+    fn case_exact(self) -> bool {
+        matches!(
+            self,
+            ScimGroupAttr::Id | ScimGroupAttr::ExternalId | ScimGroupAttr::Member
+        )
+    }
+
+    fn boolean(self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    fn within(self) -> Option<(&'static str, &'static str)> {
+        (self == ScimGroupAttr::Member).then_some((SOME_MEMBER, ")"))
+    }
+}
+
+/// A stored timestamp `col` as whole milliseconds since the epoch, in `kind`'s SQL.
+pub(crate) fn millis(kind: Kind, col: &str) -> String {
+    match kind {
+        Kind::Sqlite => format!("CAST(round(unixepoch({col}, 'subsec') * 1000) AS INTEGER)"),
+        Kind::Postgres => format!("round(extract(epoch FROM {col}) * 1000)::bigint"),
     }
 }
 
@@ -63,11 +136,6 @@ fn at_millis(at: OffsetDateTime) -> i64 {
     } else {
         i64::MAX
     })
-}
-
-/// Whether the attribute compares case-sensitively (RFC 7643 §3.1: `id`, `externalId`).
-fn case_exact(attr: ScimAttr) -> bool {
-    matches!(attr, ScimAttr::Id | ScimAttr::ExternalId)
 }
 
 const TRUE: &str = "1 = 1";
@@ -88,7 +156,7 @@ fn escape_like(value: &str) -> String {
 }
 
 /// Appends `filter` to `stmt` as one parenthesised condition, in `kind`'s SQL.
-pub(crate) fn push(stmt: &mut Stmt<'_>, filter: &ScimFilter, kind: Kind) {
+pub(crate) fn push<A: Attribute>(stmt: &mut Stmt<'_>, filter: &ScimFilter<A>, kind: Kind) {
     match filter {
         ScimFilter::Const(true) => {
             stmt.push(TRUE);
@@ -96,16 +164,26 @@ pub(crate) fn push(stmt: &mut Stmt<'_>, filter: &ScimFilter, kind: Kind) {
         ScimFilter::Const(false) => {
             stmt.push(FALSE);
         }
-        ScimFilter::Present(attr) => match column(*attr) {
-            // Every person has `active`, `meta.created` and `meta.lastModified`.
-            Some(col) => {
-                stmt.push("(").push(col).push(" IS NOT NULL)");
+        ScimFilter::Present(attr) => match (attr.column(), attr.within()) {
+            (Some(col), within) => {
+                let (open, close) = within.unwrap_or(("", ""));
+                stmt.push(open)
+                    .push("(")
+                    .push(col)
+                    .push(" IS NOT NULL)")
+                    .push(close);
             }
-            None => {
+            // Every resource has its booleans, `meta.created` and `meta.lastModified`.
+            (None, _) => {
                 stmt.push(TRUE);
             }
         },
-        ScimFilter::Compare(attr, op, value) => compare(stmt, *attr, *op, value, kind),
+        ScimFilter::Compare(attr, op, value) => {
+            let (open, close) = attr.within().unwrap_or(("", ""));
+            stmt.push(open);
+            compare(stmt, *attr, *op, value, kind);
+            stmt.push(close);
+        }
         ScimFilter::Not(inner) => {
             stmt.push("(NOT ");
             push(stmt, inner, kind);
@@ -116,7 +194,61 @@ pub(crate) fn push(stmt: &mut Stmt<'_>, filter: &ScimFilter, kind: Kind) {
     }
 }
 
-fn junction(stmt: &mut Stmt<'_>, items: &[ScimFilter], joiner: &str, empty: &str, kind: Kind) {
+/// Appends ` ORDER BY …` for `sort` (then `id`, ascending), or by `id` alone.
+pub(crate) fn push_order<A: Attribute>(
+    stmt: &mut Stmt<'_>,
+    sort: Option<&ScimSort<A>>,
+    id: &str,
+    kind: Kind,
+) {
+    stmt.push(" ORDER BY ");
+    if let Some(sort) = sort
+        && let Some(key) = sort_key(sort.attr, kind)
+    {
+        let dir = if sort.descending { " DESC" } else { " ASC" };
+        // RFC 7644 §3.4.2.3: no value sorts last when ascending, first when descending.
+        stmt.push("(")
+            .push(&key)
+            .push(" IS NULL)")
+            .push(dir)
+            .push(", ");
+        stmt.push(&key).push(dir).push(", ");
+    }
+    stmt.push(id).push(" ASC");
+}
+
+/// The expression a listing sorts `attr` by; `None` for a multi-valued attribute.
+fn sort_key<A: Attribute>(attr: A, kind: Kind) -> Option<String> {
+    if attr.within().is_some() {
+        return None;
+    }
+    if let Some(expr) = attr.time_expr(kind) {
+        return Some(expr);
+    }
+    if let Some((yes, _)) = attr.boolean() {
+        return Some(format!("(CASE WHEN {yes} THEN 1 ELSE 0 END)"));
+    }
+    let col = attr.column()?;
+    let col = match kind {
+        Kind::Sqlite => col.to_owned(),
+        // Byte order and ASCII-only `lower`, whatever the database's default collation: as
+        // SQLite's `BINARY` and `lower`.
+        Kind::Postgres => format!("({col} COLLATE \"C\")"),
+    };
+    Some(if attr.case_exact() {
+        col
+    } else {
+        format!("lower({col})")
+    })
+}
+
+fn junction<A: Attribute>(
+    stmt: &mut Stmt<'_>,
+    items: &[ScimFilter<A>],
+    joiner: &str,
+    empty: &str,
+    kind: Kind,
+) {
     if items.is_empty() {
         stmt.push(empty);
         return;
@@ -131,8 +263,8 @@ fn junction(stmt: &mut Stmt<'_>, items: &[ScimFilter], joiner: &str, empty: &str
     stmt.push(")");
 }
 
-fn compare(stmt: &mut Stmt<'_>, attr: ScimAttr, op: ScimOp, value: &ScimValue, kind: Kind) {
-    if let (Some(expr), ScimValue::Time(at)) = (time_expr(kind, attr), value) {
+fn compare<A: Attribute>(stmt: &mut Stmt<'_>, attr: A, op: ScimOp, value: &ScimValue, kind: Kind) {
+    if let (Some(expr), ScimValue::Time(at)) = (attr.time_expr(kind), value) {
         let sql_op = match op {
             ScimOp::Eq => "=",
             ScimOp::Ne => "<>",
@@ -149,8 +281,8 @@ fn compare(stmt: &mut Stmt<'_>, attr: ScimAttr, op: ScimOp, value: &ScimValue, k
         stmt.push_bind(at_millis(*at)).push(")");
         return;
     }
-    match (column(attr), value) {
-        (None, ScimValue::Bool(b)) if attr == ScimAttr::Active => {
+    match (attr.column(), attr.boolean(), value) {
+        (None, Some((yes, no)), ScimValue::Bool(b)) => {
             let wanted = match op {
                 ScimOp::Eq => *b,
                 ScimOp::Ne => !*b,
@@ -159,10 +291,10 @@ fn compare(stmt: &mut Stmt<'_>, attr: ScimAttr, op: ScimOp, value: &ScimValue, k
                     return;
                 }
             };
-            stmt.push(if wanted { ACTIVE } else { INACTIVE });
+            stmt.push(if wanted { yes } else { no });
         }
-        (Some(col), ScimValue::Str(text)) => {
-            let exact = case_exact(attr);
+        (Some(col), _, ScimValue::Str(text)) => {
+            let exact = attr.case_exact();
             let (lowered, open, close) = if exact {
                 (text.clone(), "", "")
             } else {

@@ -26,6 +26,7 @@ mod pushed;
 mod recovery;
 mod registration;
 mod scim;
+mod scim_groups;
 mod signing_keys;
 mod tenants;
 mod users;
@@ -54,7 +55,11 @@ pub use pushed::PushedRequestWrites;
 pub use recovery::{RecoveryReads, RecoveryWrites};
 pub use registration::{RegistrationReads, RegistrationWrites};
 pub use scim::{
-    ScimAttr, ScimFilter, ScimOp, ScimPage, ScimReads, ScimUser, ScimValue, ScimWrites,
+    ScimAttr, ScimFilter, ScimOp, ScimPage, ScimReads, ScimSort, ScimUser, ScimValue, ScimWrites,
+};
+pub use scim_groups::{
+    ScimGroupAttr, ScimGroupMembership, ScimGroupPage, ScimGroupReads, ScimGroupRecord,
+    ScimGroupWrites,
 };
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
 pub use tenants::{TenantReads, TenantWrites};
@@ -185,6 +190,7 @@ pub trait ReadTx:
     + DeviceReads
     + RegistrationReads
     + ScimReads
+    + ScimGroupReads
     + BackchannelReads
     + WebhookReads
     + Send
@@ -240,6 +246,8 @@ pub trait WriteTx:
     + RegistrationWrites
     + ScimReads
     + ScimWrites
+    + ScimGroupReads
+    + ScimGroupWrites
     + BackchannelReads
     + BackchannelWrites
     + WebhookReads

@@ -76,21 +76,33 @@ pub enum ScimValue {
     Time(OffsetDateTime),
 }
 
-/// A filter over people, already checked against the attribute allow-list.
+/// A filter over resources, already checked against the attribute allow-list: over people
+/// ([`ScimAttr`], the default) or groups ([`crate::ScimGroupAttr`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ScimFilter {
+pub enum ScimFilter<A = ScimAttr> {
     /// Always true or always false (e.g. `emails[type eq "work"]`: every address is `work`).
     Const(bool),
     /// `attr pr`: the attribute has a value.
-    Present(ScimAttr),
+    Present(A),
     /// `attr op value`.
-    Compare(ScimAttr, ScimOp, ScimValue),
+    Compare(A, ScimOp, ScimValue),
     /// `not (f)`.
-    Not(Box<ScimFilter>),
+    Not(Box<ScimFilter<A>>),
     /// Every one holds.
-    And(Vec<ScimFilter>),
+    And(Vec<ScimFilter<A>>),
     /// At least one holds.
-    Or(Vec<ScimFilter>),
+    Or(Vec<ScimFilter<A>>),
+}
+
+/// The order of a listing (RFC 7644 §3.4.2.3): by `attr`, resources without a value last when
+/// ascending and first when descending, ties (and everything without a sort) in id order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ScimSort<A = ScimAttr> {
+    /// The attribute sorted by: strings case-insensitively (byte order of the lowercased
+    /// text, the same on every backend) unless `caseExact`, times to the millisecond.
+    pub attr: A,
+    /// `sortOrder=descending`.
+    pub descending: bool,
 }
 
 /// A person as SCIM shows them: their record and their SCIM attributes, if any were written.
@@ -107,7 +119,7 @@ pub struct ScimUser {
 pub struct ScimPage {
     /// How many people match in all.
     pub total: u64,
-    /// The page, in id order.
+    /// The page, in the order asked.
     pub users: Vec<ScimUser>,
 }
 
@@ -133,13 +145,15 @@ pub trait ScimReads {
     ) -> Result<Option<ScimProfile>, StoreError>;
 
     /// The people of `tenant` that are not removed, members of `organization` when given,
-    /// matching `filter` when given: how many in all, and `limit` of them in id order past the
-    /// first `offset`.
+    /// matching `filter` when given: how many in all, and `limit` of them in `sort` order (id
+    /// order without one) past the first `offset`.
+    #[allow(clippy::too_many_arguments)] // the query's parameters, each distinct
     async fn scim_users(
         &mut self,
         tenant: &TenantId,
         organization: Option<&OrganizationId>,
         filter: Option<&ScimFilter>,
+        sort: Option<&ScimSort>,
         offset: u64,
         limit: u32,
     ) -> Result<ScimPage, StoreError>;

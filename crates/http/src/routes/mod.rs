@@ -20,6 +20,7 @@ pub mod registration;
 pub mod registration_policy;
 pub mod roles;
 pub mod scim;
+mod scim_groups;
 pub mod scim_tokens;
 pub mod token;
 pub mod users;

@@ -1,5 +1,6 @@
-//! SCIM 2.0 (RFC 7644) at `{issuer}/scim/v2`: discovery, and the User resource type. Thin
-//! handlers over `svc_manage::scim`: the tenant from the host (as every protocol endpoint), the
+//! SCIM 2.0 (RFC 7644) at `{issuer}/scim/v2`: discovery, and the User resource type (the
+//! Group resource type's handlers are `super::scim_groups`). Thin handlers over
+//! `svc_manage::scim`: the tenant from the host (as every protocol endpoint), the
 //! SCIM token from `Authorization: Bearer` (the [`ScimAuth`] extractor, so no handler can
 //! forget it), the body within `[scim].max_body_bytes`, and errors as RFC 7644 §3.12 bodies
 //! through `crate::error::scim`. Every answer is `application/scim+json`.
@@ -8,6 +9,7 @@
 //! router's plain 404. These paths are not in the OpenAPI document: SCIM describes itself
 //! (`/ServiceProviderConfig`, `/Schemas`, `/ResourceTypes`).
 
+use super::scim_groups;
 use crate::error::scim::{SCIM_CONTENT_TYPE, response as scim_error};
 use crate::tenancy::{CurrentTenant, TenantResolver};
 use crate::{ClientContext, RequestId};
@@ -23,7 +25,10 @@ use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::Value;
 use std::collections::HashMap;
 use svc_manage::scim::users::{self as scim_users, Represented};
-use svc_manage::scim::{Projection, ScimCaller, ScimError, ScimSettings, discovery, tokens};
+use svc_manage::scim::{
+    Projection, ScimCaller, ScimError, ScimSettings, discovery, search as scim_search,
+    sort as scim_sort, tokens,
+};
 use svc_manage::{ManageContext, RequestMeta};
 
 /// State of the SCIM routes.
@@ -56,14 +61,26 @@ pub fn router(state: ScimState) -> Router {
         .route("/scim/v2/Schemas/{id}", get(schema))
         .route("/scim/v2/Users", get(list_users).post(create_user))
         .route("/scim/v2/Users/.search", post(search_users))
-        // Searching from the root spans every resource type, and Users is the only one.
-        .route("/scim/v2/.search", post(search_users))
+        // Searching from the root spans every resource type: Users, then Groups.
+        .route("/scim/v2/.search", post(search_root))
         .route(
             "/scim/v2/Users/{id}",
             get(read_user)
                 .put(replace_user)
                 .patch(patch_user)
                 .delete(delete_user),
+        )
+        .route(
+            "/scim/v2/Groups",
+            get(scim_groups::list).post(scim_groups::create),
+        )
+        .route("/scim/v2/Groups/.search", post(scim_groups::search))
+        .route(
+            "/scim/v2/Groups/{id}",
+            get(scim_groups::read)
+                .put(scim_groups::replace)
+                .patch(scim_groups::patch)
+                .delete(scim_groups::delete),
         )
         .route("/scim/v2/Me", any(not_offered))
         .route("/scim/v2/Me/{*rest}", any(not_offered))
@@ -118,7 +135,7 @@ impl FromRequestParts<ScimState> for ScimAuth {
     }
 }
 
-fn scim_json(status: StatusCode, body: &Value) -> Response {
+pub(super) fn scim_json(status: StatusCode, body: &Value) -> Response {
     let mut response = (status, body.to_string()).into_response();
     response
         .headers_mut()
@@ -127,7 +144,11 @@ fn scim_json(status: StatusCode, body: &Value) -> Response {
 }
 
 /// A resource answer with its `ETag` (and `Location` when created).
-fn resource(status: StatusCode, represented: Represented, projection: &Projection) -> Response {
+pub(super) fn resource(
+    status: StatusCode,
+    represented: Represented,
+    projection: &Projection,
+) -> Response {
     let body = projection.apply(represented.resource);
     let mut response = scim_json(status, &body);
     let headers = response.headers_mut();
@@ -143,7 +164,11 @@ fn resource(status: StatusCode, represented: Represented, projection: &Projectio
 }
 
 /// The JSON body, within `[scim].max_body_bytes` (413 past it).
-fn body(settings: &ScimSettings, headers: &HeaderMap, bytes: &Bytes) -> Result<Value, ScimError> {
+pub(super) fn body(
+    settings: &ScimSettings,
+    headers: &HeaderMap,
+    bytes: &Bytes,
+) -> Result<Value, ScimError> {
     let declared = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -157,7 +182,7 @@ fn body(settings: &ScimSettings, headers: &HeaderMap, bytes: &Bytes) -> Result<V
         .map_err(|e| ScimError::InvalidSyntax(format!("the body is not JSON: {e}")))
 }
 
-fn precondition(headers: &HeaderMap) -> svc_manage::Precondition {
+pub(super) fn precondition(headers: &HeaderMap) -> svc_manage::Precondition {
     scim_users::if_match(
         headers
             .get_all(IF_MATCH)
@@ -166,18 +191,18 @@ fn precondition(headers: &HeaderMap) -> svc_manage::Precondition {
     )
 }
 
-fn projection(query: &HashMap<String, String>) -> Projection {
+pub(super) fn projection(query: &HashMap<String, String>) -> Projection {
     Projection::parse(
         query.get("attributes").map(String::as_str),
         query.get("excludedAttributes").map(String::as_str),
     )
 }
 
-fn base(auth: &ScimAuth) -> String {
+pub(super) fn base(auth: &ScimAuth) -> String {
     scim_users::base(&auth.tenant.issuer)
 }
 
-fn into_response(result: Result<Response, ScimError>) -> Response {
+pub(super) fn into_response(result: Result<Response, ScimError>) -> Response {
     result.unwrap_or_else(scim_error)
 }
 
@@ -211,7 +236,10 @@ async fn schema(auth: ScimAuth, Path(id): Path<String>) -> Response {
 }
 
 /// A 1-based index or a count from the query: an integer, else `invalidValue`.
-fn integer(query: &HashMap<String, String>, name: &str) -> Result<Option<i64>, ScimError> {
+pub(super) fn integer(
+    query: &HashMap<String, String>,
+    name: &str,
+) -> Result<Option<i64>, ScimError> {
     query
         .get(name)
         .map(|raw| {
@@ -236,6 +264,11 @@ async fn list_users(
                 &auth.caller,
                 &base(&auth),
                 query.get("filter").map(String::as_str),
+                scim_sort::users(
+                    query.get("sortBy").map(String::as_str),
+                    query.get("sortOrder").map(String::as_str),
+                )?
+                .as_ref(),
                 integer(&query, "startIndex")?,
                 integer(&query, "count")?,
                 &projection(&query),
@@ -247,7 +280,95 @@ async fn list_users(
     )
 }
 
-/// `POST /Users/.search` and `POST /.search` (RFC 7644 §3.4.3): the query as a SearchRequest
+/// A SearchRequest body (RFC 7644 §3.4.3): the query parameters of a GET, as JSON.
+pub(super) struct SearchRequest {
+    /// `filter`.
+    pub filter: Option<String>,
+    /// `sortBy`.
+    pub sort_by: Option<String>,
+    /// `sortOrder`.
+    pub sort_order: Option<String>,
+    /// `startIndex`.
+    pub start_index: Option<i64>,
+    /// `count`.
+    pub count: Option<i64>,
+    /// `attributes` / `excludedAttributes`.
+    pub projection: Projection,
+}
+
+impl SearchRequest {
+    /// Reads the body; a member of the wrong type is `invalidValue`.
+    pub(super) fn read(request: &Value) -> Result<Self, ScimError> {
+        let text = |name: &str| -> Result<Option<String>, ScimError> {
+            match request.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(Value::Array(items)) => Ok(Some(
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                )),
+                Some(_) => Err(ScimError::InvalidValue(format!("{name} must be a string"))),
+            }
+        };
+        let int = |name: &str| -> Result<Option<i64>, ScimError> {
+            match request.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_i64()
+                    .map(Some)
+                    .ok_or_else(|| ScimError::InvalidValue(format!("{name} must be an integer"))),
+            }
+        };
+        Ok(Self {
+            filter: text("filter")?,
+            sort_by: text("sortBy")?,
+            sort_order: text("sortOrder")?,
+            start_index: int("startIndex")?,
+            count: int("count")?,
+            projection: Projection::parse(
+                text("attributes")?.as_deref(),
+                text("excludedAttributes")?.as_deref(),
+            ),
+        })
+    }
+}
+
+/// `POST /.search` (RFC 7644 §3.4.3): Users and Groups as one list.
+async fn search_root(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    into_response(
+        async {
+            let search = SearchRequest::read(&body(&state.settings, &headers, &bytes)?)?;
+            let query = scim_search::RootQuery {
+                filter: search.filter.as_deref(),
+                sort_by: search.sort_by.as_deref(),
+                sort_order: search.sort_order.as_deref(),
+                start_index: search.start_index,
+                count: search.count,
+            };
+            let page = scim_search::search_all(
+                &state.manage,
+                &state.settings,
+                &auth.caller,
+                &base(&auth),
+                query,
+                &search.projection,
+            )
+            .await?;
+            Ok(scim_json(StatusCode::OK, &page))
+        }
+        .await,
+    )
+}
+
+/// `POST /Users/.search` (RFC 7644 §3.4.3): the query as a SearchRequest
 /// body.
 async fn search_users(
     State(state): State<ScimState>,
@@ -257,42 +378,17 @@ async fn search_users(
 ) -> Response {
     into_response(
         async {
-            let request = body(&state.settings, &headers, &bytes)?;
-            let text = |name: &str| -> Result<Option<String>, ScimError> {
-                match request.get(name) {
-                    None | Some(Value::Null) => Ok(None),
-                    Some(Value::String(s)) => Ok(Some(s.clone())),
-                    Some(Value::Array(items)) => Ok(Some(
-                        items
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .collect::<Vec<_>>()
-                            .join(","),
-                    )),
-                    Some(_) => Err(ScimError::InvalidValue(format!("{name} must be a string"))),
-                }
-            };
-            let int = |name: &str| -> Result<Option<i64>, ScimError> {
-                match request.get(name) {
-                    None | Some(Value::Null) => Ok(None),
-                    Some(v) => v.as_i64().map(Some).ok_or_else(|| {
-                        ScimError::InvalidValue(format!("{name} must be an integer"))
-                    }),
-                }
-            };
-            let projection = Projection::parse(
-                text("attributes")?.as_deref(),
-                text("excludedAttributes")?.as_deref(),
-            );
+            let search = SearchRequest::read(&body(&state.settings, &headers, &bytes)?)?;
             let page = scim_users::list(
                 &state.manage,
                 &state.settings,
                 &auth.caller,
                 &base(&auth),
-                text("filter")?.as_deref(),
-                int("startIndex")?,
-                int("count")?,
-                &projection,
+                search.filter.as_deref(),
+                scim_sort::users(search.sort_by.as_deref(), search.sort_order.as_deref())?.as_ref(),
+                search.start_index,
+                search.count,
+                &search.projection,
             )
             .await?;
             Ok(scim_json(StatusCode::OK, &page))

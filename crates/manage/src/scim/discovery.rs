@@ -1,7 +1,8 @@
 //! SCIM discovery (RFC 7644 §4, RFC 7643 §5–§7): `/ServiceProviderConfig`, `/ResourceTypes` and
 //! `/Schemas`, advertising exactly what this service does: PATCH, filtering (up to
-//! `max_results` per page), ETags; no bulk, no sorting, no password change; one resource type,
-//! User, with the attributes a person has here. `emails` and `active` are `required`: every
+//! `max_results` per page), sorting (`super::sort`), ETags; no bulk, no password change; two
+//! resource types, User (with the attributes a person has here) and Group (`displayName`,
+//! `externalId`, `members` that are people). `emails` and `active` are `required`: every
 //! person here has an address and a state, so neither can be removed (creates are lenient: an
 //! address may come as `userName`, and `active` defaults to true).
 
@@ -10,6 +11,7 @@ use super::filter::MAX_FILTER_CHARS;
 use serde_json::{Value, json};
 
 const USER: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
+const GROUP: &str = super::group_filter::GROUP_SCHEMA;
 const SCHEMA: &str = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 const RESOURCE_TYPE: &str = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
 const LIST: &str = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
@@ -23,7 +25,7 @@ pub fn service_provider_config(settings: &ScimSettings, base: &str) -> Value {
         "bulk": {"supported": false, "maxOperations": 0, "maxPayloadSize": 0},
         "filter": {"supported": true, "maxResults": settings.max_results},
         "changePassword": {"supported": false},
-        "sort": {"supported": false},
+        "sort": {"supported": true},
         "etag": {"supported": true},
         "authenticationSchemes": [{
             "type": "oauthbearertoken",
@@ -55,9 +57,23 @@ pub fn user_resource_type(base: &str) -> Value {
     })
 }
 
+/// The Group resource type (RFC 7643 §6).
+pub fn group_resource_type(base: &str) -> Value {
+    json!({
+        "schemas": [RESOURCE_TYPE],
+        "id": "Group",
+        "name": "Group",
+        "endpoint": "/Groups",
+        "description": "A group of people in the token's scope (the tenant, or its organization)",
+        "schema": GROUP,
+        "schemaExtensions": [],
+        "meta": {"resourceType": "ResourceType", "location": format!("{base}/ResourceTypes/Group")},
+    })
+}
+
 /// `/ResourceTypes` as a ListResponse.
 pub fn resource_types(base: &str) -> Value {
-    list(vec![user_resource_type(base)])
+    list(vec![user_resource_type(base), group_resource_type(base)])
 }
 
 fn attribute(
@@ -134,14 +150,94 @@ pub fn user_schema(base: &str) -> Value {
                 "required": true,
                 "mutability": "readWrite", "returned": "default",
             },
+            {
+                "name": "groups", "type": "complex", "multiValued": true,
+                "description": "The groups of the token's scope the person belongs to; changed \
+                    through the Group resource only",
+                "required": false, "mutability": "readOnly", "returned": "default",
+                "uniqueness": "none",
+                "subAttributes": [
+                    {
+                        "name": "value", "type": "string", "multiValued": false,
+                        "description": "The id of the Group", "required": false,
+                        "caseExact": true, "mutability": "readOnly", "returned": "default",
+                        "uniqueness": "none",
+                    },
+                    {
+                        "name": "$ref", "type": "reference", "referenceTypes": ["Group"],
+                        "multiValued": false, "description": "The URI of the Group",
+                        "required": false, "caseExact": true, "mutability": "readOnly",
+                        "returned": "default", "uniqueness": "none",
+                    },
+                    {
+                        "name": "display", "type": "string", "multiValued": false,
+                        "description": "The Group's displayName", "required": false,
+                        "caseExact": false, "mutability": "readOnly", "returned": "default",
+                        "uniqueness": "none",
+                    },
+                    {
+                        "name": "type", "type": "string", "multiValued": false,
+                        "description": "Always direct (groups do not nest)", "required": false,
+                        "caseExact": false, "canonicalValues": ["direct"],
+                        "mutability": "readOnly", "returned": "default", "uniqueness": "none",
+                    },
+                ],
+            },
         ],
         "meta": {"resourceType": "Schema", "location": format!("{base}/Schemas/{USER}")},
     })
 }
 
+/// The core Group schema as this service supports it (RFC 7643 §7, §4.2): members are people.
+pub fn group_schema(base: &str) -> Value {
+    let mut external = attribute(
+        "externalId",
+        "The directory's own identifier of the group",
+        false,
+        "none",
+        "readWrite",
+    );
+    external["caseExact"] = json!(true);
+    let mut value = attribute("value", "The id of a User", false, "none", "immutable");
+    value["caseExact"] = json!(true);
+    json!({
+        "schemas": [SCHEMA],
+        "id": GROUP,
+        "name": "Group",
+        "description": "A group of people",
+        "attributes": [
+            attribute("displayName", "The group's name, unique in its scope ignoring case",
+                true, "server", "readWrite"),
+            external,
+            {
+                "name": "members", "type": "complex", "multiValued": true,
+                "description": "The people in the group (groups do not nest)",
+                "required": false, "mutability": "readWrite", "returned": "default",
+                "uniqueness": "none",
+                "subAttributes": [
+                    value,
+                    {
+                        "name": "$ref", "type": "reference", "referenceTypes": ["User"],
+                        "multiValued": false, "description": "The URI of the User",
+                        "required": false, "caseExact": true, "mutability": "immutable",
+                        "returned": "default", "uniqueness": "none",
+                    },
+                    {
+                        "name": "type", "type": "string", "multiValued": false,
+                        "description": "Always User", "required": false, "caseExact": false,
+                        "canonicalValues": ["User"], "mutability": "immutable",
+                        "returned": "default", "uniqueness": "none",
+                    },
+                ],
+            },
+        ],
+        "meta": {"resourceType": "Schema", "location": format!("{base}/Schemas/{GROUP}")},
+    })
+}
+
 /// `/Schemas` as a ListResponse.
 pub fn schemas(base: &str) -> Value {
-    list(vec![user_schema(base)])
+    list(vec![user_schema(base), group_schema(base)])
 }
 
 fn list(resources: Vec<Value>) -> Value {
@@ -156,10 +252,20 @@ fn list(resources: Vec<Value>) -> Value {
 
 /// The schema `id`, if this service has it.
 pub fn schema(base: &str, id: &str) -> Option<Value> {
-    id.eq_ignore_ascii_case(USER).then(|| user_schema(base))
+    if id.eq_ignore_ascii_case(USER) {
+        Some(user_schema(base))
+    } else if id.eq_ignore_ascii_case(GROUP) {
+        Some(group_schema(base))
+    } else {
+        None
+    }
 }
 
 /// The resource type `id`, if this service has it.
 pub fn resource_type(base: &str, id: &str) -> Option<Value> {
-    (id == "User").then(|| user_resource_type(base))
+    match id {
+        "User" => Some(user_resource_type(base)),
+        "Group" => Some(group_resource_type(base)),
+        _ => None,
+    }
 }

@@ -131,7 +131,7 @@ fn target(path: &AttrPath, within: Option<&str>) -> Result<Target, ScimError> {
     }))
 }
 
-fn op(op: &CompareOp) -> ScimOp {
+pub(super) fn op(op: &CompareOp) -> ScimOp {
     match op {
         CompareOp::Eq => ScimOp::Eq,
         CompareOp::Ne => ScimOp::Ne,

@@ -8,17 +8,27 @@
 //!   PATCH, delete (deprovision). Every write goes through the users use cases' in-transaction
 //!   halves (`crate::users`), so provisioning follows the management API's rules, records the
 //!   same audit entries and events, and ends sessions and refresh tokens the same way.
+//! - [`groups`]: the Group resource type, in the token's scope (the tenant, or its
+//!   organization), whose members are people the token can see; a person's read-only `groups`.
+//! - [`sort`]: `sortBy` / `sortOrder` of both listings; [`search`]: `POST /.search` over both.
 //! - [`discovery`]: `/ServiceProviderConfig`, `/Schemas`, `/ResourceTypes`, advertising only
-//!   what works (no Groups, no bulk, no sorting, no password change).
+//!   what works (Users and Groups, filtering, sorting, ETags; no bulk, no password change).
 //!
 //! An organization's token sees only that organization's members: another person reads as
-//! absent (404), and a person it creates becomes a `member`. Errors are [`ScimError`], which
-//! `svc-http` renders as the RFC 7644 §3.12 error body; nothing here knows HTTP.
+//! absent (404), and a person it creates becomes a `member`. Its groups are that
+//! organization's, invisible to every other token (see [`groups`] for the mapping). Errors are
+//! [`ScimError`], which `svc-http` renders as the RFC 7644 §3.12 error body; nothing here knows
+//! HTTP.
 
 pub mod discovery;
 pub mod filter;
+pub mod group_filter;
+pub mod group_resource;
+pub mod groups;
 mod patch;
 pub mod resource;
+pub mod search;
+pub mod sort;
 pub mod tokens;
 pub mod users;
 
@@ -84,7 +94,8 @@ pub enum ScimError {
     /// 400 `mutability`: an attempt to change what a client may not (`id`, `meta`, passwords).
     #[error("{0}")]
     Mutability(String),
-    /// 409 `uniqueness`: the `userName` (or email address) belongs to another person.
+    /// 409 `uniqueness`: the `userName` (or email address) belongs to another person, or the
+    /// `displayName` to another group of the scope.
     #[error("{0}")]
     Uniqueness(String),
     /// 409 (no `scimType`): the request clashes with the person's state (e.g. removed).
@@ -100,7 +111,7 @@ pub enum ScimError {
     /// 413: the body is larger than `[scim].max_body_bytes`.
     #[error("the request body is too large")]
     TooLarge,
-    /// 501: an endpoint this service does not offer (`/Me`, `/Bulk`, `/Groups`).
+    /// 501: an endpoint this service does not offer (`/Me`, `/Bulk`).
     #[error("{0}")]
     NotImplemented(String),
     /// 500 / 503: the management use cases failed (database unavailable, a bug); the cause is

@@ -10,7 +10,8 @@
 //! Reading a resource is lenient where directories differ (RFC 7643 §2.1: attribute names are
 //! case-insensitive; Entra ID sends `"active": "False"`), strict where a value would be lost:
 //! attributes that cannot be stored are ignored only if read-only by the RFC (`meta`,
-//! `groups`), and `password` is refused (`mutability`): passwords are never provisioned.
+//! `groups`), and `password` is refused (`mutability`): passwords are never provisioned. The
+//! read-only `groups` a person is shown with is added by `super::groups::with_groups`.
 
 use super::ScimError;
 use super::filter::USER_SCHEMA;
@@ -50,7 +51,7 @@ pub(crate) fn user_name(person: &ScimUser) -> &str {
         .map_or(person.user.email.as_str(), |p| p.user_name.as_str())
 }
 
-fn time(at: OffsetDateTime) -> String {
+pub(crate) fn time(at: OffsetDateTime) -> String {
     at.format(&Rfc3339).unwrap_or_default()
 }
 
@@ -137,7 +138,12 @@ pub(crate) fn boolean(value: &Value, attr: &str) -> Result<bool, ScimError> {
 /// The members of `object` by lowercased name (RFC 7643 §2.1: names are case-insensitive);
 /// the URN of the core schema may prefix them.
 pub(crate) fn lowered(object: &Map<String, Value>) -> Map<String, Value> {
-    let prefix = format!("{}:", USER_SCHEMA.to_ascii_lowercase());
+    lowered_with(object, USER_SCHEMA)
+}
+
+/// [`lowered`], for a resource of the core `schema` (whose URN may prefix the names).
+pub(crate) fn lowered_with(object: &Map<String, Value>, schema: &str) -> Map<String, Value> {
+    let prefix = format!("{}:", schema.to_ascii_lowercase());
     object
         .iter()
         .map(|(k, v)| {
@@ -265,12 +271,19 @@ impl Projection {
     /// From the comma-separated query parameters.
     pub fn parse(attributes: Option<&str>, excluded: Option<&str>) -> Self {
         let split = |raw: Option<&str>| -> Vec<String> {
-            let prefix = format!("{}:", USER_SCHEMA.to_ascii_lowercase());
+            let prefixes = [USER_SCHEMA, super::group_filter::GROUP_SCHEMA]
+                .map(|schema| format!("{}:", schema.to_ascii_lowercase()));
             raw.unwrap_or_default()
                 .split(',')
                 .map(|a| a.trim().to_ascii_lowercase())
                 .filter(|a| !a.is_empty())
-                .map(|a| a.strip_prefix(&prefix).map(str::to_owned).unwrap_or(a))
+                .map(|a| {
+                    prefixes
+                        .iter()
+                        .find_map(|p| a.strip_prefix(p.as_str()))
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| a.clone())
+                })
                 .collect()
         };
         Self {

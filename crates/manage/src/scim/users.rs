@@ -18,6 +18,7 @@
 //! - `id` is the server's: a replace naming another `id` is `mutability`.
 
 use super::filter;
+use super::groups;
 use super::patch;
 use super::resource::{self, Projection, UserInput, changed_at, read_input, represent};
 use super::{ScimCaller, ScimError, ScimSettings};
@@ -25,7 +26,10 @@ use crate::users::{self as people, NewUser, UserChange, check_email, check_name}
 use crate::{ManageContext, PendingMail, Precondition, RequestMeta, Revision};
 use serde_json::{Value, json};
 use svc_domain::{Email, Membership, ORG_MEMBER, RoleKey, Tenant, UserId, UserStatus};
-use svc_store::{ScimAttr, ScimFilter, ScimOp, ScimReads, ScimUser, ScimValue, StoreError};
+use svc_store::{
+    ScimAttr, ScimFilter, ScimGroupReads, ScimOp, ScimReads, ScimSort, ScimUser, ScimValue,
+    StoreError,
+};
 use time::{Duration, OffsetDateTime};
 
 /// A resource as answered: its representation (before any projection), `meta.version` and
@@ -46,6 +50,19 @@ fn answer(person: &ScimUser, base: &str) -> Represented {
         version: resource::version_tag(resource::revision(person)),
         location: format!("{base}/Users/{}", person.user.id),
     }
+}
+
+/// [`answer`] with the person's read-only `groups` (of the caller's scope), read within `tx`.
+async fn answer_with_groups<T: ScimGroupReads + Send + ?Sized>(
+    tx: &mut T,
+    caller: &ScimCaller,
+    person: &ScimUser,
+    base: &str,
+) -> Result<Represented, ScimError> {
+    let mut answered = answer(person, base);
+    let mut slot = [(person.user.id.clone(), &mut answered.resource)];
+    groups::with_groups(tx, caller, base, &mut slot).await?;
+    Ok(answered)
 }
 
 /// The precondition of `If-Match` values (RFC 7232 §3.1, RFC 7644 §3.14): `*`, or a list of
@@ -99,6 +116,7 @@ async fn visible<T: ScimReads + Send + ?Sized>(
             &caller.tenant,
             caller.organization.as_ref(),
             Some(&by_id(&id)),
+            None,
             0,
             1,
         )
@@ -119,7 +137,7 @@ async fn name_free<T: ScimReads + Send + ?Sized>(
         ScimValue::Str(user_name.to_owned()),
     );
     let page = tx
-        .scim_users(&caller.tenant, None, Some(&same), 0, 2)
+        .scim_users(&caller.tenant, None, Some(&same), None, 0, 2)
         .await?;
     if page.users.iter().any(|p| Some(&p.user.id) != except) {
         return Err(taken());
@@ -177,7 +195,7 @@ async fn save_profile(
 
 /// A time after `read` (the version read) no earlier than `now`, so every write is a new
 /// version.
-fn after(read: OffsetDateTime, now: OffsetDateTime) -> OffsetDateTime {
+pub(super) fn after(read: OffsetDateTime, now: OffsetDateTime) -> OffsetDateTime {
     if now > read {
         now
     } else {
@@ -185,7 +203,8 @@ fn after(read: OffsetDateTime, now: OffsetDateTime) -> OffsetDateTime {
     }
 }
 
-/// A page of the people within the caller's reach matching `filter` (RFC 7644 §3.4.2):
+/// A page of the people within the caller's reach matching `filter`, in `sort` order (id
+/// order without one) (RFC 7644 §3.4.2), each with their `groups`:
 /// `start_index` 1-based (below 1 reads as 1), `count` capped at `settings.max_results`
 /// (negative reads as 0: only `totalResults`). Answers a ListResponse with each resource
 /// projected.
@@ -196,6 +215,7 @@ pub async fn list(
     caller: &ScimCaller,
     base: &str,
     filter: Option<&str>,
+    sort: Option<&ScimSort>,
     start_index: Option<i64>,
     count: Option<i64>,
     projection: &Projection,
@@ -213,15 +233,25 @@ pub async fn list(
             &caller.tenant,
             caller.organization.as_ref(),
             filter.as_ref(),
+            sort,
             u64::try_from(start - 1).unwrap_or(0),
             u32::try_from(count).unwrap_or(0),
         )
         .await?;
-    tx.finish().await?;
-    let resources: Vec<Value> = page
+    let mut represented: Vec<(UserId, Value)> = page
         .users
         .iter()
-        .map(|p| projection.apply(represent(p, base)))
+        .map(|p| (p.user.id.clone(), represent(p, base)))
+        .collect();
+    let mut slots: Vec<(UserId, &mut Value)> = represented
+        .iter_mut()
+        .map(|(id, v)| (id.clone(), v))
+        .collect();
+    groups::with_groups(tx.as_mut(), caller, base, &mut slots).await?;
+    tx.finish().await?;
+    let resources: Vec<Value> = represented
+        .into_iter()
+        .map(|(_, v)| projection.apply(v))
         .collect();
     Ok(json!({
         "schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
@@ -243,8 +273,9 @@ pub async fn get(
 ) -> Result<Represented, ScimError> {
     let mut tx = ctx.store.read().await?;
     let person = visible(tx.as_mut(), caller, id).await?;
+    let answered = answer_with_groups(tx.as_mut(), caller, &person, base).await?;
     tx.finish().await?;
-    Ok(answer(&person, base))
+    Ok(answered)
 }
 
 /// Creates a person from a User resource (pre-provisioned: they claim the account through a
@@ -320,8 +351,9 @@ pub async fn create(
         .await?;
     }
     let person = visible(tx.as_mut(), caller, user.id.as_str()).await?;
+    let answered = answer_with_groups(tx.as_mut(), caller, &person, &base(issuer)).await?;
     tx.commit().await?;
-    Ok(answer(&person, &base(issuer)))
+    Ok(answered)
 }
 
 /// The SCIM base URL of a tenant's issuer.
@@ -362,11 +394,12 @@ pub async fn replace(
         input,
     )
     .await?;
+    let answered = answer_with_groups(tx.as_mut(), caller, &person, &base(issuer)).await?;
     tx.commit().await?;
     if let Some(mail) = mail {
         mail.send();
     }
-    Ok(answer(&person, &base(issuer)))
+    Ok(answered)
 }
 
 /// Applies a PATCH (RFC 7644 §3.5.2) to the person `id`: the operations change the current
@@ -409,11 +442,12 @@ pub async fn patch(
         input,
     )
     .await?;
+    let answered = answer_with_groups(tx.as_mut(), caller, &person, &base(issuer)).await?;
     tx.commit().await?;
     if let Some(mail) = mail {
         mail.send();
     }
-    Ok(answer(&person, &base(issuer)))
+    Ok(answered)
 }
 
 /// A name field as the users use cases take it: `None` clears.

@@ -541,11 +541,12 @@ impl svc_store::ScimReads for FaultyTx {
         tenant: &TenantId,
         organization: Option<&svc_domain::OrganizationId>,
         filter: Option<&svc_store::ScimFilter>,
+        sort: Option<&svc_store::ScimSort>,
         offset: u64,
         limit: u32,
     ) -> Result<svc_store::ScimPage, StoreError> {
         self.inner
-            .scim_users(tenant, organization, filter, offset, limit)
+            .scim_users(tenant, organization, filter, sort, offset, limit)
             .await
     }
 }
@@ -576,5 +577,61 @@ impl svc_store::ScimWrites for FaultyTx {
         user: &UserId,
     ) -> Result<bool, StoreError> {
         self.inner.delete_scim_profile(tenant, user).await
+    }
+}
+
+#[async_trait]
+impl svc_store::ScimGroupReads for FaultyTx {
+    async fn scim_groups(
+        &mut self,
+        tenant: &TenantId,
+        organization: Option<&svc_domain::OrganizationId>,
+        filter: Option<&svc_store::ScimFilter<svc_store::ScimGroupAttr>>,
+        sort: Option<&svc_store::ScimSort<svc_store::ScimGroupAttr>>,
+        offset: u64,
+        limit: u32,
+    ) -> Result<svc_store::ScimGroupPage, StoreError> {
+        self.inner
+            .scim_groups(tenant, organization, filter, sort, offset, limit)
+            .await
+    }
+    async fn scim_groups_of_users(
+        &mut self,
+        tenant: &TenantId,
+        organization: Option<&svc_domain::OrganizationId>,
+        users: &[UserId],
+    ) -> Result<Vec<svc_store::ScimGroupMembership>, StoreError> {
+        self.inner
+            .scim_groups_of_users(tenant, organization, users)
+            .await
+    }
+}
+
+#[async_trait]
+impl svc_store::ScimGroupWrites for FaultyTx {
+    async fn insert_scim_group(&mut self, group: &svc_domain::ScimGroup) -> Result<(), StoreError> {
+        self.inner.insert_scim_group(group).await
+    }
+    async fn update_scim_group(
+        &mut self,
+        group: &svc_domain::ScimGroup,
+    ) -> Result<bool, StoreError> {
+        self.inner.update_scim_group(group).await
+    }
+    async fn set_scim_group_members(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::ScimGroupId,
+        members: &[UserId],
+    ) -> Result<(), StoreError> {
+        self.inner.set_scim_group_members(tenant, id, members).await
+    }
+    async fn delete_scim_group(
+        &mut self,
+        tenant: &TenantId,
+        organization: Option<&svc_domain::OrganizationId>,
+        id: &svc_domain::ScimGroupId,
+    ) -> Result<bool, StoreError> {
+        self.inner.delete_scim_group(tenant, organization, id).await
     }
 }

@@ -34,6 +34,7 @@ mod policies;
 mod postgres_outage;
 mod roles;
 mod scim;
+mod scim_groups;
 mod scim_interop;
 mod scim_reach;
 mod sdk_client;

@@ -149,7 +149,8 @@ async fn scim_tokens_are_issued_listed_revoked_and_bound_to_their_tenant() {
         assert_eq!(spc["patch"]["supported"], true);
         assert_eq!(spc["filter"]["maxResults"], 3);
         let (_, _, types) = scim(&world, Method::GET, "/ResourceTypes", &token, None).await;
-        assert_eq!(types["totalResults"], 1, "no Groups: {types}");
+        assert_eq!(types["totalResults"], 2, "Users and Groups: {types}");
+        assert_eq!(types["Resources"][1]["id"], "Group", "{types}");
         let (_, _, schemas) = scim(&world, Method::GET, "/Schemas", &token, None).await;
         assert_eq!(schemas["Resources"][0]["id"], USER);
 
@@ -602,7 +603,9 @@ async fn scim_users_are_created_read_listed_replaced_patched_and_deleted() {
         // Not offered.
         let (status, _, body) = scim(&world, Method::GET, "/Me", &token, None).await;
         assert_error(status, &body, 501, None);
-        let (status, _, body) = scim(&world, Method::GET, "/Groups", &token, None).await;
+        let (status, _, body) = scim(&world, Method::GET, "/Bulk", &token, None).await;
+        assert_error(status, &body, 501, None);
+        let (status, _, body) = scim(&world, Method::GET, "/Roles", &token, None).await;
         assert_error(status, &body, 404, None);
 
         // DELETE deprovisions: gone for SCIM, removed for the management API, name freed.

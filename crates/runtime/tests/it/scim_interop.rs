@@ -1,6 +1,7 @@
 //! scim2-tester (PyPI, `interop/scim/check.py`) against a live `/scim/v2` on SQLite and
 //! PostgreSQL: discovery, CRUD (with `attributes` / `excludedAttributes`), PATCH add, remove and
-//! replace, and the misc checks, every result SUCCESS or SKIPPED (failures are printed), except
+//! replace, and the misc checks, of Users and Groups (the Group resource type is discovered,
+//! and its checks must run), every result SUCCESS or SKIPPED (failures are printed), except
 //! the one result `check.py` explains (a server-set `type` / `primary` of the one address,
 //! compared by the tester with the nulls it sent), which must stay that one.
 
@@ -50,9 +51,18 @@ async fn scim2_tester(backend: Backend) {
     .await;
     let summary = run.summary(&format!("scim2-tester on {backend:?}"));
     assert!(
-        summary["counts"]["SUCCESS"].as_u64().unwrap_or(0) >= 40,
+        summary["counts"]["SUCCESS"].as_u64().unwrap_or(0) >= 60,
         "{summary}"
     );
+    // The Group resource type is discovered and checked too (CRUD, PATCH, search).
+    let group_successes = run
+        .stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line.trim()).ok())
+        .filter(|line| line["resource_type"] == "Group" && line["status"] == "SUCCESS")
+        .count();
+    println!("scim2-tester on {backend:?}: {group_successes} Group checks SUCCESS");
+    assert!(group_successes >= 15, "{group_successes}: {}", run.stdout);
     assert!(
         summary["explained"]
             .as_array()

@@ -23,6 +23,7 @@ mod pushed;
 mod recovery;
 mod registration;
 mod scim;
+mod scim_groups;
 mod signing_keys;
 mod tenants;
 mod user_roles;
@@ -48,6 +49,7 @@ pub use pushed::*;
 pub use recovery::*;
 pub use registration::*;
 pub use scim::*;
+pub use scim_groups::*;
 pub use signing_keys::*;
 pub use tenants::*;
 pub use user_roles::*;
@@ -236,6 +238,8 @@ macro_rules! conformance_suite {
             scim_tokens_are_found_by_hash_in_their_tenant_until_revoked,
             scim_user_names_are_unique_per_tenant_ignoring_case,
             scim_listing_filters_pages_and_scopes,
+            scim_groups_are_scoped_unique_and_keep_their_members,
+            scim_sorting_is_the_same_on_every_backend,
             backchannel_requests_are_listed_and_decided_by_their_person_only,
             backchannel_polls_enforce_and_grow_the_interval,
             expired_backchannel_requests_are_purged,

@@ -208,7 +208,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
     };
     let mut read = store.read().await.expect("read");
     let all = read
-        .scim_users(&acme.id, None, None, 0, 10)
+        .scim_users(&acme.id, None, None, None, 0, 10)
         .await
         .expect("all");
     assert_eq!(all.total, 4, "the removed person is not listed");
@@ -218,13 +218,13 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
         Some("Ada.Lovelace")
     );
     let page = read
-        .scim_users(&acme.id, None, None, 1, 2)
+        .scim_users(&acme.id, None, None, None, 1, 2)
         .await
         .expect("page");
     assert_eq!((page.total, page.users.len()), (4, 2));
     assert_eq!(page.users[0].user.id, all.users[1].user.id);
     let none = read
-        .scim_users(&acme.id, None, None, 0, 0)
+        .scim_users(&acme.id, None, None, None, 0, 0)
         .await
         .expect("count only");
     assert_eq!((none.total, none.users.len()), (4, 0));
@@ -234,6 +234,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
             &acme.id,
             None,
             Some(&eq(ScimAttr::UserName, "ADA.lovelace")),
+            None,
             0,
             10,
         )
@@ -245,6 +246,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
             &acme.id,
             None,
             Some(&eq(ScimAttr::UserName, "Dan@Example.com")),
+            None,
             0,
             10,
         )
@@ -256,6 +258,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
             &acme.id,
             None,
             Some(&eq(ScimAttr::UserName, "x\" or 1=1 or \"\"=\"")),
+            None,
             0,
             10,
         )
@@ -264,26 +267,26 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
     assert_eq!(injected.total, 0);
     let percent = ScimFilter::Compare(ScimAttr::Email, ScimOp::Co, ScimValue::Str("%".into()));
     let found = read
-        .scim_users(&acme.id, None, Some(&percent), 0, 10)
+        .scim_users(&acme.id, None, Some(&percent), None, 0, 10)
         .await
         .expect("literal percent");
     assert_eq!(ids(&found), ["carol%@example.com"]);
     let underscore =
         ScimFilter::Compare(ScimAttr::Email, ScimOp::Sw, ScimValue::Str("bob_".into()));
     let found = read
-        .scim_users(&acme.id, None, Some(&underscore), 0, 10)
+        .scim_users(&acme.id, None, Some(&underscore), None, 0, 10)
         .await
         .expect("literal underscore");
     assert_eq!(ids(&found), ["bob_x@example.com"]);
     let inactive = ScimFilter::Compare(ScimAttr::Active, ScimOp::Eq, ScimValue::Bool(false));
     let found = read
-        .scim_users(&acme.id, None, Some(&inactive), 0, 10)
+        .scim_users(&acme.id, None, Some(&inactive), None, 0, 10)
         .await
         .expect("active");
     assert_eq!(ids(&found), ["dan@example.com"]);
     let no_external = ScimFilter::Not(Box::new(eq(ScimAttr::ExternalId, "E-1")));
     let found = read
-        .scim_users(&acme.id, None, Some(&no_external), 0, 10)
+        .scim_users(&acme.id, None, Some(&no_external), None, 0, 10)
         .await
         .expect("not over an absent attribute");
     assert_eq!(found.total, 3);
@@ -292,6 +295,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
             &acme.id,
             None,
             Some(&eq(ScimAttr::ExternalId, "e-1")),
+            None,
             0,
             10,
         )
@@ -310,7 +314,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
         ]),
     ]);
     let found = read
-        .scim_users(&acme.id, None, Some(&either), 0, 10)
+        .scim_users(&acme.id, None, Some(&either), None, 0, 10)
         .await
         .expect("or");
     assert_eq!(ids(&found), ["ada@example.com", "dan@example.com"]);
@@ -323,7 +327,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
         ScimValue::Time(people[2].created_at),
     );
     let found = read
-        .scim_users(&acme.id, None, Some(&since), 0, 10)
+        .scim_users(&acme.id, None, Some(&since), None, 0, 10)
         .await
         .expect("meta.created");
     assert_eq!(ids(&found), ["carol%@example.com", "dan@example.com"]);
@@ -333,13 +337,13 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
         ScimValue::Time(acme.created_at + Duration::seconds(2)),
     );
     let found = read
-        .scim_users(&acme.id, None, Some(&changed), 0, 10)
+        .scim_users(&acme.id, None, Some(&changed), None, 0, 10)
         .await
         .expect("meta.lastModified");
     assert_eq!(ids(&found), ["ada@example.com"]);
 
     let members = read
-        .scim_users(&acme.id, Some(&org.id), None, 0, 10)
+        .scim_users(&acme.id, Some(&org.id), None, None, 0, 10)
         .await
         .expect("members");
     assert_eq!(ids(&members), ["ada@example.com"]);
@@ -348,6 +352,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
             &acme.id,
             Some(&org.id),
             Some(&eq(ScimAttr::Id, people[1].id.as_str())),
+            None,
             0,
             10,
         )
