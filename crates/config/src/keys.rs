@@ -14,10 +14,11 @@ use serde_json::{Map, Value};
 
 use crate::model::{
     AdaptiveMfaConfig, AuthConfig, CaptchaConfig, CibaConfig, Config, DatabaseConfig,
-    DeploymentConfig, DeviceAuthorizationConfig, DynamicRegistrationConfig, EmailConfig,
-    EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig, OpenApiConfig,
-    PasskeyConfig, PoolOverride, RecoveryConfig, ScimConfig, SecurityConfig, ServerConfig,
-    SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
+    DeploymentConfig, DeviceAuthorizationConfig, DpopConfig, DynamicRegistrationConfig,
+    EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig,
+    OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig, ScimConfig, SecurityConfig,
+    ServerConfig, SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig,
+    WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -322,6 +323,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         DeviceAuthorizationConfig,
         DynamicRegistrationConfig,
         CibaConfig,
+        DpopConfig,
         ScimConfig,
     ]
 }

@@ -105,10 +105,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
     section("siwe", "Sign-In with Ethereum is not built yet"),
     // Protocol features.
     section(
-        "dpop",
-        "DPoP sender-constrained tokens (RFC 9449) are not built yet",
-    ),
-    section(
         "session_cookie",
         "the session cookie has fixed attributes (host-only, HttpOnly, SameSite=Lax, Secure with \
          the __Host- prefix on https) and no settings yet",

@@ -24,13 +24,24 @@ impl SigningKey {
         if typ.is_empty() || !typ.bytes().all(|b| b.is_ascii_graphic() && b != b'"') {
             return Err(CryptoError::InvalidTyp);
         }
+        let mut header = Map::new();
+        header.insert("kid".into(), self.kid().into());
+        header.insert("typ".into(), typ.into());
+        self.sign_jws(header, claims)
+    }
+
+    /// Signs `claims` as a compact JWS with the protected header `header` plus this key's
+    /// `alg` (which replaces any `alg` given). For headers other than ours, e.g. a DPoP proof's
+    /// `{"typ": "dpop+jwt", "jwk": …}` (RFC 9449 §4.2).
+    pub fn sign_jws(
+        &self,
+        mut header: Map<String, Value>,
+        claims: &Value,
+    ) -> Result<String, CryptoError> {
         if !claims.is_object() {
             return Err(CryptoError::ClaimsNotAnObject);
         }
-        let mut header = Map::new();
         header.insert("alg".into(), self.alg().as_str().into());
-        header.insert("kid".into(), self.kid().into());
-        header.insert("typ".into(), typ.into());
         let header = b64url(Value::Object(header).to_string().as_bytes());
         let payload = b64url(&serde_json::to_vec(claims)?);
 

@@ -148,6 +148,9 @@ pub struct Application {
     /// RFC 9126 §6 `require_pushed_authorization_requests`: its authorization requests must
     /// come through `/oauth/par`; a plain one is refused.
     pub require_pushed_authorization_requests: bool,
+    /// RFC 9449 §5.2 `dpop_bound_access_tokens`: it always gets DPoP-bound tokens, so a token
+    /// request without a DPoP proof is refused.
+    pub dpop_bound_access_tokens: bool,
     /// Creation time.
     pub created_at: OffsetDateTime,
     /// Last change.

@@ -175,6 +175,9 @@ pub struct AuthorizationCode {
     /// resource whose permissions the person's roles add as scopes. `None`: the application's
     /// registered audience, or UserInfo only.
     pub resource_id: Option<ApiResourceId>,
+    /// The DPoP key the code is bound to (RFC 9449 §10: `dpop_jkt` at the authorization
+    /// endpoint, or the proof at PAR): redemption needs a proof of this key.
+    pub dpop_jkt: Option<String>,
     /// Issue time.
     pub created_at: OffsetDateTime,
     /// Redemption deadline.
@@ -220,6 +223,9 @@ pub struct RefreshFamily {
     /// resource whose permissions the person's roles add as scopes. `None`: the application's
     /// registered audience, or UserInfo only.
     pub resource_id: Option<ApiResourceId>,
+    /// The DPoP key the family is bound to (RFC 9449 §5: public clients' refresh tokens): every
+    /// refresh needs a proof of this key.
+    pub dpop_jkt: Option<String>,
     /// Creation.
     pub created_at: OffsetDateTime,
     /// Absolute expiry (`jwt.refresh_token_lifetime_*` from creation).

@@ -153,6 +153,7 @@ mod tests {
             minimum_acr: None,
             organization_usage: svc_domain::OrganizationUsage::Allow,
             require_pushed_authorization_requests: false,
+            dpop_bound_access_tokens: false,
             created_at: clock.now(),
             updated_at: clock.now(),
         }

@@ -8,6 +8,7 @@
 //! stay in each engine's own settings struct, not here.
 
 use crate::client_auth::{ClientAuthContext, ClientCache, JwksFetcher};
+use crate::dpop::Dpop;
 use crate::keys::KeyService;
 use std::sync::Arc;
 use svc_domain::{Clock, Rng, TenantId};
@@ -29,6 +30,8 @@ pub struct ProtocolContext {
     pub(crate) jwks_fetcher: Option<Arc<dyn JwksFetcher>>,
     /// Applications already read; `None` reads the store on every request.
     pub(crate) clients: Option<Arc<ClientCache>>,
+    /// DPoP proofs (RFC 9449); `None` ignores them, like `[dpop].enabled = false`.
+    pub(crate) dpop: Option<Arc<Dpop>>,
 }
 
 impl ProtocolContext {
@@ -46,6 +49,7 @@ impl ProtocolContext {
             clock,
             rng,
             jwks_fetcher: None,
+            dpop: None,
             clients: None,
         }
     }
@@ -55,6 +59,18 @@ impl ProtocolContext {
     pub fn with_jwks_fetcher(mut self, fetcher: Arc<dyn JwksFetcher>) -> Self {
         self.jwks_fetcher = Some(fetcher);
         self
+    }
+
+    /// Checks DPoP proofs with `dpop` (see [`Dpop`]).
+    #[must_use]
+    pub fn with_dpop(mut self, dpop: Arc<Dpop>) -> Self {
+        self.dpop = Some(dpop);
+        self
+    }
+
+    /// The DPoP checker, when proofs are accepted.
+    pub fn dpop(&self) -> Option<&Arc<Dpop>> {
+        self.dpop.as_ref().filter(|d| d.settings().enabled)
     }
 
     /// Reads applications through `cache` (see [`ClientCache`]).

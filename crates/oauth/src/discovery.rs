@@ -126,7 +126,7 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
     };
     put("issuer", json!(issuer));
     put("authorization_endpoint", json!(at("/oauth/authorize")));
-    put("token_endpoint", json!(at("/oauth/token")));
+    put("token_endpoint", json!(token_endpoint(issuer)));
     put("jwks_uri", json!(at("/.well-known/jwks.json")));
     put("scopes_supported", json!(SCOPES));
     put("response_types_supported", json!(["code"]));
@@ -215,7 +215,7 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
     if f.dpop {
         put(
             "dpop_signing_alg_values_supported",
-            json!(["ES256", "EdDSA", "RS256"]),
+            json!(crate::dpop::PROOF_ALGORITHMS),
         );
     }
     Value::Object(doc)
@@ -268,6 +268,11 @@ pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value
     doc
 }
 
+/// The tenant's token endpoint, as advertised: what a DPoP proof's `htu` names.
+pub fn token_endpoint(issuer: &str) -> String {
+    format!("{issuer}/oauth/token")
+}
+
 /// The audience and resource identifier of the tenant management API (CONTRACTS.md).
 pub fn management_api_resource(issuer: &str) -> String {
     format!("{issuer}/api/v1")
@@ -288,7 +293,7 @@ pub fn protected_resource_metadata(issuer: &str, settings: &DiscoverySettings) -
             .into_iter()
             .filter(|a| *a != settings.access_token_alg.as_str()),
     );
-    json!({
+    let mut doc = json!({
         "resource": management_api_resource(issuer),
         "authorization_servers": [issuer],
         "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
@@ -296,7 +301,18 @@ pub fn protected_resource_metadata(issuer: &str, settings: &DiscoverySettings) -
         "bearer_methods_supported": ["header"],
         "resource_signing_alg_values_supported": algs,
         "resource_name": "svc tenant management API",
-    })
+    });
+    // RFC 9728 §2: the API takes DPoP-bound tokens (with `Authorization: DPoP`) and bearer ones.
+    if settings.features.dpop
+        && let Some(map) = doc.as_object_mut()
+    {
+        map.insert(
+            "dpop_signing_alg_values_supported".into(),
+            json!(crate::dpop::PROOF_ALGORITHMS),
+        );
+        map.insert("dpop_bound_access_tokens_required".into(), json!(false));
+    }
+    doc
 }
 
 #[cfg(test)]

@@ -67,6 +67,12 @@ pub enum ErrorCode {
     /// A request object (RFC 9101 §6.3) pushed to `/oauth/par` that is malformed, not signed
     /// by the client, expired or for another audience. 400.
     InvalidRequestObject,
+    /// `invalid_dpop_proof` (RFC 9449 §5, §7.1): the DPoP proof is missing where required,
+    /// malformed, replayed or does not match the request or the token's binding.
+    InvalidDpopProof,
+    /// `use_dpop_nonce` (RFC 9449 §8, §9): the proof must carry the server nonce sent in the
+    /// `DPoP-Nonce` header.
+    UseDpopNonce,
 }
 
 impl ErrorCode {
@@ -91,6 +97,8 @@ impl ErrorCode {
             Self::ExpiredToken => "expired_token",
             Self::InvalidBindingMessage => "invalid_binding_message",
             Self::InvalidRequestObject => "invalid_request_object",
+            Self::InvalidDpopProof => "invalid_dpop_proof",
+            Self::UseDpopNonce => "use_dpop_nonce",
         }
     }
 }
@@ -120,6 +128,7 @@ pub struct OAuthError {
     description: Cow<'static, str>,
     basic_attempted: bool,
     retry_after: Option<u32>,
+    dpop_nonce: Option<String>,
     log_detail: Option<Cow<'static, str>>,
     source: Option<Source>,
 }
@@ -132,6 +141,7 @@ impl OAuthError {
             description: description.into(),
             basic_attempted: false,
             retry_after: None,
+            dpop_nonce: None,
             log_detail: None,
             source: None,
         }
@@ -230,6 +240,17 @@ impl OAuthError {
         self.retry_after
     }
 
+    /// Sends `nonce` in a `DPoP-Nonce` header (RFC 9449 §8) with the error.
+    pub fn with_dpop_nonce(mut self, nonce: String) -> Self {
+        self.dpop_nonce = Some(nonce);
+        self
+    }
+
+    /// The server nonce to send in `DPoP-Nonce`, if any.
+    pub fn dpop_nonce(&self) -> Option<&str> {
+        self.dpop_nonce.as_deref()
+    }
+
     /// The `error` code.
     pub fn code(&self) -> ErrorCode {
         self.code
@@ -260,6 +281,7 @@ impl fmt::Debug for OAuthError {
             .field("description", &self.description)
             .field("basic_attempted", &self.basic_attempted)
             .field("retry_after", &self.retry_after)
+            .field("dpop_nonce", &self.dpop_nonce)
             .field("log_detail", &self.log_detail)
             .field("source", &self.source)
             .finish()

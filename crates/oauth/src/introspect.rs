@@ -32,7 +32,7 @@ pub struct Introspector {
 }
 
 /// Claims copied into an active introspection response (RFC 7662 §2.2 plus ours).
-const COPIED_CLAIMS: [&str; 17] = [
+const COPIED_CLAIMS: [&str; 18] = [
     "scope",
     "client_id",
     "sub",
@@ -52,6 +52,8 @@ const COPIED_CLAIMS: [&str; 17] = [
     "org",
     "org_id",
     "org_slug",
+    // The DPoP key a bound token needs a proof of (RFC 9449 §6.2).
+    "cnf",
 ];
 
 impl Introspector {
@@ -123,7 +125,9 @@ impl Introspector {
         }
         let mut out = Map::new();
         out.insert("active".into(), json!(true));
-        out.insert("token_type".into(), json!("Bearer"));
+        // RFC 9449 §6.2: a bound token is introspected as `DPoP`, with its `cnf`.
+        let bound = claims.get("cnf").is_some();
+        out.insert("token_type".into(), json!(crate::token::token_type(bound)));
         for name in COPIED_CLAIMS {
             if let Some(value) = claims.get(name) {
                 out.insert(name.into(), value.clone());

@@ -18,6 +18,7 @@ mod client_jws;
 pub mod context;
 pub mod device;
 pub mod discovery;
+pub mod dpop;
 pub mod end_session;
 pub mod error;
 pub mod grants;

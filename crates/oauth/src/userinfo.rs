@@ -2,6 +2,10 @@
 //! was issued for.
 //!
 //! Rules enforced here:
+//! - A token sent with `Authorization: DPoP` comes with a DPoP proof for this request
+//!   (`invalid_dpop_proof`, `use_dpop_nonce`); a DPoP-bound token is accepted with that scheme
+//!   and a proof of its key only, and the scheme with a bound token only (RFC 9449 §7.1, §7.2;
+//!   `invalid_token`).
 //! - The bearer token is an active access token of this tenant
 //!   ([`crate::access_token::active_claims`]), else `invalid_token` (RFC 6750 §3.1).
 //! - It was issued to a person (`subject_type` `human`) with the `openid` scope, else
@@ -22,6 +26,18 @@ use crate::subject::person_behind;
 use serde_json::{Map, Value, json};
 use svc_domain::{ClientId, OrganizationId, ScopeSet, Tenant, User};
 
+/// An access token as a request presented it.
+pub struct Presented<'a> {
+    /// The token.
+    pub token: &'a str,
+    /// Whether it came with `Authorization: DPoP` rather than `Bearer`.
+    pub dpop_scheme: bool,
+    /// The request's `DPoP` header.
+    pub proof: crate::dpop::ProofHeader<'a>,
+    /// The request's method (`htm`).
+    pub method: &'a str,
+}
+
 /// The UserInfo engine.
 pub struct UserInfo {
     ctx: ProtocolContext,
@@ -40,6 +56,49 @@ impl UserInfo {
         issuer: &str,
         token: &str,
     ) -> Result<Value, OAuthError> {
+        self.claims_presented(
+            tenant,
+            issuer,
+            &Presented {
+                token,
+                dpop_scheme: false,
+                proof: Ok(None),
+                method: "GET",
+            },
+        )
+        .await
+    }
+
+    /// The claims for a token presented as `presented` says (RFC 9449 §7: a DPoP-bound token
+    /// with the `DPoP` scheme and a proof of its key for this request).
+    pub async fn claims_presented(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        presented: &Presented<'_>,
+    ) -> Result<Value, OAuthError> {
+        let token = presented.token;
+        let proof = match (presented.dpop_scheme, self.ctx.dpop()) {
+            (true, Some(dpop)) => {
+                let url = crate::discovery::userinfo_audience(issuer);
+                let proof = dpop
+                    .verify(
+                        tenant,
+                        presented.proof.clone(),
+                        presented.method,
+                        &url,
+                        Some(token),
+                    )
+                    .await?;
+                Some(proof.ok_or_else(|| {
+                    OAuthError::new(
+                        crate::error::ErrorCode::InvalidDpopProof,
+                        "the DPoP scheme needs a DPoP proof",
+                    )
+                })?)
+            }
+            _ => None,
+        };
         let now = self.ctx.clock.now();
         let claims = active_claims(
             self.ctx.store.as_ref(),
@@ -51,6 +110,7 @@ impl UserInfo {
         )
         .await?
         .ok_or_else(|| OAuthError::invalid_token("the access token is invalid or expired"))?;
+        crate::dpop::check_binding(&claims, presented.dpop_scheme, proof.as_ref())?;
         let scope =
             ScopeSet::parse(claims["scope"].as_str().unwrap_or_default()).unwrap_or_default();
         if claims["subject_type"].as_str() != Some("human") || !scope.contains("openid") {

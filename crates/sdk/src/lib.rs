@@ -34,6 +34,7 @@
 
 mod claims;
 pub mod client;
+pub mod dpop;
 mod error;
 mod provider;
 mod requirements;

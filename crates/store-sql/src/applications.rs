@@ -31,7 +31,7 @@ const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests \
+     require_pushed_authorization_requests, dpop_bound_access_tokens \
      FROM applications WHERE tenant_id = $1 AND id = $2";
 // `$2` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
 const LIST: Sorted = Sorted {
@@ -39,22 +39,22 @@ const LIST: Sorted = Sorted {
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests \
+     require_pushed_authorization_requests, dpop_bound_access_tokens \
      FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     desc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests \
+     require_pushed_authorization_requests, dpop_bound_access_tokens \
      FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
 };
 const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests) \
+     require_pushed_authorization_requests, dpop_bound_access_tokens) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
-     $20)";
+     $20, $21)";
 // Never id, tenant_id, created_at or is_management; only the revision read ($17). Equality on
 // `updated_at` is exact on both dialects: PostgreSQL compares `timestamptz` values, and SQLite's
 // text has one spelling per instant (UTC RFC 3339, see the SQLite dialect), so no `_ns` twin is
@@ -64,7 +64,8 @@ const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, gra
      token_endpoint_auth_method = $6, allowed_scopes = $7, secret_hash = $8, api_audience = $9, \
      first_party = $10, id_token_signed_response_alg = $11, jwks = $12, jwks_uri = $13, \
      updated_at = $14, post_logout_redirect_uris = $15, minimum_acr = $16, \
-     organization_usage = $18, require_pushed_authorization_requests = $19 \
+     organization_usage = $18, require_pushed_authorization_requests = $19, \
+     dpop_bound_access_tokens = $20 \
      WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
 /// Whether the application exists at all: tells a stale revision from a missing record after a
 /// conditional update changed nothing.
@@ -132,6 +133,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.minimum_acr.as_deref())
             .bind(app.organization_usage.as_str())
             .bind(app.require_pushed_authorization_requests)
+            .bind(app.dpop_bound_access_tokens)
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -164,6 +166,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(read_at)
             .bind(app.organization_usage.as_str())
             .bind(app.require_pushed_authorization_requests)
+            .bind(app.dpop_bound_access_tokens)
             .execute::<D>(self.conn())
             .await?;
         if changed > 0 {
@@ -270,6 +273,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Application, StoreError> {
         minimum_acr: c.get("minimum_acr")?,
         organization_usage: c.get("organization_usage")?,
         require_pushed_authorization_requests: c.get("require_pushed_authorization_requests")?,
+        dpop_bound_access_tokens: c.get("dpop_bound_access_tokens")?,
     }
     .decode()
 }
@@ -328,6 +332,8 @@ pub(crate) struct ApplicationRow {
     pub organization_usage: String,
     /// `require_pushed_authorization_requests`.
     pub require_pushed_authorization_requests: bool,
+    /// `dpop_bound_access_tokens`.
+    pub dpop_bound_access_tokens: bool,
 }
 
 impl ApplicationRow {
@@ -422,6 +428,7 @@ impl ApplicationRow {
                 },
             )?,
             require_pushed_authorization_requests: self.require_pushed_authorization_requests,
+            dpop_bound_access_tokens: self.dpop_bound_access_tokens,
             created_at: self.created_at,
             updated_at: self.updated_at,
             id: ClientId::parse(&id).map_err(|e| corrupt("id", &id, &e))?,
@@ -487,6 +494,7 @@ mod tests {
             minimum_acr: Some("urn:svc:aal2".into()),
             organization_usage: "require".into(),
             require_pushed_authorization_requests: true,
+            dpop_bound_access_tokens: true,
         }
     }
 

@@ -30,7 +30,7 @@ macro_rules! code_columns {
     () => {
         "hash, tenant_id, client_id, user_id, session_id, redirect_uri, scope, code_challenge, \
          nonce, auth_time, acr, amr, claims, subject, organization_id, created_at, expires_at, \
-         redeemed_at, issued_family_id, issued_access_jti, issued_access_expires_at, resource_id"
+         redeemed_at, issued_family_id, issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt"
     };
 }
 
@@ -48,13 +48,15 @@ const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO authorization_codes (hash, tenant_id, client_id, user_id, session_id, \
          redirect_uri, scope, code_challenge, nonce, auth_time, acr, amr, claims, subject, \
          organization_id, created_at, expires_at, expires_at_ns, redeemed_at, issued_family_id, \
-         issued_access_jti, issued_access_expires_at, resource_id) VALUES ($1, $2, $3, $4, $5, \
-         $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)",
+         issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt) VALUES ($1, $2, $3, \
+         $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, \
+         $23, $24)",
     postgres: "INSERT INTO authorization_codes (hash, tenant_id, client_id, user_id, \
          session_id, redirect_uri, scope, code_challenge, nonce, auth_time, acr, amr, claims, \
          subject, organization_id, created_at, expires_at, redeemed_at, issued_family_id, \
-         issued_access_jti, issued_access_expires_at, resource_id) VALUES ($1, $2, $3, $4, $5, \
-         $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
+         issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt) VALUES ($1, $2, $3, \
+         $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, \
+         $23)",
 };
 const RECORD_ISSUANCE: &str = "UPDATE authorization_codes SET issued_family_id = $3, \
      issued_access_jti = $4, issued_access_expires_at = $5 WHERE tenant_id = $1 AND hash = $2";
@@ -91,6 +93,7 @@ pub(crate) async fn insert<D: Dialect>(
         .bind(code.issued_access_jti.as_deref())
         .bind(code.issued_access_expires_at)
         .bind(code.resource_id.as_ref().map(ApiResourceId::as_str))
+        .bind(code.dpop_jkt.as_deref())
         .execute::<D>(conn)
         .await
         .map_err(|e| naming::foreign_key(e, "authorization_codes_tenant_id_fkey"))?;
@@ -171,6 +174,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<AuthorizationCode, StoreError> {
         issued_access_jti: c.get("issued_access_jti")?,
         issued_access_expires_at: c.get("issued_access_expires_at")?,
         resource_id: c.get("resource_id")?,
+        dpop_jkt: c.get("dpop_jkt")?,
     }
     .decode()
 }
@@ -222,6 +226,8 @@ pub(crate) struct AuthorizationCodeRow {
     pub issued_access_expires_at: Option<OffsetDateTime>,
     /// `resource_id`.
     pub resource_id: Option<String>,
+    /// `dpop_jkt`.
+    pub dpop_jkt: Option<String>,
 }
 
 impl AuthorizationCodeRow {
@@ -277,6 +283,7 @@ impl AuthorizationCodeRow {
             redeemed_at: self.redeemed_at,
             issued_access_jti: self.issued_access_jti,
             issued_access_expires_at: self.issued_access_expires_at,
+            dpop_jkt: self.dpop_jkt,
         })
     }
 }
@@ -310,6 +317,7 @@ mod tests {
             subject: USER.into(),
             organization_id: None,
             resource_id: None,
+            dpop_jkt: None,
             created_at: AT,
             expires_at: AT,
             redeemed_at: None,

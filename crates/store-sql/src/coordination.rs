@@ -70,6 +70,35 @@ const PURGE_ASSERTIONS: PerDialect = PerDialect {
     postgres: "DELETE FROM assertion_ids WHERE expires_at <= $1",
 };
 
+impl<D: Dialect> SqlTx<D> {
+    /// Records `jti` of `minter` (a client id, or a DPoP key) until `expires_at`, replacing a
+    /// record expired at `now`; a live one is the primary key's conflict.
+    async fn use_once(
+        &mut self,
+        tenant: &TenantId,
+        minter: &str,
+        jti: &str,
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        let changed = Stmt::new(USE_ASSERTION.pick::<D>())
+            .bind(tenant.as_str())
+            .bind(minter)
+            .bind(jti)
+            .bind(expires_at)
+            .bind_twin(expires_at)
+            .bind_instant(now)
+            .execute::<D>(self.conn())
+            .await?;
+        if changed == 0 {
+            return Err(StoreError::Conflict {
+                constraint: ASSERTION_PKEY.to_owned(),
+            });
+        }
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl<D: Dialect> CoordinationWrites for SqlTx<D> {
     async fn idempotency_record(
@@ -150,21 +179,22 @@ impl<D: Dialect> CoordinationWrites for SqlTx<D> {
         expires_at: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), StoreError> {
-        let changed = Stmt::new(USE_ASSERTION.pick::<D>())
-            .bind(tenant.as_str())
-            .bind(client.as_str())
-            .bind(jti)
-            .bind(expires_at)
-            .bind_twin(expires_at)
-            .bind_instant(now)
-            .execute::<D>(self.conn())
-            .await?;
-        if changed == 0 {
-            return Err(StoreError::Conflict {
-                constraint: ASSERTION_PKEY.to_owned(),
-            });
-        }
-        Ok(())
+        self.use_once(tenant, client.as_str(), jti, expires_at, now)
+            .await
+    }
+
+    /// A proof's id sits beside client assertions' under `dpop#<jkt>`: `#` appears in no
+    /// client id, so the two can never collide.
+    async fn use_proof_id(
+        &mut self,
+        tenant: &TenantId,
+        jkt: &str,
+        jti: &str,
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.use_once(tenant, &format!("dpop#{jkt}"), jti, expires_at, now)
+            .await
     }
 
     /// Deletes every idempotency key and assertion id expired at `now`; returns how many.

@@ -28,12 +28,13 @@ use svc_store::{RefreshRotation, StoreError};
 use time::OffsetDateTime;
 
 const SELECT_FAMILY: &str = "SELECT id, tenant_id, client_id, user_id, session_id, scope, \
-     subject, auth_time, acr, amr, organization_id, resource_id, created_at, expires_at, \
-     revoked_at, revoke_reason FROM refresh_families WHERE tenant_id = $1 AND id = $2";
+     subject, auth_time, acr, amr, organization_id, resource_id, dpop_jkt, created_at, \
+     expires_at, revoked_at, revoke_reason FROM refresh_families WHERE tenant_id = $1 AND id = $2";
 // The token's columns keep their names; the family's that clash are prefixed `family_`.
 const SELECT_TOKEN_AND_FAMILY: &str = "SELECT t.hash, t.family_id, t.tenant_id, t.scope, \
      t.created_at, t.expires_at, t.rotated_at, f.client_id, f.user_id, f.session_id, \
-     f.scope AS family_scope, f.subject, f.auth_time, f.acr, f.amr, f.organization_id, f.resource_id, \
+     f.scope AS family_scope, f.subject, f.auth_time, f.acr, f.amr, f.organization_id, \
+     f.resource_id, f.dpop_jkt, \
      f.created_at AS family_created_at, f.expires_at AS family_expires_at, f.revoked_at, \
      f.revoke_reason \
      FROM refresh_tokens t JOIN refresh_families f \
@@ -51,19 +52,19 @@ const ROTATE_WITH_FAMILY: &str = "WITH t AS (UPDATE refresh_tokens SET rotated_a
      RETURNING hash, family_id, tenant_id, scope, created_at, expires_at, rotated_at) \
      SELECT t.hash, t.family_id, t.tenant_id, t.scope, t.created_at, t.expires_at, \
      t.rotated_at, f.client_id, f.user_id, f.session_id, f.scope AS family_scope, f.subject, \
-     f.auth_time, f.acr, f.amr, f.organization_id, f.resource_id, \
+     f.auth_time, f.acr, f.amr, f.organization_id, f.resource_id, f.dpop_jkt, \
      f.created_at AS family_created_at, f.expires_at AS family_expires_at, f.revoked_at, \
      f.revoke_reason \
      FROM t JOIN refresh_families f ON f.tenant_id = t.tenant_id AND f.id = t.family_id";
 const INSERT_FAMILY: PerDialect = PerDialect {
     sqlite: "INSERT INTO refresh_families (id, tenant_id, client_id, user_id, session_id, \
          scope, subject, auth_time, acr, amr, organization_id, created_at, expires_at, \
-         expires_at_ns, revoked_at, revoked_at_ns, revoke_reason, resource_id) VALUES ($1, $2, \
-         $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+         expires_at_ns, revoked_at, revoked_at_ns, revoke_reason, resource_id, dpop_jkt) VALUES \
+         ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
     postgres: "INSERT INTO refresh_families (id, tenant_id, client_id, user_id, session_id, \
          scope, subject, auth_time, acr, amr, organization_id, created_at, expires_at, \
-         revoked_at, revoke_reason, resource_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
-         $10, $11, $12, $13, $14, $15, $16)",
+         revoked_at, revoke_reason, resource_id, dpop_jkt) VALUES ($1, $2, $3, $4, $5, $6, $7, \
+         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
 };
 const INSERT_TOKEN: &str = "INSERT INTO refresh_tokens (hash, family_id, tenant_id, scope, \
      created_at, expires_at, rotated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)";
@@ -115,6 +116,7 @@ pub(crate) async fn insert_family<D: Dialect>(
         .bind_twin(family.revoked_at)
         .bind(family.revoke_reason.as_deref())
         .bind(family.resource_id.as_ref().map(ApiResourceId::as_str))
+        .bind(family.dpop_jkt.as_deref())
         .execute::<D>(conn)
         .await
         .map_err(|e| naming::foreign_key(e, "refresh_families_tenant_id_fkey"))?;
@@ -261,6 +263,7 @@ fn decode_family<D: Dialect>(row: &Row<D>) -> Result<RefreshFamily, StoreError> 
         amr: c.json("amr")?,
         organization_id: c.get("organization_id")?,
         resource_id: c.get("resource_id")?,
+        dpop_jkt: c.get("dpop_jkt")?,
         created_at: c.get("created_at")?,
         expires_at: c.get("expires_at")?,
         revoked_at: c.get("revoked_at")?,
@@ -288,6 +291,7 @@ fn decode_token_and_family<D: Dialect>(
         amr: c.json("amr")?,
         organization_id: c.get("organization_id")?,
         resource_id: c.get("resource_id")?,
+        dpop_jkt: c.get("dpop_jkt")?,
         created_at: c.get("family_created_at")?,
         expires_at: c.get("family_expires_at")?,
         revoked_at: c.get("revoked_at")?,
@@ -324,6 +328,8 @@ pub(crate) struct RefreshFamilyRow {
     pub organization_id: Option<String>,
     /// `resource_id`.
     pub resource_id: Option<String>,
+    /// `dpop_jkt`.
+    pub dpop_jkt: Option<String>,
     /// `created_at`.
     pub created_at: OffsetDateTime,
     /// `expires_at`.
@@ -366,6 +372,7 @@ impl RefreshFamilyRow {
             expires_at: self.expires_at,
             revoked_at: self.revoked_at,
             revoke_reason: self.revoke_reason,
+            dpop_jkt: self.dpop_jkt,
         })
     }
 }
@@ -438,6 +445,7 @@ mod tests {
             amr: r#"["pwd"]"#.into(),
             organization_id: None,
             resource_id: None,
+            dpop_jkt: None,
             created_at: AT,
             expires_at: AT,
             revoked_at: None,

@@ -101,6 +101,18 @@ pub trait CoordinationWrites {
         now: OffsetDateTime,
     ) -> Result<(), StoreError>;
 
+    /// Records that `jti` of a DPoP proof signed by the key with thumbprint `jkt` was used until
+    /// `expires_at`; [`StoreError::Conflict`] when it was already used and has not expired at
+    /// `now` (RFC 9449 §11.1). Kept with the assertion ids, apart from every client's.
+    async fn use_proof_id(
+        &mut self,
+        tenant: &TenantId,
+        jkt: &str,
+        jti: &str,
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+
     /// Deletes idempotency records and assertion ids that expired before `now`; returns how many.
     async fn purge_expired(&mut self, now: OffsetDateTime) -> Result<u64, StoreError>;
 }

@@ -122,6 +122,7 @@ async fn a_reset_sets_the_password_and_revokes_sessions_and_refresh_families() {
         expires_at: now + Duration::days(7),
         revoked_at: None,
         revoke_reason: None,
+        dpop_jkt: None,
     };
     let mut tx = h.store.write().await.unwrap();
     tx.insert_refresh_family(&family).await.unwrap();

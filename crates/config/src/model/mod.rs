@@ -10,6 +10,7 @@ mod database;
 mod delivery;
 mod deployment;
 mod device_authorization;
+mod dpop;
 mod dynamic_registration;
 mod passkey;
 mod scim;
@@ -36,6 +37,7 @@ pub use delivery::{
 };
 pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use device_authorization::DeviceAuthorizationConfig;
+pub use dpop::DpopConfig;
 pub use dynamic_registration::DynamicRegistrationConfig;
 pub use passkey::PasskeyConfig;
 pub use scim::ScimConfig;
@@ -96,6 +98,8 @@ pub struct Config {
     pub dynamic_registration: DynamicRegistrationConfig,
     /// Client-initiated backchannel authentication (OpenID CIBA, poll mode).
     pub ciba: CibaConfig,
+    /// Sender-constrained tokens (DPoP, RFC 9449).
+    pub dpop: DpopConfig,
     /// SCIM 2.0 provisioning (RFC 7643, RFC 7644) at `/scim/v2`.
     pub scim: ScimConfig,
 

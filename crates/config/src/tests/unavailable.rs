@@ -88,12 +88,6 @@ const CASES: &[Case] = &[
         "true",
     ),
     case(
-        "dpop",
-        "[dpop]\nrequired = true\n",
-        "SVC_DPOP__REQUIRED",
-        "true",
-    ),
-    case(
         "session_cookie",
         "[session_cookie]\nname = \"sid\"\n",
         "SVC_SESSION_COOKIE__NAME",

@@ -420,6 +420,18 @@ pub(crate) const BOUNDS: &[Bound] = &[
         16_777_216,
     ),
     bound(
+        "dpop.proof_window_secs",
+        |c| Some(c.dpop.proof_window_secs.into()),
+        5,
+        300,
+    ),
+    bound(
+        "dpop.nonce_lifetime_secs",
+        |c| Some(c.dpop.nonce_lifetime_secs.into()),
+        30,
+        3_600,
+    ),
+    bound(
         "ciba.request_expiry_secs",
         |c| Some(c.ciba.request_expiry_secs.into()),
         30,

@@ -14,12 +14,15 @@
 //! says nothing serves the whole tenant's callers only: forgetting the opt-in refuses a caller,
 //! it never widens one.
 //!
+//! Tokens come as `Authorization: Bearer`, or `Authorization: DPoP` with a `DPoP` proof for this
+//! request (method, URL, `ath`) when DPoP is on; a DPoP-bound token is refused as a bearer token.
+//!
 //! Beyond the spec's stateless validation contract, a token revoked at `/oauth/revoke` is refused
 //! (one indexed read per call), since svc is both the issuer and this resource server.
 
 use super::ApiState;
 use crate::error::bearer::{
-    api_person_gone, api_refused, api_token_revoked, operator_unauthorized,
+    api_dpop_refused, api_person_gone, api_refused, api_token_revoked, operator_unauthorized,
 };
 use crate::tenancy::CurrentTenant;
 use crate::{ClientContext, Problem, RequestId};
@@ -200,6 +203,19 @@ async fn actor(
     }
 }
 
+/// The URL a request reached, for a DPoP proof's `htu`: the issuer's origin and the request's
+/// path (the management API is served on the tenant's host).
+fn request_url(issuer: &str, path: &str) -> String {
+    match url::Url::parse(issuer) {
+        Ok(mut url) => {
+            url.set_path(path);
+            url.set_query(None);
+            url.to_string()
+        }
+        Err(_) => format!("{issuer}{path}"),
+    }
+}
+
 fn meta(parts: &Parts) -> RequestMeta {
     let request_id = parts.extensions.get::<RequestId>().map(ToString::to_string);
     let client_ip = parts
@@ -223,14 +239,30 @@ impl<P: Permission, R: Reachable> FromRequestParts<ApiState> for Authorized<P, R
         // The host's tenant first: an unknown host is 404 and a suspended tenant 403 on every
         // surface, whatever the credentials.
         let tenant = CurrentTenant::from_request_parts(parts, state).await?;
-        // Rule 1: the token comes from `Authorization: Bearer`.
+        // Rule 1: the token comes from `Authorization: Bearer`, or `DPoP` with a proof of the
+        // token's key for this very request (RFC 9449 §7.1).
         let header = parts
             .headers
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
-        let token = svc_sdk::bearer_token(header)
-            .map_err(|e| api_refused(&e))?
-            .to_owned();
+        let (scheme, token) = svc_sdk::authorization_token(header).map_err(|e| api_refused(&e))?;
+        let token = token.to_owned();
+        let dpop_scheme = scheme == svc_sdk::AuthScheme::DPoP;
+        let proof = match (&state.dpop, dpop_scheme) {
+            (Some(dpop), true) => {
+                let url = request_url(&tenant.issuer, parts.uri.path());
+                dpop.verify(
+                    &tenant.tenant,
+                    svc_oauth::dpop::proof_header(&parts.headers),
+                    parts.method.as_str(),
+                    &url,
+                    Some(&token),
+                )
+                .await
+                .map_err(|e| api_dpop_refused(&e))?
+            }
+            _ => None,
+        };
 
         // Rule 2: the signature verifies with this tenant's own published keys, with the
         // access-token algorithm and the RFC 9068 type.
@@ -245,13 +277,19 @@ impl<P: Permission, R: Reachable> FromRequestParts<ApiState> for Authorized<P, R
             // People pass validation; `actor` then checks them against the store.
             subject_types: vec![SubjectType::System, SubjectType::Human, SubjectType::Agent],
             allow_delegation: false,
-            dpop_jkt: None,
+            // Rule 10: a bound token needs the DPoP scheme and its key's proof; with `Bearer`
+            // no thumbprint is given, so a bound token is refused (RFC 9449 §7.2).
+            dpop_jkt: proof.map(|p| p.jkt),
             leeway_secs: 0,
         };
         // Rules 2–10, in the spec's order.
         let now = state.clock.now().unix_timestamp();
         let claims = svc_sdk::validate_with_jwks(&token, jwks, &requirements, now)
             .map_err(|e| api_refused(&e))?;
+        // The DPoP scheme is for DPoP-bound tokens only (RFC 9449 §7.1).
+        if dpop_scheme && claims.cnf.is_none() {
+            return Err(api_refused(&svc_sdk::ValidationError::DpopTokenNotBound));
+        }
         // Rule 11 (ours): not revoked at /oauth/revoke since it was issued.
         if svc_manage::caller::access_token_revoked(&state.manage, &tenant.tenant.id, &claims.jti)
             .await?

@@ -40,6 +40,9 @@ pub struct ApiState {
     pub authn: Arc<svc_authn::Authn>,
     /// Where webhook receivers may be and how many a tenant may have.
     pub webhook_rules: svc_manage::webhooks::WebhookRules,
+    /// DPoP proofs for `Authorization: DPoP` tokens (RFC 9449 §7); `None` takes bearer tokens
+    /// only.
+    pub dpop: Option<Arc<svc_oauth::dpop::Dpop>>,
 }
 
 impl FromRef<ApiState> for TenantResolver {

@@ -31,17 +31,28 @@ pub(crate) fn userinfo_without_token() -> Response {
 
 /// `/userinfo` refused: the RFC 6749 body, and a challenge naming the error when it is one of
 /// RFC 6750 §3.1's token errors (a server failure is not the token's fault).
-pub(crate) fn userinfo_refused(error: &OAuthError) -> Response {
+pub(crate) fn userinfo_refused(error: &OAuthError, dpop_scheme: bool) -> Response {
     let mut response = oauth::response(error);
+    let scheme = if dpop_scheme { "DPoP" } else { "Bearer" };
     let challenge = match error.code() {
-        ErrorCode::InvalidToken => Some("Bearer realm=\"svc\", error=\"invalid_token\""),
-        ErrorCode::InsufficientScope => Some("Bearer realm=\"svc\", error=\"insufficient_scope\""),
+        ErrorCode::InvalidToken | ErrorCode::InsufficientScope => Some(format!(
+            "{scheme} realm=\"svc\", error=\"{}\"",
+            error.code()
+        )),
+        // RFC 9449 §7.1: a proof refused at a resource is a 401 with a DPoP challenge naming
+        // the algorithms; §9: `use_dpop_nonce` likewise, beside the `DPoP-Nonce` header.
+        ErrorCode::InvalidDpopProof | ErrorCode::UseDpopNonce => {
+            *response.status_mut() = StatusCode::UNAUTHORIZED;
+            Some(format!(
+                "DPoP realm=\"svc\", error=\"{}\", algs=\"{}\"",
+                error.code(),
+                svc_oauth::dpop::PROOF_ALGORITHMS.join(" ")
+            ))
+        }
         _ => None,
     };
-    if let Some(challenge) = challenge {
-        response
-            .headers_mut()
-            .insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+    if let Some(challenge) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
     }
     response
 }
@@ -67,6 +78,35 @@ pub(crate) fn api_refused(error: &ValidationError) -> Problem {
 
 /// A management-API token revoked since it was issued: 401 `invalid_token`, as for an expired
 /// one.
+/// A DPoP proof refused at `/api/v1` (RFC 9449 §7.1, §9): 401 with a `DPoP` challenge naming
+/// the error and the accepted algorithms, and the nonce to use when one is required.
+pub(crate) fn api_dpop_refused(error: &OAuthError) -> Problem {
+    if !matches!(
+        error.code(),
+        ErrorCode::InvalidDpopProof | ErrorCode::UseDpopNonce
+    ) {
+        // Only the replay record can fail otherwise: the store is unavailable.
+        return Problem::service_unavailable();
+    }
+    let challenge = format!(
+        "DPoP error=\"{}\", error_description=\"{}\", algs=\"{}\"",
+        error.code(),
+        error.description(),
+        svc_oauth::dpop::PROOF_ALGORITHMS.join(" ")
+    );
+    let mut problem = Problem::unauthorized(error.description().to_owned());
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        problem = problem.with_header(WWW_AUTHENTICATE, value);
+    }
+    if let Some(nonce) = error
+        .dpop_nonce()
+        .and_then(|n| HeaderValue::from_str(n).ok())
+    {
+        problem = problem.with_header(super::oauth::DPOP_NONCE, nonce);
+    }
+    problem
+}
+
 pub(crate) fn api_token_revoked() -> Problem {
     Problem::unauthorized("the access token has been revoked").with_header(
         WWW_AUTHENTICATE,
@@ -119,7 +159,7 @@ mod tests {
         assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(challenge(&missing), Some("Bearer realm=\"svc\""));
 
-        let expired = userinfo_refused(&OAuthError::invalid_token("expired"));
+        let expired = userinfo_refused(&OAuthError::invalid_token("expired"), false);
         assert_eq!(expired.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(
             challenge(&expired),
@@ -127,14 +167,14 @@ mod tests {
         );
         assert_eq!(expired.headers()[CONTENT_TYPE], "application/json");
 
-        let narrow = userinfo_refused(&OAuthError::insufficient_scope("needs openid"));
+        let narrow = userinfo_refused(&OAuthError::insufficient_scope("needs openid"), false);
         assert_eq!(narrow.status(), StatusCode::FORBIDDEN);
         assert_eq!(
             challenge(&narrow),
             Some("Bearer realm=\"svc\", error=\"insufficient_scope\"")
         );
 
-        let down = userinfo_refused(&OAuthError::temporarily_unavailable("db down"));
+        let down = userinfo_refused(&OAuthError::temporarily_unavailable("db down"), false);
         assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(challenge(&down), None);
     }

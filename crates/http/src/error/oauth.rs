@@ -34,7 +34,9 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::AccessDenied
         | ErrorCode::ExpiredToken
         | ErrorCode::InvalidBindingMessage
-        | ErrorCode::InvalidRequestObject => StatusCode::BAD_REQUEST,
+        | ErrorCode::InvalidRequestObject
+        | ErrorCode::InvalidDpopProof
+        | ErrorCode::UseDpopNonce => StatusCode::BAD_REQUEST,
     }
 }
 
@@ -74,6 +76,12 @@ pub(crate) fn response(error: &OAuthError) -> Response {
             .headers_mut()
             .insert(RETRY_AFTER, HeaderValue::from(secs));
     }
+    if let Some(nonce) = error
+        .dpop_nonce()
+        .and_then(|n| HeaderValue::from_str(n).ok())
+    {
+        response.headers_mut().insert(DPOP_NONCE, nonce);
+    }
     if error.basic_challenge() {
         response.headers_mut().insert(
             WWW_AUTHENTICATE,
@@ -85,6 +93,9 @@ pub(crate) fn response(error: &OAuthError) -> Response {
 
 /// `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1): protocol answers, tokens
 /// and errors alike, describe one request and must never be replayed by a cache.
+/// RFC 9449 §8: the server nonce a client must put in its next DPoP proof.
+pub(crate) const DPOP_NONCE: http::HeaderName = http::HeaderName::from_static("dpop-nonce");
+
 pub(crate) fn no_store(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -123,6 +134,8 @@ mod tests {
             (ErrorCode::ExpiredToken, 400),
             (ErrorCode::InvalidBindingMessage, 400),
             (ErrorCode::InvalidRequestObject, 400),
+            (ErrorCode::InvalidDpopProof, 400),
+            (ErrorCode::UseDpopNonce, 400),
         ];
         for (code, expected) in table {
             assert_eq!(status(code).as_u16(), expected, "{code}");

@@ -524,7 +524,7 @@ mod tests {
         let doc = document();
         let schemas = &doc["components"]["schemas"];
         let view = &schemas["ApplicationView"];
-        assert_eq!(view["required"].as_array().map(Vec::len), Some(19));
+        assert_eq!(view["required"].as_array().map(Vec::len), Some(20));
         assert!(
             view["required"]
                 .as_array()

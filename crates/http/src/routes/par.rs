@@ -98,11 +98,12 @@ pub fn operations() -> utoipa::openapi::OpenApi {
 async fn push(State(state): State<ParState>, request: ProtocolRequest) -> Response {
     match state
         .endpoint
-        .push(
+        .push_with_proof(
             &request.current.tenant,
             &request.current.issuer,
             &request.form,
             request.authorization(),
+            request.dpop_proof(),
         )
         .await
     {

@@ -67,6 +67,8 @@ pub(crate) struct ProtocolRequest {
     /// The form pairs in request order, repeats kept (the engine refuses repeats, RFC 6749 §3.2).
     pub(crate) form: Vec<(String, String)>,
     authorization: Option<String>,
+    /// The `DPoP` header (RFC 9449 §4.1): none, one, or why it is refused (two of them).
+    dpop: Result<Option<String>, svc_oauth::dpop::DpopProofError>,
     /// The client address (the peer, or what a trusted proxy forwarded).
     pub(crate) peer: Option<std::net::IpAddr>,
 }
@@ -75,6 +77,14 @@ impl ProtocolRequest {
     /// The `Authorization` header, when present and visible ASCII.
     pub(crate) fn authorization(&self) -> Option<&str> {
         self.authorization.as_deref()
+    }
+
+    /// The `DPoP` header, for the engine to verify.
+    pub(crate) fn dpop_proof(&self) -> svc_oauth::dpop::ProofHeader<'_> {
+        match &self.dpop {
+            Ok(proof) => Ok(proof.as_deref()),
+            Err(e) => Err(e.clone()),
+        }
     }
 }
 
@@ -101,6 +111,7 @@ where
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
+        let dpop = svc_oauth::dpop::proof_header(&parts.headers).map(|p| p.map(str::to_owned));
         // 2.
         let body = Bytes::from_request(Request::from_parts(parts, body), state)
             .await
@@ -127,6 +138,7 @@ where
             current,
             form,
             authorization,
+            dpop,
             peer: client.ip,
         })
     }

@@ -23,14 +23,15 @@ use axum::Router;
 use axum::extract::{FromRef, State};
 use axum::response::{IntoResponse, Response};
 use http::header::AUTHORIZATION;
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use svc_oauth::ErrorCode;
+use svc_oauth::OAuthError;
 use svc_oauth::introspect::Introspector;
 use svc_oauth::revoke::Revoker;
-use svc_oauth::token::TokenEndpoint;
-use svc_oauth::userinfo::UserInfo;
+use svc_oauth::token::{TokenCall, TokenEndpoint};
+use svc_oauth::userinfo::{Presented, UserInfo};
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -164,18 +165,27 @@ pub fn operations() -> utoipa::openapi::OpenApi {
     security(("client_secret_basic" = []), ()),
 )]
 async fn token(State(state): State<TokenState>, request: ProtocolRequest) -> Response {
-    match state
-        .endpoint
-        .handle_from(
-            &request.current.tenant,
-            &request.current.issuer,
-            &request.form,
-            request.authorization(),
-            request.peer,
-        )
-        .await
-    {
-        Ok(response) => no_store(axum::Json(response).into_response()),
+    let call = TokenCall {
+        tenant: &request.current.tenant,
+        issuer: &request.current.issuer,
+        form: &request.form,
+        authorization: request.authorization(),
+        peer: request.peer,
+        dpop: request.dpop_proof(),
+    };
+    match state.endpoint.handle_call(&call).await {
+        Ok(response) => {
+            let mut response = no_store(axum::Json(response).into_response());
+            // RFC 9449 §8: a nonce-requiring server may hand the next nonce out with success.
+            if let Some(nonce) = state
+                .endpoint
+                .dpop_nonce(&request.current.tenant)
+                .and_then(|n| HeaderValue::from_str(&n).ok())
+            {
+                response.headers_mut().insert(oauth::DPOP_NONCE, nonce);
+            }
+            response
+        }
         Err(error) => oauth::response(&error),
     }
 }
@@ -331,9 +341,10 @@ macro_rules! userinfo_operation {
         async fn $name(
             state: State<TokenState>,
             current: CurrentTenant,
+            method: Method,
             headers: HeaderMap,
         ) -> Response {
-            userinfo(state, current, headers).await
+            userinfo(state, current, method, headers).await
         }
     };
 }
@@ -359,26 +370,35 @@ userinfo_operation!(
 async fn userinfo(
     State(state): State<TokenState>,
     current: CurrentTenant,
+    method: Method,
     headers: HeaderMap,
 ) -> Response {
-    let bearer = headers
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            let (scheme, token) = v.split_once(' ')?;
-            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-        })
-        .filter(|t| !t.is_empty());
-    let Some(token) = bearer else {
-        return bearer::userinfo_without_token();
+    let authorization = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let (scheme, token) = match svc_sdk::authorization_token(authorization) {
+        Ok(found) => found,
+        Err(svc_sdk::ValidationError::MissingToken) => return bearer::userinfo_without_token(),
+        Err(_) => {
+            let refused = OAuthError::invalid_token("the Authorization header is malformed");
+            return bearer::userinfo_refused(&refused, false);
+        }
+    };
+    let dpop_scheme = scheme == svc_sdk::AuthScheme::DPoP;
+    let presented = Presented {
+        token,
+        dpop_scheme,
+        proof: svc_oauth::dpop::proof_header(&headers),
+        method: method.as_str(),
     };
     match state
         .userinfo
-        .claims(&current.tenant, &current.issuer, token)
+        .claims_presented(&current.tenant, &current.issuer, &presented)
         .await
     {
         Ok(claims) => no_store(axum::Json(claims).into_response()),
-        Err(error) => bearer::userinfo_refused(&error),
+        Err(error) => {
+            let dpop_challenge = dpop_scheme || svc_oauth::dpop::is_binding_refusal(&error);
+            bearer::userinfo_refused(&error, dpop_challenge)
+        }
     }
 }
 
@@ -387,7 +407,7 @@ async fn userinfo(
 // these types exist to describe the forms and answers, and must follow what the engines do.
 
 /// Every RFC 6749 §5.2 / RFC 6750 §3.1 `error` code the protocol endpoints can answer.
-pub const OAUTH_ERROR_CODES: [ErrorCode; 18] = [
+pub const OAUTH_ERROR_CODES: [ErrorCode; 20] = [
     ErrorCode::InvalidRequest,
     ErrorCode::InvalidClient,
     ErrorCode::InvalidGrant,
@@ -406,6 +426,8 @@ pub const OAUTH_ERROR_CODES: [ErrorCode; 18] = [
     ErrorCode::ExpiredToken,
     ErrorCode::InvalidBindingMessage,
     ErrorCode::InvalidRequestObject,
+    ErrorCode::InvalidDpopProof,
+    ErrorCode::UseDpopNonce,
 ];
 
 fn oauth_error_code() -> ObjectBuilder {
@@ -635,7 +657,13 @@ pub enum TokenRequest {
 }
 
 fn bearer_token_type() -> ObjectBuilder {
-    single("Bearer", "Always `Bearer` (RFC 6750).")
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(
+            "`Bearer` (RFC 6750), or `DPoP` when the request carried a DPoP proof and the \
+             access token is bound to its key (RFC 9449 §5).",
+        ))
+        .enum_values(Some(["Bearer", "DPoP"]))
 }
 
 /// A successful token response (RFC 6749 §5.1).
@@ -709,9 +737,10 @@ fn introspected_token_type() -> ObjectBuilder {
     ObjectBuilder::new()
         .schema_type(Type::String)
         .description(Some(
-            "`Bearer` for an access token, `refresh_token` for a refresh token.",
+            "`Bearer` for an access token, `DPoP` for one bound to a DPoP key (RFC 9449 §6.2), \
+             `refresh_token` for a refresh token.",
         ))
-        .enum_values(Some(["Bearer", "refresh_token"]))
+        .enum_values(Some(["Bearer", "DPoP", "refresh_token"]))
 }
 
 fn subject_type() -> ObjectBuilder {
@@ -793,6 +822,11 @@ pub struct IntrospectionResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false, schema_with = subject_type)]
     pub subject_type: Option<String>,
+    /// The DPoP key a bound access token needs a proof of: `{"jkt": "<RFC 7638 thumbprint>"}`
+    /// (RFC 9449 §6.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, value_type = Option<Object>)]
+    pub cnf: Option<serde_json::Value>,
 }
 
 /// The claims UserInfo releases (OIDC Core §5.1, §5.3.2): `sub` always, the others as the
@@ -865,7 +899,9 @@ mod tests {
                 | ErrorCode::AccessDenied
                 | ErrorCode::ExpiredToken
                 | ErrorCode::InvalidBindingMessage
-                | ErrorCode::InvalidRequestObject => {}
+                | ErrorCode::InvalidRequestObject
+                | ErrorCode::InvalidDpopProof
+                | ErrorCode::UseDpopNonce => {}
             }
         }
         let mut names: Vec<_> = OAUTH_ERROR_CODES.iter().map(|c| c.as_str()).collect();

@@ -78,6 +78,11 @@ pub struct ApplicationInput {
     /// every optional field).
     #[serde(default)]
     pub require_pushed_authorization_requests: bool,
+    /// RFC 9449 §5.2: it always receives DPoP-bound access tokens, so every token request must
+    /// carry a `DPoP` proof (`invalid_dpop_proof` otherwise). Default: false (on update, absent
+    /// resets it like every optional field).
+    #[serde(default)]
+    pub dpop_bound_access_tokens: bool,
 }
 
 /// An [`ApplicationInput`] that passed every registration rule.
@@ -97,6 +102,7 @@ pub(crate) struct ValidApplication {
     pub(crate) minimum_acr: Option<String>,
     pub(crate) organization_usage: svc_domain::OrganizationUsage,
     pub(crate) require_pushed_authorization_requests: bool,
+    pub(crate) dpop_bound_access_tokens: bool,
 }
 
 impl ApplicationInput {
@@ -137,6 +143,7 @@ impl ApplicationInput {
             minimum_acr,
             organization_usage,
             require_pushed_authorization_requests: self.require_pushed_authorization_requests,
+            dpop_bound_access_tokens: self.dpop_bound_access_tokens,
         })
     }
 }

@@ -25,6 +25,7 @@ use utoipa::ToSchema;
     "minimum_acr": null,
     "organization_usage": "allow",
     "require_pushed_authorization_requests": false,
+    "dpop_bound_access_tokens": false,
     "confidential": true,
     "created_at": "2026-11-23T09:14:07.123456Z",
     "updated_at": "2026-11-23T09:14:07.123456Z"
@@ -74,6 +75,8 @@ pub struct ApplicationView {
     pub organization_usage: String,
     /// Whether its authorization requests must be pushed to `/oauth/par` first (RFC 9126 §6).
     pub require_pushed_authorization_requests: bool,
+    /// Whether it always receives DPoP-bound access tokens (RFC 9449 §5.2).
+    pub dpop_bound_access_tokens: bool,
     /// Whether it is a confidential client (authenticates at the token endpoint).
     pub confidential: bool,
     /// Creation time (RFC 3339).
@@ -125,6 +128,7 @@ impl From<&Application> for ApplicationView {
             minimum_acr: app.minimum_acr.clone(),
             organization_usage: app.organization_usage.as_str().to_owned(),
             require_pushed_authorization_requests: app.require_pushed_authorization_requests,
+            dpop_bound_access_tokens: app.dpop_bound_access_tokens,
             confidential: app.is_confidential(),
             created_at: app.created_at,
             updated_at: app.updated_at,

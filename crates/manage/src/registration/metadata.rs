@@ -71,6 +71,9 @@ pub struct ClientMetadata {
     /// RFC 9126 §6: authorization requests must be pushed first. Default false.
     #[serde(default)]
     pub require_pushed_authorization_requests: Option<bool>,
+    /// RFC 9449 §5.2: every token request must carry a DPoP proof. Default false.
+    #[serde(default)]
+    pub dpop_bound_access_tokens: Option<bool>,
     /// RFC 7591 §2.3; refused with `invalid_software_statement`: this deployment trusts no
     /// software statement issuer.
     #[serde(default)]
@@ -166,6 +169,7 @@ impl ClientMetadata {
             require_pushed_authorization_requests: self
                 .require_pushed_authorization_requests
                 .unwrap_or(false),
+            dpop_bound_access_tokens: self.dpop_bound_access_tokens.unwrap_or(false),
         })
     }
 }
@@ -265,7 +269,8 @@ fn check_no_management_scope(scope: &str) -> Result<Vec<String>, ManageError> {
     "token_endpoint_auth_method": "client_secret_basic",
     "scope": "offline_access openid",
     "id_token_signed_response_alg": "RS256",
-    "require_pushed_authorization_requests": false
+    "require_pushed_authorization_requests": false,
+    "dpop_bound_access_tokens": false
 }))]
 pub struct ClientInformation {
     /// The client identifier.
@@ -309,6 +314,8 @@ pub struct ClientInformation {
     pub id_token_signed_response_alg: String,
     /// RFC 9126 §6.
     pub require_pushed_authorization_requests: bool,
+    /// RFC 9449 §5.2.
+    pub dpop_bound_access_tokens: bool,
 }
 
 // By hand: the secret and token never reach a log through `{:?}`.
@@ -365,6 +372,7 @@ impl ClientInformation {
             jwks_uri: app.jwks_uri.clone(),
             id_token_signed_response_alg: app.id_token_signed_response_alg.as_str().to_owned(),
             require_pushed_authorization_requests: app.require_pushed_authorization_requests,
+            dpop_bound_access_tokens: app.dpop_bound_access_tokens,
         }
     }
 }

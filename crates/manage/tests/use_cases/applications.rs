@@ -71,16 +71,21 @@ async fn a_confidential_application_gets_a_secret_shown_once() {
         "minimum_acr",
         "organization_usage",
         "require_pushed_authorization_requests",
+        "dpop_bound_access_tokens",
         "confidential",
         "created_at",
         "updated_at",
     ] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }
-    assert_eq!(keys.len(), 19, "{keys:?}");
+    assert_eq!(keys.len(), 20, "{keys:?}");
     assert_eq!(
         view["require_pushed_authorization_requests"], false,
         "RFC 9126 §6: off unless registered"
+    );
+    assert_eq!(
+        view["dpop_bound_access_tokens"], false,
+        "RFC 9449 §5.2: off unless registered"
     );
     assert_eq!(view["minimum_acr"], serde_json::Value::Null, "no minimum");
     assert_eq!(view["organization_usage"], "allow", "the default");
@@ -389,6 +394,7 @@ async fn update_replaces_the_configuration_and_the_secret_follows_the_method() {
         token_endpoint_auth_method: "client_secret_post".to_owned(),
         first_party: true,
         require_pushed_authorization_requests: true,
+        dpop_bound_access_tokens: true,
         ..web_app()
     };
     let (updated, secret) = apps::update(&h.ctx, tenant, &actor, &meta(), id, changed, &NONE)
@@ -405,6 +411,7 @@ async fn update_replaces_the_configuration_and_the_secret_follows_the_method() {
     );
     assert!(stored.first_party);
     assert!(stored.require_pushed_authorization_requests, "RFC 9126 §6");
+    assert!(stored.dpop_bound_access_tokens, "RFC 9449 §5.2");
     assert_eq!(stored.created_at, created.created_at);
     assert!(stored.updated_at > created.updated_at);
     assert!(stored.secret_hash.as_ref().unwrap().verify(&first_secret));

@@ -463,6 +463,18 @@ impl CoordinationWrites for FaultyTx {
             .use_assertion_id(tenant, client, jti, expires_at, now)
             .await
     }
+    async fn use_proof_id(
+        &mut self,
+        tenant: &TenantId,
+        jkt: &str,
+        jti: &str,
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .use_proof_id(tenant, jkt, jti, expires_at, now)
+            .await
+    }
     async fn purge_expired(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
         self.inner.purge_expired(now).await
     }

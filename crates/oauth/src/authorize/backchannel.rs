@@ -194,5 +194,6 @@ fn as_authorization_request(request: &BackchannelRequest, issuer: &str) -> Autho
         organization: None,
         resource: None,
         device: None,
+        dpop_jkt: None,
     }
 }

@@ -124,6 +124,7 @@ impl AuthorizeEndpoint {
                 hash: URL_SAFE_NO_PAD.encode(authorization.hash.as_bytes()),
                 user_code: code.display(),
             }),
+            dpop_jkt: None,
         };
         DeviceEntry::Continue(
             self.decide(tenant, issuer, &app, &req, (session, origin), None)

@@ -220,6 +220,8 @@ pub struct AuthorizeEndpoint {
     clients: Option<Arc<crate::client_auth::ClientCache>>,
     /// Fetches `jwks_uri` documents to verify request objects.
     jwks: Option<Arc<dyn crate::client_auth::JwksFetcher>>,
+    /// Whether DPoP is on (`dpop_jkt` binds codes only then).
+    dpop: bool,
 }
 
 impl AuthorizeEndpoint {
@@ -228,6 +230,7 @@ impl AuthorizeEndpoint {
     /// nothing and authenticates no client).
     pub fn new(ctx: crate::context::ProtocolContext, settings: AuthorizeSettings) -> Self {
         Self {
+            dpop: ctx.dpop().is_some(),
             store: ctx.store,
             clock: ctx.clock,
             rng: ctx.rng,
@@ -366,8 +369,14 @@ impl AuthorizeEndpoint {
             Ok(Err(e)) => return Err(refuse(e)),
             Err(e) => return Err(Refusal::Unavailable(e)),
         };
-        request::check_rest(app, params, client_id, redirect_uri.clone(), target.api())
-            .map_err(refuse)
+        let mut request =
+            request::check_rest(app, params, client_id, redirect_uri.clone(), target.api())
+                .map_err(refuse)?;
+        // With DPoP off nothing is bound: a bound code could never be redeemed.
+        if !self.dpop {
+            request.dpop_jkt = None;
+        }
+        Ok(request)
     }
 
     /// Continues a pending request after the person signed in (`GET /oauth/authorize/resume`).

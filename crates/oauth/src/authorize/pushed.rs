@@ -274,7 +274,28 @@ impl PushEndpoint {
         form: &[(String, String)],
         authorization: Option<&str>,
     ) -> Result<PushedAuthorizationResponse, OAuthError> {
+        self.push_with_proof(tenant, issuer, form, authorization, Ok(None))
+            .await
+    }
+
+    /// [`Self::push`] with the request's `DPoP` header: a proof binds the code the request
+    /// will yield to its key (RFC 9449 §10.1).
+    pub async fn push_with_proof(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        form: &[(String, String)],
+        authorization: Option<&str>,
+        dpop: crate::dpop::ProofHeader<'_>,
+    ) -> Result<PushedAuthorizationResponse, OAuthError> {
         let client_request = ClientRequest::parse(form, authorization)?;
+        let proof = match self.ctx.dpop() {
+            Some(checker) => {
+                let url = format!("{issuer}/oauth/par");
+                checker.verify(tenant, dpop, "POST", &url, None).await?
+            }
+            None => None,
+        };
         let auth = self.ctx.client_auth(&tenant.id, issuer);
         let app = client_auth::authenticate(&auth, client_request.client())
             .await?
@@ -299,6 +320,7 @@ impl PushEndpoint {
             }
             None => kept(form),
         };
+        let authorization_params = bind_to_proof(authorization_params, proof.as_ref())?;
         let pushed_params = Params::new(&authorization_params);
         let _: AuthorizationRequest = self
             .authorize
@@ -330,6 +352,33 @@ impl PushEndpoint {
             request_uri: format!("{REQUEST_URI_PREFIX}{}", secret.plaintext),
             expires_in: PUSHED_REQUEST_LIFETIME.as_secs(),
         })
+    }
+}
+
+/// RFC 9449 §10.1: a proof at PAR binds the code to its key, as `dpop_jkt` would; when both
+/// are sent they must name the same key.
+fn bind_to_proof(
+    mut params: Vec<(String, String)>,
+    proof: Option<&crate::dpop::Proof>,
+) -> Result<Vec<(String, String)>, OAuthError> {
+    let Some(proof) = proof else {
+        return Ok(params);
+    };
+    let named: Vec<&str> = params
+        .iter()
+        .filter(|(k, _)| k == "dpop_jkt")
+        .map(|(_, v)| v.as_str())
+        .collect();
+    match named.as_slice() {
+        [] => {
+            params.push(("dpop_jkt".to_owned(), proof.jkt.clone()));
+            Ok(params)
+        }
+        [one] if *one == proof.jkt => Ok(params),
+        _ => Err(OAuthError::new(
+            ErrorCode::InvalidDpopProof,
+            "dpop_jkt names another key than the DPoP proof's",
+        )),
     }
 }
 

@@ -143,6 +143,10 @@ pub struct AuthorizationRequest {
     /// read from request parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceRef>,
+    /// The DPoP key the code is to be bound to (RFC 9449 §10 `dpop_jkt`, or the proof sent to
+    /// PAR): redeeming it then needs a proof of that key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
 }
 
 /// The device authorization a request stands for.
@@ -170,7 +174,7 @@ impl AuthorizationRequest {
 /// The authorization-request parameters this endpoint knows (RFC 6749 §4.1.1, RFC 7636 §4.3,
 /// OIDC Core §3.1.2.1, RFC 9101, RFC 9396, OAuth 2.0 Multiple Response Types). Only these are
 /// refused when repeated; `resource` (RFC 8707 §2) may legitimately appear more than once.
-pub(crate) const KNOWN: [&str; 23] = [
+pub(crate) const KNOWN: [&str; 24] = [
     "client_id",
     "redirect_uri",
     "response_type",
@@ -194,6 +198,7 @@ pub(crate) const KNOWN: [&str; 23] = [
     "request_uri",
     "authorization_details",
     "organization",
+    "dpop_jkt",
 ];
 
 /// Whether `name` is one of the authorization-request parameters this endpoint knows.
@@ -393,6 +398,8 @@ pub(crate) fn check_rest(
     }
     // 13.
     let organization = check_organization(get("organization"))?;
+    // 14.
+    let dpop_jkt = check_dpop_jkt(get("dpop_jkt"))?;
     Ok(AuthorizationRequest {
         client_id: client_id.to_owned(),
         redirect_uri,
@@ -408,7 +415,27 @@ pub(crate) fn check_rest(
         organization,
         resource: resource.map(|r| r.identifier.clone()),
         device: None,
+        dpop_jkt,
     })
+}
+
+/// Check 14, RFC 9449 §10: `dpop_jkt` is a base64url SHA-256 JWK thumbprint (RFC 7638).
+pub(crate) fn check_dpop_jkt(raw: Option<&str>) -> Result<Option<String>, RedirectError> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    let well_formed = raw.len() == 43
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if well_formed {
+        Ok(Some(raw.to_owned()))
+    } else {
+        Err(RedirectError::new(
+            "invalid_request",
+            "dpop_jkt must be the base64url SHA-256 thumbprint of a JWK (43 characters)",
+        ))
+    }
 }
 
 /// Check 13: `organization` names an organization by id or slug (its syntax only: whether it
@@ -571,6 +598,7 @@ mod tests {
             minimum_acr: None,
             organization_usage: svc_domain::OrganizationUsage::Allow,
             require_pushed_authorization_requests: false,
+            dpop_bound_access_tokens: false,
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
         }

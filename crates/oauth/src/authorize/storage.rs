@@ -228,6 +228,7 @@ impl AuthorizeEndpoint {
             issued_family: None,
             issued_access_jti: None,
             issued_access_expires_at: None,
+            dpop_jkt: req.dpop_jkt.clone(),
         }
     }
 }

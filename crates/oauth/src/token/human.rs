@@ -22,6 +22,11 @@
 //! Both are written to the audit log and the event outbox in the same transaction as the
 //! revocation; every issuance records `auth.token.issued` the same way.
 //!
+//! DPoP (RFC 9449): with a verified proof the access token is bound to its key (`cnf.jkt`,
+//! `token_type: DPoP`) and a public client's new refresh family too (§5); a code bound to a key
+//! (§10) or a bound family needs a proof of that key (`invalid_dpop_proof`; a refused code stays
+//! burned, a refused refresh is not rotated).
+//!
 //! A grant in an organization (the code's or the family's `organization_id`) is checked again
 //! at every redemption and refresh: the organization must still be active and the person still
 //! a member. Otherwise the code is burned, or the family revoked (`organization_access_ended`),
@@ -30,7 +35,7 @@
 
 use super::issue::{
     AccessTokenStamp, Authentication, IssuedAccessToken, NewAccessToken, OrgClaims, SubjectType,
-    TOKEN_TYPE_BEARER, TokenResponse,
+    TokenResponse, token_type,
 };
 use super::{TokenEndpoint, TokenRequest};
 use crate::claims::{ClaimsRequest, ROLES_SCOPE, person_claims, role_claims};
@@ -74,6 +79,9 @@ struct Grant<'a> {
     organization: Option<Organization>,
     /// The API resource the tokens are for (their audience), as read in the transaction.
     resource: Option<ApiResource>,
+    /// The DPoP key the request proved (RFC 9449 §5): the access token is bound to it, and a
+    /// public client's new refresh family too.
+    proof: Option<&'a str>,
 }
 
 impl Grant<'_> {
@@ -198,7 +206,9 @@ impl TokenEndpoint {
             client: &app.id,
             via,
         };
-        if let Err(e) = check_code(&code, &presented, now) {
+        if let Err(e) = check_code(&code, &presented, now)
+            .and_then(|()| check_key(code.dpop_jkt.as_deref(), request.proof_jkt()))
+        {
             // Keep the code burned: a failed attempt must not leave it redeemable.
             tx.commit().await?;
             return Err(e);
@@ -265,6 +275,7 @@ impl TokenEndpoint {
             person: person_claims(&person, &scope, requested.id_token_names()),
             organization,
             resource,
+            proof: request.proof_jkt(),
         };
         if scope.contains(ROLES_SCOPE) {
             let roles = role_claims(
@@ -390,6 +401,7 @@ impl TokenEndpoint {
         // presenting it again is never mistaken for reuse (and another client cannot burn it).
         check_client(&family, &app.id)?;
         check_alive(&token, &family, now)?;
+        check_key(family.dpop_jkt.as_deref(), request.proof_jkt())?;
         let mut scope = narrow_scope(&token.scope, request.scope())?;
         // Management scopes last only as long as the role behind them.
         if crate::administrators::for_management_api(app, issuer)
@@ -520,6 +532,7 @@ impl TokenEndpoint {
             },
             organization,
             resource,
+            proof: request.proof_jkt(),
         };
         let stamp = self.issuer().stamp(SubjectType::Human);
         let data = EventData::TokensIssued {
@@ -581,6 +594,7 @@ impl TokenEndpoint {
                     amr: grant.amr,
                 }),
                 organization: grant.org_claims(),
+                confirmation: grant.proof,
             },
             stamp,
         )?;
@@ -608,7 +622,7 @@ impl TokenEndpoint {
         };
         let response = TokenResponse {
             access_token: access.token.clone(),
-            token_type: TOKEN_TYPE_BEARER,
+            token_type: token_type(grant.proof.is_some()),
             expires_in: access.expires_in,
             scope: grant.scope.to_string(),
             refresh_token: None,
@@ -643,6 +657,12 @@ impl TokenEndpoint {
             expires_at: now + self.settings.refresh_token_lifetime_human,
             revoked_at: None,
             revoke_reason: None,
+            // RFC 9449 §5: a public client's refresh tokens are bound to its proof key; a
+            // confidential client's are bound to its authentication already.
+            dpop_jkt: grant
+                .proof
+                .filter(|_| !app.is_confidential())
+                .map(str::to_owned),
         };
         tx.insert_refresh_family(&family).await?;
         let (token, plaintext) = self.next_token(&family, grant.scope, now);
@@ -669,6 +689,23 @@ impl TokenEndpoint {
             rotated_at: None,
         };
         (token, secret.plaintext)
+    }
+}
+
+/// RFC 9449 §10 (codes) and §5 (refresh tokens): what is bound to a DPoP key needs a proof
+/// of that key; `bound` is the key's thumbprint, `proved` the request's proof's.
+fn check_key(bound: Option<&str>, proved: Option<&str>) -> Result<(), OAuthError> {
+    let refuse = |description| {
+        Err(OAuthError::new(
+            crate::error::ErrorCode::InvalidDpopProof,
+            description,
+        ))
+    };
+    match (bound, proved) {
+        (None, _) => Ok(()),
+        (Some(_), None) => refuse("this grant is bound to a DPoP key: send a DPoP proof of it"),
+        (Some(bound), Some(proved)) if bound == proved => Ok(()),
+        (Some(_), Some(_)) => refuse("the DPoP proof is signed by another key than the grant's"),
     }
 }
 

@@ -11,7 +11,9 @@
 //!   `access_token_lifetime_human`; `agent` and `system` tokens (machines, including every
 //!   client-credentials token) live `access_token_lifetime_agent`, the shorter default, since
 //!   a machine can always ask again.
-//! - The response is `token_type: Bearer` with `expires_in` equal to the token's lifetime;
+//! - A token bound to a DPoP key carries `cnf.jkt` (RFC 9449 §6.1) and is answered with
+//!   `token_type: DPoP` (§5); otherwise `Bearer`.
+//! - The response has `expires_in` equal to the token's lifetime;
 //!   `refresh_token` and `id_token` appear only when issued.
 
 use crate::error::OAuthError;
@@ -135,6 +137,8 @@ pub struct NewAccessToken<'a> {
     pub authentication: Option<Authentication<'a>>,
     /// The organization the person acts in, when the grant has one.
     pub organization: Option<OrgClaims<'a>>,
+    /// The thumbprint of the DPoP key the token is bound to (`cnf.jkt`, RFC 9449 §6.1).
+    pub confirmation: Option<&'a str>,
 }
 
 /// The organization a token acts in (CONTRACTS.md "Organizations, roles, keys, SCIM"): the
@@ -297,6 +301,9 @@ impl AccessTokenIssuer<'_> {
             // `org_id`. Both carry the id, so a resource server written to either reads it.
             map.insert("org".into(), json!(org.id));
         }
+        if let (Some(jkt), Some(map)) = (token.confirmation, claims.as_object_mut()) {
+            map.insert("cnf".into(), crate::dpop::confirmation(jkt));
+        }
         let token = signer.sign_jwt(ACCESS_TOKEN_TYP, &claims)?;
         Ok(IssuedAccessToken {
             token,
@@ -318,7 +325,7 @@ impl AccessTokenIssuer<'_> {
 pub struct TokenResponse {
     /// The access token (a JWT).
     pub access_token: String,
-    /// Always `Bearer`.
+    /// `Bearer`, or `DPoP` for a token bound to a DPoP key.
     pub token_type: &'static str,
     /// Lifetime of the access token in seconds.
     pub expires_in: u64,
@@ -333,12 +340,21 @@ pub struct TokenResponse {
     pub id_token: Option<String>,
 }
 
+/// The `token_type` of an access token bound to a DPoP key or not (RFC 9449 §5).
+pub fn token_type(dpop_bound: bool) -> &'static str {
+    if dpop_bound {
+        crate::dpop::TOKEN_TYPE_DPOP
+    } else {
+        TOKEN_TYPE_BEARER
+    }
+}
+
 impl TokenResponse {
-    /// A response carrying only `access`, granted for `scope`.
-    pub fn bearer(access: IssuedAccessToken, scope: &ScopeSet) -> Self {
+    /// A response carrying only `access`, granted for `scope`, bound to a DPoP key or not.
+    pub fn access_only(access: IssuedAccessToken, scope: &ScopeSet, dpop_bound: bool) -> Self {
         Self {
             access_token: access.token,
-            token_type: TOKEN_TYPE_BEARER,
+            token_type: token_type(dpop_bound),
             expires_in: access.expires_in,
             scope: scope.to_string(),
             refresh_token: None,
@@ -400,7 +416,7 @@ mod tests {
 
     #[test]
     fn the_response_skips_absent_tokens_and_debug_redacts() {
-        let response = TokenResponse::bearer(
+        let response = TokenResponse::access_only(
             IssuedAccessToken {
                 token: "header.payload.sig".into(),
                 expires_in: 300,
@@ -408,6 +424,7 @@ mod tests {
                 exp: 0,
             },
             &ScopeSet::parse("b a").unwrap(),
+            false,
         );
         assert_eq!(
             serde_json::to_value(&response).unwrap(),

@@ -4,8 +4,10 @@
 //!
 //! The dispatcher is an ordered list:
 //! 1. parse the request ([`request`]): repeats, `grant_type`, one authentication mechanism;
+//! 1b. verify the DPoP proof, if any ([`crate::dpop`]): every grant then binds its tokens;
 //! 2. authenticate the client by its registered method ([`crate::client_auth`]);
-//! 3. check the (known) grant is allowed on the application (`unauthorized_client`);
+//! 3. check the (known) grant is allowed on the application (`unauthorized_client`), and that
+//!    an application registered with `dpop_bound_access_tokens` sent a proof;
 //! 4. run the grant ([`crate::grants`]);
 //! 5. issue the token ([`issue`]).
 //!
@@ -22,7 +24,7 @@ pub mod request;
 
 pub use issue::{
     ACCESS_TOKEN_TYP, AccessTokenIssuer, AccessTokenStamp, IssuedAccessToken, NewAccessToken,
-    OrgClaims, SubjectType, TOKEN_TYPE_BEARER, TokenResponse, TokenSettings,
+    OrgClaims, SubjectType, TOKEN_TYPE_BEARER, TokenResponse, TokenSettings, token_type,
 };
 pub use request::{ClientCredentials, Credential, JWT_BEARER_ASSERTION_TYPE, TokenRequest};
 
@@ -37,6 +39,22 @@ use svc_domain::{ApiResource, Application, GrantType, PermissionName, Tenant};
 /// validated; see [`request::client_id_hint`]).
 pub fn client_id_hint(form: &[(String, String)], authorization: Option<&str>) -> Option<String> {
     request::client_id_hint(form, authorization)
+}
+
+/// One token request as the HTTP layer received it.
+pub struct TokenCall<'a> {
+    /// The host's tenant.
+    pub tenant: &'a Tenant,
+    /// Its issuer.
+    pub issuer: &'a str,
+    /// The form pairs, in order, repeats kept.
+    pub form: &'a [(String, String)],
+    /// The `Authorization` header.
+    pub authorization: Option<&'a str>,
+    /// The client address the HTTP layer saw.
+    pub peer: Option<std::net::IpAddr>,
+    /// The `DPoP` header (RFC 9449 §4.1), or why it could not be read.
+    pub dpop: crate::dpop::ProofHeader<'a>,
 }
 
 /// The token endpoint of every tenant.
@@ -55,6 +73,11 @@ impl TokenEndpoint {
     /// The lifetimes in force.
     pub fn settings(&self) -> &TokenSettings {
         &self.settings
+    }
+
+    /// The DPoP nonce (RFC 9449 §8) clients of `tenant` must use now, when nonces are required.
+    pub fn dpop_nonce(&self, tenant: &Tenant) -> Option<String> {
+        self.ctx.dpop().and_then(|d| d.current_nonce(tenant))
     }
 
     /// Handles one token request for `tenant`, whose issuer is `issuer`, from an address
@@ -79,19 +102,44 @@ impl TokenEndpoint {
         authorization: Option<&str>,
         peer: Option<std::net::IpAddr>,
     ) -> Result<TokenResponse, OAuthError> {
+        self.handle_call(&TokenCall {
+            tenant,
+            issuer,
+            form,
+            authorization,
+            peer,
+            dpop: Ok(None),
+        })
+        .await
+    }
+
+    /// Handles one token request as the HTTP layer received it, `DPoP` header included.
+    pub async fn handle_call(&self, call: &TokenCall<'_>) -> Result<TokenResponse, OAuthError> {
+        let (tenant, issuer) = (call.tenant, call.issuer);
         // 1.
-        let request = TokenRequest::parse(form, authorization)?.from_peer(peer);
+        let request = TokenRequest::parse(call.form, call.authorization)?.from_peer(call.peer);
         if !self.settings.serves(request.grant_type()) {
             return Err(OAuthError::unsupported_grant_type(format!(
                 "the {} grant is not enabled on this deployment",
                 request.grant_type()
             )));
         }
+        // 1b. RFC 9449 §5: the proof is for this endpoint, whatever the grant.
+        let proof = match self.ctx.dpop() {
+            Some(dpop) => {
+                let url = crate::discovery::token_endpoint(issuer);
+                dpop.verify(tenant, call.dpop.clone(), "POST", &url, None)
+                    .await?
+            }
+            None => None,
+        };
+        let request = request.with_proof(proof);
         // 2.
         let auth = self.ctx.client_auth(&tenant.id, issuer);
         let client = client_auth::authenticate(&auth, request.client()).await?;
         // 3.
         grant_allowed(&client, request.grant_type())?;
+        proof_required(&client, &request)?;
         // 4–5.
         match request.grant_type() {
             GrantType::ClientCredentials => {
@@ -141,6 +189,7 @@ impl TokenEndpoint {
                     // Nobody signed in: no authentication to repeat.
                     authentication: None,
                     organization: None,
+                    confirmation: request.proof_jkt(),
                 },
             )
             .await?;
@@ -153,7 +202,11 @@ impl TokenEndpoint {
             "access token issued"
         );
         // RFC 6749 §4.4.3: "A refresh token SHOULD NOT be included"; the spec says never.
-        Ok(TokenResponse::bearer(access, &grant.scope))
+        Ok(TokenResponse::access_only(
+            access,
+            &grant.scope,
+            request.proof().is_some(),
+        ))
     }
 
     /// The API resource a client_credentials request names, other than the application's own
@@ -188,6 +241,19 @@ impl TokenEndpoint {
             rng: self.ctx.rng.as_ref(),
             settings: &self.settings,
         }
+    }
+}
+
+/// Step 3, RFC 9449 §5.2: an application registered with `dpop_bound_access_tokens` gets
+/// bound tokens only, so a request without a proof is refused.
+fn proof_required(client: &AuthenticatedClient, request: &TokenRequest) -> Result<(), OAuthError> {
+    if client.application.dpop_bound_access_tokens && request.proof().is_none() {
+        Err(OAuthError::new(
+            crate::error::ErrorCode::InvalidDpopProof,
+            "this application must send a DPoP proof with every token request",
+        ))
+    } else {
+        Ok(())
     }
 }
 

@@ -112,6 +112,8 @@ pub struct TokenRequest {
     params: BTreeMap<String, String>,
     /// The address the request came from, when the HTTP layer knows it.
     peer: Option<std::net::IpAddr>,
+    /// The verified DPoP proof that came with it (RFC 9449 §5).
+    proof: Option<crate::dpop::Proof>,
 }
 
 impl fmt::Debug for TokenRequest {
@@ -146,6 +148,7 @@ impl TokenRequest {
             resources,
             params,
             peer: None,
+            proof: None,
         })
     }
 
@@ -158,6 +161,22 @@ impl TokenRequest {
     /// The address the request came from, when known.
     pub fn peer(&self) -> Option<std::net::IpAddr> {
         self.peer
+    }
+
+    /// The same request, with the DPoP proof it carried (verified by [`crate::dpop::Dpop`]).
+    #[must_use]
+    pub fn with_proof(self, proof: Option<crate::dpop::Proof>) -> Self {
+        Self { proof, ..self }
+    }
+
+    /// The verified DPoP proof, if the request carried one.
+    pub fn proof(&self) -> Option<&crate::dpop::Proof> {
+        self.proof.as_ref()
+    }
+
+    /// The thumbprint of the DPoP proof's key, if the request carried one.
+    pub fn proof_jkt(&self) -> Option<&str> {
+        self.proof.as_ref().map(|p| p.jkt.as_str())
     }
 
     /// The requested grant.

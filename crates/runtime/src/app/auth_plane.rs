@@ -140,6 +140,7 @@ pub(super) fn protocol_context(config: &Config, services: &Services) -> Protocol
     )
     .with_jwks_fetcher(Arc::new(fetcher))
     .with_client_cache(services.clients.clone())
+    .with_dpop(services.dpop.clone())
 }
 
 /// The discovery document's algorithm and optional endpoints.
@@ -156,6 +157,7 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             request_objects_required: request_objects(config) == RequestObjects::Required,
             device_authorization: config.device_authorization.enabled,
             ciba: config.ciba.enabled,
+            dpop: config.dpop.enabled,
             second_factors: config.two_factor.enabled || config.passkey.enabled,
             ..OptionalFeatures::default()
         },

@@ -14,6 +14,7 @@ use svc_http::api::ApiState;
 use svc_http::{TenantResolver, TenantRouting};
 use svc_manage::ManageContext;
 use svc_oauth::client_auth::ClientCache;
+use svc_oauth::dpop::{Dpop, DpopSettings, InstanceReplay, ProofReplay, StoreReplay};
 use svc_oauth::keys::KeyService;
 use svc_store::Store;
 
@@ -40,6 +41,8 @@ pub(super) struct Services {
     pub(super) authn: Arc<svc_authn::Authn>,
     /// The management API's state; also authorises `/metrics` reads on every plane.
     pub(super) api: ApiState,
+    /// DPoP proofs (RFC 9449): one replay record for every plane of the process.
+    pub(super) dpop: Arc<Dpop>,
 }
 
 impl Services {
@@ -81,6 +84,7 @@ impl Services {
             .with_domain_probe(Arc::new(crate::domain_probe::RuntimeDomainProbe::new(
                 &config.verified_domains,
             )?));
+        let dpop = Arc::new(dpop(config, store.clone(), clock.clone()));
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),
@@ -88,6 +92,7 @@ impl Services {
             clock: clock.clone(),
             authn: authn.clone(),
             webhook_rules: crate::webhooks::rules(config),
+            dpop: dpop.settings().enabled.then(|| dpop.clone()),
         };
         Ok(Self {
             store,
@@ -99,8 +104,28 @@ impl Services {
             clients,
             authn,
             api,
+            dpop,
         })
     }
+}
+
+/// `[dpop]` in the engine's terms. Proof `jti`s are remembered in this process while it is the
+/// only instance serving the database (no `[kms]`: the instance lease guarantees it), and in
+/// the database when several instances may serve it (RFC 9449 §11.1 across instances).
+fn dpop(config: &Config, store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Dpop {
+    let c = &config.dpop;
+    let settings = DpopSettings {
+        enabled: c.enabled,
+        require_nonce: c.require_nonce,
+        proof_window: Duration::from_secs(u64::from(c.proof_window_secs)),
+        nonce_lifetime: Duration::from_secs(u64::from(c.nonce_lifetime_secs)),
+    };
+    let replay: Arc<dyn ProofReplay> = if config.kms.is_some() {
+        Arc::new(StoreReplay(store))
+    } else {
+        Arc::new(InstanceReplay::default())
+    };
+    Dpop::new(settings, replay, clock)
 }
 
 /// How hosts map to tenants (CONTRACTS.md "Tenancy and issuers").

@@ -15,6 +15,7 @@ mod device;
 mod discovery;
 mod dns;
 mod domains;
+mod dpop;
 mod elixir_sdk;
 mod go_sdk;
 mod health;

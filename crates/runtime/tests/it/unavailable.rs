@@ -27,8 +27,6 @@ enabled = true
 pow_difficulty = 18
 [siwe]
 enabled = true
-[dpop]
-required = true
 [session_cookie]
 name = "sid"
 [refresh_family_cache]
@@ -91,7 +89,6 @@ const LABELS: &[&str] = &[
     "[anonymous]",
     "[challenge]",
     "[siwe]",
-    "[dpop]",
     "[session_cookie]",
     "[refresh_family_cache]",
     "jwt.refresh_token_lifetime_agent_secs",

@@ -51,6 +51,7 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
         minimum_acr: Some(ACR_AAL2.into()),
         organization_usage: svc_domain::OrganizationUsage::Require,
         require_pushed_authorization_requests: true,
+        dpop_bound_access_tokens: true,
         created_at: at,
         updated_at: at + Duration::seconds(1),
     }
@@ -73,6 +74,7 @@ pub fn public_application_fixture(tenant: &Tenant, seed: u64) -> Application {
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
         require_pushed_authorization_requests: false,
+        dpop_bound_access_tokens: false,
         ..application_fixture(tenant, seed)
     }
 }

@@ -620,6 +620,39 @@ pub async fn assertion_ids_are_single_use_per_client(store: Arc<dyn Store>) {
     tx.commit().await.expect("commit");
 }
 
+/// A DPoP proof id is used once per tenant and key until it expires, and never collides with a
+/// client's assertion id of the same text.
+pub async fn proof_ids_are_single_use_per_key(store: Arc<dyn Store>) {
+    let t0 = base();
+    let acme = tenant_fixture("acme", 1).id;
+    let other = tenant_fixture("other", 2).id;
+    let app = ClientId::generate(&ManualClock::new(t0), &SeededRandom::new(10));
+    let exp = t0 + Duration::seconds(61);
+
+    let mut tx = store.write().await.expect("write");
+    tx.use_proof_id(&acme, "key-a", "jti-1", exp, t0)
+        .await
+        .expect("first use");
+    assert!(is_conflict_on(
+        tx.use_proof_id(&acme, "key-a", "jti-1", exp, t0 + Duration::seconds(60))
+            .await,
+        "assertion_ids_pkey"
+    ));
+    tx.use_proof_id(&acme, "key-b", "jti-1", exp, t0)
+        .await
+        .expect("another key's jti");
+    tx.use_proof_id(&other, "key-a", "jti-1", exp, t0)
+        .await
+        .expect("another tenant's jti");
+    tx.use_assertion_id(&acme, &app, "jti-1", exp, t0)
+        .await
+        .expect("a client's assertion id is another record");
+    tx.use_proof_id(&acme, "key-a", "jti-1", exp + Duration::seconds(61), exp)
+        .await
+        .expect("reuse once expired");
+    tx.commit().await.expect("commit");
+}
+
 /// Purging deletes exactly the idempotency keys and assertion ids expired at `now` and counts
 /// them; live rows keep working.
 pub async fn purge_expired_counts_and_keeps_live_rows(store: Arc<dyn Store>) {

@@ -96,6 +96,7 @@ pub fn code_fixture(
         issued_family: None,
         issued_access_jti: None,
         issued_access_expires_at: None,
+        dpop_jkt: None,
     }
 }
 
@@ -131,6 +132,7 @@ pub fn family_fixture(
         expires_at: at + Duration::days(30),
         revoked_at: None,
         revoke_reason: None,
+        dpop_jkt: None,
     }
 }
 
@@ -372,6 +374,7 @@ pub async fn codes_redeem_once_and_remember_what_they_issued(store: Arc<dyn Stor
             issued_family: Some(family),
             issued_access_jti: Some("jti-1".into()),
             issued_access_expires_at: Some(access_expires),
+            dpop_jkt: None,
             ..redeemed
         }),
         "the first redemption's time stays, and what it issued is known"

@@ -42,11 +42,13 @@ pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: A
     let revoked_family = RefreshFamily {
         revoked_at: Some(long_ago),
         revoke_reason: Some("reuse".into()),
+        dpop_jkt: None,
         ..family_fixture(&ada, &app, 2, now - Duration::days(10))
     };
     let recently_revoked = RefreshFamily {
         revoked_at: Some(recently),
         revoke_reason: Some("revoked".into()),
+        dpop_jkt: None,
         ..family_fixture(&ada, &app, 3, now - Duration::days(10))
     };
     let live_family = family_fixture(&ada, &app, 4, now - Duration::days(10));

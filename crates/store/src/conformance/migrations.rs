@@ -68,6 +68,7 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
         require_pushed_authorization_requests: false,
+        dpop_bound_access_tokens: false,
         ..super::application_fixture(&tenant, 72)
     };
     let ordinary = Application {
@@ -75,6 +76,7 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
         require_pushed_authorization_requests: false,
+        dpop_bound_access_tokens: false,
         ..super::application_fixture(&tenant, 73)
     };
     // A tenant whose management application was created while organizations were not served.
@@ -89,6 +91,7 @@ pub async fn management_scopes_shrink_to_the_served_ones(
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,
         require_pushed_authorization_requests: false,
+        dpop_bound_access_tokens: false,
         ..super::application_fixture(&later, 75)
     };
 

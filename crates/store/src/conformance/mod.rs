@@ -137,6 +137,7 @@ macro_rules! conformance_suite {
             delete_tenant_keeps_audit_entries,
             idempotency_keys_claim_complete_replay_and_expire,
             assertion_ids_are_single_use_per_client,
+            proof_ids_are_single_use_per_key,
             purge_expired_counts_and_keeps_live_rows,
             racing_claims_admit_exactly_one,
             user_round_trips,

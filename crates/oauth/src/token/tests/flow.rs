@@ -64,6 +64,7 @@ impl Flow {
             minimum_acr: None,
             organization_usage: svc_domain::OrganizationUsage::Allow,
             require_pushed_authorization_requests: false,
+            dpop_bound_access_tokens: false,
             created_at: now,
             updated_at: now,
         };

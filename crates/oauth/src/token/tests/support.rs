@@ -153,6 +153,7 @@ impl Fixture {
             minimum_acr: None,
             organization_usage: svc_domain::OrganizationUsage::Allow,
             require_pushed_authorization_requests: false,
+            dpop_bound_access_tokens: false,
             created_at: start(),
             updated_at: start(),
         }

@@ -1,0 +1,434 @@
+//! DPoP proofs (RFC 9449): reading the `DPoP` header and verifying the proof JWT a client sends
+//! with a request, for the svc server (token endpoint, UserInfo, management API) and for resource
+//! servers alike. What comes out is the proof key's RFC 7638 thumbprint, which rule 10
+//! ([`crate::rules::dpop`]) compares with the token's `cnf.jkt`.
+//!
+//! [`verify_proof`] runs RFC 9449 §4.3's checks, in its order, each a named step:
+//! 1. one `DPoP` header ([`proof_header`]) holding one compact JWS of at most
+//!    [`MAX_PROOF_BYTES`];
+//! 2. header `typ` is `dpop+jwt`, `alg` an asymmetric algorithm of [`PROOF_ALGORITHMS`] (never
+//!    `none` or HS*), no `crit`;
+//! 3. header `jwk` is a public key (no `d`, `p`, `q`, … and no symmetric `oct` key) of the type
+//!    `alg` needs (RSA at least 2048 bits);
+//! 4. the signature verifies with that key;
+//! 5. claims `jti` (≤ [`MAX_JTI_BYTES`]), `htm`, `htu` and `iat` are present and typed;
+//! 6. `htm` is the request's method;
+//! 7. `htu` is the request's URI without query and fragment, compared after RFC 3986 §6
+//!    scheme-based normalisation (case of scheme and host, default port);
+//! 8. `iat` is within the acceptance window of now, either side;
+//! 9. with an access token, `ath` is the base64url SHA-256 of it (§4.2).
+//!
+//! Two checks stay with the caller because they need state: the `jti` replay cache for the
+//! window (§11.1; [`ReplayCache`] is an in-process one for a single resource server) and server
+//! nonces (§8, §9), whose value [`VerifiedProof::nonce`] hands over. Extra claims are ignored,
+//! as the RFC requires. Errors are [`ProofError`]; their text never repeats the proof.
+
+use crate::provider;
+use aws_lc_rs::digest;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, ThumbprintHash};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use url::Url;
+
+/// The proof algorithms accepted and advertised (`dpop_signing_alg_values_supported`).
+pub const PROOF_ALGORITHMS: [&str; 4] = ["ES256", "EdDSA", "RS256", "PS256"];
+
+/// Longest accepted proof, in bytes: an RSA-4096 proof is under 2 KiB.
+pub const MAX_PROOF_BYTES: usize = 8 * 1024;
+
+/// Longest accepted `jti`, in bytes (it is stored by replay caches).
+pub const MAX_JTI_BYTES: usize = 256;
+
+/// RFC 9449 §4.3 item 11's window for `iat`, either side of now, unless the caller chooses
+/// another (CONTRACTS.md: ±60 s).
+pub const DEFAULT_IAT_WINDOW_SECS: i64 = 60;
+
+/// Smallest accepted RSA modulus, in bits.
+const MIN_RSA_BITS: usize = 2048;
+
+/// JWK members that only a private or symmetric key has (RFC 7518 §6.2.2, §6.3.2, §6.4).
+const PRIVATE_MEMBERS: [&str; 9] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k", "priv"];
+
+/// Why a DPoP proof was refused. Every variant is `invalid_dpop_proof` (RFC 9449 §7.1) except
+/// [`ProofError::UseNonce`], which is `use_dpop_nonce` (§8, §9).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProofError {
+    /// No `DPoP` header where one is required.
+    #[error("a DPoP proof is required")]
+    Missing,
+    /// More than one `DPoP` header (§4.3 item 1).
+    #[error("exactly one DPoP header is allowed")]
+    Multiple,
+    /// Not one compact JWS with a JSON header and a JSON object payload, or too long.
+    #[error("the DPoP proof is not a well-formed signed JWT")]
+    Malformed,
+    /// Header `typ` is not `dpop+jwt`.
+    #[error("the DPoP proof's typ must be dpop+jwt")]
+    WrongType,
+    /// `alg` is missing, `none`, symmetric or not accepted.
+    #[error("the DPoP proof is signed with an algorithm that is not accepted")]
+    DisallowedAlgorithm,
+    /// The header lists `crit` extensions, none of which is understood.
+    #[error("the DPoP proof requires header extensions that are not supported")]
+    UnsupportedCriticalHeader,
+    /// `jwk` is missing, not a public key, too weak, or not of the type `alg` needs.
+    #[error("the DPoP proof's jwk is not an acceptable public key for its alg")]
+    BadKey,
+    /// The signature does not verify with the header's key.
+    #[error("the DPoP proof signature is invalid")]
+    BadSignature,
+    /// A required claim is missing or has the wrong type.
+    #[error("the DPoP proof lacks a valid {claim} claim")]
+    MissingClaim {
+        /// The claim's name.
+        claim: &'static str,
+    },
+    /// `htm` is not the request's method.
+    #[error("the DPoP proof was made for another HTTP method")]
+    WrongMethod,
+    /// `htu` is not the request's URI.
+    #[error("the DPoP proof was made for another URL")]
+    WrongUrl,
+    /// `iat` is outside the acceptance window.
+    #[error("the DPoP proof is too old or issued in the future")]
+    Stale,
+    /// `ath` is missing or not the hash of the access token sent with it.
+    #[error("the DPoP proof's ath does not match the access token")]
+    WrongAccessTokenHash,
+    /// The `jti` was seen within the window (§11.1).
+    #[error("the DPoP proof was already used")]
+    Replayed,
+    /// The server requires a nonce and the proof has none, or a stale one (§8).
+    #[error("a DPoP nonce from the server is required")]
+    UseNonce,
+}
+
+impl ProofError {
+    /// The OAuth `error` code: `use_dpop_nonce` or `invalid_dpop_proof`.
+    pub fn error_code(&self) -> &'static str {
+        match self {
+            Self::UseNonce => "use_dpop_nonce",
+            _ => "invalid_dpop_proof",
+        }
+    }
+
+    /// The resource server's `WWW-Authenticate` value (RFC 9449 §7.1): the `DPoP` scheme with
+    /// the error and the accepted algorithms.
+    pub fn www_authenticate(&self) -> String {
+        format!(
+            "DPoP error=\"{}\", error_description=\"{self}\", algs=\"{}\"",
+            self.error_code(),
+            PROOF_ALGORITHMS.join(" ")
+        )
+    }
+}
+
+/// Step 1: the one `DPoP` header of a request, if any; two or more are refused.
+pub fn proof_header(headers: &http::HeaderMap) -> Result<Option<&str>, ProofError> {
+    let mut values = headers.get_all("dpop").iter();
+    match (values.next(), values.next()) {
+        (None, _) => Ok(None),
+        (Some(value), None) => value.to_str().map(Some).map_err(|_| ProofError::Malformed),
+        (Some(_), Some(_)) => Err(ProofError::Multiple),
+    }
+}
+
+/// What a proof must match: the request it came with.
+#[derive(Debug, Clone, Copy)]
+pub struct ProofRequest<'a> {
+    /// The request's method (`htm`), e.g. `POST`.
+    pub method: &'a str,
+    /// The URI the request was sent to (`htu`); a query or fragment is ignored.
+    pub url: &'a str,
+    /// The access token sent with the proof (resource requests), whose hash `ath` must be;
+    /// `None` at the token endpoint.
+    pub access_token: Option<&'a str>,
+    /// Now, in seconds since the epoch.
+    pub now_unix: i64,
+    /// How far `iat` may be from now, either side, in seconds.
+    pub iat_window_secs: i64,
+}
+
+/// A proof that passed steps 1–9.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedProof {
+    /// RFC 7638 SHA-256 thumbprint of the proof key, base64url: the `cnf.jkt` it binds to.
+    pub jkt: String,
+    /// The proof's `jti`, for the caller's replay cache.
+    pub jti: String,
+    /// The proof's `iat`.
+    pub iat: i64,
+    /// The proof's `nonce`, for the caller's nonce check.
+    pub nonce: Option<String>,
+}
+
+/// Steps 2–9 on the `proof` of `request`.
+pub fn verify_proof(proof: &str, request: &ProofRequest<'_>) -> Result<VerifiedProof, ProofError> {
+    let (alg, jwk) = check_header(proof)?; // steps 2, 3
+    let claims = check_signature(proof, alg, &jwk)?; // step 4
+    let jti = string_claim(&claims, "jti")?; // step 5
+    if jti.len() > MAX_JTI_BYTES {
+        return Err(ProofError::MissingClaim { claim: "jti" });
+    }
+    let htm = string_claim(&claims, "htm")?;
+    let htu = string_claim(&claims, "htu")?;
+    let iat = claims
+        .get("iat")
+        .and_then(Value::as_i64)
+        .ok_or(ProofError::MissingClaim { claim: "iat" })?;
+    check_method(htm, request.method)?; // step 6
+    check_url(htu, request.url)?; // step 7
+    check_iat(iat, request.now_unix, request.iat_window_secs)?; // step 8
+    if let Some(token) = request.access_token {
+        check_ath(&claims, token)?; // step 9
+    }
+    let nonce = match claims.get("nonce") {
+        None => None,
+        Some(Value::String(nonce)) => Some(nonce.clone()),
+        Some(_) => return Err(ProofError::MissingClaim { claim: "nonce" }),
+    };
+    let jkt = jwk
+        .thumbprint(ThumbprintHash::SHA256)
+        .map_err(|_| ProofError::BadKey)?;
+    Ok(VerifiedProof {
+        jkt,
+        jti: jti.to_owned(),
+        iat,
+        nonce,
+    })
+}
+
+/// The `ath` of `access_token` (RFC 9449 §4.2): base64url SHA-256 of its ASCII bytes.
+pub fn access_token_hash(access_token: &str) -> String {
+    URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, access_token.as_bytes()))
+}
+
+/// Steps 2 and 3: the header's algorithm and public key.
+fn check_header(proof: &str) -> Result<(Algorithm, Jwk), ProofError> {
+    if proof.len() > MAX_PROOF_BYTES {
+        return Err(ProofError::Malformed);
+    }
+    let mut parts = proof.split('.');
+    let (Some(header), Some(payload), Some(signature), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(ProofError::Malformed);
+    };
+    if payload.is_empty() || signature.is_empty() {
+        return Err(ProofError::Malformed);
+    }
+    let header = URL_SAFE_NO_PAD
+        .decode(header)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .ok_or(ProofError::Malformed)?;
+    let header = header.as_object().ok_or(ProofError::Malformed)?;
+    let typ = header.get("typ").and_then(Value::as_str).unwrap_or("");
+    if !typ.eq_ignore_ascii_case("dpop+jwt") {
+        return Err(ProofError::WrongType);
+    }
+    let alg = match header.get("alg").and_then(Value::as_str) {
+        Some("ES256") => Algorithm::ES256,
+        Some("EdDSA") => Algorithm::EdDSA,
+        Some("RS256") => Algorithm::RS256,
+        Some("PS256") => Algorithm::PS256,
+        _ => return Err(ProofError::DisallowedAlgorithm),
+    };
+    if header.contains_key("crit") {
+        return Err(ProofError::UnsupportedCriticalHeader);
+    }
+    let jwk = header
+        .get("jwk")
+        .and_then(Value::as_object)
+        .ok_or(ProofError::BadKey)?;
+    Ok((alg, public_key_for(jwk, alg)?))
+}
+
+/// Step 3: `jwk` is a public key of the type `alg` needs.
+fn public_key_for(jwk: &Map<String, Value>, alg: Algorithm) -> Result<Jwk, ProofError> {
+    if PRIVATE_MEMBERS.iter().any(|m| jwk.contains_key(*m)) {
+        return Err(ProofError::BadKey);
+    }
+    let key: Jwk =
+        serde_json::from_value(Value::Object(jwk.clone())).map_err(|_| ProofError::BadKey)?;
+    let fits = match (&key.algorithm, alg) {
+        (AlgorithmParameters::EllipticCurve(p), Algorithm::ES256) => p.curve == EllipticCurve::P256,
+        (AlgorithmParameters::OctetKeyPair(p), Algorithm::EdDSA) => {
+            p.curve == EllipticCurve::Ed25519
+        }
+        (AlgorithmParameters::RSA(p), Algorithm::RS256 | Algorithm::PS256) => URL_SAFE_NO_PAD
+            .decode(&p.n)
+            .is_ok_and(|n| significant_bits(&n) >= MIN_RSA_BITS),
+        _ => false,
+    };
+    if fits {
+        Ok(key)
+    } else {
+        Err(ProofError::BadKey)
+    }
+}
+
+/// Bits of a big-endian unsigned integer, leading zeros aside.
+fn significant_bits(n: &[u8]) -> usize {
+    let Some(first) = n.iter().position(|b| *b != 0) else {
+        return 0;
+    };
+    let lead = n.get(first).map_or(0, |b| 8 - b.leading_zeros() as usize);
+    (n.len() - first - 1) * 8 + lead
+}
+
+/// Step 4: the signature verifies with the header's key; the payload is a JSON object.
+fn check_signature(
+    proof: &str,
+    alg: Algorithm,
+    jwk: &Jwk,
+) -> Result<Map<String, Value>, ProofError> {
+    let key = DecodingKey::from_jwk(jwk).map_err(|_| ProofError::BadKey)?;
+    let mut validation = Validation::new(alg);
+    // The proof's own claims are checked here, in the RFC's order; jsonwebtoken only verifies.
+    validation.required_spec_claims.clear();
+    validation.validate_exp = false;
+    validation.validate_nbf = false;
+    validation.validate_aud = false;
+    validation.leeway = 0;
+    provider::ensure_installed();
+    match jsonwebtoken::decode::<Value>(proof, &key, &validation) {
+        Ok(data) => match data.claims {
+            Value::Object(claims) => Ok(claims),
+            _ => Err(ProofError::Malformed),
+        },
+        Err(e) => Err(match e.kind() {
+            ErrorKind::InvalidSignature => ProofError::BadSignature,
+            ErrorKind::InvalidEcdsaKey
+            | ErrorKind::InvalidEddsaKey
+            | ErrorKind::InvalidRsaKey(_)
+            | ErrorKind::InvalidKeyFormat
+            | ErrorKind::InvalidAlgorithm => ProofError::BadKey,
+            _ => ProofError::Malformed,
+        }),
+    }
+}
+
+/// Step 5: a non-empty string claim.
+fn string_claim<'c>(
+    claims: &'c Map<String, Value>,
+    claim: &'static str,
+) -> Result<&'c str, ProofError> {
+    claims
+        .get(claim)
+        .and_then(Value::as_str)
+        .filter(|v| !v.is_empty())
+        .ok_or(ProofError::MissingClaim { claim })
+}
+
+/// Step 6: methods are case-sensitive (RFC 9110 §9.1).
+fn check_method(htm: &str, method: &str) -> Result<(), ProofError> {
+    if htm == method {
+        Ok(())
+    } else {
+        Err(ProofError::WrongMethod)
+    }
+}
+
+/// Step 7: same scheme, host, port and path; query and fragment ignored (RFC 9449 §4.3 item 9).
+fn check_url(htu: &str, target: &str) -> Result<(), ProofError> {
+    let (Ok(htu), Ok(target)) = (Url::parse(htu), Url::parse(target)) else {
+        return Err(ProofError::WrongUrl);
+    };
+    // `Url` already lower-cases scheme and host and drops a default port.
+    let same = htu.scheme() == target.scheme()
+        && htu.host_str() == target.host_str()
+        && htu.port_or_known_default() == target.port_or_known_default()
+        && htu.path() == target.path();
+    if same {
+        Ok(())
+    } else {
+        Err(ProofError::WrongUrl)
+    }
+}
+
+/// Step 8: `iat` within `window` seconds of `now`, either side.
+fn check_iat(iat: i64, now: i64, window: i64) -> Result<(), ProofError> {
+    if iat.abs_diff(now) <= window.unsigned_abs() {
+        Ok(())
+    } else {
+        Err(ProofError::Stale)
+    }
+}
+
+/// Step 9: `ath` is the hash of the access token, compared in constant time.
+fn check_ath(claims: &Map<String, Value>, access_token: &str) -> Result<(), ProofError> {
+    let ath = claims
+        .get("ath")
+        .and_then(Value::as_str)
+        .ok_or(ProofError::WrongAccessTokenHash)?;
+    let expected = access_token_hash(access_token);
+    if aws_lc_rs::constant_time::verify_slices_are_equal(ath.as_bytes(), expected.as_bytes())
+        .is_ok()
+    {
+        Ok(())
+    } else {
+        Err(ProofError::WrongAccessTokenHash)
+    }
+}
+
+/// An in-process `jti` replay cache (RFC 9449 §11.1) for a resource server running as one
+/// process: remembers each (key thumbprint, `jti`) until the proof's window has passed. Bounded:
+/// at [`ReplayCache::capacity`] live entries new proofs are refused as replays rather than let
+/// the cache grow (a flood cannot turn into memory exhaustion or into forgotten `jti`s).
+#[derive(Debug)]
+pub struct ReplayCache {
+    capacity: usize,
+    seen: Mutex<HashMap<(String, String), i64>>,
+}
+
+impl ReplayCache {
+    /// A cache holding at most `capacity` live proofs.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            capacity,
+            seen: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The most live proofs held.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Records `proof`, remembered until `forget_after` (Unix seconds; its `iat` plus the
+    /// window); [`ProofError::Replayed`] when it was seen and not yet forgotten at `now_unix`.
+    pub fn check_and_record(
+        &self,
+        proof: &VerifiedProof,
+        forget_after: i64,
+        now_unix: i64,
+    ) -> Result<(), ProofError> {
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = (proof.jkt.clone(), proof.jti.clone());
+        if seen.get(&key).is_some_and(|until| *until > now_unix) {
+            return Err(ProofError::Replayed);
+        }
+        if seen.len() >= self.capacity {
+            seen.retain(|_, until| *until > now_unix);
+            if seen.len() >= self.capacity {
+                return Err(ProofError::Replayed);
+            }
+        }
+        seen.insert(key, forget_after);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "dpop_tests.rs"]
+mod tests;
