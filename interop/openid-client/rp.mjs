@@ -9,6 +9,8 @@
 // RP-initiated logout, and dynamic client registration (RFC 7591,
 // dynamicClientRegistration) followed by a code flow as the registered client and its RFC 7592
 // read and delete (the tenant's registration policy is opened by the test before the run).
+// DPoP (RFC 9449) through openid-client's DPoP handle: PAR, code, UserInfo and refresh bound to
+// the handle's key, with server nonces required by the deployment.
 //
 // Environment: ISSUER, CLIENT_ID (public client, token_endpoint_auth_method none),
 // CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
@@ -258,6 +260,63 @@ async function main(step) {
   });
   checkEqual(parTokens.claims().sub, claims.sub, 'PAR: same sub');
   passed('pushed_authorization_request');
+
+  // ---- DPoP (RFC 9449) with openid-client's DPoP handle: a proof at PAR binds the code, the
+  // tokens are bound to the key, UserInfo takes them with proofs, the refresh token follows the
+  // key. The deployment requires server nonces: the handle learns them from use_dpop_nonce. ----
+  step('DPoP: PAR, code, UserInfo and refresh with a DPoP handle');
+  check(meta.dpop_signing_alg_values_supported?.includes('ES256'), `dpop_signing_alg_values_supported: ${meta.dpop_signing_alg_values_supported}`);
+  const dpopKeys = await client.randomDPoPKeyPair('ES256');
+  const DPoP = client.getDPoPHandle(pub, dpopKeys);
+  const jkt = await jose.calculateJwkThumbprint(await jose.exportJWK(dpopKeys.publicKey));
+  const dpopVerifier = client.randomPKCECodeVerifier();
+  const dpopState = client.randomState();
+  const dpopNonce = client.randomNonce();
+  const dpopUrl = await client.buildAuthorizationUrlWithPAR(
+    pub,
+    {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: await client.calculatePKCECodeChallenge(dpopVerifier),
+      code_challenge_method: 'S256',
+      state: dpopState,
+      nonce: dpopNonce,
+    },
+    { DPoP },
+  );
+  const dpopDone = await runInteraction(context, page, dpopUrl.href, redirectUri, {});
+  const dpopTokens = await client.authorizationCodeGrant(
+    pub,
+    new URL(dpopDone.url),
+    { pkceCodeVerifier: dpopVerifier, expectedState: dpopState, expectedNonce: dpopNonce, idTokenExpected: true },
+    undefined,
+    { DPoP },
+  );
+  checkEqual(dpopTokens.token_type?.toLowerCase(), 'dpop', 'DPoP: token_type');
+  const dpopAt = await jose.jwtVerify(dpopTokens.access_token, jwks, { issuer, typ: 'at+jwt' });
+  checkEqual(dpopAt.payload.cnf?.jkt, jkt, 'DPoP: cnf.jkt is the thumbprint of the handle key');
+  passed('dpop_code_exchange');
+  const dpopInfo = await client.fetchUserInfo(pub, dpopTokens.access_token, claims.sub, { DPoP });
+  checkEqual(dpopInfo.sub, claims.sub, 'DPoP: UserInfo sub');
+  let bearerRefused = false;
+  try {
+    await client.fetchUserInfo(pub, dpopTokens.access_token, claims.sub);
+  } catch {
+    bearerRefused = true;
+  }
+  check(bearerRefused, 'DPoP: the bound access token was accepted as a bearer token');
+  passed('dpop_userinfo');
+  const otherDPoP = client.getDPoPHandle(pub, await client.randomDPoPKeyPair('ES256'));
+  await expectOAuthError(
+    client.refreshTokenGrant(pub, dpopTokens.refresh_token, undefined, { DPoP: otherDPoP }),
+    'invalid_dpop_proof',
+    'DPoP: refreshing with another key',
+  );
+  const dpopRefreshed = await client.refreshTokenGrant(pub, dpopTokens.refresh_token, undefined, { DPoP });
+  checkEqual(dpopRefreshed.token_type?.toLowerCase(), 'dpop', 'DPoP: refreshed token_type');
+  const refreshedAt = await jose.jwtVerify(dpopRefreshed.access_token, jwks, { issuer, typ: 'at+jwt' });
+  checkEqual(refreshedAt.payload.cnf?.jkt, jkt, 'DPoP: the refreshed token keeps the key');
+  passed('dpop_refresh_bound');
 
   // ---- Device authorization grant (RFC 8628), approved by the signed-in person ----
   step('device authorization grant');

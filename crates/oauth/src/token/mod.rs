@@ -4,7 +4,7 @@
 //!
 //! The dispatcher is an ordered list:
 //! 1. parse the request ([`request`]): repeats, `grant_type`, one authentication mechanism;
-//! 1b. verify the DPoP proof, if any ([`crate::dpop`]): every grant then binds its tokens;
+//!    then verify the DPoP proof, if any ([`crate::dpop`]): every grant then binds its tokens;
 //! 2. authenticate the client by its registered method ([`crate::client_auth`]);
 //! 3. check the (known) grant is allowed on the application (`unauthorized_client`), and that
 //!    an application registered with `dpop_bound_access_tokens` sent a proof;
@@ -124,7 +124,7 @@ impl TokenEndpoint {
                 request.grant_type()
             )));
         }
-        // 1b. RFC 9449 §5: the proof is for this endpoint, whatever the grant.
+        // 1, continued. RFC 9449 §5: the proof is for this endpoint, whatever the grant.
         let proof = match self.ctx.dpop() {
             Some(dpop) => {
                 let url = crate::discovery::token_endpoint(issuer);

@@ -898,3 +898,125 @@ async fn every_scope_bearer_method_and_algorithm_of_the_protected_resource_metad
         app.shutdown().await;
     }
 }
+
+/// A DPoP proof signer for `alg` (RFC 9449 §4.2: the public key rides in the header): our own
+/// keys for the algorithms svc signs with, jsonwebtoken's RSA-PSS over an RSA key for PS256.
+fn proof_signer(alg: &str) -> Signer {
+    use svc_crypto::SigningKey;
+    use svc_domain::SigningAlg;
+    let public = |key: &SigningKey| {
+        let mut jwk = key.public_jwk();
+        for member in ["kid", "alg", "use"] {
+            jwk.as_object_mut().unwrap().remove(member);
+        }
+        jwk
+    };
+    let ours = |alg: SigningAlg| {
+        let key = SigningKey::generate(alg).unwrap();
+        let jwk = public(&key);
+        let sign: Signer = Box::new(move |claims| {
+            let mut header = serde_json::Map::new();
+            header.insert("typ".into(), json!("dpop+jwt"));
+            header.insert("jwk".into(), jwk.clone());
+            key.sign_jws(header, claims).unwrap()
+        });
+        sign
+    };
+    match alg {
+        "ES256" => ours(SigningAlg::Es256),
+        "EdDSA" => ours(SigningAlg::EdDsa),
+        "RS256" => ours(SigningAlg::Rs256),
+        "PS256" => {
+            let key = SigningKey::generate(SigningAlg::Rs256).unwrap();
+            let jwk: jsonwebtoken::jwk::Jwk = serde_json::from_value(public(&key)).unwrap();
+            let der = key.to_pkcs8().unwrap();
+            let pem = format!(
+                "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+                base64::engine::general_purpose::STANDARD.encode(der.as_slice())
+            );
+            let encoding = jsonwebtoken::EncodingKey::from_rsa_pem(pem.as_bytes()).unwrap();
+            Box::new(move |claims| {
+                let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::PS256);
+                header.typ = Some("dpop+jwt".into());
+                header.jwk = Some(jwk.clone());
+                jsonwebtoken::encode(&header, claims, &encoding).unwrap()
+            })
+        }
+        other => panic!("{other} is advertised for DPoP proofs: add a signer for it here"),
+    }
+}
+
+#[tokio::test]
+async fn every_advertised_dpop_algorithm_binds_tokens_at_both_the_server_and_the_resource() {
+    let app =
+        TestApp::spawn_with(Backend::Sqlite, &[("SVC_SERVER__BASE_DOMAIN", "localhost")]).await;
+    let operator = operator_token(&app).await;
+    let acme = create_tenant(&app, &operator, "acme").await;
+    let get = |path: &'static str| {
+        app.request(Method::GET, path)
+            .header("host", &acme.host)
+            .send()
+    };
+    let oidc: Value = get("/.well-known/openid-configuration")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let resource: Value = get("/.well-known/oauth-protected-resource")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let algs = list(&oidc, "dpop_signing_alg_values_supported");
+    assert!(!algs.is_empty(), "DPoP is on by default");
+    assert_eq!(
+        list(&resource, "dpop_signing_alg_values_supported"),
+        algs,
+        "the management API takes the proofs the token endpoint takes"
+    );
+    let token_endpoint = oidc["token_endpoint"].as_str().unwrap().to_owned();
+    let api = format!("{}/applications", resource["resource"].as_str().unwrap());
+    for alg in &algs {
+        let sign = proof_signer(alg);
+        let proof = |method: &str, url: &str, token: Option<&str>| {
+            let mut claims = json!({
+                "jti": format!("{alg}-{method}-{}", url.len()),
+                "htm": method,
+                "htu": url,
+                "iat": svc_domain::Clock::now(&svc_domain::SystemClock).unix_timestamp(),
+            });
+            if let Some(token) = token {
+                claims["ath"] = json!(svc_sdk::dpop::access_token_hash(token));
+            }
+            sign(&claims)
+        };
+        let response = app
+            .request(Method::POST, "/oauth/token")
+            .header("host", &acme.host)
+            .header("dpop", proof("POST", &token_endpoint, None))
+            .basic_auth(&acme.client_id, Some(&acme.client_secret))
+            .form(&[("grant_type", "client_credentials")])
+            .send()
+            .await
+            .unwrap();
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["token_type"], "DPoP", "{alg}: {body}");
+        let token = body["access_token"].as_str().unwrap();
+        let read = app
+            .request(Method::GET, "/api/v1/applications")
+            .header("host", &acme.host)
+            .header("authorization", format!("DPoP {token}"))
+            .header("dpop", proof("GET", &api, Some(token)))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(read.status(), 200, "{alg}");
+    }
+    // Nothing weaker is advertised (the verifier refuses these: `svc-sdk` `dpop` tests).
+    for alg in ["HS256", "ES384", "none"] {
+        assert!(!algs.iter().any(|a| a == alg), "{alg} advertised");
+    }
+    app.shutdown().await;
+}

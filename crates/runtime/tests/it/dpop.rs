@@ -488,13 +488,8 @@ async fn code(world: &World, client_id: &str, extra: &[(&str, &str)]) -> String 
         .await
 }
 
-/// Redeems `code` for the public client `client_id` with `proof`.
-async fn redeem_public(
-    world: &World,
-    client_id: &str,
-    code: &str,
-    proof: Option<&str>,
-) -> (u16, Value) {
+/// `POST /oauth/token` on the world's tenant with `form` and an optional proof.
+async fn token_request(world: &World, form: &[(&str, &str)], proof: Option<&str>) -> (u16, Value) {
     let mut request = world
         .app
         .request(Method::POST, "/oauth/token")
@@ -502,18 +497,25 @@ async fn redeem_public(
     if let Some(proof) = proof {
         request = request.header("dpop", proof);
     }
-    let response = request
-        .form(&[
-            ("grant_type", "authorization_code"),
-            ("client_id", client_id),
-            ("code", code),
-            ("redirect_uri", REDIRECT),
-            ("code_verifier", VERIFIER),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let response = request.form(form).send().await.unwrap();
     (response.status().as_u16(), response.json().await.unwrap())
+}
+
+/// Redeems `code` for the public client `client_id` with `proof`.
+async fn redeem_public(
+    world: &World,
+    client_id: &str,
+    code: &str,
+    proof: Option<&str>,
+) -> (u16, Value) {
+    let form = [
+        ("grant_type", "authorization_code"),
+        ("client_id", client_id),
+        ("code", code),
+        ("redirect_uri", REDIRECT),
+        ("code_verifier", VERIFIER),
+    ];
+    token_request(world, &form, proof).await
 }
 
 async fn refresh_public(
@@ -522,23 +524,12 @@ async fn refresh_public(
     refresh_token: &str,
     proof: Option<&str>,
 ) -> (u16, Value) {
-    let mut request = world
-        .app
-        .request(Method::POST, "/oauth/token")
-        .header("host", &world.host);
-    if let Some(proof) = proof {
-        request = request.header("dpop", proof);
-    }
-    let response = request
-        .form(&[
-            ("grant_type", "refresh_token"),
-            ("client_id", client_id),
-            ("refresh_token", refresh_token),
-        ])
-        .send()
-        .await
-        .unwrap();
-    (response.status().as_u16(), response.json().await.unwrap())
+    let form = [
+        ("grant_type", "refresh_token"),
+        ("client_id", client_id),
+        ("refresh_token", refresh_token),
+    ];
+    token_request(world, &form, proof).await
 }
 
 async fn userinfo(world: &World, authorization: &str, proof: Option<&str>) -> (u16, String, Value) {

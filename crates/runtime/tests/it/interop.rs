@@ -523,8 +523,15 @@ async fn openid_client(backend: Backend) {
     ]);
     // The run ends with dynamic client registration: the deployment serves it and the tenant
     // opens it before the script's discovery.
-    let fixture =
-        Fixture::start_with(backend, &[("SVC_DYNAMIC_REGISTRATION__ENABLED", "true")]).await;
+    // DPoP nonces are required, so openid-client's DPoP handle must follow use_dpop_nonce.
+    let fixture = Fixture::start_with(
+        backend,
+        &[
+            ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
+            ("SVC_DPOP__REQUIRE_NONCE", "true"),
+        ],
+    )
+    .await;
     let (management, _) = management_token(&fixture.app).await;
     let opened = fixture
         .app
@@ -573,6 +580,9 @@ async fn openid_client(backend: Backend) {
             "refresh_family_revoked_on_reuse",
             "sso_session_reused",
             "pushed_authorization_request",
+            "dpop_code_exchange",
+            "dpop_userinfo",
+            "dpop_refresh_bound",
             "device_authorization_grant",
             "ciba_poll",
             "organization_claims",

@@ -1,7 +1,6 @@
 // DPoP (RFC 9449) proofs with an ES256 key that never leaves WebCrypto (the private key is not
 // extractable). Used only when the server's discovery document lists ES256 in
-// `dpop_signing_alg_values_supported`: svc does not offer DPoP yet, so today nothing here runs
-// against it. The key lives as long as the client object; tokens bound to it are useless
+// `dpop_signing_alg_values_supported` (svc does, by default: `[dpop].enabled`). The key lives as long as the client object; tokens bound to it are useless
 // without it, which is why it is never written to storage.
 
 import { base64urlEncode, buffer, randomToken, sha256, utf8, webCrypto } from "./encoding.js";

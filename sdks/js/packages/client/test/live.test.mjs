@@ -46,7 +46,7 @@ test("live: @svc/client against a running svc", { skip, timeout: 120_000 }, asyn
   await assert.rejects(discover(`${issuer}/`), DiscoveryError);
   const metadata = await discover(issuer);
   assert.equal(metadata.authorization_response_iss_parameter_supported, true);
-  assert.equal(metadata.dpop_signing_alg_values_supported, undefined, "svc offers no DPoP yet: the client sends Bearer");
+  assert.ok(metadata.dpop_signing_alg_values_supported?.includes("ES256"), "svc offers DPoP: the client binds its tokens");
 
   let navigatedTo;
   const transient = new MemoryStorage();
@@ -81,6 +81,12 @@ test("live: @svc/client against a running svc", { skip, timeout: 120_000 }, asyn
   assert.equal(signed.user.nonce, authUrl.searchParams.get("nonce"));
   assert.equal(signed.returnTo, "/after");
   assert.ok(signed.tokens.refreshToken, "offline_access brought a refresh token");
+  // DPoP by default (RFC 9449): the tokens are bound to the client's non-extractable key.
+  assert.equal(signed.tokens.tokenType, "DPoP");
+  const bound = JSON.parse(Buffer.from(signed.tokens.accessToken.split(".")[1], "base64url"));
+  assert.ok(typeof bound.cnf?.jkt === "string" && bound.cnf.jkt.length === 43, JSON.stringify(bound.cnf));
+  const asBearer = await fetch(`${issuer}/userinfo`, { headers: { authorization: `Bearer ${signed.tokens.accessToken}` } });
+  assert.equal(asBearer.status, 401, "a bound token is refused as a bearer token");
   await assert.rejects(client.handleCallback(callback), StateMismatchError, "a callback is single-use");
 
   // An error callback from svc itself: a scope the application may not ask for.
