@@ -195,3 +195,57 @@ fn resources_bind_tokens_to_the_dpop_scheme_and_key() {
         ErrorCode::InvalidToken
     );
 }
+
+/// RFC 9449 §11.1 across instances: two processes' checkers on one database (each its own pool
+/// on PostgreSQL) accept a proof once between them, even when it is raced.
+async fn replay_is_shared_through(stores: [Arc<dyn Store>; 2]) {
+    let clock = Arc::new(ManualClock::new(start()));
+    let instances = stores.map(|store| {
+        Arc::new(Dpop::new(
+            DpopSettings::default(),
+            Arc::new(StoreReplay(store)),
+            Arc::clone(&clock) as Arc<dyn Clock>,
+        ))
+    });
+    let acme = Arc::new(tenant(1));
+    let key = SigningKey::generate(SigningAlg::Es256).unwrap();
+    let first = proof(&key, "shared", start(), None);
+    assert!(verify(&instances[0], &acme, &first).await.unwrap().is_some());
+    let elsewhere = verify(&instances[1], &acme, &first).await.unwrap_err();
+    assert_eq!(elsewhere.code(), ErrorCode::InvalidDpopProof, "{elsewhere}");
+
+    let raced = Arc::new(proof(&key, "raced", start(), None));
+    let attempts = (0..16).map(|i| {
+        let (dpop, acme, raced) = (
+            Arc::clone(&instances[i % 2]),
+            Arc::clone(&acme),
+            Arc::clone(&raced),
+        );
+        tokio::spawn(async move { verify(&dpop, &acme, &raced).await.is_ok() })
+    });
+    let mut accepted = 0;
+    for attempt in attempts {
+        accepted += usize::from(attempt.await.unwrap());
+    }
+    assert_eq!(accepted, 1, "exactly one of the racing uses is accepted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_database_record_is_shared_by_instances_on_sqlite() {
+    let store: Arc<dyn Store> = Arc::new(svc_store_sqlite::testing::temp_store().await.unwrap());
+    replay_is_shared_through([store.clone(), store]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_database_record_is_shared_by_instances_on_postgres() {
+    let (url, _guard) = svc_store_postgres::testing::fresh_database().await.unwrap();
+    let settings = svc_store_postgres::testing::test_settings();
+    let first = svc_store_postgres::PgStore::connect(&url, &settings)
+        .await
+        .unwrap();
+    Store::migrate(&first).await.unwrap();
+    let second = svc_store_postgres::PgStore::connect(&url, &settings)
+        .await
+        .unwrap();
+    replay_is_shared_through([Arc::new(first), Arc::new(second)]).await;
+}
