@@ -210,7 +210,12 @@ async fn replay_is_shared_through(stores: [Arc<dyn Store>; 2]) {
     let acme = Arc::new(tenant(1));
     let key = SigningKey::generate(SigningAlg::Es256).unwrap();
     let first = proof(&key, "shared", start(), None);
-    assert!(verify(&instances[0], &acme, &first).await.unwrap().is_some());
+    assert!(
+        verify(&instances[0], &acme, &first)
+            .await
+            .unwrap()
+            .is_some()
+    );
     let elsewhere = verify(&instances[1], &acme, &first).await.unwrap_err();
     assert_eq!(elsewhere.code(), ErrorCode::InvalidDpopProof, "{elsewhere}");
 

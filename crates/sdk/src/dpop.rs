@@ -31,7 +31,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, ThumbprintHash};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use url::Url;
 
@@ -379,13 +379,39 @@ fn check_ath(claims: &Map<String, Value>, access_token: &str) -> Result<(), Proo
 }
 
 /// An in-process `jti` replay cache (RFC 9449 §11.1) for a resource server running as one
-/// process: remembers each (key thumbprint, `jti`) until the proof's window has passed. Bounded:
-/// at [`ReplayCache::capacity`] live entries new proofs are refused as replays rather than let
-/// the cache grow (a flood cannot turn into memory exhaustion or into forgotten `jti`s).
+/// process: remembers each (key thumbprint, `jti`) until the proof's window has passed.
+///
+/// Each proof is kept as a 128-bit digest of its key and `jti` (collisions would need 2^64
+/// proofs) in a set, and in a bucket of the second it may be forgotten, so forgetting costs
+/// only what expired (no scan of the whole set under the lock). Bounded: at
+/// [`ReplayCache::capacity`] live proofs, new ones are refused as replays rather than let the
+/// memory grow or live `jti`s be forgotten; size it above the proof rate times twice the window
+/// (each entry is about 60 bytes).
 #[derive(Debug)]
 pub struct ReplayCache {
     capacity: usize,
-    seen: Mutex<HashMap<(String, String), i64>>,
+    state: Mutex<Remembered>,
+}
+
+/// The live digests, and when each may be forgotten.
+#[derive(Debug, Default)]
+struct Remembered {
+    live: HashSet<[u8; 16]>,
+    expiring: BTreeMap<i64, Vec<[u8; 16]>>,
+}
+
+impl Remembered {
+    /// Forgets every digest whose time has come at `now`.
+    fn forget_until(&mut self, now: i64) {
+        while let Some(entry) = self.expiring.first_entry() {
+            if *entry.key() > now {
+                break;
+            }
+            for digest in entry.remove() {
+                self.live.remove(&digest);
+            }
+        }
+    }
 }
 
 impl ReplayCache {
@@ -393,7 +419,7 @@ impl ReplayCache {
     pub fn new(capacity: usize) -> Self {
         Self {
             capacity,
-            seen: Mutex::new(HashMap::new()),
+            state: Mutex::new(Remembered::default()),
         }
     }
 
@@ -403,30 +429,40 @@ impl ReplayCache {
     }
 
     /// Records `proof`, remembered until `forget_after` (Unix seconds; its `iat` plus the
-    /// window); [`ProofError::Replayed`] when it was seen and not yet forgotten at `now_unix`.
+    /// window); [`ProofError::Replayed`] when it was seen and not yet forgotten at `now_unix`,
+    /// or when the cache is full of live proofs.
     pub fn check_and_record(
         &self,
         proof: &VerifiedProof,
         forget_after: i64,
         now_unix: i64,
     ) -> Result<(), ProofError> {
-        let mut seen = self
-            .seen
+        let digest = proof_digest(&proof.jkt, &proof.jti);
+        let mut state = self
+            .state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let key = (proof.jkt.clone(), proof.jti.clone());
-        if seen.get(&key).is_some_and(|until| *until > now_unix) {
+        state.forget_until(now_unix);
+        if state.live.contains(&digest) || state.live.len() >= self.capacity {
             return Err(ProofError::Replayed);
         }
-        if seen.len() >= self.capacity {
-            seen.retain(|_, until| *until > now_unix);
-            if seen.len() >= self.capacity {
-                return Err(ProofError::Replayed);
-            }
-        }
-        seen.insert(key, forget_after);
+        state.live.insert(digest);
+        state.expiring.entry(forget_after).or_default().push(digest);
         Ok(())
     }
+}
+
+/// 128 bits of SHA-256 over the key thumbprint and the `jti`, length-prefixed so no two pairs
+/// share an input.
+fn proof_digest(jkt: &str, jti: &str) -> [u8; 16] {
+    let mut context = digest::Context::new(&digest::SHA256);
+    context.update(&(jkt.len() as u64).to_be_bytes());
+    context.update(jkt.as_bytes());
+    context.update(jti.as_bytes());
+    let full = context.finish();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(full.as_ref().get(..16).unwrap_or(&[0u8; 16]));
+    out
 }
 
 #[cfg(test)]

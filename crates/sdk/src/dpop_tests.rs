@@ -332,6 +332,45 @@ fn the_replay_cache_refuses_a_jti_until_its_window_passed() {
 }
 
 #[test]
+fn the_replay_cache_forgets_by_expiry_not_by_insertion_order() {
+    let cache = ReplayCache::new(1_000);
+    let proof = |jti: &str| VerifiedProof {
+        jkt: "k".into(),
+        jti: jti.into(),
+        iat: NOW,
+        nonce: None,
+    };
+    // Recorded out of expiry order: a late iat first, an early one second.
+    cache
+        .check_and_record(&proof("late"), NOW + 90, NOW)
+        .unwrap();
+    cache
+        .check_and_record(&proof("early"), NOW + 30, NOW)
+        .unwrap();
+    // At NOW + 31 the early one is forgotten, the late one still remembered.
+    cache
+        .check_and_record(&proof("early"), NOW + 91, NOW + 31)
+        .unwrap();
+    assert_eq!(
+        cache.check_and_record(&proof("late"), NOW + 91, NOW + 31),
+        Err(ProofError::Replayed)
+    );
+    // Many proofs of one second are forgotten together, at that second and not before.
+    for i in 0..500 {
+        cache
+            .check_and_record(&proof(&format!("b{i}")), NOW + 100, NOW + 40)
+            .unwrap();
+    }
+    assert_eq!(
+        cache.check_and_record(&proof("b7"), NOW + 160, NOW + 99),
+        Err(ProofError::Replayed)
+    );
+    cache
+        .check_and_record(&proof("b7"), NOW + 160, NOW + 100)
+        .unwrap();
+}
+
+#[test]
 fn errors_name_their_oauth_code_and_challenge() {
     assert_eq!(ProofError::UseNonce.error_code(), "use_dpop_nonce");
     assert_eq!(ProofError::Stale.error_code(), "invalid_dpop_proof");
