@@ -14,7 +14,7 @@ usage: bash bench/run.sh [--quick]
 Environment overrides (optional):
   BENCH_DURATION=SECONDS   seconds per load run          BENCH_ROUNDS=N     interleaved rounds
   BENCH_BACKENDS="sqlite postgres"                       BENCH_CONCURRENCY="16 64"
-  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode authcode_par device_poll signin signin_totp signin_passkey"
+  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode authcode_par device_poll token_flows token_dpop signin signin_totp signin_passkey"
   BENCH_TOTP_USERS=N       users with a TOTP factor for signin_totp (default: sized to the runs)
   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
@@ -40,7 +40,7 @@ DURATION=${BENCH_DURATION:-$DURATION}
 ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
 BACKENDS=${BENCH_BACKENDS:-"sqlite postgres"}
 CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
-SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode authcode_par device_poll signin signin_totp signin_passkey"}
+SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode authcode_par device_poll token_flows token_dpop signin signin_totp signin_passkey"}
 PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SVC_LOG=${BENCH_SVC_LOG:-warn}
 ID_TOKEN_ALG=${BENCH_ID_TOKEN_ALG:-RS256}
@@ -75,13 +75,18 @@ log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 # Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; the sign-ins (password,
-# password + TOTP, passkey), the pushed-request code flow (authcode_par, RFC 9126) and the device
-# grant's polls (device_poll, RFC 8628) run on svc only.
-is_flow() { case "$1" in refresh|authcode|authcode_par|device_poll|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
+# password + TOTP, passkey), the pushed-request code flow (authcode_par, RFC 9126), the device
+# grant's polls (device_poll, RFC 8628) and client_credentials with a fresh DPoP proof per request
+# (token_dpop, RFC 9449; the peer is not configured for DPoP) with its baseline from the same
+# driver without the proof (token_flows) run on svc only.
+is_flow() { case "$1" in refresh|authcode|authcode_par|device_poll|token_flows|token_dpop|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
 is_signin() { case "$1" in signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
+is_client_credentials_flow() { case "$1" in token_flows|token_dpop) return 0 ;; *) return 1 ;; esac; }
 has_scenario() { [[ " $SCENARIOS " == *" $1 "* ]]; }
-peer_runs() { ! is_signin "$1" && [ "$1" != authcode_par ] && [ "$1" != device_poll ]; }
-any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && return 0; done; return 1; }
+peer_runs() { ! is_signin "$1" && ! is_client_credentials_flow "$1" && [ "$1" != authcode_par ] && [ "$1" != device_poll ]; }
+# Flows that need the code-flow application and the users (token_flows and token_dpop use the
+# tenant's management application, which exists anyway).
+any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && ! is_client_credentials_flow "$s" && return 0; done; return 1; }
 # Runs with non-2xx answers or socket errors: reported in RESULTS.md, then the harness fails.
 FAILED_RUNS=0
 
@@ -543,6 +548,11 @@ flow_cmd() {
     FLOW_CMD=("$FLOWS" signin-passkey --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
       --email "$PASSKEY_EMAIL" --users "$BENCH_USERS")
     FLOW_SECRET=""
+  elif [ "$server" = ours ] && is_client_credentials_flow "$scenario"; then
+    # client_credentials as the tenant's management application (the wrk token scenario's client).
+    FLOW_CMD=("$FLOWS" "$scenario" --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
+      --client-id "$OURS_CLIENT_ID")
+    FLOW_SECRET=$OURS_CLIENT_SECRET
   elif [ "$server" = ours ]; then
     FLOW_CMD=("$FLOWS" "$scenario" --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
       --client-id "$OURS_CODE_CLIENT_ID" --redirect-uri "$REDIRECT_URI" --email "$USER_EMAIL" --users "$BENCH_USERS")
@@ -557,7 +567,9 @@ flow_cmd() {
 # probe_flow SERVER SCENARIO: one worker, one checked iteration (refresh: the rotated token must
 # then be refused; signin_totp: user 1 enrolled, then 303 to /auth/account with a session after
 # the second factor; signin_passkey: user 1's passkey registered, then 303 to /auth/account with
-# a session after the assertion); the driver exits non-zero otherwise.
+# a session after the assertion; token_dpop: token_type DPoP, cnf.jkt the proof key's
+# thumbprint, the same proof then refused; token_flows: token_type Bearer, no cnf); the driver
+# exits non-zero otherwise.
 probe_flow() {
   local server=$1 scenario=$2
   local out="$RAW/probe-$server-$scenario.txt"
@@ -572,6 +584,8 @@ probe_flow() {
   if [[ "$facts" != *"access_token=ES256"* ]]; then
     log "warning: $server $scenario access token is not ES256 ($facts)"
   fi
+  # client_credentials issues no ID token.
+  if is_client_credentials_flow "$scenario"; then return 0; fi
   if [[ "$facts" != *"id_token=$ID_TOKEN_ALG"* ]]; then
     die "$server $scenario probe: the ID token is not $ID_TOKEN_ALG ($facts)"
   fi

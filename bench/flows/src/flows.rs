@@ -1,5 +1,6 @@
 //! The flows, their per-worker setup, the measured closed loop and the probe.
 
+use crate::dpop::Prover;
 use crate::http::{Agent, Failure, Reply, Target, answer};
 use crate::passkey::{self, Keyring};
 use crate::stats::Tally;
@@ -30,7 +31,7 @@ const SETUP_HOPS: usize = 8;
 const ENROL_PARALLEL: usize = 8;
 
 /// A worker's state: its agent (cookies: the browser session) and, for refresh, its token;
-/// for signin-passkey, its user's authenticator.
+/// for signin-passkey, its user's authenticator; for token-dpop, its DPoP key.
 struct Worker {
     index: usize,
     agent: Agent,
@@ -38,6 +39,8 @@ struct Worker {
     /// device-poll: the worker's device code.
     device_code: String,
     passkey: Option<SoftAuthenticator>,
+    /// token-dpop: the worker's proof key.
+    dpop: Option<Prover>,
 }
 
 /// Everything the workers share.
@@ -51,6 +54,9 @@ pub(crate) struct Flow {
     totp: Option<Arc<Pool>>,
     /// signin-passkey: the users' registered authenticators.
     pub(crate) passkeys: Option<Keyring>,
+    /// token-dpop: `htu` of the proofs, the `token_endpoint` svc's discovery document
+    /// advertises.
+    dpop_htu: String,
 }
 
 fn random_b64<const N: usize>() -> String {
@@ -75,6 +81,15 @@ fn jose(value: Option<&Value>) -> String {
         None => "none".to_owned(),
     }
 }
+
+/// The claims of a JWT (its payload, unverified), or `None` when `value` is not one.
+fn jwt_claims(value: Option<&Value>) -> Option<Value> {
+    let payload = value?.as_str()?.split('.').nth(1)?;
+    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).ok()?).ok()
+}
+
+/// The scope of the client_credentials scenarios, as in `run.sh`'s wrk `token` scenario.
+const CLIENT_CREDENTIALS_SCOPE: &str = "applications:read";
 
 /// The value of the hidden field `name` in an HTML form.
 pub(crate) fn hidden_field<'a>(html: &'a str, name: &str) -> Option<&'a str> {
@@ -519,6 +534,55 @@ impl Flow {
         }
     }
 
+    /// One client_credentials request (client_secret_basic) with `proof` in a `DPoP` header
+    /// when set: 200 with an access token of `token_type` DPoP with a proof, Bearer without.
+    async fn client_credentials(
+        &self,
+        agent: &mut Agent,
+        proof: Option<String>,
+    ) -> Result<Value, Failure> {
+        let url = self.target.url(self.token_path())?;
+        let bound = proof.is_some();
+        let what = if bound {
+            "token (client_credentials, DPoP)"
+        } else {
+            "token (client_credentials)"
+        };
+        let reply = agent
+            .post_with_proof(
+                url,
+                &[
+                    ("grant_type", "client_credentials"),
+                    ("scope", CLIENT_CREDENTIALS_SCOPE),
+                ],
+                true,
+                proof,
+            )
+            .await?
+            .expect(&[200], what)?;
+        let tokens = json(&reply.body, what)?;
+        if tokens.get("access_token").and_then(Value::as_str).is_none() {
+            return Err(answer(format!("{what}: no access_token")));
+        }
+        let expected = if bound { "DPoP" } else { "Bearer" };
+        let token_type = tokens.get("token_type").and_then(Value::as_str);
+        if !token_type.is_some_and(|t| t.eq_ignore_ascii_case(expected)) {
+            return Err(answer(format!(
+                "{what}: token_type {token_type:?}, expected {expected}"
+            )));
+        }
+        Ok(tokens)
+    }
+
+    /// A fresh proof of the worker's key.
+    fn proof(w: &Worker) -> Result<String, Failure> {
+        w.dpop
+            .as_ref()
+            .ok_or_else(|| answer("token-dpop without a key"))?
+            .proof()
+            .map_err(|e| answer(format!("{e:#}")))
+    }
+
     /// A worker ready for the measured loop (not measured).
     async fn setup(&self, index: usize) -> Result<Worker, Failure> {
         let mut w = Worker {
@@ -527,13 +591,21 @@ impl Flow {
             refresh_token: String::new(),
             device_code: String::new(),
             passkey: None,
+            dpop: None,
         };
         let hops = match self.server {
             Server::Ours => 1,
             Server::Peer => SETUP_HOPS,
         };
         match self.kind {
-            Kind::Signin | Kind::SigninTotp => {}
+            Kind::Signin | Kind::SigninTotp | Kind::TokenFlows => {}
+            Kind::TokenDpop => {
+                // One key per worker for the whole run, as a client keeps its DPoP key.
+                w.dpop = Some(
+                    Prover::generate(self.dpop_htu.clone())
+                        .map_err(|e| answer(format!("DPoP key: {e:#}")))?,
+                );
+            }
             Kind::SigninPasskey => {
                 // Registered before the workers' setup (one registration per user).
                 let keyring = self
@@ -578,6 +650,14 @@ impl Flow {
         match self.kind {
             Kind::Refresh => self.rotate(w).await.map(drop),
             Kind::DevicePoll => self.poll_device(w).await,
+            Kind::TokenFlows => self.client_credentials(&mut w.agent, None).await.map(drop),
+            Kind::TokenDpop => {
+                // Signed inside the iteration: the proof's cost is part of what is measured.
+                let proof = Self::proof(w)?;
+                self.client_credentials(&mut w.agent, Some(proof))
+                    .await
+                    .map(drop)
+            }
             Kind::Authcode | Kind::AuthcodePar => {
                 self.code_flow(w, "openid", None, 1).await.map(drop)
             }
@@ -709,6 +789,71 @@ impl Flow {
                     .map_err(|f| anyhow!("{f}"))?;
                 "status=400 error=authorization_pending|slow_down".to_owned()
             }
+            Kind::TokenFlows => {
+                let tokens = self
+                    .client_credentials(&mut w.agent, None)
+                    .await
+                    .map_err(|f| anyhow!("{f}"))?;
+                let claims = jwt_claims(tokens.get("access_token"))
+                    .ok_or_else(|| anyhow!("the access token is not a JWT"))?;
+                if claims.get("cnf").is_some() {
+                    bail!(
+                        "a token issued without a proof is bound: cnf {}",
+                        claims["cnf"]
+                    );
+                }
+                format!(
+                    "access_token={} token_type=Bearer cnf=none",
+                    jose(tokens.get("access_token"))
+                )
+            }
+            Kind::TokenDpop => {
+                let proof = Self::proof(&w).map_err(|f| anyhow!("{f}"))?;
+                let tokens = self
+                    .client_credentials(&mut w.agent, Some(proof.clone()))
+                    .await
+                    .map_err(|f| anyhow!("{f}"))?;
+                let claims = jwt_claims(tokens.get("access_token"))
+                    .ok_or_else(|| anyhow!("the access token is not a JWT"))?;
+                let jkt = w.dpop.as_ref().map(Prover::jkt).unwrap_or_default();
+                let bound = claims
+                    .get("cnf")
+                    .and_then(|c| c.get("jkt"))
+                    .and_then(Value::as_str);
+                if bound != Some(jkt) {
+                    bail!("cnf.jkt is {bound:?}, expected the proof key's thumbprint {jkt}");
+                }
+                // The same proof again must be refused (RFC 9449 §11.1: one use per jti).
+                let url = self
+                    .target
+                    .url(self.token_path())
+                    .map_err(|f| anyhow!("{f}"))?;
+                let replay = w
+                    .agent
+                    .post_with_proof(
+                        url,
+                        &[
+                            ("grant_type", "client_credentials"),
+                            ("scope", CLIENT_CREDENTIALS_SCOPE),
+                        ],
+                        true,
+                        Some(proof),
+                    )
+                    .await
+                    .map_err(|f| anyhow!("{f}"))?;
+                if replay.status != 400 || !replay.body.contains("invalid_dpop_proof") {
+                    bail!(
+                        "a replayed DPoP proof was not refused: HTTP {} {}",
+                        replay.status,
+                        replay.body.chars().take(200).collect::<String>()
+                    );
+                }
+                format!(
+                    "access_token={} token_type=DPoP cnf.jkt=proof_key htu={} replayed_proof_refused=yes",
+                    jose(tokens.get("access_token")),
+                    self.dpop_htu
+                )
+            }
             Kind::Signin => {
                 self.iterate(&mut w, None)
                     .await
@@ -767,6 +912,31 @@ async fn wait_at_gate(gate: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The `token_endpoint` of svc's discovery document (not measured): the `htu` of every proof.
+async fn advertised_token_endpoint(target: &Arc<Target>) -> anyhow::Result<String> {
+    let mut agent = Agent::new(target.clone());
+    let url = target
+        .url("/.well-known/openid-configuration")
+        .map_err(|f| anyhow!("{f}"))?;
+    let reply = agent
+        .get(url)
+        .await
+        .and_then(|r| r.expect(&[200], "GET /.well-known/openid-configuration"))
+        .map_err(|f| anyhow!("{f}"))?;
+    let discovery = json(&reply.body, "discovery").map_err(|f| anyhow!("{f}"))?;
+    let endpoint = discovery
+        .get("token_endpoint")
+        .and_then(Value::as_str)
+        .ok_or_else(|| anyhow!("discovery: no token_endpoint"))?;
+    let algs = discovery
+        .get("dpop_signing_alg_values_supported")
+        .and_then(Value::as_array);
+    if !algs.is_some_and(|a| a.iter().any(|v| v == "ES256")) {
+        bail!("discovery: dpop_signing_alg_values_supported does not list ES256 ({algs:?})");
+    }
+    Ok(endpoint.to_owned())
+}
+
 pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
     let signs_in = matches!(kind, Kind::Signin | Kind::SigninTotp | Kind::SigninPasskey);
     if signs_in && args.server != Server::Ours {
@@ -783,14 +953,23 @@ pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
             "device-poll runs against svc only (the peer is not configured for the device grant)"
         );
     }
+    if matches!(kind, Kind::TokenFlows | Kind::TokenDpop) && args.server != Server::Ours {
+        bail!(
+            "token-flows and token-dpop run against svc only (the peer is not configured for \
+             DPoP, and token-flows is token-dpop's baseline)"
+        );
+    }
     if kind == Kind::SigninPasskey && args.host.is_none() {
         args.host = passkey::localhost_for_ip(&args.base_url)?;
     }
     if !signs_in && (args.client_id.is_empty() || args.client_secret.is_empty()) {
         bail!("--client-id and --client-secret are required");
     }
-    // A device's polls need no person (nobody signs in: the request stays pending).
-    let needs_person = signs_in || (args.server == Server::Ours && kind != Kind::DevicePoll);
+    // A device's polls need no person (nobody signs in: the request stays pending), nor does
+    // client_credentials.
+    let needs_person = signs_in
+        || (args.server == Server::Ours
+            && !matches!(kind, Kind::DevicePoll | Kind::TokenFlows | Kind::TokenDpop));
     if needs_person && args.password.is_empty() {
         bail!("--password (or BENCH_USER_PASSWORD) is required");
     }
@@ -806,6 +985,11 @@ pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let passkeys = (kind == Kind::SigninPasskey).then(Keyring::default);
+    let dpop_htu = if kind == Kind::TokenDpop {
+        advertised_token_endpoint(&target).await?
+    } else {
+        String::new()
+    };
     let flow = Arc::new(Flow {
         kind,
         server: args.server,
@@ -814,6 +998,7 @@ pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
         args,
         totp,
         passkeys,
+        dpop_htu,
     });
     // signin-totp: every user the run may sign in as has an authenticator (the probe uses
     // user 1 only). Not measured: this happens before the gate.

@@ -184,7 +184,7 @@ impl Agent {
 
     /// GET `url` with the worker's cookies.
     pub(crate) async fn get(&mut self, url: Url) -> Result<Reply, Failure> {
-        self.send(Method::GET, url, None, false).await
+        self.send(Method::GET, url, None, false, None).await
     }
 
     /// POST a form to `url` with the worker's cookies, with client authentication when `basic`.
@@ -194,10 +194,21 @@ impl Agent {
         fields: &[(&str, &str)],
         basic: bool,
     ) -> Result<Reply, Failure> {
+        self.post_with_proof(url, fields, basic, None).await
+    }
+
+    /// POST a form like [`Agent::post`], with a `DPoP` header (RFC 9449) when `proof` is set.
+    pub(crate) async fn post_with_proof(
+        &mut self,
+        url: Url,
+        fields: &[(&str, &str)],
+        basic: bool,
+        proof: Option<String>,
+    ) -> Result<Reply, Failure> {
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(fields)
             .finish();
-        self.send(Method::POST, url, Some(body), basic).await
+        self.send(Method::POST, url, Some(body), basic, proof).await
     }
 
     async fn send(
@@ -206,6 +217,7 @@ impl Agent {
         url: Url,
         body: Option<String>,
         basic: bool,
+        proof: Option<String>,
     ) -> Result<Reply, Failure> {
         let target = self.target.clone();
         let mut request = target.client.request(method, url);
@@ -214,6 +226,9 @@ impl Agent {
         }
         if basic {
             request = request.header(AUTHORIZATION, &target.basic);
+        }
+        if let Some(proof) = proof {
+            request = request.header("dpop", proof);
         }
         if !self.cookies.is_empty() {
             let header = self

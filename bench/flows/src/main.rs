@@ -1,7 +1,9 @@
 //! `svc-bench-flows`: the load driver `bench/run.sh` uses for the scenarios that take more than
 //! one request — refresh-token rotation, the authorization-code flow with an existing browser
-//! session (plain, or pushed first to `/oauth/par`), the device grant's polls, password sign-in, password sign-in with a TOTP second factor, passkey sign-in — and
-//! for the raw Argon2id rate of svc's default parameters.
+//! session (plain, or pushed first to `/oauth/par`), the device grant's polls, password sign-in, password sign-in with a TOTP second factor, passkey sign-in — for
+//! client_credentials with a fresh DPoP proof per request and its baseline without one (one
+//! request each, but a proof has to be signed per request, which wrk cannot do) and for the raw
+//! Argon2id rate of svc's default parameters.
 //!
 //! Every load subcommand sets up its workers first (not measured), optionally waits at a gate so
 //! that `run.sh` can sample the server's CPU time after the setup, runs `--concurrency` workers
@@ -15,6 +17,7 @@
 //! and `sockerr` transport errors (including a request timeout). See `bench/README.md`.
 
 mod argon;
+mod dpop;
 mod flows;
 mod http;
 mod passkey;
@@ -68,6 +71,17 @@ enum Command {
     /// sign-in, /auth/account/passkeys), not measured. svc needs `[passkey] enabled = true`.
     #[command(name = "signin-passkey", alias = "signin_passkey")]
     SigninPasskey(FlowArgs),
+    /// client_credentials without DPoP, the baseline of `token-dpop`: POST /oauth/token
+    /// (client_secret_basic, `scope=applications:read`) → 200 with `token_type` Bearer. The
+    /// same requests as `token-dpop` minus the `DPoP` header, from the same driver. svc only.
+    #[command(name = "token-flows", alias = "token_flows")]
+    TokenFlows(FlowArgs),
+    /// DPoP-bound client_credentials (RFC 9449): the same request with a `DPoP` header, a new
+    /// proof per request (random `jti`, current `iat`, `htm` POST, `htu` the advertised token
+    /// endpoint) signed by the worker's ES256 key (generated in the setup) → 200 with
+    /// `token_type` DPoP. svc only (the peer is not configured for DPoP).
+    #[command(name = "token-dpop", alias = "token_dpop")]
+    TokenDpop(FlowArgs),
     /// Raw Argon2id hash rate with svc's default `[auth]` parameters on `--threads` threads.
     Argon2(Argon2Args),
     /// Prints svc's default Argon2 parameters as `key=value` lines (for run.sh).
@@ -103,7 +117,9 @@ struct FlowArgs {
     /// Seconds of measured load after the setup.
     #[arg(long, default_value_t = 4.0)]
     duration: f64,
-    /// Confidential client (client_secret_basic) for the code flow and refresh.
+    /// Confidential client (client_secret_basic) for the code flow and refresh; for token-flows
+    /// and token-dpop, a client with the client_credentials grant (svc: the tenant's
+    /// management application).
     #[arg(long, default_value = "")]
     client_id: String,
     /// Its secret.
@@ -169,6 +185,8 @@ enum Kind {
     Signin,
     SigninTotp,
     SigninPasskey,
+    TokenFlows,
+    TokenDpop,
 }
 
 fn main() -> ExitCode {
@@ -186,6 +204,8 @@ fn main() -> ExitCode {
         Command::Signin(args) => run_flow(Kind::Signin, args),
         Command::SigninTotp(args) => run_flow(Kind::SigninTotp, args),
         Command::SigninPasskey(args) => run_flow(Kind::SigninPasskey, args),
+        Command::TokenFlows(args) => run_flow(Kind::TokenFlows, args),
+        Command::TokenDpop(args) => run_flow(Kind::TokenDpop, args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

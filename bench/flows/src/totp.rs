@@ -33,9 +33,9 @@ use totp_rs::{Builder, Secret, Totp};
 /// RFC 6238's time step, svc's too.
 const STEP_SECS: u64 = 30;
 
-/// Time since the Unix epoch.
-#[allow(clippy::disallowed_methods)] // an authenticator app reads the wall clock, like svc does
-fn unix_now() -> Duration {
+/// Time since the Unix epoch (also the `iat` of DPoP proofs).
+#[allow(clippy::disallowed_methods)] // an authenticator app (a DPoP client) reads the wall clock, like svc does
+pub(crate) fn unix_now() -> Duration {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
