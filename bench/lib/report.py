@@ -377,9 +377,8 @@ def dpop_section(cells, backends):
             f"(target ≥ {DPOP_TARGET:.0%}). CPU µs per token is svc's (on PostgreSQL with its backends'); Δ CPU is "
             "what verifying the proof and recording its `jti` add on the server. The driver's own signing is on "
             "the same cores but not in these CPU figures. svc runs without `[kms]` here, so the `jti` record is the "
-            "in-process one (single instance; at most 200,000 live `jti`s), and with `[dpop] proof_window_secs = 5` "
-            "(default 60), without which this load would fill that record within about 15 s (see bench/README.md); "
-            "with `[kms]` every proof is also a database write, not measured.", "",
+            "in-process one (single instance; up to 4,000,000 live `jti`s, each kept until its `iat` has left the "
+            "default 60 s window); with `[kms]` every proof is also a database write, not measured.", "",
             "| backend | conc | plain tokens/s | DPoP tokens/s | ratio | ≥ 50 %? | plain p50 / p99 ms "
             "| DPoP p50 / p99 ms | plain CPU µs/token | DPoP CPU µs/token | Δ CPU µs |",
             "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|", *rows, ""]
