@@ -203,12 +203,11 @@ func (c *Client) UserInfo(ctx context.Context, accessToken, expectedSub string) 
 	if c.metadata.UserinfoEndpoint == "" {
 		return nil, errors.New("svc: the issuer offers no UserInfo")
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.metadata.UserinfoEndpoint, nil)
-	if err != nil {
-		return nil, err
+	resp, err := c.userInfoOnce(ctx, accessToken)
+	if err == nil && resp.StatusCode != http.StatusOK && c.nonceRetry(resp) {
+		resp.Body.Close()
+		resp, err = c.userInfoOnce(ctx, accessToken)
 	}
-	req.Header.Set("Authorization", "Bearer "+accessToken)
-	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +225,17 @@ func (c *Client) UserInfo(ctx context.Context, accessToken, expectedSub string) 
 	return claims, nil
 }
 
+func (c *Client) userInfoOnce(ctx context.Context, accessToken string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.metadata.UserinfoEndpoint, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.authorize(req, accessToken); err != nil {
+		return nil, err
+	}
+	return c.http.Do(req)
+}
+
 // EndSessionURL is the RP-initiated logout URL (RP-Initiated Logout 1.0 §2).
 func (c *Client) EndSessionURL(idTokenHint, postLogoutRedirectURI, state string) (string, error) {
 	if c.metadata.EndSessionEndpoint == "" {
@@ -241,33 +251,55 @@ func (c *Client) EndSessionURL(idTokenHint, postLogoutRedirectURI, state string)
 	return c.metadata.EndSessionEndpoint + "?" + q.Encode(), nil
 }
 
-// token POSTs form to the token endpoint with this client's authentication.
+// token POSTs form to the token endpoint with this client's authentication (and a DPoP proof
+// when the client has a key, retried once with the server's nonce when it asks for one).
 func (c *Client) token(ctx context.Context, form url.Values) (*TokenSet, error) {
 	if c.cfg.ClientSecret == "" {
 		form.Set("client_id", c.cfg.ClientID)
 	}
+	for attempt := 0; ; attempt++ {
+		tokens, retry, err := c.tokenOnce(ctx, form)
+		if retry && attempt == 0 {
+			continue
+		}
+		return tokens, err
+	}
+}
+
+func (c *Client) tokenOnce(ctx context.Context, form url.Values) (*TokenSet, bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.metadata.TokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if c.cfg.ClientSecret != "" {
 		// RFC 6749 §2.3.1: id and secret are form-encoded before the Basic encoding.
 		req.SetBasicAuth(url.QueryEscape(c.cfg.ClientID), url.QueryEscape(c.cfg.ClientSecret))
 	}
+	if c.cfg.DPoP != nil {
+		proof, err := c.cfg.DPoP.Proof(http.MethodPost, c.metadata.TokenEndpoint, "")
+		if err != nil {
+			return nil, false, err
+		}
+		req.Header.Set("DPoP", proof)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, oauthError("token", resp)
+		retry := c.nonceRetry(resp)
+		return nil, retry, oauthError("token", resp)
+	}
+	if c.cfg.DPoP != nil {
+		c.cfg.DPoP.remember(resp)
 	}
 	var tokens TokenSet
 	if err := readJSON(resp.Body, &tokens); err != nil || tokens.AccessToken == "" {
-		return nil, errors.New("svc: not a token response (RFC 6749 §5.1)")
+		return nil, false, errors.New("svc: not a token response (RFC 6749 §5.1)")
 	}
-	return &tokens, nil
+	return &tokens, false, nil
 }
 
 // TokenSource is a machine token from ClientCredentials, fetched on first use and again 30 s

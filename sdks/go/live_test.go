@@ -6,6 +6,7 @@ package svc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"html"
 	"net/http"
@@ -169,6 +170,48 @@ func TestLive(t *testing.T) {
 	if err := api.Call(ctx, http.MethodGet, "/webhooks", nil, nil); !errors.As(err, &problem) ||
 		problem.Status != 403 || problem.Code != "insufficient_scope" {
 		t.Fatalf("a scope the token lacks: %v", err)
+	}
+
+	// DPoP (RFC 9449): the same machine with a key gets bound tokens and uses them with proofs;
+	// the bound token presented as a bearer token is refused.
+	key, err := NewDPoPKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound, err := Discover(ctx, issuer, Config{ClientID: os.Getenv("SVC_E2E_MANAGEMENT_ID"),
+		ClientSecret: os.Getenv("SVC_E2E_MANAGEMENT_SECRET"), DPoP: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundTokens, err := bound.ClientCredentials(ctx, "applications:read", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if boundTokens.TokenType != "DPoP" {
+		t.Fatalf("token_type %q with a proof", boundTokens.TokenType)
+	}
+	var boundClaims struct {
+		Cnf struct {
+			Jkt string `json:"jkt"`
+		} `json:"cnf"`
+	}
+	payload, err := b64.DecodeString(strings.Split(boundTokens.AccessToken, ".")[1])
+	if err != nil || json.Unmarshal(payload, &boundClaims) != nil || boundClaims.Cnf.Jkt != key.Thumbprint() {
+		t.Fatalf("cnf.jkt %q, want the key's %q (%v)", boundClaims.Cnf.Jkt, key.Thumbprint(), err)
+	}
+	boundAPI := &Management{Tokens: &TokenSource{Client: bound, Scope: "applications:read"}}
+	if _, err := boundAPI.Applications(ctx); err != nil {
+		t.Fatalf("the management API with a DPoP-bound token: %v", err)
+	}
+	downgrade, err := http.NewRequestWithContext(ctx, http.MethodGet, issuer+"/api/v1/applications", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	downgrade.Header.Set("Authorization", "Bearer "+boundTokens.AccessToken)
+	if resp, err := http.DefaultClient.Do(downgrade); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a bound token as a bearer token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 
 	// The code flow, with hostile callbacks refused before the code is used.

@@ -78,6 +78,7 @@ func (m *Management) User(ctx context.Context, id string) (*TenantUser, error) {
 func (m *Management) Call(ctx context.Context, method, path string, body, out any) error {
 	err := m.send(ctx, method, path, body, out)
 	if e, ok := err.(*Error); ok && e.Status == http.StatusUnauthorized {
+		// A new token, or (DPoP) the proof again with the server's new nonce.
 		m.Tokens.Invalidate()
 		err = m.send(ctx, method, path, body, out)
 	}
@@ -104,7 +105,9 @@ func (m *Management) send(ctx context.Context, method, path string, body, out an
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if err := m.Tokens.Client.authorize(req, token); err != nil {
+		return err
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -114,6 +117,9 @@ func (m *Management) send(ctx context.Context, method, path string, body, out an
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if d := m.Tokens.Client.cfg.DPoP; d != nil {
+			d.remember(resp)
+		}
 		return oauthError("api", resp)
 	}
 	if out == nil || resp.StatusCode == http.StatusNoContent {

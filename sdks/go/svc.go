@@ -39,6 +39,9 @@ type Config struct {
 	// HTTPClient is used for every call; nil means a client with a 10 s timeout that follows
 	// no redirects.
 	HTTPClient *http.Client
+	// DPoP, when set, binds every token this client obtains to the key (RFC 9449) and presents
+	// them with proofs at UserInfo and the management API (see NewDPoPKey).
+	DPoP *DPoPKey
 }
 
 // Metadata is the part of the issuer's discovery document the SDK uses.

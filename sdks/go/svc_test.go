@@ -221,6 +221,67 @@ func TestAccessTokenRulesInOrder(t *testing.T) {
 	}
 }
 
+func TestDelegationFollowsTheRoutesPolicy(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	chain := map[string]any{"sub": "app_gw", "client_id": "app_gw",
+		"act": map[string]any{"sub": "agt_1", "act": map[string]any{"sub": "agt_0"}}}
+	token := func(act any) map[string]any {
+		return map[string]any{"iss": "https://acme.id.example", "aud": "https://api.example",
+			"sub": "usr_1", "exp": float64(now.Unix() + 60), "tenant_id": "ten_1",
+			"scope": "orders:read", "subject_type": "human", "client_id": "app_gw", "act": act}
+	}
+	base := Requirements{Audience: "https://api.example", TenantID: "ten_1", Delegation: true}
+	check := func(act any, req Requirements) *ValidationError {
+		_, err := checkAccessClaims(token(act), "https://acme.id.example", req, now)
+		var ve *ValidationError
+		if err == nil {
+			return nil
+		}
+		if !errors.As(err, &ve) {
+			t.Fatalf("not a ValidationError: %v", err)
+		}
+		return ve
+	}
+	if err := check(chain, base); err != nil {
+		t.Errorf("three actors within the default cap: %v", err)
+	}
+	shallow := base
+	shallow.MaxDelegationDepth = 2
+	if err := check(chain, shallow); err == nil || err.Status != 403 {
+		t.Errorf("three actors over a cap of two: %v", err)
+	}
+	trusting := base
+	trusting.TrustedActors = []string{"app_gw"}
+	if err := check(chain, trusting); err != nil {
+		t.Errorf("the acting party is trusted: %v", err)
+	}
+	inner := base
+	inner.TrustedActors = []string{"agt_1"}
+	if err := check(chain, inner); err == nil || err.Code != "forbidden" {
+		t.Errorf("only the outermost actor counts: %v", err)
+	}
+	for name, act := range map[string]any{
+		"not an object": "agt_1",
+		"no sub":        map[string]any{"client_id": "x"},
+		"empty sub":     map[string]any{"sub": ""},
+		"bad inner":     map[string]any{"sub": "a", "act": map[string]any{"sub": 5}},
+		"null inner":    map[string]any{"sub": "a", "act": nil},
+	} {
+		if err := check(act, base); err == nil || err.Status != 403 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	deep := any(map[string]any{"sub": "a0"})
+	for i := 1; i < 12; i++ {
+		deep = map[string]any{"sub": "a", "act": deep}
+	}
+	unbounded := base
+	unbounded.MaxDelegationDepth = 100
+	if err := check(deep, unbounded); err == nil {
+		t.Error("a chain deeper than any is read is refused")
+	}
+}
+
 func TestWebhooksVerifyAgainstAFixedVector(t *testing.T) {
 	// HMAC-SHA256("whsec_test", "dlv_1.1800000000.{\"id\":\"evt_1\"}"), computed independently
 	// (Python's hmac module).

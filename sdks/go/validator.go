@@ -9,7 +9,8 @@ package svc
 //  3. iss is the issuer; 4. aud contains the API's audience; 5. exp (required) and nbf admit now;
 //  6. tenant_id is the owning tenant, before scopes; 6b. when the route names an organization,
 //     the token's (org_id, else org) equals it; 7. scope holds the required scope;
-//  8. subject_type is one the route accepts; 9. act only where delegation is allowed;
+//  8. subject_type is one the route accepts; 9. act only where delegation is allowed, a
+//     well-formed chain within the route's depth whose acting party it trusts;
 //  10. a DPoP-bound token (cnf) is refused, since this SDK does not verify proofs.
 
 import (
@@ -30,8 +31,21 @@ type Requirements struct {
 	Scope        string   // rule 7, when the route needs one
 	SubjectTypes []string // rule 8; nil means human, agent and system
 	Delegation   bool     // rule 9: allow an act claim
-	Leeway       time.Duration
+	// Rule 9, when delegation is allowed: the most actors the chain may name (the acting
+	// party and those it acts through); 0 means DefaultMaxDelegationDepth.
+	MaxDelegationDepth int
+	// Rule 9, when delegation is allowed: the parties (their sub) trusted to act, compared with
+	// the outermost act (RFC 8693 §4.1: the current actor); empty trusts any party the issuer
+	// let act.
+	TrustedActors []string
+	Leeway        time.Duration
 }
+
+// DefaultMaxDelegationDepth is the issuer's default cap on actor chains ([delegation] in svc).
+const DefaultMaxDelegationDepth = 3
+
+// maxActorDepth bounds how deep a chain is read at all, whatever the route allows.
+const maxActorDepth = 8
 
 // Claims are the claims of an access token that passed validation.
 type Claims struct {
@@ -229,8 +243,8 @@ func checkAccessClaims(all map[string]any, issuer string, req Requirements, now 
 		if !req.Delegation {
 			return nil, forbidden("delegated tokens are not accepted here")
 		}
-		if m, ok := act.(map[string]any); !ok || m["sub"] == nil {
-			return nil, forbidden("the delegation chain is malformed")
+		if err := checkDelegation(act, req); err != nil {
+			return nil, err
 		}
 	}
 	// Rule 10: this SDK verifies no DPoP proofs, so a bound token cannot be used here.
@@ -284,4 +298,50 @@ func Middleware(v *Validator, req Requirements) func(http.Handler) http.Handler 
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims)))
 		})
 	}
+}
+
+// checkDelegation is rule 9 for a present act claim where delegation is allowed: every link an
+// object with a non-empty string sub (at most maxActorDepth deep), no more links than the
+// route accepts, and the outermost actor one the route trusts when it names any.
+func checkDelegation(act any, req Requirements) *ValidationError {
+	maxDepth := req.MaxDelegationDepth
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDelegationDepth
+	}
+	depth, current := 0, ""
+	for link := act; link != nil; {
+		m, ok := link.(map[string]any)
+		if !ok {
+			return forbidden("the delegation chain is malformed")
+		}
+		sub, ok := m["sub"].(string)
+		if !ok || sub == "" {
+			return forbidden("the delegation chain is malformed")
+		}
+		depth++
+		if depth > maxActorDepth {
+			return forbidden("the delegation chain is malformed")
+		}
+		if depth == 1 {
+			current = sub
+		}
+		next, more := m["act"]
+		if more && next == nil {
+			return forbidden("the delegation chain is malformed")
+		}
+		link = next
+	}
+	if depth > maxDepth {
+		return forbidden("the delegation chain is longer than this operation accepts")
+	}
+	if len(req.TrustedActors) > 0 {
+		trusted := false
+		for _, a := range req.TrustedActors {
+			trusted = trusted || a == current
+		}
+		if !trusted {
+			return forbidden("the party acting with this token is not trusted here")
+		}
+	}
+	return nil
 }

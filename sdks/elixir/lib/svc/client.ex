@@ -17,7 +17,16 @@ defmodule Svc.Client do
 
   alias Svc.{ClientError, Flow, HTTP, JWT, KeySet, Pending, TokenSet}
 
-  defstruct [:client_id, :client_secret, :redirect_uri, :id_token_alg, :http, :metadata, :keys]
+  defstruct [
+    :client_id,
+    :client_secret,
+    :redirect_uri,
+    :id_token_alg,
+    :http,
+    :metadata,
+    :keys,
+    :dpop
+  ]
 
   @type metadata :: %{
           issuer: String.t(),
@@ -35,7 +44,8 @@ defmodule Svc.Client do
           id_token_alg: String.t(),
           http: (HTTP.request(), keyword -> term),
           metadata: metadata,
-          keys: pid
+          keys: pid,
+          dpop: Svc.DPoP.key() | nil
         }
 
   @type error ::
@@ -60,7 +70,9 @@ defmodule Svc.Client do
     * `:redirect_uri` — the registered redirect URI of the code flow;
     * `:id_token_alg` — the application's `id_token_signed_response_alg`: `"RS256"` (default),
       `"ES256"` or `"EdDSA"`; ID tokens signed otherwise are refused;
-    * `:http` — a transport function (see `Svc.HTTP`).
+    * `:http` — a transport function (see `Svc.HTTP`);
+    * `:dpop` — a `Svc.DPoP` key: tokens come back bound to it (RFC 9449) and UserInfo is
+      called with proofs.
   """
   @spec discover(String.t(), keyword) :: {:ok, t} | {:error, ClientError.t()}
   def discover(issuer, opts) do
@@ -81,7 +93,8 @@ defmodule Svc.Client do
          id_token_alg: opts[:id_token_alg] || "RS256",
          http: http,
          metadata: metadata,
-         keys: keys
+         keys: keys,
+         dpop: opts[:dpop]
        }}
     end
   end
@@ -243,14 +256,20 @@ defmodule Svc.Client do
     do: {:error, ClientError.exception("svc: the issuer offers no UserInfo")}
 
   def userinfo(%__MODULE__{} = client, access_token, expected_sub) do
-    request = %{
-      method: :get,
-      url: client.metadata.userinfo_endpoint,
-      headers: [{"authorization", "Bearer " <> access_token}, {"accept", "application/json"}],
-      body: nil
-    }
+    send = fn nonce ->
+      request = %{
+        method: :get,
+        url: client.metadata.userinfo_endpoint,
+        headers:
+          authorization(client, "GET", client.metadata.userinfo_endpoint, access_token, nonce) ++
+            [{"accept", "application/json"}],
+        body: nil
+      }
 
-    with {:ok, resp} <- client.http.(request, []) do
+      client.http.(request, [])
+    end
+
+    with {:ok, resp} <- with_nonce_retry(client, send) do
       case resp do
         %{status: 200, body: body} ->
           case Svc.JSON.decode(body) do
@@ -352,16 +371,28 @@ defmodule Svc.Client do
         {form ++ [{"client_id", client.client_id}], []}
       end
 
-    request = %{
-      method: :post,
-      url: client.metadata.token_endpoint,
-      headers:
-        [{"content-type", "application/x-www-form-urlencoded"}, {"accept", "application/json"}] ++
-          auth,
-      body: URI.encode_query(form)
-    }
+    send = fn nonce ->
+      proof =
+        if client.dpop,
+          do: [
+            {"dpop",
+             Svc.DPoP.proof(client.dpop, "POST", client.metadata.token_endpoint, nonce: nonce)}
+          ],
+          else: []
 
-    with {:ok, resp} <- client.http.(request, []) do
+      request = %{
+        method: :post,
+        url: client.metadata.token_endpoint,
+        headers:
+          [{"content-type", "application/x-www-form-urlencoded"}, {"accept", "application/json"}] ++
+            auth ++ proof,
+        body: URI.encode_query(form)
+      }
+
+      client.http.(request, [])
+    end
+
+    with {:ok, resp} <- with_nonce_retry(client, send) do
       with 200 <- resp.status,
            {:ok, doc} <- Svc.JSON.decode(resp.body),
            {:ok, tokens} <- TokenSet.from_json(doc) do
@@ -372,6 +403,32 @@ defmodule Svc.Client do
 
         _ ->
           {:error, ClientError.exception("svc: not a token response (RFC 6749 §5.1)")}
+      end
+    end
+  end
+
+  # The Authorization header for `access_token` at `url`: "DPoP" with a proof naming it when the
+  # client has a key (its tokens are bound), else "Bearer".
+  defp authorization(%__MODULE__{dpop: nil}, _method, _url, access_token, _nonce),
+    do: [{"authorization", "Bearer " <> access_token}]
+
+  defp authorization(%__MODULE__{dpop: key}, method, url, access_token, nonce) do
+    [
+      {"authorization", "DPoP " <> access_token},
+      {"dpop", Svc.DPoP.proof(key, method, url, access_token: access_token, nonce: nonce)}
+    ]
+  end
+
+  # Sends once, and once more with the server's nonce when a DPoP client is refused with one
+  # (RFC 9449 §8, §9): `send` takes the nonce (nil the first time).
+  defp with_nonce_retry(client, send) do
+    with {:ok, resp} <- send.(nil) do
+      nonce = HTTP.header(resp, "dpop-nonce")
+
+      if client.dpop && resp.status in [400, 401] && nonce do
+        send.(nonce)
+      else
+        {:ok, resp}
       end
     end
   end

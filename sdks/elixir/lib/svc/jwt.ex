@@ -159,8 +159,8 @@ defmodule Svc.JWT do
   defp strip_zeros(n), do: n
 
   @doc """
-  Signs `claims` with `header` (maps) — for tests and tools, never used by the SDK itself to
-  trust anything. `key` is `{:rsa, private_key_list}`, `{:ecdsa, private_scalar}` or
+  Signs `claims` with `header` (maps): DPoP proofs (`Svc.DPoP`), tests and tools; never used
+  by the SDK to trust anything. `key` is `{:rsa, private_key_list}`, `{:ecdsa, private_scalar}` or
   `{:eddsa, private_key}` as `:crypto.generate_key/2` returns them.
   """
   @spec sign(map, map, {:rsa, list} | {:ecdsa, binary} | {:eddsa, binary}) :: String.t()

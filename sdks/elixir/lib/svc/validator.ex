@@ -7,6 +7,10 @@ defmodule Svc.Requirements do
     * `:scope` — rule 7, when the route needs one;
     * `:subject_types` — rule 8; `nil` means `human`, `agent` and `system`;
     * `:delegation` — rule 9: allow an `act` claim;
+    * `:max_delegation_depth` — rule 9: the most actors a chain may name (default 3, the
+      issuer's cap);
+    * `:trusted_actors` — rule 9: the parties (their `sub`) trusted to act, compared with the
+      outermost `act` (the current actor); empty trusts any;
     * `:leeway` — seconds of clock skew on `exp`/`nbf` (default 5).
   """
   defstruct audience: nil,
@@ -15,6 +19,8 @@ defmodule Svc.Requirements do
             scope: nil,
             subject_types: nil,
             delegation: false,
+            max_delegation_depth: 3,
+            trusted_actors: [],
             leeway: 5
 
   @type t :: %__MODULE__{
@@ -24,6 +30,8 @@ defmodule Svc.Requirements do
           scope: String.t() | nil,
           subject_types: [String.t()] | nil,
           delegation: boolean,
+          max_delegation_depth: pos_integer,
+          trusted_actors: [String.t()],
           leeway: non_neg_integer
         }
 end
@@ -290,8 +298,8 @@ defmodule Svc.Validator do
       Map.has_key?(all, "act") and not req.delegation ->
         forbidden.("delegated tokens are not accepted here")
 
-      Map.has_key?(all, "act") and not (is_map(all["act"]) and all["act"]["sub"] != nil) ->
-        forbidden.("the delegation chain is malformed")
+      Map.has_key?(all, "act") and delegation_refusal(all["act"], req) != nil ->
+        forbidden.(delegation_refusal(all["act"], req))
 
       # Rule 10: no DPoP proofs are verified here, so a bound token cannot be used.
       Map.has_key?(all, "cnf") ->
@@ -340,4 +348,37 @@ defmodule Svc.Validator do
   end
 
   def handle_call(:key_set, _from, state), do: {:reply, {:ok, state.keys, state.issuer}, state}
+
+  # Rule 9 on a present `act` where delegation is allowed: why it is refused, or nil. Every
+  # link is a map with a non-empty string `sub`, at most 8 deep; no more links than the route
+  # accepts; the outermost actor one the route trusts when it names any.
+  defp delegation_refusal(act, req) do
+    case actor_chain(act, []) do
+      :malformed ->
+        "the delegation chain is malformed"
+
+      chain ->
+        cond do
+          length(chain) > (req.max_delegation_depth || 3) ->
+            "the delegation chain is longer than this operation accepts"
+
+          (req.trusted_actors || []) != [] and hd(chain) not in req.trusted_actors ->
+            "the party acting with this token is not trusted here"
+
+          true ->
+            nil
+        end
+    end
+  end
+
+  defp actor_chain(_link, acc) when length(acc) >= 8, do: :malformed
+
+  defp actor_chain(%{"sub" => sub} = link, acc) when is_binary(sub) and sub != "" do
+    case Map.fetch(link, "act") do
+      :error -> Enum.reverse([sub | acc])
+      {:ok, next} -> actor_chain(next, [sub | acc])
+    end
+  end
+
+  defp actor_chain(_link, _acc), do: :malformed
 end

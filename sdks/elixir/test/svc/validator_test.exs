@@ -71,6 +71,61 @@ defmodule Svc.ValidatorTest do
                now
              )
 
+    # The route's delegation policy: chain length and the parties trusted to act.
+    chain = %{
+      "sub" => "app_gw",
+      "client_id" => "app_gw",
+      "act" => %{"sub" => "agt_1", "act" => %{"sub" => "agt_0"}}
+    }
+
+    three = Map.put(base, "act", chain)
+    allowing = req ++ [delegation: true]
+    assert {:ok, _} = Validator.check_access_claims(three, @issuer, allowing, now)
+
+    assert {:error, %{status: 403, reason: "the delegation chain is longer" <> _}} =
+             Validator.check_access_claims(
+               three,
+               @issuer,
+               allowing ++ [max_delegation_depth: 2],
+               now
+             )
+
+    assert {:ok, _} =
+             Validator.check_access_claims(
+               three,
+               @issuer,
+               allowing ++ [trusted_actors: ["app_gw"]],
+               now
+             )
+
+    assert {:error, %{code: "forbidden", reason: "the party acting" <> _}} =
+             Validator.check_access_claims(
+               three,
+               @issuer,
+               allowing ++ [trusted_actors: ["agt_1"]],
+               now
+             )
+
+    for act <- [
+          %{"sub" => ""},
+          %{"sub" => "a", "act" => %{"sub" => 5}},
+          %{"sub" => "a", "act" => nil}
+        ] do
+      assert {:error, %{reason: "the delegation chain is malformed"}} =
+               Validator.check_access_claims(Map.put(base, "act", act), @issuer, allowing, now)
+    end
+
+    deep =
+      Enum.reduce(1..12, %{"sub" => "a0"}, fn i, inner -> %{"sub" => "a#{i}", "act" => inner} end)
+
+    assert {:error, %{reason: "the delegation chain is malformed"}} =
+             Validator.check_access_claims(
+               Map.put(base, "act", deep),
+               @issuer,
+               allowing ++ [max_delegation_depth: 100],
+               now
+             )
+
     listed = Map.put(base, "aud", ["https://x.example", "https://api.example"])
     assert {:ok, _} = Validator.check_access_claims(listed, @issuer, req, now)
 
