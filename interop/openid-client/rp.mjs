@@ -10,7 +10,10 @@
 // dynamicClientRegistration) followed by a code flow as the registered client and its RFC 7592
 // read and delete (the tenant's registration policy is opened by the test before the run).
 // DPoP (RFC 9449) through openid-client's DPoP handle: PAR, code, UserInfo and refresh bound to
-// the handle's key, with server nonces required by the deployment.
+// the handle's key, with server nonces required by the deployment. Token exchange (RFC 8693)
+// through genericGrantRequest by a first-party service (GATEWAY_CLIENT_ID/SECRET, registered for
+// the grant with API_AUDIENCE): the `act` chain is checked here with jose and by the Rust test
+// with svc-sdk.
 //
 // Environment: ISSUER, CLIENT_ID (public client, token_endpoint_auth_method none),
 // CONFIDENTIAL_CLIENT_ID + CONFIDENTIAL_CLIENT_SECRET (client_secret_basic, for introspection),
@@ -536,6 +539,49 @@ async function main(step) {
   checkEqual(live.sub, claims.sub, 'introspection sub');
   passed('introspection_active');
 
+  // ---- Token exchange (RFC 8693): a first-party service behind the API acts for the person ----
+  step('genericGrantRequest: token exchange');
+  const exchangeGrant = 'urn:ietf:params:oauth:grant-type:token-exchange';
+  const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
+  check(meta.grant_types_supported?.includes(exchangeGrant), 'discovery lists the token exchange grant');
+  const gatewayId = env('GATEWAY_CLIENT_ID');
+  const gateway = await client.discovery(
+    new URL(issuer),
+    gatewayId,
+    undefined,
+    client.ClientSecretBasic(env('GATEWAY_CLIENT_SECRET')),
+    insecure,
+  );
+  const subjectToken = tokens2.access_token;
+  const subjectClaims = jose.decodeJwt(subjectToken);
+  const exchanged = await client.genericGrantRequest(gateway, exchangeGrant, {
+    subject_token: subjectToken,
+    subject_token_type: accessTokenType,
+  });
+  checkEqual(exchanged.issued_token_type, accessTokenType, 'token exchange: issued_token_type');
+  check(exchanged.refresh_token === undefined, 'token exchange: no refresh token');
+  const ex = await jose.jwtVerify(exchanged.access_token, jwks, { issuer, audience: apiAudience, typ: 'at+jwt' });
+  checkEqual(ex.payload.act?.sub, gatewayId, 'token exchange: act names the gateway');
+  checkEqual(ex.payload.client_id, gatewayId, 'token exchange: issued to the gateway');
+  checkEqual(ex.payload.subject_type, 'human', 'token exchange: still the person');
+  check(ex.payload.exp <= subjectClaims.exp, 'token exchange: never outlives the subject token');
+  passed('token_exchange_act');
+  await expectOAuthError(
+    client.genericGrantRequest(gateway, exchangeGrant, {
+      subject_token: subjectToken,
+      subject_token_type: accessTokenType,
+      scope: `${subjectClaims.scope} admin:everything`,
+    }),
+    'invalid_scope',
+    'token exchange: a wider scope',
+  );
+  await expectOAuthError(
+    client.genericGrantRequest(gateway, exchangeGrant, { subject_token: 'garbage', subject_token_type: accessTokenType }),
+    'invalid_request',
+    'token exchange: a garbage subject token',
+  );
+  passed('token_exchange_never_widens');
+
   step('tokenRevocation (access token)');
   await client.tokenRevocation(pub, tokens2.access_token, { token_type_hint: 'access_token' });
   const dead = await client.tokenIntrospection(conf, tokens2.access_token);
@@ -670,6 +716,7 @@ async function main(step) {
     id_token_alg: id.protectedHeader.alg,
     access_token_alg: at.protectedHeader.alg,
     access_token_aud: at.payload.aud,
+    exchanged_access_token: exchanged.access_token,
     hosted_pages: first.pages,
     end_session_pages: logout.pages,
   };

@@ -13,12 +13,12 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::model::{
-    AdaptiveMfaConfig, AuthConfig, CaptchaConfig, CibaConfig, Config, DatabaseConfig,
-    DeploymentConfig, DeviceAuthorizationConfig, DpopConfig, DynamicRegistrationConfig,
-    EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig, LogDelivery, OidcConfig,
-    OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig, ScimConfig, SecurityConfig,
-    ServerConfig, SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig,
-    WebhooksConfig,
+    AdaptiveMfaConfig, ApiKeysConfig, AuthConfig, CaptchaConfig, CibaConfig, Config,
+    DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig, DpopConfig,
+    DynamicRegistrationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig,
+    LogDelivery, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig,
+    ScimConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig,
+    VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -324,7 +324,9 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         DynamicRegistrationConfig,
         CibaConfig,
         DpopConfig,
+        DelegationConfig,
         ScimConfig,
+        ApiKeysConfig,
     ]
 }
 

@@ -135,7 +135,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
         "invitations",
         "invitations work with built-in settings and have no settings of their own yet",
     ),
-    section("api_keys", "API keys are not built yet"),
     section("vault", "the credential vault is not built yet"),
     section("billing", "billing is not built yet"),
     section("commerce", "commerce is not built yet"),

@@ -9,6 +9,7 @@
 //!
 //! This crate must not depend on tokio, axum, sqlx or any svc crate other than svc-domain.
 
+mod api_key;
 pub mod digest;
 mod envelope;
 mod error;
@@ -20,6 +21,7 @@ mod password;
 pub mod rotation;
 mod webhook;
 
+pub use api_key::ApiKeyHasher;
 pub use envelope::{SealedKey, open_private_key, seal_private_key, sealed_key_aad};
 pub use error::CryptoError;
 pub use factor::{FactorKey, TOTP_SECRET_BYTES, TOTP_STEP_SECS, TotpSecret};

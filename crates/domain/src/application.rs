@@ -11,6 +11,9 @@ pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_cod
 /// The wire name of the CIBA grant (OpenID CIBA Core §10.1).
 pub const CIBA_GRANT: &str = "urn:openid:params:grant-type:ciba";
 
+/// The wire name of the token exchange grant (RFC 8693 §2.1).
+pub const TOKEN_EXCHANGE_GRANT: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+
 /// An OAuth grant an application may use (RFC 6749 §4, RFC 8628, RFC 8693, CIBA).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GrantType {
@@ -25,6 +28,9 @@ pub enum GrantType {
     /// `urn:openid:params:grant-type:ciba` (OpenID CIBA Core §10.1): poll mode, confidential
     /// clients only.
     Ciba,
+    /// `urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693 §2.1): confidential clients
+    /// only.
+    TokenExchange,
 }
 
 impl GrantType {
@@ -36,6 +42,7 @@ impl GrantType {
             Self::ClientCredentials => "client_credentials",
             Self::DeviceCode => DEVICE_CODE_GRANT,
             Self::Ciba => CIBA_GRANT,
+            Self::TokenExchange => TOKEN_EXCHANGE_GRANT,
         }
     }
 
@@ -47,6 +54,7 @@ impl GrantType {
             "client_credentials" => Some(Self::ClientCredentials),
             DEVICE_CODE_GRANT => Some(Self::DeviceCode),
             CIBA_GRANT => Some(Self::Ciba),
+            TOKEN_EXCHANGE_GRANT => Some(Self::TokenExchange),
             _ => None,
         }
     }
@@ -225,6 +233,7 @@ mod tests {
             GrantType::ClientCredentials,
             GrantType::DeviceCode,
             GrantType::Ciba,
+            GrantType::TokenExchange,
         ] {
             assert_eq!(GrantType::parse(grant.as_str()), Some(grant));
         }

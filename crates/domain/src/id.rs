@@ -201,6 +201,12 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies a registered agent (`agt_…`): the `sub` of its tokens.
+    AgentId,
+    "agt_"
+);
+
+prefixed_id!(
     /// Identifies a pending authorization request while the person signs in (`int_…`).
     InteractionId,
     "int_"
@@ -242,6 +248,13 @@ prefixed_id!(
     /// listed and revoked by, never the token itself.
     ScimTokenId,
     "scimt_"
+);
+
+prefixed_id!(
+    /// Identifies an API key of a tenant (`apik_…`): the handle it is listed, rotated and
+    /// revoked by, and the actor the audit log names (`api_key:apik_…`); never the key itself.
+    ApiKeyId,
+    "apik_"
 );
 
 prefixed_id!(

@@ -6,6 +6,8 @@
 //! crate depends on it, never the other way round.
 
 mod access;
+mod agent;
+mod api_key;
 mod application;
 mod audit;
 mod backchannel;
@@ -38,9 +40,16 @@ pub use access::{
     ApiResource, MAX_ACCESS_DESCRIPTION_CHARS, MAX_RESOURCE_PERMISSIONS, Permission,
     PermissionError, PermissionName, RESERVED_SCOPES, Role, RoleGrant, RoleKind, permissions_for,
 };
+pub use agent::{
+    Agent, AgentOwner, AgentStatus, AgentValueError, MAX_AGENT_JWKS_BYTES, MAX_AGENT_METADATA_BYTES,
+};
+pub use api_key::{
+    API_KEY_PREFIX, ApiKey, MAX_API_KEY_CHARS, MAX_API_KEY_NAME_CHARS, MAX_API_KEY_SCOPES,
+    looks_like_api_key,
+};
 pub use application::{
     Application, CIBA_GRANT, DEVICE_CODE_GRANT, GrantType, OperatorToken, OrganizationUsage,
-    TokenEndpointAuthMethod,
+    TOKEN_EXCHANGE_GRANT, TokenEndpointAuthMethod,
 };
 pub use audit::{AuditEntry, AuditOutcome};
 pub use backchannel::{
@@ -62,9 +71,9 @@ pub use factor::{
     normalize_totp_code,
 };
 pub use id::{
-    ApiResourceId, AuditEntryId, BackchannelRequestId, ClientId, DeliveryId, DomainId, EventId,
-    FactorId, GuardianId, IdError, InitialAccessTokenId, InteractionId, InvitationId,
-    LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, PolicyId, RecoveryId,
+    AgentId, ApiKeyId, ApiResourceId, AuditEntryId, BackchannelRequestId, ClientId, DeliveryId,
+    DomainId, EventId, FactorId, GuardianId, IdError, InitialAccessTokenId, InteractionId,
+    InvitationId, LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, PolicyId, RecoveryId,
     RefreshFamilyId, ScimGroupId, ScimTokenId, SessionId, TenantId, UserId, WebhookId,
 };
 pub use invitation::{INVITATION_TOKEN_PREFIX, Invitation, InvitationState, InvitationStatus};
@@ -102,7 +111,7 @@ pub use scim::{
     generate_scim_token,
 };
 pub use scope::{MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
-pub use secret::{GeneratedSecret, SecretHash};
+pub use secret::{GeneratedSecret, SecretHash, base32_secret};
 pub use session::{
     ACR_PASSWORD, AuthorizationCode, CodeBinding, Consent, Interaction, PushedRequest,
     RefreshFamily, RefreshToken, Session, UserToken, UserTokenPurpose,

@@ -8,6 +8,7 @@
 
 use crate::{
     GeneratedSecret, OrganizationId, Rng, ScimGroupId, ScimTokenId, SecretHash, TenantId, UserId,
+    base32_secret,
 };
 use time::OffsetDateTime;
 
@@ -15,28 +16,9 @@ use time::OffsetDateTime;
 /// so a leaked string says what it is; distinct from their ids (`scimt_…`).
 pub const SCIM_TOKEN_PREFIX: &str = "svcscim_";
 
-/// RFC 4648 base32 alphabet, lowercase: tokens are pasted into directory consoles, where a
-/// case-insensitive, symbol-free string survives every copy.
-const BASE32: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
-
 /// A fresh SCIM token: `svcscim_` and 32 random bytes in unpadded base32 (52 characters).
 pub fn generate_scim_token(rng: &dyn Rng) -> GeneratedSecret {
-    let mut bytes = [0u8; 32];
-    rng.fill(&mut bytes);
-    let mut text = String::with_capacity(SCIM_TOKEN_PREFIX.len() + 52);
-    text.push_str(SCIM_TOKEN_PREFIX);
-    let (mut buffer, mut bits) = (0u32, 0u32);
-    for byte in bytes {
-        buffer = (buffer << 8) | u32::from(byte);
-        bits += 8;
-        while bits >= 5 {
-            bits -= 5;
-            text.push(char::from(BASE32[((buffer >> bits) & 31) as usize]));
-        }
-    }
-    if bits > 0 {
-        text.push(char::from(BASE32[((buffer << (5 - bits)) & 31) as usize]));
-    }
+    let text = base32_secret(SCIM_TOKEN_PREFIX, rng);
     let hash = SecretHash::of(&text);
     GeneratedSecret {
         plaintext: text,
@@ -103,6 +85,7 @@ pub struct ScimGroup {
 mod tests {
     use super::*;
     use crate::SeededRandom;
+    use crate::secret::BASE32;
 
     #[test]
     fn tokens_are_prefixed_base32_and_hashed() {

@@ -37,6 +37,42 @@ impl GeneratedSecret {
     }
 }
 
+/// RFC 4648 base32 alphabet, lowercase: SCIM tokens and API keys are pasted into consoles and
+/// configuration files, where a case-insensitive, symbol-free string survives every copy.
+pub(crate) const BASE32: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
+
+/// Characters of 32 bytes in unpadded base32.
+pub(crate) const BASE32_SECRET_CHARS: usize = 52;
+
+/// `prefix` and 256 random bits in unpadded lowercase base32 (52 characters): the shape shared
+/// by SCIM tokens (`svcscim_`) and API keys (`svck_`). How it is stored is the caller's choice
+/// (plain SHA-256 for SCIM tokens, a keyed hash for API keys).
+pub fn base32_secret(prefix: &str, rng: &dyn Rng) -> String {
+    let mut bytes = [0u8; 32];
+    rng.fill(&mut bytes);
+    let mut text = String::with_capacity(prefix.len() + BASE32_SECRET_CHARS);
+    text.push_str(prefix);
+    let (mut buffer, mut bits) = (0u32, 0u32);
+    for byte in bytes {
+        buffer = (buffer << 8) | u32::from(byte);
+        bits += 8;
+        while bits >= 5 {
+            bits -= 5;
+            text.push(char::from(BASE32[((buffer >> bits) & 31) as usize]));
+        }
+    }
+    if bits > 0 {
+        text.push(char::from(BASE32[((buffer << (5 - bits)) & 31) as usize]));
+    }
+    text
+}
+
+/// Whether `body` could be what [`base32_secret`] put after its prefix: exactly 52 characters of
+/// the alphabet. A cheap shape check before any lookup.
+pub(crate) fn is_base32_secret_body(body: &str) -> bool {
+    body.len() == BASE32_SECRET_CHARS && body.bytes().all(|c| BASE32.contains(&c))
+}
+
 /// SHA-256 of a secret, as stored.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct SecretHash([u8; 32]);

@@ -121,6 +121,12 @@ pub mod action {
     pub const INITIAL_ACCESS_TOKEN_CREATED: &str = "initial_access_token.created";
     /// An initial access token was deleted.
     pub const INITIAL_ACCESS_TOKEN_DELETED: &str = "initial_access_token.deleted";
+    /// An API key was created (target: the key).
+    pub const API_KEY_CREATED: &str = "api_key.created";
+    /// An API key was revoked (target: the key).
+    pub const API_KEY_REVOKED: &str = "api_key.revoked";
+    /// An API key was rotated (target: the new key; the old one expires after the overlap).
+    pub const API_KEY_ROTATED: &str = "api_key.rotated";
     /// A SCIM token was issued.
     pub const SCIM_TOKEN_CREATED: &str = "scim_token.created";
     /// A SCIM token was revoked.

@@ -5,7 +5,7 @@
 use crate::{ManageError, SignInServices};
 use std::fmt;
 use std::sync::Arc;
-use svc_domain::{ClientId, Clock, OperatorTokenId, Rng, ScimTokenId, TenantId, UserId};
+use svc_domain::{ApiKeyId, ClientId, Clock, OperatorTokenId, Rng, ScimTokenId, TenantId, UserId};
 use svc_store::Store;
 use time::OffsetDateTime;
 
@@ -43,6 +43,9 @@ pub struct ManageContext {
     /// Whether the deployment offers second factors (`[two_factor].enabled`): a tenant may only
     /// choose a policy that needs them (`optional`, `required`) when it does.
     pub second_factors: bool,
+    /// Whether the deployment binds tokens to DPoP proofs (`[dpop].enabled`): an application may
+    /// only require DPoP-bound tokens (`dpop_bound_access_tokens`) when it does.
+    pub dpop: bool,
     /// Looks up the proofs of domain claims (DNS TXT records, HTTPS well-known files); `None`
     /// until [`ManageContext::with_domain_probe`] (verification then fails as a wiring error).
     pub domain_probe: Option<Arc<dyn crate::domains::DomainProbe>>,
@@ -58,6 +61,7 @@ impl ManageContext {
             changes: Arc::new(NoCaches),
             sign_in: None,
             second_factors: false,
+            dpop: false,
             domain_probe: None,
         }
     }
@@ -73,6 +77,13 @@ impl ManageContext {
     #[must_use]
     pub fn with_second_factors(mut self, offered: bool) -> Self {
         self.second_factors = offered;
+        self
+    }
+
+    /// The same context on a deployment that binds tokens to DPoP proofs.
+    #[must_use]
+    pub fn with_dpop(mut self, offered: bool) -> Self {
+        self.dpop = offered;
         self
     }
 
@@ -129,20 +140,23 @@ pub enum Actor {
     User(UserId),
     /// A directory provisioning through SCIM, by the id of the SCIM token presented.
     Scim(ScimTokenId),
+    /// A machine holding an API key (`svck_…`), by the key's id.
+    ApiKey(ApiKeyId),
     /// The service itself or its local command line (`svc-runtime operator create-token`,
     /// bootstrap), acting without a presented credential.
     System,
 }
 
 impl Actor {
-    /// The audit-log spelling: `operator:opt_…`, `client:app_…`, `user:usr_…`, `scim:scimt_…` or
-    /// `system`.
+    /// The audit-log spelling: `operator:opt_…`, `client:app_…`, `user:usr_…`, `scim:scimt_…`,
+    /// `api_key:apik_…` or `system`.
     pub fn as_audit_string(&self) -> String {
         match self {
             Self::Operator(id) => format!("operator:{id}"),
             Self::Client(id) => format!("client:{id}"),
             Self::User(id) => format!("user:{id}"),
             Self::Scim(id) => format!("scim:{id}"),
+            Self::ApiKey(id) => format!("api_key:{id}"),
             Self::System => "system".to_owned(),
         }
     }

@@ -6,6 +6,7 @@
 //! - [`control_plane`]: tenants (each created together with its management application) and
 //!   operator tokens;
 //! - [`applications`]: a tenant's OAuth clients and their registration rules;
+//! - [`api_keys`]: a tenant's API keys (`svck_…`) and authentication with them;
 //! - [`api_resources`]: the APIs a tenant protects and the permissions they define;
 //! - [`users`]: a tenant's users (people who sign in), their lifecycle and sessions;
 //! - [`organizations`]: a tenant's organizations (its customer companies), their lifecycle and
@@ -33,6 +34,7 @@
 //! password policy, hashing and invitation mail it shares with the sign-in engine reach it as
 //! ports ([`SignInServices`]) that the runtime wires.
 
+pub mod api_keys;
 pub mod api_resources;
 pub mod applications;
 pub mod audit;

@@ -141,6 +141,15 @@ impl ProofReplay for StoreReplay {
     }
 }
 
+/// A proof that passed every check but the replay record ([`Dpop::check`]); only
+/// [`Dpop::record`] turns it into a [`Proof`].
+#[derive(Debug)]
+pub struct CheckedProof {
+    jkt: String,
+    jti: String,
+    until: OffsetDateTime,
+}
+
 /// A verified, first-used proof: the key a token may be bound to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Proof {
@@ -178,8 +187,9 @@ impl Dpop {
     }
 
     /// Steps 1–5 for a request to `url` with `method`, carrying `header` and, at a resource,
-    /// `access_token`. `Ok(None)`: no proof (or DPoP off). Refusals are `invalid_dpop_proof` or
-    /// `use_dpop_nonce`, carrying the nonce to retry with when nonces are required.
+    /// `access_token`: [`Self::check`] then [`Self::record`]. `Ok(None)`: no proof (or DPoP
+    /// off). Refusals are `invalid_dpop_proof` or `use_dpop_nonce`, carrying the nonce to retry
+    /// with when nonces are required.
     pub async fn verify(
         &self,
         tenant: &Tenant,
@@ -188,6 +198,23 @@ impl Dpop {
         url: &str,
         access_token: Option<&str>,
     ) -> Result<Option<Proof>, OAuthError> {
+        match self.check(tenant, header, method, url, access_token)? {
+            Some(checked) => self.record(tenant, checked).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Steps 1–4, which write nothing: an endpoint that authenticates its caller checks the
+    /// proof first and [records](Self::record) it only once the caller is known, so nobody can
+    /// spend someone else's proof (or make the database record proofs) without credentials.
+    pub fn check(
+        &self,
+        tenant: &Tenant,
+        header: ProofHeader<'_>,
+        method: &str,
+        url: &str,
+        access_token: Option<&str>,
+    ) -> Result<Option<CheckedProof>, OAuthError> {
         // 1.
         if !self.settings.enabled {
             return Ok(None);
@@ -215,21 +242,36 @@ impl Dpop {
         {
             return Err(self.refusal(tenant, &ProofError::UseNonce));
         }
-        // 5. Remembered until its `iat` has left the window (step 3 bounds `iat`, so the
-        // instant exists).
+        // Remembered until its `iat` has left the window (step 3 bounds `iat`, so the instant
+        // exists).
         let until = OffsetDateTime::from_unix_timestamp(
             verified.iat.saturating_add(window).saturating_add(1),
         )
         .unwrap_or(now)
         .max(now);
+        Ok(Some(CheckedProof {
+            jkt: verified.jkt,
+            jti: verified.jti,
+            until,
+        }))
+    }
+
+    /// Step 5: the proof's first use, or `invalid_dpop_proof` for a replay. The only way to a
+    /// [`Proof`] a token may be bound to.
+    pub async fn record(
+        &self,
+        tenant: &Tenant,
+        checked: CheckedProof,
+    ) -> Result<Proof, OAuthError> {
+        let now = self.clock.now();
         if !self
             .replay
-            .first_use(&tenant.id, &verified.jkt, &verified.jti, until, now)
+            .first_use(&tenant.id, &checked.jkt, &checked.jti, checked.until, now)
             .await?
         {
             return Err(self.refusal(tenant, &ProofError::Replayed));
         }
-        Ok(Some(Proof { jkt: verified.jkt }))
+        Ok(Proof { jkt: checked.jkt })
     }
 
     /// The nonce clients must put in proofs now, when nonces are required.
@@ -300,27 +342,14 @@ pub fn check_binding(
         None
     };
     svc_sdk::rules::dpop::check_dpop_binding(claims, jkt)
-        .map_err(|e| OAuthError::invalid_token(e.to_string()))?;
+        .map_err(|e| OAuthError::invalid_token(e.to_string()).with_dpop_challenge())?;
     if dpop_scheme && !claims.contains_key("cnf") {
         return Err(OAuthError::invalid_token(
             svc_sdk::ValidationError::DpopTokenNotBound.to_string(),
-        ));
+        )
+        .with_dpop_challenge());
     }
     Ok(())
-}
-
-/// Whether a refusal of [`check_binding`] concerns a DPoP binding, so the resource challenges
-/// with the `DPoP` scheme even when the token came as a bearer token (RFC 9449 §7.1).
-pub fn is_binding_refusal(error: &OAuthError) -> bool {
-    use svc_sdk::ValidationError as V;
-    error.code() == ErrorCode::InvalidToken
-        && [
-            V::DpopProofRequired,
-            V::DpopKeyMismatch,
-            V::DpopTokenNotBound,
-        ]
-        .iter()
-        .any(|e| e.to_string() == error.description())
 }
 
 #[cfg(test)]

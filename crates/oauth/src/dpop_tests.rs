@@ -86,6 +86,38 @@ async fn a_good_proof_yields_its_key_once() {
 }
 
 #[tokio::test]
+async fn checking_spends_nothing_until_the_proof_is_recorded() {
+    let clock = Arc::new(ManualClock::new(start()));
+    let dpop = dpop(DpopSettings::default(), &clock);
+    let acme = tenant(1);
+    let key = SigningKey::generate(SigningAlg::Es256).unwrap();
+    let one = proof(&key, "j-1", start(), None);
+    // A caller refused before the record (say, a client failing authentication) spends
+    // nothing: the same proof still checks and records once.
+    for _ in 0..3 {
+        assert!(
+            dpop.check(&acme, Ok(Some(&one)), "POST", URL, None)
+                .unwrap()
+                .is_some()
+        );
+    }
+    let checked = dpop
+        .check(&acme, Ok(Some(&one)), "POST", URL, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(dpop.record(&acme, checked).await.unwrap().jkt, key.kid());
+    let again = dpop
+        .check(&acme, Ok(Some(&one)), "POST", URL, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        dpop.record(&acme, again).await.unwrap_err().code(),
+        ErrorCode::InvalidDpopProof,
+        "recorded once, a replay after"
+    );
+}
+
+#[tokio::test]
 async fn switched_off_ignores_every_header() {
     let clock = Arc::new(ManualClock::new(start()));
     let off = dpop(
@@ -182,10 +214,12 @@ fn resources_bind_tokens_to_the_dpop_scheme_and_key() {
         let refused = check_binding(&bound, scheme, with.as_ref()).unwrap_err();
         assert_eq!(refused.code(), ErrorCode::InvalidToken, "{scheme} {with:?}");
     }
-    assert!(is_binding_refusal(
-        &check_binding(&bound, false, None).unwrap_err()
-    ));
-    assert!(!is_binding_refusal(&OAuthError::invalid_token("expired")));
+    assert!(
+        check_binding(&bound, false, None)
+            .unwrap_err()
+            .dpop_challenge()
+    );
+    assert!(!OAuthError::invalid_token("expired").dpop_challenge());
     // A bearer token: Bearer scheme only.
     assert!(check_binding(&plain, false, None).is_ok());
     assert_eq!(

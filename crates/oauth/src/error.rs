@@ -129,6 +129,7 @@ pub struct OAuthError {
     basic_attempted: bool,
     retry_after: Option<u32>,
     dpop_nonce: Option<String>,
+    dpop_challenge: bool,
     log_detail: Option<Cow<'static, str>>,
     source: Option<Source>,
 }
@@ -142,6 +143,7 @@ impl OAuthError {
             basic_attempted: false,
             retry_after: None,
             dpop_nonce: None,
+            dpop_challenge: false,
             log_detail: None,
             source: None,
         }
@@ -249,6 +251,18 @@ impl OAuthError {
     /// The server nonce to send in `DPoP-Nonce`, if any.
     pub fn dpop_nonce(&self) -> Option<&str> {
         self.dpop_nonce.as_deref()
+    }
+
+    /// Marks a refusal about a token's DPoP binding, so a resource answers with a `DPoP`
+    /// challenge even when the token came with the `Bearer` scheme (RFC 9449 §7.1).
+    pub fn with_dpop_challenge(mut self) -> Self {
+        self.dpop_challenge = true;
+        self
+    }
+
+    /// Whether the refusal concerns a DPoP binding (see [`Self::with_dpop_challenge`]).
+    pub fn dpop_challenge(&self) -> bool {
+        self.dpop_challenge
     }
 
     /// The `error` code.

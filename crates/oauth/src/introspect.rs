@@ -14,6 +14,9 @@
 //!   still sign in: suspension and removal end it at once, not at its `exp`.
 //! - Refresh tokens (`rt_…`) are described to the client they were issued to only, while
 //!   unrotated, unrevoked and unexpired.
+//! - API keys (`svck_…`) are described to the tenant's resource servers (callers with a
+//!   registered `api_audience`) while live: `token_type` `api_key`, the key id as `sub` and
+//!   `client_id`, its scopes, `aud` the management API.
 //! - Anything else — malformed, expired, another tenant's, unknown — is `{"active": false}` and
 //!   nothing more (§2.2: no hint why), so the endpoint reveals nothing about foreign tokens.
 
@@ -21,14 +24,22 @@ use crate::OAuthError;
 use crate::access_token::active_claims;
 use crate::client_auth;
 use crate::context::ProtocolContext;
+use crate::discovery::management_api_resource;
 use crate::subject::person_behind;
 use crate::token::request::ClientRequest;
 use serde_json::{Map, Value, json};
-use svc_domain::{Application, ClientId, SecretHash, Tenant, User};
+use std::sync::Arc;
+use svc_crypto::ApiKeyHasher;
+use svc_domain::{
+    API_KEY_PREFIX, Application, ClientId, SecretHash, Tenant, User, looks_like_api_key,
+};
 
 /// The introspection endpoint's engine.
 pub struct Introspector {
     ctx: ProtocolContext,
+    /// Hashes presented API keys; `None` while `[api_keys].enabled` is false (every key is
+    /// inactive).
+    api_keys: Option<Arc<ApiKeyHasher>>,
 }
 
 /// Claims copied into an active introspection response (RFC 7662 §2.2 plus ours).
@@ -60,7 +71,17 @@ impl Introspector {
     /// An introspector over `ctx`; callers registered with a `jwks_uri` authenticate when `ctx`
     /// has a fetcher.
     pub fn new(ctx: ProtocolContext) -> Self {
-        Self { ctx }
+        Self {
+            ctx,
+            api_keys: None,
+        }
+    }
+
+    /// The same introspector, describing the tenant's API keys hashed with `hasher`.
+    #[must_use]
+    pub fn with_api_keys(mut self, hasher: Arc<ApiKeyHasher>) -> Self {
+        self.api_keys = Some(hasher);
+        self
     }
 
     /// Answers an introspection request: the response body (`{"active": ...}`) or the error for
@@ -84,9 +105,13 @@ impl Introspector {
             OAuthError::invalid_request("the `token` parameter is required (RFC 7662 §2.1)")
         })?;
         let caller = &client.application;
-        let described = match self.describe_refresh(tenant, caller, token).await? {
-            Some(found) => Some(found),
-            None => self.describe_access(tenant, issuer, caller, token).await?,
+        let described = if token.starts_with(API_KEY_PREFIX) {
+            self.describe_api_key(tenant, issuer, caller, token).await?
+        } else {
+            match self.describe_refresh(tenant, caller, token).await? {
+                Some(found) => Some(found),
+                None => self.describe_access(tenant, issuer, caller, token).await?,
+            }
         };
         Ok(described.unwrap_or_else(|| json!({ "active": false })))
     }
@@ -192,6 +217,54 @@ impl Introspector {
             "iat": token.created_at.unix_timestamp(),
             "tenant_id": tenant.id.as_str(),
         })))
+    }
+}
+
+impl Introspector {
+    /// The active response for a live API key of `tenant`, to a resource server of the tenant
+    /// (a caller with a registered `api_audience`): the key is a tenant-wide credential made
+    /// for the management API (`aud`), and the resource server decides whether to honour it.
+    /// Unknown, revoked, expired and other tenants' keys are inactive, after the same lookup.
+    async fn describe_api_key(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        caller: &Application,
+        presented: &str,
+    ) -> Result<Option<Value>, OAuthError> {
+        let Some(hasher) = &self.api_keys else {
+            return Ok(None);
+        };
+        if caller.api_audience.is_none() || !looks_like_api_key(presented) {
+            return Ok(None);
+        }
+        let hash = hasher.hash(&tenant.id, presented);
+        let mut tx = self.ctx.store.read_once().await?;
+        let found = tx.api_key_by_hash(&tenant.id, &hash).await?;
+        tx.finish().await?;
+        let now = self.ctx.clock.now();
+        let Some(key) = found.filter(|k| {
+            k.tenant_id == tenant.id
+                && hasher.verify(&tenant.id, presented, &k.hash)
+                && k.is_live(now)
+        }) else {
+            return Ok(None);
+        };
+        let mut out = Map::new();
+        out.insert("active".into(), json!(true));
+        out.insert("token_type".into(), json!("api_key"));
+        out.insert("scope".into(), json!(key.scopes.to_string()));
+        out.insert("client_id".into(), json!(key.id.as_str()));
+        out.insert("sub".into(), json!(key.id.as_str()));
+        out.insert("aud".into(), json!(management_api_resource(issuer)));
+        out.insert("iss".into(), json!(issuer));
+        out.insert("iat".into(), json!(key.created_at.unix_timestamp()));
+        if let Some(exp) = key.expires_at {
+            out.insert("exp".into(), json!(exp.unix_timestamp()));
+        }
+        out.insert("tenant_id".into(), json!(tenant.id.as_str()));
+        out.insert("subject_type".into(), json!("api_key"));
+        Ok(Some(Value::Object(out)))
     }
 }
 

@@ -11,6 +11,7 @@
 //! rules with the same hasher without depending on the sign-in engine.
 
 mod factor_key;
+pub(crate) use factor_key::api_key_hasher;
 mod hasher;
 
 use crate::RuntimeError;

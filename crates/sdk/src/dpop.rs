@@ -23,13 +23,9 @@
 //! nonces (§8, §9), whose value [`VerifiedProof::nonce`] hands over. Extra claims are ignored,
 //! as the RFC requires. Errors are [`ProofError`]; their text never repeats the proof.
 
-use crate::provider;
 use aws_lc_rs::digest;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, ThumbprintHash};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
@@ -170,8 +166,9 @@ pub struct VerifiedProof {
 
 /// Steps 2–9 on the `proof` of `request`.
 pub fn verify_proof(proof: &str, request: &ProofRequest<'_>) -> Result<VerifiedProof, ProofError> {
-    let (alg, jwk) = check_header(proof)?; // steps 2, 3
-    let claims = check_signature(proof, alg, &jwk)?; // step 4
+    let parts = split_proof(proof)?; // step 1
+    let (alg, key) = check_header(parts.header)?; // steps 2, 3
+    let claims = check_signature(&parts, alg, &key)?; // step 4
     let jti = string_claim(&claims, "jti")?; // step 5
     if jti.len() > MAX_JTI_BYTES {
         return Err(ProofError::MissingClaim { claim: "jti" });
@@ -193,11 +190,8 @@ pub fn verify_proof(proof: &str, request: &ProofRequest<'_>) -> Result<VerifiedP
         Some(Value::String(nonce)) => Some(nonce.clone()),
         Some(_) => return Err(ProofError::MissingClaim { claim: "nonce" }),
     };
-    let jkt = jwk
-        .thumbprint(ThumbprintHash::SHA256)
-        .map_err(|_| ProofError::BadKey)?;
     Ok(VerifiedProof {
-        jkt,
+        jkt: key.thumbprint(),
         jti: jti.to_owned(),
         iat,
         nonce,
@@ -209,8 +203,17 @@ pub fn access_token_hash(access_token: &str) -> String {
     URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, access_token.as_bytes()))
 }
 
-/// Steps 2 and 3: the header's algorithm and public key.
-fn check_header(proof: &str) -> Result<(Algorithm, Jwk), ProofError> {
+/// The three segments of a compact JWS, as received.
+struct ProofParts<'p> {
+    header: &'p str,
+    payload: &'p str,
+    signature: &'p str,
+    /// `header.payload`, the signing input (RFC 7515 §5.2), exactly as received.
+    signing_input: &'p [u8],
+}
+
+/// Step 1: one compact JWS of at most [`MAX_PROOF_BYTES`].
+fn split_proof(proof: &str) -> Result<ProofParts<'_>, ProofError> {
     if proof.len() > MAX_PROOF_BYTES {
         return Err(ProofError::Malformed);
     }
@@ -223,21 +226,80 @@ fn check_header(proof: &str) -> Result<(Algorithm, Jwk), ProofError> {
     if payload.is_empty() || signature.is_empty() {
         return Err(ProofError::Malformed);
     }
+    let signing_input = proof
+        .as_bytes()
+        .get(..header.len() + 1 + payload.len())
+        .ok_or(ProofError::Malformed)?;
+    Ok(ProofParts {
+        header,
+        payload,
+        signature,
+        signing_input,
+    })
+}
+
+/// The signature algorithms of [`PROOF_ALGORITHMS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProofAlg {
+    Es256,
+    EdDsa,
+    Rs256,
+    Ps256,
+}
+
+/// A proof's public key, decoded from its `jwk` once: verified from its raw components (no JWK
+/// library round trip on every request), thumbprinted from the members as sent.
+#[derive(Debug)]
+enum ProofKey {
+    /// P-256: the uncompressed point `04 || x || y` and the `x`, `y` members.
+    Ec {
+        point: Vec<u8>,
+        x: String,
+        y: String,
+    },
+    /// Ed25519: the public key and the `x` member.
+    Okp { public: Vec<u8>, x: String },
+    /// RSA: modulus and exponent, and the `n`, `e` members.
+    Rsa {
+        n: Vec<u8>,
+        e: Vec<u8>,
+        n_member: String,
+        e_member: String,
+    },
+}
+
+impl ProofKey {
+    /// RFC 7638 SHA-256 thumbprint, base64url: the required members in lexicographic order,
+    /// no whitespace. The members were checked to be base64url (step 3), which JSON needs no
+    /// escaping for, and decoding refused non-canonical encodings, so the string is canonical.
+    fn thumbprint(&self) -> String {
+        let canonical = match self {
+            Self::Ec { x, y, .. } => format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#),
+            Self::Okp { x, .. } => format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{x}"}}"#),
+            Self::Rsa {
+                n_member, e_member, ..
+            } => format!(r#"{{"e":"{e_member}","kty":"RSA","n":"{n_member}"}}"#),
+        };
+        URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, canonical.as_bytes()))
+    }
+}
+
+/// Steps 2 and 3: the header's algorithm and public key.
+fn check_header(header: &str) -> Result<(ProofAlg, ProofKey), ProofError> {
     let header = URL_SAFE_NO_PAD
         .decode(header)
         .ok()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok())
         .ok_or(ProofError::Malformed)?;
-    let header = header.as_object().ok_or(ProofError::Malformed)?;
     let typ = header.get("typ").and_then(Value::as_str).unwrap_or("");
     if !typ.eq_ignore_ascii_case("dpop+jwt") {
         return Err(ProofError::WrongType);
     }
     let alg = match header.get("alg").and_then(Value::as_str) {
-        Some("ES256") => Algorithm::ES256,
-        Some("EdDSA") => Algorithm::EdDSA,
-        Some("RS256") => Algorithm::RS256,
-        Some("PS256") => Algorithm::PS256,
+        Some("ES256") => ProofAlg::Es256,
+        Some("EdDSA") => ProofAlg::EdDsa,
+        Some("RS256") => ProofAlg::Rs256,
+        Some("PS256") => ProofAlg::Ps256,
         _ => return Err(ProofError::DisallowedAlgorithm),
     };
     if header.contains_key("crit") {
@@ -250,27 +312,59 @@ fn check_header(proof: &str) -> Result<(Algorithm, Jwk), ProofError> {
     Ok((alg, public_key_for(jwk, alg)?))
 }
 
+/// A base64url member of `jwk`, decoded, with the string as sent.
+fn key_member(jwk: &Map<String, Value>, name: &str) -> Result<(Vec<u8>, String), ProofError> {
+    let member = jwk
+        .get(name)
+        .and_then(Value::as_str)
+        .ok_or(ProofError::BadKey)?;
+    let bytes = URL_SAFE_NO_PAD
+        .decode(member)
+        .map_err(|_| ProofError::BadKey)?;
+    Ok((bytes, member.to_owned()))
+}
+
 /// Step 3: `jwk` is a public key of the type `alg` needs.
-fn public_key_for(jwk: &Map<String, Value>, alg: Algorithm) -> Result<Jwk, ProofError> {
+fn public_key_for(jwk: &Map<String, Value>, alg: ProofAlg) -> Result<ProofKey, ProofError> {
     if PRIVATE_MEMBERS.iter().any(|m| jwk.contains_key(*m)) {
         return Err(ProofError::BadKey);
     }
-    let key: Jwk =
-        serde_json::from_value(Value::Object(jwk.clone())).map_err(|_| ProofError::BadKey)?;
-    let fits = match (&key.algorithm, alg) {
-        (AlgorithmParameters::EllipticCurve(p), Algorithm::ES256) => p.curve == EllipticCurve::P256,
-        (AlgorithmParameters::OctetKeyPair(p), Algorithm::EdDSA) => {
-            p.curve == EllipticCurve::Ed25519
+    let kty = jwk.get("kty").and_then(Value::as_str);
+    let crv = jwk.get("crv").and_then(Value::as_str);
+    match (alg, kty, crv) {
+        (ProofAlg::Es256, Some("EC"), Some("P-256")) => {
+            let (x_bytes, x) = key_member(jwk, "x")?;
+            let (y_bytes, y) = key_member(jwk, "y")?;
+            if x_bytes.len() != 32 || y_bytes.len() != 32 {
+                return Err(ProofError::BadKey);
+            }
+            let mut point = Vec::with_capacity(65);
+            point.push(4);
+            point.extend_from_slice(&x_bytes);
+            point.extend_from_slice(&y_bytes);
+            Ok(ProofKey::Ec { point, x, y })
         }
-        (AlgorithmParameters::RSA(p), Algorithm::RS256 | Algorithm::PS256) => URL_SAFE_NO_PAD
-            .decode(&p.n)
-            .is_ok_and(|n| significant_bits(&n) >= MIN_RSA_BITS),
-        _ => false,
-    };
-    if fits {
-        Ok(key)
-    } else {
-        Err(ProofError::BadKey)
+        (ProofAlg::EdDsa, Some("OKP"), Some("Ed25519")) => {
+            let (public, x) = key_member(jwk, "x")?;
+            if public.len() != 32 {
+                return Err(ProofError::BadKey);
+            }
+            Ok(ProofKey::Okp { public, x })
+        }
+        (ProofAlg::Rs256 | ProofAlg::Ps256, Some("RSA"), _) => {
+            let (n, n_member) = key_member(jwk, "n")?;
+            let (e, e_member) = key_member(jwk, "e")?;
+            if significant_bits(&n) < MIN_RSA_BITS || e.is_empty() {
+                return Err(ProofError::BadKey);
+            }
+            Ok(ProofKey::Rsa {
+                n,
+                e,
+                n_member,
+                e_member,
+            })
+        }
+        _ => Err(ProofError::BadKey),
     }
 }
 
@@ -283,36 +377,42 @@ fn significant_bits(n: &[u8]) -> usize {
     (n.len() - first - 1) * 8 + lead
 }
 
-/// Step 4: the signature verifies with the header's key; the payload is a JSON object.
+/// Step 4: the signature verifies with the header's key (an off-curve point or a malformed
+/// modulus verifies nothing); the payload is then a JSON object.
 fn check_signature(
-    proof: &str,
-    alg: Algorithm,
-    jwk: &Jwk,
+    parts: &ProofParts<'_>,
+    alg: ProofAlg,
+    key: &ProofKey,
 ) -> Result<Map<String, Value>, ProofError> {
-    let key = DecodingKey::from_jwk(jwk).map_err(|_| ProofError::BadKey)?;
-    let mut validation = Validation::new(alg);
-    // The proof's own claims are checked here, in the RFC's order; jsonwebtoken only verifies.
-    validation.required_spec_claims.clear();
-    validation.validate_exp = false;
-    validation.validate_nbf = false;
-    validation.validate_aud = false;
-    validation.leeway = 0;
-    provider::ensure_installed();
-    match jsonwebtoken::decode::<Value>(proof, &key, &validation) {
-        Ok(data) => match data.claims {
-            Value::Object(claims) => Ok(claims),
-            _ => Err(ProofError::Malformed),
-        },
-        Err(e) => Err(match e.kind() {
-            ErrorKind::InvalidSignature => ProofError::BadSignature,
-            ErrorKind::InvalidEcdsaKey
-            | ErrorKind::InvalidEddsaKey
-            | ErrorKind::InvalidRsaKey(_)
-            | ErrorKind::InvalidKeyFormat
-            | ErrorKind::InvalidAlgorithm => ProofError::BadKey,
-            _ => ProofError::Malformed,
-        }),
-    }
+    use aws_lc_rs::signature::{
+        ECDSA_P256_SHA256_FIXED, ED25519, RSA_PKCS1_2048_8192_SHA256, RSA_PSS_2048_8192_SHA256,
+        RsaPublicKeyComponents, UnparsedPublicKey,
+    };
+    let signature = URL_SAFE_NO_PAD
+        .decode(parts.signature)
+        .map_err(|_| ProofError::Malformed)?;
+    let input = parts.signing_input;
+    let verified = match (key, alg) {
+        (ProofKey::Ec { point, .. }, ProofAlg::Es256) => {
+            UnparsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, point).verify(input, &signature)
+        }
+        (ProofKey::Okp { public, .. }, ProofAlg::EdDsa) => {
+            UnparsedPublicKey::new(&ED25519, public).verify(input, &signature)
+        }
+        (ProofKey::Rsa { n, e, .. }, ProofAlg::Rs256) => {
+            RsaPublicKeyComponents { n, e }.verify(&RSA_PKCS1_2048_8192_SHA256, input, &signature)
+        }
+        (ProofKey::Rsa { n, e, .. }, ProofAlg::Ps256) => {
+            RsaPublicKeyComponents { n, e }.verify(&RSA_PSS_2048_8192_SHA256, input, &signature)
+        }
+        _ => return Err(ProofError::BadKey),
+    };
+    verified.map_err(|_| ProofError::BadSignature)?;
+    URL_SAFE_NO_PAD
+        .decode(parts.payload)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok())
+        .ok_or(ProofError::Malformed)
 }
 
 /// Step 5: a non-empty string claim.

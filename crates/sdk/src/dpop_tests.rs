@@ -384,3 +384,71 @@ fn errors_name_their_oauth_code_and_challenge() {
         "{challenge}"
     );
 }
+
+#[test]
+fn thumbprints_follow_rfc_7638() {
+    // RFC 7638 §3.1's example key and thumbprint.
+    let n = "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw";
+    let jwk = json!({"kty": "RSA", "n": n, "e": "AQAB", "alg": "RS256", "kid": "2011-04-29"});
+    let key = public_key_for(jwk.as_object().unwrap(), ProofAlg::Rs256).unwrap();
+    assert_eq!(
+        key.thumbprint(),
+        "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
+    );
+}
+
+#[test]
+fn key_members_must_be_canonical_and_of_the_right_size() {
+    let key = key(SigningAlg::Es256);
+    let jwk = public_jwk(&key);
+    let x = jwk["x"].as_str().unwrap().to_owned();
+    // 32 bytes take 43 base64url characters, whose last 2 bits are unused: setting one makes
+    // another string of the same bytes, and so another thumbprint for the same key.
+    const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let last = ALPHABET.find(x.chars().last().unwrap()).unwrap();
+    let last = ALPHABET.chars().nth(last ^ 1).unwrap();
+    let mut non_canonical = jwk.clone();
+    non_canonical["x"] = json!(format!("{}{last}", &x[..x.len() - 1]));
+    let mut short = jwk.clone();
+    short["x"] = json!(URL_SAFE_NO_PAD.encode([7u8; 31]));
+    let mut padded = jwk.clone();
+    padded["y"] = json!(format!("{}=", jwk["y"].as_str().unwrap()));
+    let mut not_a_string = jwk.clone();
+    not_a_string["y"] = json!(42);
+    for bad in [non_canonical, short, padded, not_a_string] {
+        let mut h = header(&key);
+        h.insert("jwk".into(), bad.clone());
+        let proof = sign(&key, h, &claims());
+        assert_eq!(
+            verify_proof(&proof, &request()).unwrap_err(),
+            ProofError::BadKey,
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn a_point_off_the_curve_or_the_other_rsa_padding_verifies_nothing() {
+    let key = key(SigningAlg::Es256);
+    let mut off_curve = public_jwk(&key);
+    off_curve["y"] = json!(URL_SAFE_NO_PAD.encode([1u8; 32]));
+    let mut h = header(&key);
+    h.insert("jwk".into(), off_curve);
+    let proof = sign(&key, h, &claims());
+    assert_eq!(
+        verify_proof(&proof, &request()).unwrap_err(),
+        ProofError::BadSignature
+    );
+    // An RS256 signature presented as PS256 (same key type, other padding).
+    let rsa = self::key(SigningAlg::Rs256);
+    let proof = sign(&rsa, header(&rsa), &claims());
+    let mut segments: Vec<String> = proof.split('.').map(str::to_owned).collect();
+    let mut relabelled = header(&rsa);
+    relabelled.insert("alg".into(), json!("PS256"));
+    segments[0] = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&relabelled).unwrap());
+    let forged = segments.join(".");
+    assert_eq!(
+        verify_proof(&forged, &request()).unwrap_err(),
+        ProofError::BadSignature
+    );
+}

@@ -92,6 +92,13 @@ pub enum ValidationError {
     /// Rule 9: `act` is not a well-formed actor chain (RFC 8693 §4.1). 403 `forbidden`.
     #[error("the access token's delegation chain is malformed")]
     InvalidActor,
+    /// Rule 9: the chain names more actors than the route accepts. 403 `forbidden`.
+    #[error("the access token's delegation chain is longer than this operation accepts")]
+    DelegationTooDeep,
+    /// Rule 9: the acting party (the outermost `act`) is not one the route trusts. 403
+    /// `forbidden`.
+    #[error("the party acting with this access token is not trusted for this operation")]
+    ActorNotTrusted,
 
     /// Rule 10: the token is DPoP-bound (`cnf.jkt`) but no verified DPoP proof came with it, or
     /// it was presented with the `Bearer` scheme (RFC 9449 §7.2 forbids that downgrade).
@@ -189,7 +196,9 @@ impl ValidationError {
             | Self::InsufficientScope { .. }
             | Self::SubjectTypeNotAccepted
             | Self::DelegationNotAllowed
-            | Self::InvalidActor => 403,
+            | Self::InvalidActor
+            | Self::DelegationTooDeep
+            | Self::ActorNotTrusted => 403,
             Self::KeysUnavailable(_) => 503,
             _ => 401,
         }
@@ -207,7 +216,9 @@ impl ValidationError {
             | Self::WrongOrganization
             | Self::SubjectTypeNotAccepted
             | Self::DelegationNotAllowed
-            | Self::InvalidActor => "forbidden",
+            | Self::InvalidActor
+            | Self::DelegationTooDeep
+            | Self::ActorNotTrusted => "forbidden",
             Self::KeysUnavailable(_) => "server_error",
             _ => "invalid_token",
         }
@@ -280,6 +291,8 @@ mod tests {
             SubjectTypeNotAccepted,
             DelegationNotAllowed,
             InvalidActor,
+            DelegationTooDeep,
+            ActorNotTrusted,
             DpopProofRequired,
             DpopKeyMismatch,
             DpopTokenNotBound,

@@ -44,7 +44,7 @@ mod webhook;
 
 pub use claims::{AccessTokenClaims, Actor, Confirmation, SubjectType};
 pub use error::{KeySourceError, ValidationError};
-pub use requirements::{DEFAULT_LEEWAY_SECS, Requirements};
+pub use requirements::{DEFAULT_LEEWAY_SECS, DEFAULT_MAX_DELEGATION_DEPTH, Requirements};
 pub use rules::bearer::{AuthScheme, MAX_TOKEN_BYTES, authorization_token, bearer_token};
 pub use rules::{check_claims, validate_with_jwks};
 pub use validator::{DEFAULT_CACHE_TTL, DEFAULT_REFRESH_INTERVAL, Validator};

@@ -5,6 +5,10 @@ use crate::claims::SubjectType;
 /// Default clock-skew allowance for `exp` and `nbf` (rule 5), in seconds.
 pub const DEFAULT_LEEWAY_SECS: u64 = 5;
 
+/// Most actors a delegated token's chain may name unless a route says otherwise: the issuer's
+/// default cap (CONTRACTS.md, `[delegation].max_chain_depth`).
+pub const DEFAULT_MAX_DELEGATION_DEPTH: usize = 3;
+
 /// What one protected route demands of an access token (spec "Access-token validation contract
 /// for protected APIs", rules 3–10, and rule 6b for routes scoped to one organization).
 ///
@@ -40,6 +44,12 @@ pub struct Requirements {
     pub subject_types: Vec<SubjectType>,
     /// Rule 9: whether a delegated token (one carrying `act`) is accepted.
     pub allow_delegation: bool,
+    /// Rule 9: most actors a delegated token's chain may name (the acting party and those it
+    /// acts through). Default [`DEFAULT_MAX_DELEGATION_DEPTH`].
+    pub max_delegation_depth: usize,
+    /// Rule 9: the parties (their `sub`) trusted to act, as the outermost `act`; empty trusts
+    /// any party the issuer let act.
+    pub trusted_actors: Vec<String>,
     /// Rule 10: the RFC 7638 thumbprint of the key of a DPoP proof the caller has already
     /// verified for this request (RFC 9449 §4.3, including `ath`, `htm`, `htu`, `iat` and its
     /// `jti` replay check). This crate does not verify DPoP proofs; `None` means no proof.
@@ -65,6 +75,8 @@ impl Requirements {
             required_scope: None,
             subject_types: vec![SubjectType::Human, SubjectType::Agent, SubjectType::System],
             allow_delegation: false,
+            max_delegation_depth: DEFAULT_MAX_DELEGATION_DEPTH,
+            trusted_actors: Vec::new(),
             dpop_jkt: None,
             leeway_secs: DEFAULT_LEEWAY_SECS,
         }
@@ -96,6 +108,25 @@ impl Requirements {
     #[must_use]
     pub fn with_delegation(mut self, allow: bool) -> Self {
         self.allow_delegation = allow;
+        self
+    }
+
+    /// Accepts delegated tokens whose chain names at most `depth` actors (rule 9).
+    #[must_use]
+    pub fn with_max_delegation_depth(mut self, depth: usize) -> Self {
+        self.max_delegation_depth = depth;
+        self
+    }
+
+    /// Accepts delegated tokens only when the acting party (the outermost `act`) is one of
+    /// `actors` (rule 9).
+    #[must_use]
+    pub fn with_trusted_actors<I, S>(mut self, actors: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.trusted_actors = actors.into_iter().map(Into::into).collect();
         self
     }
 

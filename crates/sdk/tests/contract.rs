@@ -517,6 +517,28 @@ fn rule_9_delegation_only_where_allowed() {
             ValidationError::InvalidActor
         );
     }
+    // The route's policy: chain length and the parties trusted to act (the outermost actor).
+    assert_eq!(
+        validate(
+            &key,
+            &delegated,
+            &allowing.clone().with_max_delegation_depth(1)
+        )
+        .unwrap_err(),
+        ValidationError::DelegationTooDeep
+    );
+    assert!(
+        validate(
+            &key,
+            &delegated,
+            &allowing.clone().with_trusted_actors(["agt_1"])
+        )
+        .is_ok()
+    );
+    let untrusted = allowing.with_trusted_actors(["usr_2"]);
+    let refused = validate(&key, &delegated, &untrusted).unwrap_err();
+    assert_eq!(refused, ValidationError::ActorNotTrusted);
+    assert_eq!((refused.status(), refused.error_code()), (403, "forbidden"));
 }
 
 #[test]

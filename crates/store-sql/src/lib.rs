@@ -37,6 +37,8 @@ mod user_roles;
 mod users;
 
 mod access;
+mod agents;
+mod api_keys;
 mod applications;
 mod audit;
 mod coordination;

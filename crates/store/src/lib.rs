@@ -9,6 +9,8 @@
 //! This crate must not depend on sqlx or any HTTP framework.
 
 mod access;
+mod agents;
+mod api_keys;
 mod applications;
 mod audit;
 mod backchannel;
@@ -36,6 +38,8 @@ mod webhooks;
 pub mod conformance;
 
 pub use access::{AccessReads, AccessWrites};
+pub use agents::{AgentReads, AgentWrites};
+pub use api_keys::{ApiKeyReads, ApiKeyWrites};
 pub use applications::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, UpdateOutcome,
 };
@@ -193,6 +197,8 @@ pub trait ReadTx:
     + ScimGroupReads
     + BackchannelReads
     + WebhookReads
+    + AgentReads
+    + ApiKeyReads
     + Send
 {
     /// Ends the read.
@@ -253,6 +259,10 @@ pub trait WriteTx:
     + WebhookReads
     + WebhookWrites
     + EventWrites
+    + AgentReads
+    + AgentWrites
+    + ApiKeyReads
+    + ApiKeyWrites
     + Send
 {
     /// Makes every change of this transaction durable and visible, atomically.

@@ -4,9 +4,11 @@
 //! Every field's `///` doc is user documentation: it becomes the comment above the key in the
 //! generated `svc.example.toml`, so it states the default and the allowed range.
 
+mod api_keys;
 mod auth;
 mod ciba;
 mod database;
+mod delegation;
 mod delivery;
 mod deployment;
 mod device_authorization;
@@ -25,12 +27,14 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use api_keys::ApiKeysConfig;
 pub use auth::{
     AuthConfig, JwtAlgorithm, JwtConfig, OidcConfig, PushedAuthorizationRequests,
     RequestObjectPolicy,
 };
 pub use ciba::CibaConfig;
 pub use database::{DatabaseConfig, KmsConfig, PoolOverride};
+pub use delegation::DelegationConfig;
 pub use delivery::{
     CaptchaConfig, CaptchaProvider, EmailConfig, EmailProvider, FailMode, HibpConfig, LogDelivery,
     SmtpConfig,
@@ -100,8 +104,12 @@ pub struct Config {
     pub ciba: CibaConfig,
     /// Sender-constrained tokens (DPoP, RFC 9449).
     pub dpop: DpopConfig,
+    /// Delegated access: token exchange (RFC 8693) and its actor chains.
+    pub delegation: DelegationConfig,
     /// SCIM 2.0 provisioning (RFC 7643, RFC 7644) at `/scim/v2`.
     pub scim: ScimConfig,
+    /// API keys (`svck_…`) for the management API.
+    pub api_keys: ApiKeysConfig,
 
     // Not configuration: where relative paths and the embedded database are anchored.
     #[serde(skip)]

@@ -130,12 +130,6 @@ const CASES: &[Case] = &[
         "7",
     ),
     case(
-        "api_keys",
-        "[api_keys]\nenabled = true\n",
-        "SVC_API_KEYS__ENABLED",
-        "true",
-    ),
-    case(
         "vault",
         "[vault]\nenabled = true\nbearer_token = \"s3cret-value\"\n",
         "SVC_VAULT__BEARER_TOKEN",

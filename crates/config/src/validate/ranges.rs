@@ -420,10 +420,28 @@ pub(crate) const BOUNDS: &[Bound] = &[
         16_777_216,
     ),
     bound(
+        "api_keys.max_per_tenant",
+        |c| Some(c.api_keys.max_per_tenant.into()),
+        1,
+        10_000,
+    ),
+    bound(
+        "api_keys.max_lifetime_days",
+        |c| c.api_keys.max_lifetime_days.map(u64::from),
+        1,
+        3_650,
+    ),
+    bound(
         "dpop.proof_window_secs",
         |c| Some(c.dpop.proof_window_secs.into()),
         5,
         300,
+    ),
+    bound(
+        "delegation.max_chain_depth",
+        |c| Some(c.delegation.max_chain_depth.into()),
+        1,
+        8,
     ),
     bound(
         "dpop.nonce_lifetime_secs",

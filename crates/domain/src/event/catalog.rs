@@ -150,6 +150,12 @@ catalog! {
     AdminWebhookSecretRotated = "admin.webhook.secret_rotated", emitted: true;
     /// A webhook subscription was switched off because its receiver answered 410 Gone.
     AdminWebhookDisabled = "admin.webhook.disabled", emitted: true;
+    /// An API key was created (its scopes, never the key).
+    AdminApiKeyCreated = "admin.api_key.created", emitted: true;
+    /// An API key was revoked: it stops working at once.
+    AdminApiKeyRevoked = "admin.api_key.revoked", emitted: true;
+    /// An API key was rotated: a new key replaced it, the old one works until the overlap ends.
+    AdminApiKeyRotated = "admin.api_key.rotated", emitted: true;
     /// An agent was registered.
     AdminAgentRegistered = "admin.agent.registered", emitted: false;
     /// A delegation was revoked.

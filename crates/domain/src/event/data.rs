@@ -2,7 +2,7 @@
 //! some payloads carry.
 
 use crate::{
-    ApiResourceId, ClientId, DeliveryId, DomainId, FactorId, GuardianId, InvitationId,
+    ApiKeyId, ApiResourceId, ClientId, DeliveryId, DomainId, FactorId, GuardianId, InvitationId,
     OrganizationId, PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, SessionId, UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
@@ -321,6 +321,23 @@ pub enum EventData {
         identifier: String,
         /// Its permissions after the change (empty once deleted).
         permissions: Vec<String>,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `admin.api_key.*`
+    ApiKey {
+        /// The key (`admin.api_key.rotated`: the new key).
+        api_key_id: ApiKeyId,
+        /// Its name.
+        name: String,
+        /// The scopes it holds.
+        scopes: Vec<String>,
+        /// When it expires; `null`: never.
+        #[serde(with = "time::serde::rfc3339::option")]
+        expires_at: Option<OffsetDateTime>,
+        /// The key it replaced (`admin.api_key.rotated` only).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rotated_from: Option<ApiKeyId>,
         /// Who made the change.
         actor: String,
     },

@@ -17,12 +17,18 @@
 //! Tokens come as `Authorization: Bearer`, or `Authorization: DPoP` with a `DPoP` proof for this
 //! request (method, URL, `ath`) when DPoP is on; a DPoP-bound token is refused as a bearer token.
 //!
+//! An API key (`Authorization: Bearer svck_…`, `svc_manage::api_keys`) is accepted on every
+//! route in place of a token while `[api_keys].enabled`: it must be a live key of the host's
+//! tenant holding the route's scope, and reaches the whole tenant (never as an organization's
+//! administrator); the audit log records `api_key:apik_…`.
+//!
 //! Beyond the spec's stateless validation contract, a token revoked at `/oauth/revoke` is refused
 //! (one indexed read per call), since svc is both the issuer and this resource server.
 
 use super::ApiState;
 use crate::error::bearer::{
-    api_dpop_refused, api_person_gone, api_refused, api_token_revoked, operator_unauthorized,
+    api_dpop_refused, api_key_refused, api_person_gone, api_refused, api_token_revoked,
+    operator_unauthorized,
 };
 use crate::tenancy::CurrentTenant;
 use crate::{ClientContext, Problem, RequestId};
@@ -133,8 +139,10 @@ impl Reachable for WithinOrganization {
 pub struct Authorized<P: Permission, R: Reachable = TenantWide> {
     /// The tenant owning the resources of this request (the host's tenant).
     pub tenant: CurrentTenant,
-    /// The validated claims.
-    pub claims: AccessTokenClaims,
+    /// What the caller presented.
+    pub credential: Credential,
+    /// The scopes the credential holds (a key's creator can give it no more).
+    pub scopes: Vec<String>,
     /// Who acts, for the audit log.
     pub actor: Actor,
     /// How far the caller reaches: always [`Reach::Tenant`] on a [`TenantWide`] route.
@@ -142,6 +150,15 @@ pub struct Authorized<P: Permission, R: Reachable = TenantWide> {
     /// Request id and client address, for the audit log.
     pub meta: RequestMeta,
     _permission: PhantomData<(P, R)>,
+}
+
+/// The credential a management caller presented.
+#[derive(Debug)]
+pub enum Credential {
+    /// An access token (RFC 9068) that passed the validation contract.
+    AccessToken(Box<AccessTokenClaims>),
+    /// A live API key of the tenant (`svck_…`).
+    ApiKey(svc_domain::ApiKeyId),
 }
 
 /// A caller of a route that an organization's owners and admins may call too, limited to their
@@ -246,6 +263,10 @@ impl<P: Permission, R: Reachable> FromRequestParts<ApiState> for Authorized<P, R
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
         let (scheme, token) = svc_sdk::authorization_token(header).map_err(|e| api_refused(&e))?;
+        if token.starts_with(svc_domain::API_KEY_PREFIX) {
+            let bearer = scheme == svc_sdk::AuthScheme::Bearer;
+            return api_key_caller::<P, R>(state, tenant, token, bearer, meta(parts)).await;
+        }
         let token = token.to_owned();
         let dpop_scheme = scheme == svc_sdk::AuthScheme::DPoP;
         let proof = match (&state.dpop, dpop_scheme) {
@@ -277,6 +298,8 @@ impl<P: Permission, R: Reachable> FromRequestParts<ApiState> for Authorized<P, R
             // People pass validation; `actor` then checks them against the store.
             subject_types: vec![SubjectType::System, SubjectType::Human, SubjectType::Agent],
             allow_delegation: false,
+            max_delegation_depth: 0,
+            trusted_actors: Vec::new(),
             // Rule 10: a bound token needs the DPoP scheme and its key's proof; with `Bearer`
             // no thumbprint is given, so a bound token is refused (RFC 9449 §7.2).
             dpop_jkt: proof.map(|p| p.jkt),
@@ -306,13 +329,47 @@ impl<P: Permission, R: Reachable> FromRequestParts<ApiState> for Authorized<P, R
         .await?;
         Ok(Self {
             tenant,
-            claims,
+            scopes: claims.scope.clone(),
+            credential: Credential::AccessToken(Box::new(claims)),
             actor,
             reach,
             meta: meta(parts),
             _permission: PhantomData,
         })
     }
+}
+
+/// The caller behind an API key presented for permission `P`: a live key of the host's tenant
+/// (only as `Bearer`, only while `[api_keys].enabled`) holding `P`'s scope, reaching the whole
+/// tenant. Every refusal of the key itself is the same 401 ([`api_key_refused`]).
+async fn api_key_caller<P: Permission, R: Reachable>(
+    state: &ApiState,
+    tenant: CurrentTenant,
+    presented: &str,
+    bearer: bool,
+    meta: RequestMeta,
+) -> Result<Authorized<P, R>, Problem> {
+    let Some(keys) = state.api_keys.as_ref().filter(|_| bearer) else {
+        return Err(api_key_refused());
+    };
+    let key = keys
+        .authenticate(&state.manage, &tenant.tenant.id, presented)
+        .await?
+        .ok_or_else(api_key_refused)?;
+    if !key.scopes.contains(P::SCOPE) {
+        return Err(api_refused(&svc_sdk::ValidationError::InsufficientScope {
+            required: P::SCOPE.to_owned(),
+        }));
+    }
+    Ok(Authorized {
+        tenant,
+        scopes: key.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
+        credential: Credential::ApiKey(key.id.clone()),
+        actor: Actor::ApiKey(key.id),
+        reach: Reach::Tenant,
+        meta,
+        _permission: PhantomData,
+    })
 }
 
 /// A control-plane operator (spec "Credentials by surface": operator token).
@@ -370,6 +427,8 @@ impl crate::MetricsAuthorizer for MetricsReadAuthorizer {
             required_scope: Some("metrics:read".to_owned()),
             subject_types: vec![SubjectType::System],
             allow_delegation: false,
+            max_delegation_depth: 0,
+            trusted_actors: Vec::new(),
             dpop_jkt: None,
             leeway_secs: 0,
         };

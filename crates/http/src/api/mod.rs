@@ -11,7 +11,7 @@ pub mod conventions;
 mod idempotency;
 
 pub use auth::{
-    ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, MetricsReadAuthorizer,
+    ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, Credential, MetricsReadAuthorizer,
     OperatorCaller, OrgAuthorized, OrganizationsRead, OrganizationsWrite, Permission, PoliciesRead,
     PoliciesWrite, Reachable, TenantWide, UsersRead, UsersWrite, WebhooksRead, WebhooksWrite,
     WithinOrganization,
@@ -43,6 +43,8 @@ pub struct ApiState {
     /// DPoP proofs for `Authorization: DPoP` tokens (RFC 9449 §7); `None` takes bearer tokens
     /// only.
     pub dpop: Option<Arc<svc_oauth::dpop::Dpop>>,
+    /// API keys (`svck_…`); `None` while `[api_keys].enabled` is false: every key is refused.
+    pub api_keys: Option<Arc<svc_manage::api_keys::ApiKeys>>,
 }
 
 impl FromRef<ApiState> for TenantResolver {

@@ -76,8 +76,6 @@ pub(crate) fn api_refused(error: &ValidationError) -> Problem {
     }
 }
 
-/// A management-API token revoked since it was issued: 401 `invalid_token`, as for an expired
-/// one.
 /// A DPoP proof refused at `/api/v1` (RFC 9449 §7.1, §9): 401 with a `DPoP` challenge naming
 /// the error and the accepted algorithms, and the nonce to use when one is required.
 pub(crate) fn api_dpop_refused(error: &OAuthError) -> Problem {
@@ -107,6 +105,8 @@ pub(crate) fn api_dpop_refused(error: &OAuthError) -> Problem {
     problem
 }
 
+/// A management-API token revoked since it was issued: 401 `invalid_token`, as for an expired
+/// one.
 pub(crate) fn api_token_revoked() -> Problem {
     Problem::unauthorized("the access token has been revoked").with_header(
         WWW_AUTHENTICATE,
@@ -123,6 +123,18 @@ pub(crate) fn api_person_gone() -> Problem {
         WWW_AUTHENTICATE,
         HeaderValue::from_static(
             "Bearer error=\"invalid_token\", error_description=\"the person of this access token can no longer sign in\"",
+        ),
+    )
+}
+
+/// An API key that is unknown, revoked, expired, another tenant's, malformed, presented with
+/// the DPoP scheme or while keys are off: one 401 `invalid_token`, shaped like a refused access
+/// token's, whatever the reason (no oracle).
+pub(crate) fn api_key_refused() -> Problem {
+    Problem::unauthorized("the API key is not valid").with_header(
+        WWW_AUTHENTICATE,
+        HeaderValue::from_static(
+            "Bearer error=\"invalid_token\", error_description=\"the API key is not valid\"",
         ),
     )
 }

@@ -125,7 +125,9 @@ impl Modify for SecuritySchemes {
         ))]);
         tenant.description = Some(
             "An access token of the tenant's management application (client credentials), \
-             requested on the tenant's host with the scopes the operation names."
+             requested on the tenant's host with the scopes the operation names. An API key of \
+             the tenant holding those scopes (`Authorization: Bearer svck_…`, \
+             `/api/v1/api-keys`) is accepted in its place."
                 .to_owned(),
         );
         components.add_security_scheme(TENANT_TOKEN, SecurityScheme::OAuth2(tenant));
@@ -221,6 +223,7 @@ pub fn document() -> OpenApi {
         crate::routes::registration::operations(),
         crate::routes::registration_policy::operations(),
         crate::routes::scim_tokens::operations(),
+        crate::routes::api_keys::operations(),
         crate::routes::backchannel::operations(),
         crate::routes::identity_ciba::operations(),
         crate::routes::well_known::operations(),

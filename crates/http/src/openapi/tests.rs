@@ -521,6 +521,7 @@ fn the_token_request_documents_the_advertised_grants() {
             features: OptionalFeatures {
                 device_authorization: true,
                 ciba: true,
+                token_exchange: true,
                 ..OptionalFeatures::default()
             },
         },
@@ -543,6 +544,9 @@ fn token_introspection_and_userinfo_answers_fit_their_schemas() {
         json!({"access_token": "a.b.c", "token_type": "Bearer", "expires_in": 900, "scope": ""}),
         json!({"access_token": "a.b.c", "token_type": "Bearer", "expires_in": 900,
                "scope": "offline_access openid", "refresh_token": "rt_x", "id_token": "d.e.f"}),
+        json!({"access_token": "a.b.c", "token_type": "DPoP", "expires_in": 300,
+               "scope": "orders:read",
+               "issued_token_type": "urn:ietf:params:oauth:token-type:access_token"}),
     ] {
         conforms(&doc, token, &answer).unwrap();
     }

@@ -396,7 +396,7 @@ async fn userinfo(
     {
         Ok(claims) => no_store(axum::Json(claims).into_response()),
         Err(error) => {
-            let dpop_challenge = dpop_scheme || svc_oauth::dpop::is_binding_refusal(&error);
+            let dpop_challenge = dpop_scheme || error.dpop_challenge();
             bearer::userinfo_refused(&error, dpop_challenge)
         }
     }
@@ -640,6 +640,63 @@ pub struct CibaTokenRequest {
     pub client: ClientAuthentication,
 }
 
+fn token_exchange_grant() -> ObjectBuilder {
+    single(svc_domain::TOKEN_EXCHANGE_GRANT, "RFC 8693 §2.1.")
+}
+
+fn access_token_type() -> ObjectBuilder {
+    single(
+        svc_oauth::grants::token_exchange::ACCESS_TOKEN_TYPE,
+        "An access token of this tenant (RFC 8693 §3): the only type exchanged and issued.",
+    )
+}
+
+/// `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693 §2.1): confidential
+/// applications registered for the grant. The subject token must have been issued to the
+/// client, or for its API (`aud` = its `api_audience`), or name it in `may_act`; the answer is
+/// a token for the same subject, issued to the client, with the client (or the actor token's
+/// subject) outermost in `act`, never more scope than the subject token and never outliving it.
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({
+    "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+    "subject_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiYXQrand0In0.e30.sig",
+    "subject_token_type": "urn:ietf:params:oauth:token-type:access_token",
+    "audience": "https://orders.example.com",
+    "scope": "orders:read"
+}))]
+pub struct TokenExchangeRequest {
+    /// `urn:ietf:params:oauth:grant-type:token-exchange`.
+    #[schema(schema_with = token_exchange_grant)]
+    pub grant_type: String,
+    /// The access token of the party the new token is for.
+    pub subject_token: String,
+    /// `urn:ietf:params:oauth:token-type:access_token`.
+    #[schema(schema_with = access_token_type)]
+    pub subject_token_type: String,
+    /// An access token of the acting party, issued to this client; absent: the client acts.
+    #[schema(nullable = false)]
+    pub actor_token: Option<String>,
+    /// With `actor_token` only: `urn:ietf:params:oauth:token-type:access_token`.
+    #[schema(nullable = false, schema_with = access_token_type)]
+    pub actor_token_type: Option<String>,
+    /// `urn:ietf:params:oauth:token-type:access_token`, the only type issued.
+    #[schema(nullable = false, schema_with = access_token_type)]
+    pub requested_token_type: Option<String>,
+    /// The API the new token is for: the subject token's audience (the default) or an API
+    /// resource of the tenant.
+    #[schema(nullable = false)]
+    pub audience: Option<String>,
+    /// The same as `audience`, as a URI (RFC 8707); at most one, equal to `audience` if both.
+    #[schema(nullable = false)]
+    pub resource: Option<String>,
+    /// Space-separated scopes within the subject token's; absent means all of them.
+    #[schema(nullable = false)]
+    pub scope: Option<String>,
+    /// Client authentication in the body.
+    #[serde(flatten)]
+    pub client: ClientAuthentication,
+}
+
 /// A token request: one of the grants this deployment serves.
 #[derive(Deserialize, ToSchema)]
 #[serde(untagged)]
@@ -654,6 +711,8 @@ pub enum TokenRequest {
     DeviceCode(DeviceCodeTokenRequest),
     /// OpenID CIBA Core §10.1.
     Ciba(CibaTokenRequest),
+    /// RFC 8693 §2.1.
+    TokenExchange(TokenExchangeRequest),
 }
 
 fn bearer_token_type() -> ObjectBuilder {
@@ -696,6 +755,10 @@ pub struct TokenResponseBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub id_token: Option<String>,
+    /// Token exchange only (RFC 8693 §2.2.1): what `access_token` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, schema_with = access_token_type)]
+    pub issued_token_type: Option<String>,
 }
 
 /// An introspection request (RFC 7662 §2.1).

@@ -22,7 +22,7 @@ pub async fn create(
     meta: &RequestMeta,
     input: ApplicationInput,
 ) -> Result<(Application, Option<String>), ManageError> {
-    let valid = input.validate()?;
+    let valid = input.validate()?.offered_by(ctx)?;
     let id = ClientId::generate(ctx.clock.as_ref(), ctx.rng.as_ref());
     let mut tx = ctx.store.write().await?;
     let created = create_in(tx.as_mut(), ctx, tenant, actor, meta, id, valid).await?;

@@ -148,6 +148,16 @@ impl ApplicationInput {
     }
 }
 
+impl ValidApplication {
+    /// The rules that depend on what the deployment offers: an application cannot be promised a
+    /// feature that is switched off, which would otherwise be a guard met by a flag that does
+    /// nothing.
+    pub(crate) fn offered_by(self, ctx: &crate::ManageContext) -> Result<Self, ManageError> {
+        rules::check_dpop_offered(self.dpop_bound_access_tokens, ctx.dpop)?;
+        Ok(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,10 @@ pub(crate) enum GrantTypeName {
     /// approved by the person on the hosted page; confidential clients only.
     #[schema(rename = "urn:openid:params:grant-type:ciba")]
     Ciba,
+    /// Token exchange (RFC 8693): a token of someone else, exchanged for one the application
+    /// uses for them, with an `act` chain naming it; confidential clients only.
+    #[schema(rename = "urn:ietf:params:oauth:grant-type:token-exchange")]
+    TokenExchange,
 }
 
 /// How an application authenticates at the token endpoint (RFC 7591 §2).

@@ -83,7 +83,7 @@ pub(crate) fn check_grant_types(grants: &[String]) -> Result<Vec<GrantType>, Man
             ManageError::invalid(
                 FIELD,
                 format!(
-                    "grant_types[{i}] is not a supported grant; use authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code or urn:openid:params:grant-type:ciba"
+                    "grant_types[{i}] is not a supported grant; use authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:openid:params:grant-type:ciba or urn:ietf:params:oauth:grant-type:token-exchange"
                 ),
             )
         })?;
@@ -157,6 +157,28 @@ pub(crate) fn check_public_client_grants(
         return Err(ManageError::invalid(
             "grant_types",
             "grant_types includes urn:openid:params:grant-type:ciba, which is for confidential clients only (token_endpoint_auth_method none registers a public client)",
+        ));
+    }
+    // A public client cannot be told apart from anyone holding a stolen token, so it may not
+    // exchange tokens for itself to act with (RFC 8693 §2.1 leaves client authentication to the
+    // server; RFC 9700 §2.3 wants senders identified where tokens change hands).
+    if !method.is_confidential() && grants.contains(&GrantType::TokenExchange) {
+        return Err(ManageError::invalid(
+            "grant_types",
+            "grant_types includes urn:ietf:params:oauth:grant-type:token-exchange, which is for confidential clients only (token_endpoint_auth_method none registers a public client)",
+        ));
+    }
+    Ok(())
+}
+
+/// Rule (RFC 9449 §5.2): `dpop_bound_access_tokens` makes the token endpoint refuse requests
+/// without a DPoP proof, which only works where the deployment checks proofs (`[dpop].enabled`);
+/// accepted elsewhere it would promise a binding nobody enforces.
+pub(crate) fn check_dpop_offered(required: bool, offered: bool) -> Result<(), ManageError> {
+    if required && !offered {
+        return Err(ManageError::invalid(
+            "dpop_bound_access_tokens",
+            "dpop_bound_access_tokens needs DPoP, which this deployment has switched off ([dpop].enabled = false)",
         ));
     }
     Ok(())

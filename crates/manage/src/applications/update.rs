@@ -35,7 +35,7 @@ pub async fn update(
     input: ApplicationInput,
     precondition: &Precondition,
 ) -> Result<(Application, Option<String>), ManageError> {
-    let valid = input.validate()?;
+    let valid = input.validate()?.offered_by(ctx)?;
     let mut tx = ctx.store.write().await?;
     let existing = tx
         .application(tenant, id)

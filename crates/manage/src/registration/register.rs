@@ -81,6 +81,7 @@ pub async fn register(
     let valid = metadata
         .to_input(Kept::new_registration())?
         .validate()
+        .and_then(|valid| valid.offered_by(ctx))
         .map_err(in_metadata_terms)?;
     let id = ClientId::generate(ctx.clock.as_ref(), ctx.rng.as_ref());
     let token = GeneratedSecret::generate(REGISTRATION_TOKEN_PREFIX, ctx.rng.as_ref());

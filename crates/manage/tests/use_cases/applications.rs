@@ -740,3 +740,51 @@ async fn a_minimum_acr_is_registered_changed_cleared_and_shown() {
     .unwrap();
     assert_eq!(nulled.minimum_acr, None);
 }
+
+#[tokio::test]
+async fn bound_tokens_are_refused_where_the_deployment_checks_no_proofs() {
+    let h = harness().await;
+    let acme = h.tenant("acme").await;
+    let (tenant, actor) = (&acme.tenant.id, client_actor(&acme));
+    let without_dpop = h.ctx.clone().with_dpop(false);
+    let strict = || ApplicationInput {
+        dpop_bound_access_tokens: true,
+        ..web_app()
+    };
+    let refused = apps::create(&without_dpop, tenant, &actor, &meta(), strict())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, ManageError::Invalid { field, message }
+            if field == "dpop_bound_access_tokens" && message.contains("[dpop].enabled")),
+        "{refused:?}"
+    );
+    // An update may not turn it on either, and a refused one changes nothing.
+    let (created, _) = apps::create(&without_dpop, tenant, &actor, &meta(), web_app())
+        .await
+        .unwrap();
+    let refused = apps::update(
+        &without_dpop,
+        tenant,
+        &actor,
+        &meta(),
+        &created.id,
+        strict(),
+        &NONE,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(refused, ManageError::Invalid { .. }),
+        "{refused:?}"
+    );
+    assert_eq!(
+        apps::get(&h.ctx, tenant, &created.id).await.unwrap(),
+        created
+    );
+    // With DPoP on, the same input is accepted.
+    let (bound, _) = apps::create(&h.ctx, tenant, &actor, &meta(), strict())
+        .await
+        .unwrap();
+    assert!(bound.dpop_bound_access_tokens);
+}

@@ -635,3 +635,105 @@ impl svc_store::ScimGroupWrites for FaultyTx {
         self.inner.delete_scim_group(tenant, organization, id).await
     }
 }
+
+#[async_trait]
+impl svc_store::AgentReads for FaultyTx {
+    async fn agent(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::AgentId,
+    ) -> Result<Option<svc_domain::Agent>, StoreError> {
+        self.inner.agent(tenant, id).await
+    }
+    async fn list_agents(
+        &mut self,
+        tenant: &TenantId,
+        after: Option<&svc_domain::AgentId>,
+        order: svc_store::Order,
+        limit: u32,
+    ) -> Result<Vec<svc_domain::Agent>, StoreError> {
+        self.inner.list_agents(tenant, after, order, limit).await
+    }
+    async fn count_agents(&mut self, tenant: &TenantId) -> Result<u64, StoreError> {
+        self.inner.count_agents(tenant).await
+    }
+}
+
+#[async_trait]
+impl svc_store::AgentWrites for FaultyTx {
+    async fn insert_agent(&mut self, agent: &svc_domain::Agent) -> Result<(), StoreError> {
+        self.inner.insert_agent(agent).await
+    }
+    async fn update_agent_if_unchanged(
+        &mut self,
+        agent: &svc_domain::Agent,
+        read_at: OffsetDateTime,
+    ) -> Result<svc_store::UpdateOutcome, StoreError> {
+        self.inner.update_agent_if_unchanged(agent, read_at).await
+    }
+}
+
+#[async_trait]
+impl svc_store::ApiKeyReads for FaultyTx {
+    async fn api_key_by_hash(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+    ) -> Result<Option<svc_domain::ApiKey>, StoreError> {
+        self.inner.api_key_by_hash(tenant, hash).await
+    }
+    async fn api_key(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::ApiKeyId,
+    ) -> Result<Option<svc_domain::ApiKey>, StoreError> {
+        self.inner.api_key(tenant, id).await
+    }
+    async fn api_keys(
+        &mut self,
+        tenant: &TenantId,
+        after: Option<&svc_domain::ApiKeyId>,
+        order: svc_store::Order,
+        limit: u32,
+    ) -> Result<Vec<svc_domain::ApiKey>, StoreError> {
+        self.inner.api_keys(tenant, after, order, limit).await
+    }
+    async fn count_live_api_keys(
+        &mut self,
+        tenant: &TenantId,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError> {
+        self.inner.count_live_api_keys(tenant, now).await
+    }
+}
+
+#[async_trait]
+impl svc_store::ApiKeyWrites for FaultyTx {
+    async fn insert_api_key(&mut self, key: &svc_domain::ApiKey) -> Result<(), StoreError> {
+        self.inner.insert_api_key(key).await
+    }
+    async fn revoke_api_key(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::ApiKeyId,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        self.inner.revoke_api_key(tenant, id, now).await
+    }
+    async fn expire_api_key(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::ApiKeyId,
+        at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        self.inner.expire_api_key(tenant, id, at).await
+    }
+    async fn touch_api_key(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::ApiKeyId,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner.touch_api_key(tenant, id, at).await
+    }
+}

@@ -60,11 +60,13 @@ pub(crate) async fn harness() -> Harness {
         .expect("temp store");
     let store = Arc::new(FaultyStore::new(Arc::new(sqlite)));
     let clock = Arc::new(TickingClock(ManualClock::new(start_time())));
+    // The default deployment: DPoP on.
     let ctx = ManageContext::new(
         store.clone(),
         clock.clone(),
         Arc::new(SeededRandom::new(42)),
-    );
+    )
+    .with_dpop(true);
     Harness { ctx, clock, store }
 }
 
@@ -76,11 +78,13 @@ pub(crate) async fn pg_harness() -> Harness {
         .expect("PostgreSQL test database (SVCTEST_POSTGRES_URL)");
     let store = Arc::new(FaultyStore::new(Arc::new(pg)));
     let clock = Arc::new(TickingClock(ManualClock::new(start_time())));
+    // The default deployment: DPoP on.
     let ctx = ManageContext::new(
         store.clone(),
         clock.clone(),
         Arc::new(SeededRandom::new(42)),
-    );
+    )
+    .with_dpop(true);
     Harness { ctx, clock, store }
 }
 

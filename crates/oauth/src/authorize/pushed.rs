@@ -289,10 +289,10 @@ impl PushEndpoint {
         dpop: crate::dpop::ProofHeader<'_>,
     ) -> Result<PushedAuthorizationResponse, OAuthError> {
         let client_request = ClientRequest::parse(form, authorization)?;
-        let proof = match self.ctx.dpop() {
+        let checked = match self.ctx.dpop() {
             Some(checker) => {
                 let url = format!("{issuer}/oauth/par");
-                checker.verify(tenant, dpop, "POST", &url, None).await?
+                checker.check(tenant, dpop, "POST", &url, None)?
             }
             None => None,
         };
@@ -300,6 +300,11 @@ impl PushEndpoint {
         let app = client_auth::authenticate(&auth, client_request.client())
             .await?
             .application;
+        // The proof's `jti` is spent only by an authenticated client.
+        let proof = match (self.ctx.dpop(), checked) {
+            (Some(checker), Some(checked)) => Some(checker.record(tenant, checked).await?),
+            _ => None,
+        };
         let params = Params::new(form);
         check_client_id(&params, &app)?;
         let objects = self.authorize.settings.request_objects;

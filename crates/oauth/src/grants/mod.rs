@@ -5,3 +5,4 @@
 pub mod authorization_code;
 pub mod client_credentials;
 pub mod refresh_token;
+pub mod token_exchange;

@@ -595,6 +595,8 @@ impl TokenEndpoint {
                 }),
                 organization: grant.org_claims(),
                 confirmation: grant.proof,
+                actor: None,
+                not_after: None,
             },
             stamp,
         )?;
@@ -627,6 +629,7 @@ impl TokenEndpoint {
             scope: grant.scope.to_string(),
             refresh_token: None,
             id_token,
+            issued_token_type: None,
         };
         Ok((response, access))
     }

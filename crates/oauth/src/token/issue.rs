@@ -80,6 +80,11 @@ pub struct TokenSettings {
     /// `[ciba].enabled`: the CIBA grant is served (poll mode); otherwise its grant type is
     /// `unsupported_grant_type`.
     pub ciba_grant: bool,
+    /// `[delegation].enabled`: the token exchange grant is served (RFC 8693); otherwise its
+    /// grant type is `unsupported_grant_type`.
+    pub token_exchange: bool,
+    /// `[delegation].max_chain_depth`: most actors an exchanged token's `act` chain names.
+    pub max_chain_depth: usize,
 }
 
 impl Default for TokenSettings {
@@ -93,6 +98,8 @@ impl Default for TokenSettings {
             id_token_lifetime: Duration::from_secs(300),
             device_grant: true,
             ciba_grant: false,
+            token_exchange: true,
+            max_chain_depth: 3,
         }
     }
 }
@@ -104,6 +111,7 @@ impl TokenSettings {
         match grant {
             GrantType::DeviceCode => self.device_grant,
             GrantType::Ciba => self.ciba_grant,
+            GrantType::TokenExchange => self.token_exchange,
             GrantType::AuthorizationCode
             | GrantType::RefreshToken
             | GrantType::ClientCredentials => true,
@@ -139,6 +147,11 @@ pub struct NewAccessToken<'a> {
     pub organization: Option<OrgClaims<'a>>,
     /// The thumbprint of the DPoP key the token is bound to (`cnf.jkt`, RFC 9449 §6.1).
     pub confirmation: Option<&'a str>,
+    /// `act`: who acts for the subject, newest actor outermost (RFC 8693 §4.1); token
+    /// exchange only.
+    pub actor: Option<&'a serde_json::Value>,
+    /// A latest `exp` (Unix seconds): an exchanged token never outlives the token it came from.
+    pub not_after: Option<i64>,
 }
 
 /// The organization a token acts in (CONTRACTS.md "Organizations, roles, keys, SCIM"): the
@@ -240,7 +253,11 @@ impl AccessTokenIssuer<'_> {
         issuer: &str,
         token: &NewAccessToken<'_>,
     ) -> Result<IssuedAccessToken, OAuthError> {
-        let stamp = self.stamp(token.subject_type);
+        let mut stamp = self.stamp(token.subject_type);
+        if let Some(cap) = token.not_after.filter(|cap| *cap < stamp.exp) {
+            stamp.exp = cap;
+            stamp.expires_in = u64::try_from(cap.saturating_sub(stamp.iat)).unwrap_or(0);
+        }
         self.sign_stamped(signer, tenant, issuer, token, stamp)
     }
 
@@ -304,6 +321,9 @@ impl AccessTokenIssuer<'_> {
         if let (Some(jkt), Some(map)) = (token.confirmation, claims.as_object_mut()) {
             map.insert("cnf".into(), crate::dpop::confirmation(jkt));
         }
+        if let (Some(actor), Some(map)) = (token.actor, claims.as_object_mut()) {
+            map.insert("act".into(), actor.clone());
+        }
         let token = signer.sign_jwt(ACCESS_TOKEN_TYP, &claims)?;
         Ok(IssuedAccessToken {
             token,
@@ -338,6 +358,9 @@ pub struct TokenResponse {
     /// Only when `openid` was granted in a user login flow.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id_token: Option<String>,
+    /// What `access_token` is, for token exchange only (RFC 8693 §2.2.1: required there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issued_token_type: Option<&'static str>,
 }
 
 /// The `token_type` of an access token bound to a DPoP key or not (RFC 9449 §5).
@@ -359,6 +382,7 @@ impl TokenResponse {
             scope: scope.to_string(),
             refresh_token: None,
             id_token: None,
+            issued_token_type: None,
         }
     }
 }

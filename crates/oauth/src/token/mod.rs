@@ -4,17 +4,22 @@
 //!
 //! The dispatcher is an ordered list:
 //! 1. parse the request ([`request`]): repeats, `grant_type`, one authentication mechanism;
-//!    then verify the DPoP proof, if any ([`crate::dpop`]): every grant then binds its tokens;
-//! 2. authenticate the client by its registered method ([`crate::client_auth`]);
+//!    then check the DPoP proof, if any ([`crate::dpop`]): every grant then binds its tokens;
+//! 2. authenticate the client by its registered method ([`crate::client_auth`]), and only
+//!    then record the proof's `jti` as used;
 //! 3. check the (known) grant is allowed on the application (`unauthorized_client`), and that
 //!    an application registered with `dpop_bound_access_tokens` sent a proof;
 //! 4. run the grant ([`crate::grants`]);
 //! 5. issue the token ([`issue`]).
 //!
+//! Token exchange (RFC 8693) runs in [`exchange`], on the rules of
+//! [`crate::grants::token_exchange`].
+//!
 //! `authorization_code` and `refresh_token` run in [`human`], one write transaction each; the
 //! polls of the device and CIBA grants ([`polled`]) end in the same redemption as
 //! `authorization_code`.
 
+mod exchange;
 mod human;
 pub mod issue;
 mod polled;
@@ -125,18 +130,22 @@ impl TokenEndpoint {
             )));
         }
         // 1, continued. RFC 9449 §5: the proof is for this endpoint, whatever the grant.
-        let proof = match self.ctx.dpop() {
+        let checked = match self.ctx.dpop() {
             Some(dpop) => {
                 let url = crate::discovery::token_endpoint(issuer);
-                dpop.verify(tenant, call.dpop.clone(), "POST", &url, None)
-                    .await?
+                dpop.check(tenant, call.dpop.clone(), "POST", &url, None)?
             }
             None => None,
         };
-        let request = request.with_proof(proof);
         // 2.
         let auth = self.ctx.client_auth(&tenant.id, issuer);
         let client = client_auth::authenticate(&auth, request.client()).await?;
+        // 1, end: the proof's `jti` is spent only by an authenticated client.
+        let proof = match (self.ctx.dpop(), checked) {
+            (Some(dpop), Some(checked)) => Some(dpop.record(tenant, checked).await?),
+            _ => None,
+        };
+        let request = request.with_proof(proof);
         // 3.
         grant_allowed(&client, request.grant_type())?;
         proof_required(&client, &request)?;
@@ -158,6 +167,9 @@ impl TokenEndpoint {
             GrantType::Ciba => {
                 self.polled(tenant, issuer, &client, &request, PolledGrant::Backchannel)
                     .await
+            }
+            GrantType::TokenExchange => {
+                self.token_exchange(tenant, issuer, &client, &request).await
             }
         }
     }
@@ -190,6 +202,8 @@ impl TokenEndpoint {
                     authentication: None,
                     organization: None,
                     confirmation: request.proof_jkt(),
+                    actor: None,
+                    not_after: None,
                 },
             )
             .await?;

@@ -115,7 +115,10 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
     router.merge(token::router(TokenState {
         tenants: services.tenants.clone(),
         endpoint: Arc::new(TokenEndpoint::new(ctx.clone(), token_settings(config))),
-        introspector: Arc::new(Introspector::new(ctx.clone())),
+        introspector: Arc::new(match &services.api.api_keys {
+            Some(keys) => Introspector::new(ctx.clone()).with_api_keys(keys.hasher().clone()),
+            None => Introspector::new(ctx.clone()),
+        }),
         revoker: Arc::new(Revoker::new(ctx.clone())),
         userinfo: Arc::new(UserInfo::new(ctx)),
         throttle,
@@ -158,6 +161,7 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             device_authorization: config.device_authorization.enabled,
             ciba: config.ciba.enabled,
             dpop: config.dpop.enabled,
+            token_exchange: config.delegation.enabled,
             second_factors: config.two_factor.enabled || config.passkey.enabled,
             ..OptionalFeatures::default()
         },
@@ -176,6 +180,8 @@ fn token_settings(config: &Config) -> TokenSettings {
         id_token_lifetime: secs(jwt.id_token_lifetime_secs),
         device_grant: config.device_authorization.enabled,
         ciba_grant: config.ciba.enabled,
+        token_exchange: config.delegation.enabled,
+        max_chain_depth: usize::from(config.delegation.max_chain_depth),
     }
 }
 

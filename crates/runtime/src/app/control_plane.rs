@@ -1,6 +1,7 @@
 //! The control plane's routes (ARCHITECTURE.md "Planes"): the operator's control-plane API and
 //! each tenant's management API (applications and their registration policy, API resources,
-//! users and their SCIM tokens, organizations, roles, webhooks), SCIM provisioning when enabled,
+//! users and their SCIM tokens, organizations, roles, webhooks, API keys when enabled), SCIM
+//! provisioning when enabled,
 //! all over one
 //! [`svc_http::api::ApiState`],
 //! and the API reference when `[openapi].enabled`.
@@ -27,6 +28,9 @@ pub(super) fn routes(config: &svc_config::Config, services: &Services) -> Router
                 super::auth_plane::authorize_settings(config),
             )),
         }));
+    }
+    if config.api_keys.enabled {
+        router = router.merge(svc_http::routes::api_keys::router(api.clone()));
     }
     if config.scim.enabled {
         router = router.merge(scim::router(ScimState {
@@ -72,6 +76,9 @@ pub(super) fn reference(config: &svc_config::Config) -> Router {
             !config.ciba.enabled,
             "/api/v1/identity/ciba/requests/{id}/deny",
         ),
+        (!config.api_keys.enabled, "/api/v1/api-keys"),
+        (!config.api_keys.enabled, "/api/v1/api-keys/{id}"),
+        (!config.api_keys.enabled, "/api/v1/api-keys/{id}/rotate"),
         (!config.dynamic_registration.enabled, "/oauth/register"),
         (
             !config.dynamic_registration.enabled,

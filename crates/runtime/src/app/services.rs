@@ -79,12 +79,14 @@ impl Services {
         let manage = manage
             .with_sign_in(crate::authn::sign_in_services(&authn))
             .with_second_factors(config.two_factor.enabled)
+            .with_dpop(config.dpop.enabled)
             // Domain verification looks up DNS and fetches HTTPS files through the runtime's
             // resolver and SSRF guard, as a port: svc-manage depends on neither.
             .with_domain_probe(Arc::new(crate::domain_probe::RuntimeDomainProbe::new(
                 &config.verified_domains,
             )?));
         let dpop = Arc::new(dpop(config, store.clone(), clock.clone()));
+        let api_keys = api_keys(config, &store, &clock, &rng).await?;
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),
@@ -93,6 +95,7 @@ impl Services {
             authn: authn.clone(),
             webhook_rules: crate::webhooks::rules(config),
             dpop: dpop.settings().enabled.then(|| dpop.clone()),
+            api_keys,
         };
         Ok(Self {
             store,
@@ -107,6 +110,30 @@ impl Services {
             dpop,
         })
     }
+}
+
+/// `[api_keys]` in the use cases' terms, with the deployment's hasher; `None` when off.
+async fn api_keys(
+    config: &Config,
+    store: &Arc<dyn Store>,
+    clock: &Arc<dyn Clock>,
+    rng: &Arc<dyn Rng>,
+) -> Result<Option<Arc<svc_manage::api_keys::ApiKeys>>, RuntimeError> {
+    let c = &config.api_keys;
+    if !c.enabled {
+        return Ok(None);
+    }
+    let hasher = crate::authn::api_key_hasher(config, store, clock, rng).await?;
+    let settings = svc_manage::api_keys::ApiKeySettings {
+        max_per_tenant: c.max_per_tenant,
+        max_lifetime: c
+            .max_lifetime_days
+            .map(|days| Duration::from_secs(u64::from(days) * 86_400)),
+    };
+    Ok(Some(Arc::new(svc_manage::api_keys::ApiKeys::new(
+        Arc::new(hasher),
+        settings,
+    ))))
 }
 
 /// `[dpop]` in the engine's terms. Proof `jti`s are remembered in this process while it is the

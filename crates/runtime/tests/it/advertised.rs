@@ -327,7 +327,7 @@ async fn advertised_scopes_claims_and_grants_work_and_other_grants_are_refused()
             "name": "Reports",
             "redirect_uris": [],
             "post_logout_redirect_uris": [],
-            "grant_types": ["client_credentials"],
+            "grant_types": ["client_credentials", "urn:ietf:params:oauth:grant-type:token-exchange"],
             "allowed_scopes": ["reports:read"],
             "api_audience": "https://reports.example.com",
         }))
@@ -359,6 +359,38 @@ async fn advertised_scopes_claims_and_grants_work_and_other_grants_are_refused()
             }
             "urn:ietf:params:oauth:grant-type:device_code" => {
                 crate::device::approved_device_tokens(&world).await
+            }
+            "urn:ietf:params:oauth:grant-type:token-exchange" => {
+                // The machine exchanges its own token (down-scoping, nobody new acts).
+                let machine_token = |form: Vec<(&'static str, String)>| {
+                    world
+                        .app
+                        .request(Method::POST, "/oauth/token")
+                        .header("host", &world.host)
+                        .basic_auth(&machine.0, Some(&machine.1))
+                        .form(&form)
+                        .send()
+                };
+                let own: Value = machine_token(vec![("grant_type", "client_credentials".into())])
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                let response = machine_token(vec![
+                    ("grant_type", grant.clone()),
+                    (
+                        "subject_token",
+                        own["access_token"].as_str().unwrap().to_owned(),
+                    ),
+                    (
+                        "subject_token_type",
+                        "urn:ietf:params:oauth:token-type:access_token".into(),
+                    ),
+                ])
+                .await
+                .unwrap();
+                (response.status().as_u16(), response.json().await.unwrap())
             }
             other => panic!("grant_types_supported lists {other}: add its request here"),
         };

@@ -197,6 +197,39 @@ fn claims_of(token: &str) -> Value {
 }
 
 #[tokio::test]
+async fn a_proof_is_spent_only_by_an_authenticated_client() {
+    for backend in BACKENDS {
+        let app = spawn(backend, &[]).await;
+        let tenant = machine(&app, "robots").await;
+        let prover = Prover::new(SigningAlg::Es256);
+        let proof = prover.proof(&Claims::post(token_url(&tenant.host)));
+        // Someone who saw the proof sends it with wrong credentials: refused, and the proof is
+        // not burnt for its owner.
+        let stolen = app
+            .request(Method::POST, "/oauth/token")
+            .header("host", &tenant.host)
+            .basic_auth(&tenant.client_id, Some("not-the-secret"))
+            .header("dpop", &proof)
+            .form(&[("grant_type", "client_credentials")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stolen.status(), 401);
+        let (status, _, body) = client_credentials(&app, &tenant, &[&proof]).await;
+        assert_eq!(status, 200, "{backend:?}: {body}");
+        assert_eq!(body["token_type"], "DPoP");
+        // Once used by its owner, it is spent.
+        let (status, _, body) = client_credentials(&app, &tenant, &[&proof]).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some("invalid_dpop_proof")),
+            "{body}"
+        );
+        app.shutdown().await;
+    }
+}
+
+#[tokio::test]
 async fn client_credentials_tokens_are_bound_and_used_with_their_key() {
     for backend in BACKENDS {
         let app = spawn(backend, &[]).await;
@@ -927,6 +960,47 @@ async fn discovery_advertises_dpop_and_switching_it_off_ignores_proofs() {
         let (status, _, body) = client_credentials(&off, &tenant, &["not even a JWT"]).await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["token_type"], "Bearer");
+        // No application is promised a binding nobody enforces (RFC 9449 §5.2), and nothing is
+        // stored by the refusal.
+        let token = body["access_token"].as_str().unwrap().to_owned();
+        let applications = || async {
+            let listed: Value = off
+                .request(Method::GET, "/api/v1/applications")
+                .header("host", &tenant.host)
+                .bearer_auth(&token)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            listed["items"].as_array().unwrap().len()
+        };
+        let before = applications().await;
+        let refused = off
+            .request(Method::POST, "/api/v1/applications")
+            .header("host", &tenant.host)
+            .bearer_auth(&token)
+            .json(&json!({
+                "name": "Strict",
+                "grant_types": ["client_credentials"],
+                "redirect_uris": [],
+                "token_endpoint_auth_method": "client_secret_basic",
+                "dpop_bound_access_tokens": true,
+            }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 400);
+        let problem: Value = refused.json().await.unwrap();
+        assert!(
+            problem["error_description"]
+                .as_str()
+                .unwrap()
+                .contains("[dpop].enabled"),
+            "{problem}"
+        );
+        assert_eq!(applications().await, before);
         off.shutdown().await;
     }
 }

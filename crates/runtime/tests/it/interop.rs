@@ -542,7 +542,29 @@ async fn openid_client(backend: Backend) {
         .await
         .unwrap();
     assert_eq!(opened.status(), 200, "{backend:?}: opening registration");
+    // A first-party service behind the API the person's tokens are for: it exchanges them
+    // (RFC 8693) to act for the person.
+    let gateway = create_application(
+        &fixture.app,
+        &management,
+        json!({
+            "name": "Interop gateway (token exchange)",
+            "redirect_uris": [],
+            "grant_types": [svc_domain::TOKEN_EXCHANGE_GRANT],
+            "token_endpoint_auth_method": "client_secret_basic",
+            "allowed_scopes": [],
+            "first_party": true,
+            "api_audience": API_AUDIENCE,
+        }),
+    )
+    .await;
+    let gateway_id = str_field(&gateway, "client_id");
     let mut env = fixture.common_env();
+    env.push(("GATEWAY_CLIENT_ID".into(), gateway_id.clone()));
+    env.push((
+        "GATEWAY_CLIENT_SECRET".into(),
+        str_field(&gateway, "client_secret"),
+    ));
     env.push(("CLIENT_ID".into(), fixture.public_client_id.clone()));
     env.push(("CONFIDENTIAL_CLIENT_ID".into(), fixture.basic.0.clone()));
     env.push(("CONFIDENTIAL_CLIENT_SECRET".into(), fixture.basic.1.clone()));
@@ -590,6 +612,8 @@ async fn openid_client(backend: Backend) {
             "resource_permissions_from_roles",
             "resource_server_enforces_permissions",
             "introspection_active",
+            "token_exchange_act",
+            "token_exchange_never_widens",
             "revoked_access_token_inactive",
             "revoked_refresh_token_refused",
             "end_session",
@@ -599,6 +623,26 @@ async fn openid_client(backend: Backend) {
             "registration_read_and_deleted",
         ],
     );
+    // The token openid-client got by exchange, checked by svc-sdk at the API it is for: rule 9
+    // refuses it where delegation is not allowed, and accepts it naming the gateway as actor.
+    let exchanged = summary["exchanged_access_token"].as_str().unwrap();
+    let jwks: svc_sdk::jsonwebtoken::jwk::JwkSet =
+        serde_json::from_value(get_json(&fixture.app, "/.well-known/jwks.json").await).unwrap();
+    let now = svc_domain::Clock::now(&svc_domain::SystemClock).unix_timestamp();
+    let route = svc_sdk::Requirements::new(&fixture.issuer, API_AUDIENCE, &fixture.tenant_id);
+    assert_eq!(
+        svc_sdk::validate_with_jwks(exchanged, &jwks, &route, now).unwrap_err(),
+        svc_sdk::ValidationError::DelegationNotAllowed
+    );
+    let delegated = route
+        .with_delegation(true)
+        .with_trusted_actors([gateway_id.clone()]);
+    let claims = svc_sdk::validate_with_jwks(exchanged, &jwks, &delegated, now).unwrap();
+    assert_eq!(
+        claims.act.as_ref().map(|a| a.sub.as_str()),
+        Some(gateway_id.as_str())
+    );
+    assert_eq!(claims.client_id, gateway_id);
     fixture.app.shutdown().await;
 }
 

@@ -4,6 +4,7 @@
 
 mod advertised;
 mod api_conventions;
+mod api_keys;
 mod api_resources;
 mod browser_cors;
 mod ciba;
@@ -41,6 +42,7 @@ mod scim_reach;
 mod sdk_client;
 mod tenant_users;
 mod tls;
+mod token_exchange;
 mod unavailable;
 mod user_roles;
 mod users_conventions;

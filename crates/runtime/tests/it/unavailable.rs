@@ -41,8 +41,6 @@ default_policy = "deny"
 enabled = true
 [invitations]
 lifetime_days = 7
-[api_keys]
-enabled = true
 [vault]
 enabled = true
 [billing]
@@ -96,7 +94,6 @@ const LABELS: &[&str] = &[
     "[access_control]",
     "[organizations]",
     "[invitations]",
-    "[api_keys]",
     "[vault]",
     "[billing]",
     "[commerce]",

@@ -66,7 +66,7 @@ pub(crate) fn check_claims_with_binding(
     organization::check_organization(claims, req.organization.as_deref())?; // rule 6b
     scope::check_scope(claims, req.required_scope.as_deref())?; // rule 7
     subject_type::check_subject_type(claims, &req.subject_types)?; // rule 8
-    delegation::check_delegation(claims, req.allow_delegation)?; // rule 9
+    delegation::check_delegation(claims, &delegation::DelegationPolicy::of(req))?; // rule 9
     dpop::check_dpop_binding(claims, dpop_jkt)?; // rule 10
     AccessTokenClaims::from_checked(claims)
 }

@@ -5,6 +5,8 @@
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // a test suite fails loudly
 
 mod access;
+mod agents;
+mod api_keys;
 mod applications;
 mod audit;
 mod backchannel;
@@ -31,6 +33,8 @@ mod users;
 mod webhooks;
 
 pub use access::*;
+pub use agents::*;
+pub use api_keys::*;
 pub use applications::*;
 pub use audit::*;
 pub use backchannel::*;
@@ -184,6 +188,11 @@ macro_rules! conformance_suite {
             recovery_requests_refuse_what_the_schema_forbids,
             closed_recoveries_are_purged_keeping_open_and_owing_ones,
             recovery_records_go_with_their_tenant,
+            agents_round_trip_per_tenant,
+            agents_are_checked_by_the_schema,
+            list_agents_paginates_both_ways,
+            agent_updates_apply_only_at_the_revision_read,
+            agents_go_with_their_tenant,
             organizations_round_trip_by_id_and_slug,
             organization_slugs_are_unique_per_tenant,
             list_organizations_paginates_both_ways,
@@ -237,6 +246,7 @@ macro_rules! conformance_suite {
             registration_tokens_belong_to_one_application_and_go_with_it,
             initial_access_tokens_spend_their_uses_until_expiry,
             scim_tokens_are_found_by_hash_in_their_tenant_until_revoked,
+            api_keys_are_found_by_hash_in_their_tenant_and_counted_while_live,
             scim_user_names_are_unique_per_tenant_ignoring_case,
             scim_listing_filters_pages_and_scopes,
             scim_groups_are_scoped_unique_and_keep_their_members,

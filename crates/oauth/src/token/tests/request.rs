@@ -14,7 +14,7 @@ async fn unsupported_malformed_and_missing_grant_types() {
     for grant in [
         "password",
         "implicit",
-        "urn:ietf:params:oauth:grant-type:token-exchange",
+        "urn:ietf:params:oauth:grant-type:saml2-bearer",
         "client credentials",
         "CLIENT_CREDENTIALS",
     ] {
@@ -27,6 +27,12 @@ async fn unsupported_malformed_and_missing_grant_types() {
         ("device_code", "dc_x"),
     ];
     let error = fx.refused(&device, Some(&auth)).await;
+    assert_eq!(error.code(), ErrorCode::UnauthorizedClient);
+    let exchange = [
+        ("grant_type", svc_domain::TOKEN_EXCHANGE_GRANT),
+        ("subject_token", "st"),
+    ];
+    let error = fx.refused(&exchange, Some(&auth)).await;
     assert_eq!(error.code(), ErrorCode::UnauthorizedClient);
     let error = fx.refused(&[("scope", "audit:read")], Some(&auth)).await;
     assert_eq!(error.code(), ErrorCode::InvalidRequest);

@@ -1,0 +1,315 @@
+//! `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693) at the token
+//! endpoint: reads what the rules of [`crate::grants::token_exchange`] need (the presented
+//! tokens' verified claims, the person behind them, the target API) and issues the token.
+//!
+//! Moving to another API (`audience`/`resource` naming a registered API resource) keeps only
+//! the permissions of that API the subject holds there now (a person's roles, an application's
+//! roles: `crate::resources`), as the code and refresh grants do; the subject token's scopes
+//! were granted for its own audience and prove nothing about another.
+//!
+//! A token acting in an organization (`org_id`) is exchanged only while that organization is
+//! active.
+//!
+//! A person's token is exchanged only while the person may still sign in, and the new token
+//! names them as the presenting client sees them: their id for a first-party client, else the
+//! pairwise subject of the consent they gave it — a third-party client they never consented to
+//! gets nothing (`invalid_request`), since it could not even be told who the person is.
+
+use super::TokenEndpoint;
+use super::issue::{Authentication, NewAccessToken, OrgClaims, SubjectType, TokenResponse};
+use super::request::TokenRequest;
+use crate::access_token::active_claims;
+use crate::client_auth::AuthenticatedClient;
+use crate::error::OAuthError;
+use crate::grants::token_exchange::{self as rules, ACCESS_TOKEN_TYPE};
+use crate::subject::person_behind;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+use svc_domain::{
+    ApiResource, Application, ClientId, OrgStatus, OrganizationId, PermissionName, Tenant, User,
+};
+use time::OffsetDateTime;
+
+impl TokenEndpoint {
+    pub(super) async fn token_exchange(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        client: &AuthenticatedClient,
+        request: &TokenRequest,
+    ) -> Result<TokenResponse, OAuthError> {
+        let app = &client.application;
+        if !app.is_confidential() {
+            return Err(OAuthError::unauthorized_client(
+                "token exchange is for confidential clients",
+            ));
+        }
+        // 1.
+        let params = rules::params(request)?;
+        let subject = self
+            .presented(tenant, issuer, params.subject_token, "subject_token")
+            .await?;
+        let actor_claims = match params.actor_token {
+            Some(token) => Some(self.presented(tenant, issuer, token, "actor_token").await?),
+            None => None,
+        };
+        // 2–5.
+        let actor = rules::actor_of(app, actor_claims.as_ref())?;
+        rules::check_presentable(app, &subject, &actor)?;
+        let act = rules::chain(app, &subject, &actor, self.settings.max_chain_depth)?;
+        rules::check_bound(&subject, request.proof_jkt(), "subject_token")?;
+        if let Some(actor_claims) = &actor_claims {
+            rules::check_bound(actor_claims, request.proof_jkt(), "actor_token")?;
+        }
+        // 6, 7.
+        let scope = rules::scope_of(&subject, request.scope())?;
+        let moved_to = match params.target {
+            Some(target) if Some(target) != subject.get("aud").and_then(Value::as_str) => {
+                self.registered_api(tenant, target).await?
+            }
+            _ => None,
+        };
+        let audience = rules::audience_of(&subject, params.target, moved_to.is_some())?;
+        // Another API's permissions are the subject's only as far as its roles hold them there:
+        // the subject token's scopes were granted for its own audience.
+        let scope = match &moved_to {
+            Some(api) => {
+                let held = self.held_at(tenant, &subject, api).await?;
+                crate::resources::permitted(&scope, api, &held)
+            }
+            None => scope,
+        };
+
+        let subject_type = subject_type_of(&subject);
+        let sub = match subject_type {
+            SubjectType::Human => self.person_as_seen_by(tenant, app, &subject).await?,
+            _ => claim(&subject, "sub").to_owned(),
+        };
+        let auth_time = subject
+            .get("auth_time")
+            .and_then(Value::as_i64)
+            .and_then(|t| OffsetDateTime::from_unix_timestamp(t).ok());
+        let amr: Vec<String> = subject
+            .get("amr")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let authentication = auth_time.map(|auth_time| Authentication {
+            auth_time,
+            acr: subject.get("acr").and_then(Value::as_str),
+            amr: &amr,
+        });
+        let organization = match (
+            subject.get("org_id").and_then(Value::as_str),
+            subject.get("org_slug").and_then(Value::as_str),
+        ) {
+            (Some(id), Some(slug)) => Some(OrgClaims { id, slug }),
+            _ => None,
+        };
+        let access = self
+            .issuer()
+            .issue(
+                &tenant.id,
+                issuer,
+                &NewAccessToken {
+                    subject: &sub,
+                    subject_type,
+                    client_id: &app.id,
+                    audience: &audience,
+                    scope: &scope,
+                    authentication,
+                    organization,
+                    confirmation: request.proof_jkt(),
+                    actor: act.as_ref(),
+                    not_after: rules::not_after(&subject, actor_claims.as_ref()),
+                },
+            )
+            .await?;
+        tracing::info!(
+            tenant = %tenant.id,
+            client_id = %app.id,
+            grant_type = "token_exchange",
+            jti = %access.jti,
+            subject_jti = claim(&subject, "jti"),
+            delegated = act.is_some(),
+            scope = %scope,
+            "access token issued"
+        );
+        Ok(TokenResponse {
+            issued_token_type: Some(ACCESS_TOKEN_TYPE),
+            ..TokenResponse::access_only(access, &scope, request.proof().is_some())
+        })
+    }
+
+    /// The claims of `token`, an active access token of `tenant` whose person, if it has one,
+    /// may still sign in; otherwise `invalid_request` (RFC 8693 §2.2.2), saying no more.
+    async fn presented(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        token: &str,
+        which: &str,
+    ) -> Result<Map<String, Value>, OAuthError> {
+        let refused = || {
+            OAuthError::invalid_request(format!(
+                "the {which} is not an active access token of this tenant"
+            ))
+        };
+        let now = self.ctx.clock.now();
+        let claims = active_claims(
+            self.ctx.store.as_ref(),
+            &self.ctx.keys,
+            tenant,
+            issuer,
+            token,
+            now,
+        )
+        .await?
+        .and_then(|c| match c {
+            Value::Object(map) => Some(map),
+            _ => None,
+        })
+        .ok_or_else(refused)?;
+        if subject_type_of(&claims) == SubjectType::Human {
+            let person = self.person(tenant, &claims).await?;
+            if !person.as_ref().is_some_and(User::can_sign_in) {
+                return Err(refused());
+            }
+        }
+        // A token acting in an organization is exchanged only while the organization is
+        // active: the new token would carry its `org_id` again.
+        if let Some(org) = claims.get("org_id")
+            && !self.organization_active(tenant, org).await?
+        {
+            return Err(refused());
+        }
+        Ok(claims)
+    }
+
+    /// Whether the organization named by an `org_id` claim exists in `tenant` and is active.
+    async fn organization_active(&self, tenant: &Tenant, org: &Value) -> Result<bool, OAuthError> {
+        let Some(id) = org.as_str().and_then(|o| OrganizationId::parse(o).ok()) else {
+            return Ok(false);
+        };
+        let mut tx = self.ctx.store.read().await?;
+        let found = tx.organization(&tenant.id, &id).await?;
+        tx.finish().await?;
+        Ok(found.is_some_and(|o| o.status == OrgStatus::Active))
+    }
+
+    /// The person behind a person's token, whatever their status.
+    async fn person(
+        &self,
+        tenant: &Tenant,
+        claims: &Map<String, Value>,
+    ) -> Result<Option<User>, OAuthError> {
+        let Ok(client) = ClientId::parse(claim(claims, "client_id")) else {
+            return Ok(None);
+        };
+        let mut tx = self.ctx.store.read().await?;
+        let person = person_behind(tx.as_mut(), tenant, &client, claim(claims, "sub")).await?;
+        tx.finish().await?;
+        Ok(person)
+    }
+
+    /// The `sub` `app` sees for the person behind `subject` (see the module documentation).
+    async fn person_as_seen_by(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        subject: &Map<String, Value>,
+    ) -> Result<String, OAuthError> {
+        let person = self
+            .person(tenant, subject)
+            .await?
+            .ok_or_else(|| OAuthError::invalid_request("the subject token's person is unknown"))?;
+        if app.first_party {
+            return Ok(person.id.as_str().to_owned());
+        }
+        let mut tx = self.ctx.store.read().await?;
+        let consent = tx.consent(&tenant.id, &person.id, &app.id).await?;
+        tx.finish().await?;
+        consent.map(|c| c.subject).ok_or_else(|| {
+            OAuthError::invalid_request(
+                "the person has not authorized this client: a third-party client acts only for people who consented to it",
+            )
+        })
+    }
+
+    /// The API resource of `tenant` whose identifier is `target`, if any.
+    async fn registered_api(
+        &self,
+        tenant: &Tenant,
+        target: &str,
+    ) -> Result<Option<ApiResource>, OAuthError> {
+        let mut tx = self.ctx.store.read().await?;
+        let api = tx.api_resource_by_identifier(&tenant.id, target).await?;
+        tx.finish().await?;
+        Ok(api)
+    }
+
+    /// The permissions of `api` the subject of `subject` holds now: a person's through their
+    /// tenant roles and, in the token's organization, their roles there; an application's
+    /// through its roles; nothing for anyone else.
+    async fn held_at(
+        &self,
+        tenant: &Tenant,
+        subject: &Map<String, Value>,
+        api: &ApiResource,
+    ) -> Result<BTreeSet<PermissionName>, OAuthError> {
+        let person = match subject_type_of(subject) {
+            SubjectType::Human => self.person(tenant, subject).await?,
+            _ => None,
+        };
+        let organization = subject
+            .get("org_id")
+            .and_then(Value::as_str)
+            .and_then(|o| OrganizationId::parse(o).ok());
+        let mut tx = self.ctx.store.read().await?;
+        let held = match (subject_type_of(subject), person) {
+            (SubjectType::Human, Some(person)) => {
+                crate::resources::person_permissions(
+                    tx.as_mut(),
+                    &tenant.id,
+                    &person.id,
+                    organization.as_ref(),
+                    &api.id,
+                )
+                .await?
+            }
+            (SubjectType::System, _) => match ClientId::parse(claim(subject, "sub")) {
+                Ok(client) => {
+                    crate::resources::application_permissions(
+                        tx.as_mut(),
+                        &tenant.id,
+                        &client,
+                        &api.id,
+                    )
+                    .await?
+                }
+                Err(_) => BTreeSet::new(),
+            },
+            _ => BTreeSet::new(),
+        };
+        tx.finish().await?;
+        Ok(held)
+    }
+}
+
+fn claim<'c>(claims: &'c Map<String, Value>, name: &str) -> &'c str {
+    claims.get(name).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn subject_type_of(claims: &Map<String, Value>) -> SubjectType {
+    match claim(claims, "subject_type") {
+        "human" => SubjectType::Human,
+        "agent" => SubjectType::Agent,
+        "anonymous" => SubjectType::Anonymous,
+        _ => SubjectType::System,
+    }
+}

@@ -1,0 +1,181 @@
+//! Conformance: API keys are found by hash within their tenant whatever their state, listed by
+//! id in both directions, revoked once, brought forward to expire, marked used; only live keys
+//! count; an unknown tenant names the foreign key.
+
+use super::grants::stored_tenant;
+use super::tenant_fixture;
+use crate::{Order, Store, StoreError};
+use std::sync::Arc;
+use svc_domain::{ApiKey, ApiKeyId, ManualClock, ScopeSet, SecretHash, SeededRandom, Tenant};
+use time::{Duration, OffsetDateTime};
+
+fn key_fixture(tenant: &Tenant, seed: u64, at: OffsetDateTime) -> ApiKey {
+    ApiKey {
+        id: ApiKeyId::generate(
+            &ManualClock::new(at + Duration::milliseconds(i64::try_from(seed).unwrap_or(0))),
+            &SeededRandom::new(seed),
+        ),
+        tenant_id: tenant.id.clone(),
+        name: format!("key {seed} ✓"),
+        scopes: ScopeSet::parse("applications:read users:write").expect("scopes"),
+        hash: SecretHash::of(&format!("svck_{seed}")),
+        created_by: "client:app_x".into(),
+        created_at: at,
+        expires_at: None,
+        last_used_at: None,
+        revoked_at: None,
+        rotated_from: None,
+    }
+}
+
+/// A key reads back by hash and id in its own tenant only, revoked and expired ones included;
+/// lists page by id both ways; revoking twice reports nothing left; an expiry brought forward
+/// and a use are stored; only live keys count.
+pub async fn api_keys_are_found_by_hash_in_their_tenant_and_counted_while_live(
+    store: Arc<dyn Store>,
+) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let other = stored_tenant(&store, "other", 2).await;
+    let at = acme.created_at + Duration::seconds(5);
+    let first = key_fixture(&acme, 10, at);
+    let mut second = key_fixture(&acme, 11, at);
+    second.expires_at = Some(at + Duration::hours(1));
+    second.rotated_from = Some(first.id.clone());
+    let third = key_fixture(&acme, 12, at);
+    let mut tx = store.write().await.expect("write");
+    for key in [&first, &second, &third] {
+        tx.insert_api_key(key).await.expect("insert");
+    }
+    tx.commit().await.expect("commit");
+
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.api_key_by_hash(&acme.id, &second.hash)
+            .await
+            .expect("by hash"),
+        Some(second.clone())
+    );
+    assert_eq!(
+        read.api_key_by_hash(&other.id, &second.hash)
+            .await
+            .expect("other tenant"),
+        None
+    );
+    assert_eq!(
+        read.api_key(&acme.id, &first.id).await.expect("by id"),
+        Some(first.clone())
+    );
+    assert_eq!(
+        read.api_key(&other.id, &first.id).await.expect("other"),
+        None
+    );
+    let page = read
+        .api_keys(&acme.id, None, Order::Ascending, 2)
+        .await
+        .expect("page");
+    assert_eq!(page, vec![first.clone(), second.clone()]);
+    let rest = read
+        .api_keys(&acme.id, Some(&second.id), Order::Ascending, 2)
+        .await
+        .expect("rest");
+    assert_eq!(rest, vec![third.clone()]);
+    let newest = read
+        .api_keys(&acme.id, None, Order::Descending, 1)
+        .await
+        .expect("desc");
+    assert_eq!(newest, vec![third.clone()]);
+    assert!(
+        read.api_keys(&other.id, None, Order::Ascending, 10)
+            .await
+            .expect("other")
+            .is_empty()
+    );
+    assert_eq!(read.count_live_api_keys(&acme.id, at).await.expect("n"), 3);
+    // Sub-second precision: an expiry half a second away is live, just past it is not.
+    assert_eq!(
+        read.count_live_api_keys(
+            &acme.id,
+            at + Duration::hours(1) - Duration::milliseconds(500)
+        )
+        .await
+        .expect("n"),
+        3
+    );
+    assert_eq!(
+        read.count_live_api_keys(&acme.id, at + Duration::hours(1))
+            .await
+            .expect("n"),
+        2
+    );
+    read.finish().await.expect("finish");
+
+    let later = at + Duration::minutes(3);
+    let mut tx = store.write().await.expect("write");
+    assert!(
+        !tx.revoke_api_key(&other.id, &first.id, later)
+            .await
+            .expect("other tenant's revoke")
+    );
+    assert!(
+        tx.revoke_api_key(&acme.id, &first.id, later)
+            .await
+            .expect("revoke")
+    );
+    assert!(
+        !tx.revoke_api_key(&acme.id, &first.id, later)
+            .await
+            .expect("again")
+    );
+    assert!(
+        !tx.expire_api_key(&acme.id, &first.id, later)
+            .await
+            .expect("a revoked key keeps its expiry")
+    );
+    let overlap = later + Duration::milliseconds(250);
+    assert!(
+        tx.expire_api_key(&acme.id, &third.id, overlap)
+            .await
+            .expect("expire")
+    );
+    tx.touch_api_key(&acme.id, &third.id, later)
+        .await
+        .expect("touch");
+    tx.commit().await.expect("commit");
+
+    let mut read = store.read().await.expect("read");
+    let revoked = read
+        .api_key_by_hash(&acme.id, &first.hash)
+        .await
+        .expect("revoked")
+        .expect("still found");
+    assert_eq!(revoked.revoked_at, Some(later));
+    let expiring = read
+        .api_key(&acme.id, &third.id)
+        .await
+        .expect("read")
+        .expect("found");
+    assert_eq!(expiring.expires_at, Some(overlap));
+    assert_eq!(expiring.last_used_at, Some(later));
+    assert_eq!(
+        read.count_live_api_keys(&acme.id, later).await.expect("n"),
+        2,
+        "the revoked key no longer counts"
+    );
+    assert_eq!(
+        read.count_live_api_keys(&acme.id, overlap)
+            .await
+            .expect("n"),
+        1,
+        "nor the one past its overlap"
+    );
+    read.finish().await.expect("finish");
+
+    let ghost = tenant_fixture("ghost", 9);
+    let mut tx = store.write().await.expect("write");
+    match tx.insert_api_key(&key_fixture(&ghost, 20, at)).await {
+        Err(StoreError::Conflict { constraint }) => {
+            assert_eq!(constraint, "api_keys_tenant_id_fkey");
+        }
+        other => panic!("expected the foreign key, got {other:?}"),
+    }
+}
