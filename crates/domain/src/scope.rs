@@ -146,9 +146,9 @@ impl<'de> serde::Deserialize<'de> for ScopeSet {
 /// audience"): applications (and the API resources they call), tenant users, organizations,
 /// policies (roles and their permissions), the audit log and webhooks. A tenant's management
 /// application may be granted exactly these, and the RFC 9728 metadata advertises exactly these.
-/// The contract's agents and billing scopes join when their routes do;
-/// until then a token carrying them would promise APIs that answer 404.
-pub const MANAGEMENT_API_SCOPES: [&str; 11] = [
+/// The contract's billing scopes join when their routes do; until then a token carrying them
+/// would promise APIs that answer 404.
+pub const MANAGEMENT_API_SCOPES: [&str; 13] = [
     "applications:read",
     "applications:write",
     "users:read",
@@ -157,6 +157,8 @@ pub const MANAGEMENT_API_SCOPES: [&str; 11] = [
     "organizations:write",
     "policies:read",
     "policies:write",
+    "agents:read",
+    "agents:write",
     "audit:read",
     "webhooks:read",
     "webhooks:write",

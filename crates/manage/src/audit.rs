@@ -121,6 +121,12 @@ pub mod action {
     pub const INITIAL_ACCESS_TOKEN_CREATED: &str = "initial_access_token.created";
     /// An initial access token was deleted.
     pub const INITIAL_ACCESS_TOKEN_DELETED: &str = "initial_access_token.deleted";
+    /// An agent was registered (target: the agent).
+    pub const AGENT_REGISTERED: &str = "agent.registered";
+    /// An agent changed (name, keys, allowances, metadata, suspended or reactivated).
+    pub const AGENT_UPDATED: &str = "agent.updated";
+    /// An agent was revoked.
+    pub const AGENT_REVOKED: &str = "agent.revoked";
     /// An API key was created (target: the key).
     pub const API_KEY_CREATED: &str = "api_key.created";
     /// An API key was revoked (target: the key).

@@ -6,6 +6,7 @@
 //! - [`control_plane`]: tenants (each created together with its management application) and
 //!   operator tokens;
 //! - [`applications`]: a tenant's OAuth clients and their registration rules;
+//! - [`agents`]: a tenant's registered agents (register, change, suspend, revoke);
 //! - [`api_keys`]: a tenant's API keys (`svck_…`) and authentication with them;
 //! - [`api_resources`]: the APIs a tenant protects and the permissions they define;
 //! - [`users`]: a tenant's users (people who sign in), their lifecycle and sessions;
@@ -34,6 +35,7 @@
 //! password policy, hashing and invitation mail it shares with the sign-in engine reach it as
 //! ports ([`SignInServices`]) that the runtime wires.
 
+pub mod agents;
 pub mod api_keys;
 pub mod api_resources;
 pub mod applications;

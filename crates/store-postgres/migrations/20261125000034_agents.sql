@@ -39,3 +39,16 @@ CREATE TABLE agents (
 
 -- The agents a person or an application answers for.
 CREATE INDEX agents_owner_idx ON agents (tenant_id, owner_id, id);
+
+-- Agents are served (`/api/v1/agents`): every tenant's management application gains the
+-- contract's `agents:read` and `agents:write`, kept sorted like every scope column.
+UPDATE applications
+SET allowed_scopes = (
+    SELECT jsonb_agg(scope ORDER BY scope COLLATE "C")
+    FROM (
+        SELECT jsonb_array_elements_text(applications.allowed_scopes) AS scope
+        UNION
+        SELECT unnest(ARRAY['agents:read', 'agents:write'])
+    ) AS granted
+)
+WHERE is_management;

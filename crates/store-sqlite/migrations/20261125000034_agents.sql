@@ -42,3 +42,16 @@ CREATE TABLE agents (
 
 -- The agents a person or an application answers for.
 CREATE INDEX agents_owner_idx ON agents (tenant_id, owner_id, id);
+
+-- Agents are served (`/api/v1/agents`): every tenant's management application gains the
+-- contract's `agents:read` and `agents:write`, kept sorted like every scope column.
+UPDATE applications
+SET allowed_scopes = (
+    SELECT json_group_array(scope ORDER BY scope)
+    FROM (
+        SELECT value AS scope FROM json_each(applications.allowed_scopes)
+        UNION
+        SELECT value FROM json_each('["agents:read","agents:write"]')
+    )
+)
+WHERE is_management = 1;

@@ -157,7 +157,12 @@ catalog! {
     /// An API key was rotated: a new key replaced it, the old one works until the overlap ends.
     AdminApiKeyRotated = "admin.api_key.rotated", emitted: true;
     /// An agent was registered.
-    AdminAgentRegistered = "admin.agent.registered", emitted: false;
+    AdminAgentRegistered = "admin.agent.registered", emitted: true;
+    /// An agent's name, keys, allowances or metadata changed, or it was suspended or
+    /// reactivated.
+    AdminAgentUpdated = "admin.agent.updated", emitted: true;
+    /// An agent was revoked, for good: it can never be changed or reactivated.
+    AdminAgentRevoked = "admin.agent.revoked", emitted: true;
     /// A delegation was revoked.
     AdminDelegationRevoked = "admin.delegation.revoked", emitted: false;
     /// A vault credential was created.

@@ -2,8 +2,9 @@
 //! some payloads carry.
 
 use crate::{
-    ApiKeyId, ApiResourceId, ClientId, DeliveryId, DomainId, FactorId, GuardianId, InvitationId,
-    OrganizationId, PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, SessionId, UserId, WebhookId,
+    AgentId, ApiKeyId, ApiResourceId, ClientId, DeliveryId, DomainId, FactorId, GuardianId,
+    InvitationId, OrganizationId, PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, SessionId,
+    UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -338,6 +339,21 @@ pub enum EventData {
         /// The key it replaced (`admin.api_key.rotated` only).
         #[serde(skip_serializing_if = "Option::is_none")]
         rotated_from: Option<ApiKeyId>,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `admin.agent.*`
+    Agent {
+        /// The agent.
+        agent_id: AgentId,
+        /// Its name.
+        name: String,
+        /// Who answers for it (`usr_…` or `app_…`).
+        owner: String,
+        /// Its status after the change: `active`, `suspended` or `revoked`.
+        status: String,
+        /// The scopes it may be granted.
+        allowed_scopes: Vec<String>,
         /// Who made the change.
         actor: String,
     },

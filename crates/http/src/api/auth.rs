@@ -59,6 +59,16 @@ macro_rules! permission {
 }
 
 permission!(
+    /// `agents:read`
+    AgentsRead,
+    "agents:read"
+);
+permission!(
+    /// `agents:write`
+    AgentsWrite,
+    "agents:write"
+);
+permission!(
     /// `applications:read`
     ApplicationsRead,
     "applications:read"

@@ -11,10 +11,10 @@ pub mod conventions;
 mod idempotency;
 
 pub use auth::{
-    ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, Credential, MetricsReadAuthorizer,
-    OperatorCaller, OrgAuthorized, OrganizationsRead, OrganizationsWrite, Permission, PoliciesRead,
-    PoliciesWrite, Reachable, TenantWide, UsersRead, UsersWrite, WebhooksRead, WebhooksWrite,
-    WithinOrganization,
+    AgentsRead, AgentsWrite, ApplicationsRead, ApplicationsWrite, AuditRead, Authorized,
+    Credential, MetricsReadAuthorizer, OperatorCaller, OrgAuthorized, OrganizationsRead,
+    OrganizationsWrite, Permission, PoliciesRead, PoliciesWrite, Reachable, TenantWide, UsersRead,
+    UsersWrite, WebhooksRead, WebhooksWrite, WithinOrganization,
 };
 pub use idempotency::idempotent;
 

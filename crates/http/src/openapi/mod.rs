@@ -55,6 +55,8 @@ pub mod tags {
     pub const ROLES: &str = "Roles";
     /// `/api/v1/policies`.
     pub const POLICIES: &str = "Policies";
+    /// `/api/v1/agents`.
+    pub const AGENTS: &str = "Agents";
     /// Webhook subscriptions.
     pub const WEBHOOKS: &str = "Webhooks";
     /// The operator's control plane.
@@ -94,6 +96,7 @@ pub mod tags {
             the tenant's other operations answer them `403 insufficient_scope`, another organization `404`."),
         (name = tags::ROLES, description = "Built-in and custom roles and the permissions of API resources they hold."),
         (name = tags::POLICIES, description = "Access-control policies: named, typed rules on sign-in and token issuance."),
+        (name = tags::AGENTS, description = "Software that acts — for itself or for the people who delegate to it — with a key it registered."),
         (name = tags::WEBHOOKS, description = "Signed webhook subscriptions and their deliveries."),
         (name = tags::AUDIT, description = "Who changed what, newest first."),
         (name = tags::CONTROL_PLANE, description = "Tenants, for the deployment's operators."),
@@ -187,6 +190,8 @@ fn scope_description(scope: &str) -> &'static str {
         }
         "policies:read" => "Read roles and the permissions they hold.",
         "policies:write" => "Create, change and delete roles and the permissions they hold.",
+        "agents:read" => "Read the tenant's registered agents.",
+        "agents:write" => "Register, change, suspend and revoke agents.",
         "webhooks:read" => "Read webhook subscriptions and deliveries.",
         "webhooks:write" => "Create, change, test and delete webhook subscriptions.",
         "audit:read" => "Read the audit log.",
@@ -211,6 +216,7 @@ pub fn document() -> OpenApi {
         crate::routes::applications::operations(),
         crate::routes::api_resources::operations(),
         crate::routes::policies::operations(),
+        crate::routes::agents::operations(),
         crate::routes::control_plane::operations(),
         crate::routes::users::operations(),
         crate::routes::invitations::operations(),

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 pub const MANAGEMENT_APPLICATION_NAME: &str = "Management API";
 
 /// The scopes of every tenant's management application: the ones a served route requires.
-pub const MANAGEMENT_SCOPES: [&str; 11] = svc_domain::MANAGEMENT_API_SCOPES;
+pub const MANAGEMENT_SCOPES: [&str; 13] = svc_domain::MANAGEMENT_API_SCOPES;
 
 /// The management application of `tenant` and its freshly generated secret.
 pub(crate) fn management_application(

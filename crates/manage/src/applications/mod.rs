@@ -27,7 +27,7 @@ pub use view::{ApplicationView, CreatedApplicationView, RotatedSecretView};
 pub(crate) use create::create_in;
 pub(crate) use input::ValidApplication;
 pub(crate) use management::management_application;
-pub(crate) use rules::check_audience_uri;
+pub(crate) use rules::{check_audience_uri, check_jwks};
 
 use svc_domain::{Application, ClientId, GeneratedSecret, SecretHash, TenantId};
 use time::OffsetDateTime;

@@ -827,6 +827,8 @@ const SCOPE_PROBES: &[(&str, &str, &str)] = &[
     ("organizations:write", "POST", "/api/v1/organizations"),
     ("policies:read", "GET", "/api/v1/roles"),
     ("policies:write", "POST", "/api/v1/roles"),
+    ("agents:read", "GET", "/api/v1/agents"),
+    ("agents:write", "POST", "/api/v1/agents"),
     ("audit:read", "GET", "/api/v1/audit-logs"),
     ("webhooks:read", "GET", "/api/v1/webhooks"),
     ("webhooks:write", "POST", "/api/v1/webhooks"),

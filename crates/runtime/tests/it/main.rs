@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod advertised;
+mod agents;
 mod api_conventions;
 mod api_keys;
 mod api_resources;

@@ -42,7 +42,8 @@ pub async fn pool_status_reports_configured_maximum(store: Arc<dyn Store>) {
 /// The management-scope migrations, given a store migrated only up to the version before the
 /// first of them: `20261123000001_management_scopes` takes away the contract's scopes no route
 /// served (organizations, policies, agents, billing), `20261124000001_organizations` gives back
-/// the organizations scopes and `20261124000004_access_model` the policies scopes, now served.
+/// the organizations scopes, `20261124000004_access_model` the policies scopes and
+/// `20261125000034_agents` the agents scopes, now served.
 /// So a management application stored with every contract scope, and one of a tenant created
 /// between the first two versions (holding the seven scopes then served), both end with exactly
 /// the served ones; an ordinary application registered with one of those names as its own API
@@ -135,7 +136,7 @@ pub async fn management_scopes_shrink_to_the_served_ones(
             allowed_scopes: served,
             ..between
         },
-        "the organizations and policies scopes are granted, and nothing else changes"
+        "the organizations, policies and agents scopes are granted, and nothing else changes"
     );
     assert_eq!(kept, ordinary, "an ordinary application is untouched");
 }
