@@ -4,6 +4,7 @@
 
 use crate::ManageError;
 use crate::applications::{check_audience_uri, check_jwks};
+use crate::policies::not_null;
 use serde::Deserialize;
 use svc_domain::{
     AgentOwner, AgentStatus, MAX_AGENT_JWKS_BYTES, MAX_AGENT_METADATA_BYTES, Scope, ScopeSet,
@@ -73,27 +74,27 @@ pub struct NewAgent {
 #[schema(example = json!({"status": "suspended"}))]
 pub struct AgentPatch {
     /// New name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_null")]
     #[schema(value_type = Option<String>, nullable = false, min_length = 1, max_length = 100)]
     pub name: Option<String>,
     /// New key set (replaces the old one: rotate by registering old and new, then the new).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_null")]
     #[schema(value_type = Option<Object>, nullable = false)]
     pub jwks: Option<serde_json::Value>,
     /// New allowed scopes.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_null")]
     #[schema(value_type = Option<Vec<String>>, nullable = false, max_items = 50)]
     pub allowed_scopes: Option<Vec<String>>,
     /// New allowed resources.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_null")]
     #[schema(value_type = Option<Vec<String>>, nullable = false, max_items = 20)]
     pub allowed_resources: Option<Vec<String>>,
     /// New metadata.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_null")]
     #[schema(value_type = Option<Object>, nullable = false)]
     pub metadata: Option<serde_json::Value>,
     /// `active` or `suspended` (revoking is `DELETE`, and final).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "not_null")]
     #[schema(value_type = Option<String>, nullable = false, example = "suspended")]
     pub status: Option<String>,
 }
@@ -271,6 +272,27 @@ mod tests {
             field(check_owner("org_01jd0000000000000000000000").unwrap_err()),
             "owner"
         );
+    }
+
+    #[test]
+    fn a_patch_member_that_is_present_holds_a_value() {
+        for member in [
+            "name",
+            "jwks",
+            "allowed_scopes",
+            "allowed_resources",
+            "metadata",
+            "status",
+        ] {
+            let body = format!(r#"{{"{member}": null}}"#);
+            assert!(
+                serde_json::from_str::<AgentPatch>(&body).is_err(),
+                "{member}"
+            );
+        }
+        let patch: AgentPatch = serde_json::from_str(r#"{"status": "suspended"}"#).unwrap();
+        assert_eq!(patch.status.as_deref(), Some("suspended"));
+        assert_eq!(patch.name, None);
     }
 
     #[test]

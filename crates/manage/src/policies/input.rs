@@ -119,7 +119,7 @@ pub struct PolicyPatch {
 }
 
 /// A field that is present must hold a value: `null` is refused rather than read as "leave it".
-fn not_null<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+pub(crate) fn not_null<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,

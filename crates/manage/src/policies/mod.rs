@@ -20,6 +20,7 @@ mod view;
 
 pub use create::create;
 pub use delete::delete;
+pub(crate) use input::not_null;
 pub use input::{NewPolicy, PolicyPatch, PolicyRulesInput, PolicyTargetsInput};
 pub use read::{get, list};
 pub use update::update;
