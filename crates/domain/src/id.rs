@@ -207,6 +207,12 @@ prefixed_id!(
 );
 
 prefixed_id!(
+    /// Identifies a delegation a person granted an agent (`dlg_…`).
+    DelegationId,
+    "dlg_"
+);
+
+prefixed_id!(
     /// Identifies a pending authorization request while the person signs in (`int_…`).
     InteractionId,
     "int_"

@@ -12,6 +12,7 @@ mod application;
 mod audit;
 mod backchannel;
 mod clock;
+mod delegation;
 mod device;
 mod event;
 mod factor;
@@ -56,6 +57,7 @@ pub use backchannel::{
     AUTH_REQ_ID_PREFIX, BackchannelPoll, BackchannelRequest, MAX_BINDING_MESSAGE_CHARS,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use delegation::{Delegation, MAX_DELEGATION_LIFETIME_DAYS};
 pub use device::{
     DEVICE_CODE_PREFIX, DeviceAuthorization, DevicePoll, DeviceStatus, USER_CODE_ALPHABET,
     USER_CODE_LENGTH, UserCode,
@@ -71,10 +73,11 @@ pub use factor::{
     normalize_totp_code,
 };
 pub use id::{
-    AgentId, ApiKeyId, ApiResourceId, AuditEntryId, BackchannelRequestId, ClientId, DeliveryId,
-    DomainId, EventId, FactorId, GuardianId, IdError, InitialAccessTokenId, InteractionId,
-    InvitationId, LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId, PolicyId, RecoveryId,
-    RefreshFamilyId, ScimGroupId, ScimTokenId, SessionId, TenantId, UserId, WebhookId,
+    AgentId, ApiKeyId, ApiResourceId, AuditEntryId, BackchannelRequestId, ClientId, DelegationId,
+    DeliveryId, DomainId, EventId, FactorId, GuardianId, IdError, InitialAccessTokenId,
+    InteractionId, InvitationId, LoginRecordId, OperatorTokenId, OrganizationId, PasskeyId,
+    PolicyId, RecoveryId, RefreshFamilyId, ScimGroupId, ScimTokenId, SessionId, TenantId, UserId,
+    WebhookId,
 };
 pub use invitation::{INVITATION_TOKEN_PREFIX, Invitation, InvitationState, InvitationStatus};
 pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};

@@ -18,7 +18,7 @@ use crate::dialect::{Dialect, PerDialect};
 use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
-use svc_domain::{ClientId, TenantId};
+use svc_domain::{AgentId, ClientId, TenantId};
 use svc_store::{CoordinationWrites, IdempotencyRecord, StoreError};
 use time::OffsetDateTime;
 
@@ -194,6 +194,18 @@ impl<D: Dialect> CoordinationWrites for SqlTx<D> {
         now: OffsetDateTime,
     ) -> Result<(), StoreError> {
         self.use_once(tenant, &format!("dpop#{jkt}"), jti, expires_at, now)
+            .await
+    }
+
+    async fn use_agent_challenge(
+        &mut self,
+        tenant: &TenantId,
+        agent: &AgentId,
+        id: &str,
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.use_once(tenant, &format!("challenge#{agent}"), id, expires_at, now)
             .await
     }
 

@@ -43,6 +43,7 @@ mod applications;
 mod audit;
 mod coordination;
 mod counters;
+mod delegations;
 mod domains;
 mod invitations;
 mod organizations;

@@ -3,7 +3,7 @@
 
 use crate::{Order, StoreError};
 use async_trait::async_trait;
-use svc_domain::{AuditEntry, AuditEntryId, ClientId, TenantId};
+use svc_domain::{AgentId, AuditEntry, AuditEntryId, ClientId, TenantId};
 use time::OffsetDateTime;
 
 /// Filters of an audit-log listing; every field narrows.
@@ -109,6 +109,18 @@ pub trait CoordinationWrites {
         tenant: &TenantId,
         jkt: &str,
         jti: &str,
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+
+    /// Records that the challenge `id` given to agent `agent` was answered, until `expires_at`;
+    /// [`StoreError::Conflict`] when it was already answered and has not expired at `now` (a
+    /// challenge is single use). Kept with the assertion ids, apart from every client's and key's.
+    async fn use_agent_challenge(
+        &mut self,
+        tenant: &TenantId,
+        agent: &AgentId,
+        id: &str,
         expires_at: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), StoreError>;

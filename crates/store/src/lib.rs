@@ -14,6 +14,7 @@ mod api_keys;
 mod applications;
 mod audit;
 mod backchannel;
+mod delegations;
 mod device;
 mod domains;
 mod error;
@@ -45,6 +46,7 @@ pub use applications::{
 };
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
 pub use backchannel::{BackchannelReads, BackchannelWrites};
+pub use delegations::{DelegationReads, DelegationWrites, MAX_DELEGATIONS_READ};
 pub use device::{DeviceReads, DeviceWrites};
 pub use domains::{DomainReads, DomainWrites};
 pub use error::StoreError;
@@ -198,6 +200,7 @@ pub trait ReadTx:
     + BackchannelReads
     + WebhookReads
     + AgentReads
+    + DelegationReads
     + ApiKeyReads
     + Send
 {
@@ -261,6 +264,8 @@ pub trait WriteTx:
     + EventWrites
     + AgentReads
     + AgentWrites
+    + DelegationReads
+    + DelegationWrites
     + ApiKeyReads
     + ApiKeyWrites
     + Send

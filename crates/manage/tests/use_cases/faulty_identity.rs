@@ -674,6 +674,44 @@ impl svc_store::AgentWrites for FaultyTx {
 }
 
 #[async_trait]
+impl svc_store::DelegationReads for FaultyTx {
+    async fn delegation(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::DelegationId,
+    ) -> Result<Option<svc_domain::Delegation>, StoreError> {
+        self.inner.delegation(tenant, id).await
+    }
+    async fn delegations_of_user(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        agent: Option<&svc_domain::AgentId>,
+    ) -> Result<Vec<svc_domain::Delegation>, StoreError> {
+        self.inner.delegations_of_user(tenant, user, agent).await
+    }
+}
+
+#[async_trait]
+impl svc_store::DelegationWrites for FaultyTx {
+    async fn insert_delegation(
+        &mut self,
+        delegation: &svc_domain::Delegation,
+    ) -> Result<(), StoreError> {
+        self.inner.insert_delegation(delegation).await
+    }
+    async fn revoke_delegation(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+        id: &svc_domain::DelegationId,
+        at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        self.inner.revoke_delegation(tenant, user, id, at).await
+    }
+}
+
+#[async_trait]
 impl svc_store::ApiKeyReads for FaultyTx {
     async fn api_key_by_hash(
         &mut self,

@@ -479,6 +479,18 @@ impl CoordinationWrites for FaultyTx {
             .use_proof_id(tenant, jkt, jti, expires_at, now)
             .await
     }
+    async fn use_agent_challenge(
+        &mut self,
+        tenant: &TenantId,
+        agent: &svc_domain::AgentId,
+        id: &str,
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .use_agent_challenge(tenant, agent, id, expires_at, now)
+            .await
+    }
     async fn purge_expired(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
         self.inner.purge_expired(now).await
     }

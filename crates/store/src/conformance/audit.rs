@@ -4,8 +4,8 @@ use super::{application_fixture, tenant_fixture};
 use crate::{AuditFilter, IdempotencyRecord, Store, StoreError};
 use std::sync::Arc;
 use svc_domain::{
-    AuditEntry, AuditEntryId, AuditOutcome, ClientId, KeyState, ManualClock, SealedPrivateKey,
-    SeededRandom, SigningAlg, SigningKeyRecord, Tenant, TenantId,
+    AgentId, AuditEntry, AuditEntryId, AuditOutcome, ClientId, KeyState, ManualClock,
+    SealedPrivateKey, SeededRandom, SigningAlg, SigningKeyRecord, Tenant, TenantId,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -648,6 +648,41 @@ pub async fn proof_ids_are_single_use_per_key(store: Arc<dyn Store>) {
         .await
         .expect("a client's assertion id is another record");
     tx.use_proof_id(&acme, "key-a", "jti-1", exp + Duration::seconds(61), exp)
+        .await
+        .expect("reuse once expired");
+    tx.commit().await.expect("commit");
+}
+
+/// An agent's challenge is answered once per agent and tenant until it expires, in a record of
+/// its own (the same text as a client's assertion id or a proof's `jti` is another record).
+pub async fn agent_challenges_are_single_use_per_agent(store: Arc<dyn Store>) {
+    let t0 = base();
+    let acme = tenant_fixture("acme", 1).id;
+    let other = tenant_fixture("other", 2).id;
+    let clock = ManualClock::new(t0);
+    let agent = AgentId::generate(&clock, &SeededRandom::new(11));
+    let second = AgentId::generate(&clock, &SeededRandom::new(12));
+    let exp = t0 + Duration::seconds(60);
+
+    let mut tx = store.write().await.expect("write");
+    tx.use_agent_challenge(&acme, &agent, "c-1", exp, t0)
+        .await
+        .expect("first answer");
+    assert!(is_conflict_on(
+        tx.use_agent_challenge(&acme, &agent, "c-1", exp, t0 + Duration::seconds(59))
+            .await,
+        "assertion_ids_pkey"
+    ));
+    tx.use_agent_challenge(&acme, &second, "c-1", exp, t0)
+        .await
+        .expect("another agent's challenge");
+    tx.use_agent_challenge(&other, &agent, "c-1", exp, t0)
+        .await
+        .expect("another tenant's challenge");
+    tx.use_proof_id(&acme, agent.as_str(), "c-1", exp, t0)
+        .await
+        .expect("a proof's jti is another record");
+    tx.use_agent_challenge(&acme, &agent, "c-1", exp + Duration::seconds(60), exp)
         .await
         .expect("reuse once expired");
     tx.commit().await.expect("commit");

@@ -10,6 +10,7 @@ mod api_keys;
 mod applications;
 mod audit;
 mod backchannel;
+mod delegations;
 mod device;
 mod domains;
 mod factors;
@@ -38,6 +39,7 @@ pub use api_keys::*;
 pub use applications::*;
 pub use audit::*;
 pub use backchannel::*;
+pub use delegations::*;
 pub use device::*;
 pub use domains::*;
 pub use factors::*;
@@ -142,6 +144,7 @@ macro_rules! conformance_suite {
             idempotency_keys_claim_complete_replay_and_expire,
             assertion_ids_are_single_use_per_client,
             proof_ids_are_single_use_per_key,
+            agent_challenges_are_single_use_per_agent,
             purge_expired_counts_and_keeps_live_rows,
             racing_claims_admit_exactly_one,
             user_round_trips,
@@ -193,6 +196,9 @@ macro_rules! conformance_suite {
             list_agents_paginates_both_ways,
             agent_updates_apply_only_at_the_revision_read,
             agents_go_with_their_tenant,
+            delegations_round_trip_and_list_per_person,
+            delegations_are_revoked_by_their_person_once,
+            delegations_go_with_their_tenant,
             organizations_round_trip_by_id_and_slug,
             organization_slugs_are_unique_per_tenant,
             list_organizations_paginates_both_ways,
