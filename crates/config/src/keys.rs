@@ -13,10 +13,10 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::model::{
-    AdaptiveMfaConfig, ApiKeysConfig, AuthConfig, CaptchaConfig, CibaConfig, Config,
-    DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig, DpopConfig,
-    DynamicRegistrationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig, KmsConfig,
-    LogDelivery, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig,
+    AdaptiveMfaConfig, ApiKeysConfig, AuthConfig, CaptchaConfig, ChallengeConfig, CibaConfig,
+    Config, DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig,
+    DpopConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig,
+    KmsConfig, LogDelivery, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig,
     ScimConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig,
     VerifiedDomainsConfig, WebhooksConfig,
 };
@@ -327,6 +327,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         DelegationConfig,
         ScimConfig,
         ApiKeysConfig,
+        ChallengeConfig,
     ]
 }
 

@@ -98,10 +98,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
          invitation links need no settings)",
     ),
     section("anonymous", "anonymous users are not built yet"),
-    section(
-        "challenge",
-        "proof-of-work and interactive challenges are not built yet",
-    ),
     section("siwe", "Sign-In with Ethereum is not built yet"),
     // Protocol features.
     section(

@@ -168,7 +168,17 @@ pub(crate) async fn verify(
     unverified: &Unverified,
 ) -> Result<Value, KeyError> {
     let keys = client_keys(app, fetcher).await?;
-    let jwk = select_key(&keys, unverified.kid.as_deref(), unverified.alg).ok_or_else(|| {
+    verify_with(&keys, token, unverified)
+}
+
+/// Finds the key of `keys` for `unverified` and verifies the signature of `token` with it; the
+/// same rules as [`verify`] for a key set the caller already holds (an agent's).
+pub(crate) fn verify_with(
+    keys: &[Jwk],
+    token: &str,
+    unverified: &Unverified,
+) -> Result<Value, KeyError> {
+    let jwk = select_key(keys, unverified.kid.as_deref(), unverified.alg).ok_or_else(|| {
         KeyError::Refused(
             match &unverified.kid {
                 Some(_) => "no registered key with the token's kid fits its alg",
@@ -212,14 +222,18 @@ async fn client_keys(
             ));
         }
     };
-    let document: Value = serde_json::from_str(&text)
-        .map_err(|_| KeyError::Refused("the client's JWKS is not JSON".into()))?;
+    parse_jwks(&text)
+}
+
+/// The keys of a JWK set document. Keys we cannot parse (other key types, private members we
+/// do not model) are skipped, not fatal: one exotic key must not lock its holder out.
+pub(crate) fn parse_jwks(text: &str) -> Result<Vec<Jwk>, KeyError> {
+    let document: Value = serde_json::from_str(text)
+        .map_err(|_| KeyError::Refused("the registered JWKS is not JSON".into()))?;
     let keys = document
         .get("keys")
         .and_then(Value::as_array)
-        .ok_or_else(|| KeyError::Refused("the client's JWKS has no keys array".into()))?;
-    // Keys we cannot parse (other key types, private members we do not model) are skipped, not
-    // fatal: one exotic key must not lock the client out.
+        .ok_or_else(|| KeyError::Refused("the registered JWKS has no keys array".into()))?;
     Ok(keys
         .iter()
         .filter_map(|k| serde_json::from_value::<Jwk>(k.clone()).ok())

@@ -40,6 +40,9 @@ pub struct OptionalFeatures {
     pub token_exchange: bool,
     /// DPoP, RFC 9449.
     pub dpop: bool,
+    /// Agent challenge-response (`[challenge]`): the challenge endpoint and the JWT bearer
+    /// grant (RFC 7523 §2.1) agents answer it with.
+    pub agent_challenge: bool,
     /// Token revocation, RFC 7009.
     pub revocation: bool,
     /// Token introspection, RFC 7662.
@@ -112,6 +115,9 @@ fn grant_types(features: &OptionalFeatures) -> Vec<&'static str> {
     }
     if features.ciba {
         grants.push("urn:openid:params:grant-type:ciba");
+    }
+    if features.agent_challenge {
+        grants.push(crate::token::agent::JWT_BEARER_GRANT);
     }
     grants
 }
@@ -211,6 +217,14 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
             json!(["poll"]),
         );
         put("backchannel_user_code_parameter_supported", json!(false));
+    }
+    if f.agent_challenge {
+        // Ours (no registered metadata name exists for it): where agents get the challenge
+        // their JWT bearer assertion must carry as `nonce`.
+        put(
+            "agent_challenge_endpoint",
+            json!(at("/oauth/agent/challenge")),
+        );
     }
     if f.dpop {
         put(
@@ -407,6 +421,7 @@ mod tests {
             "introspection_endpoint",
             "request_object_signing_alg_values_supported",
             "require_signed_request_object",
+            "agent_challenge_endpoint",
         ] {
             assert!(
                 off.get(key).is_none(),
@@ -414,6 +429,13 @@ mod tests {
             );
         }
         assert_eq!(off["request_parameter_supported"], false);
+        assert!(
+            !off["grant_types_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("urn:ietf:params:oauth:grant-type:jwt-bearer")),
+            "the agent grant is absent while [challenge] is off"
+        );
         let all = OptionalFeatures {
             end_session: true,
             par: true,
@@ -425,6 +447,7 @@ mod tests {
             registration: true,
             token_exchange: true,
             dpop: true,
+            agent_challenge: true,
             revocation: true,
             introspection: true,
             second_factors: true,
@@ -464,6 +487,11 @@ mod tests {
         let grants = on["grant_types_supported"].as_array().unwrap();
         assert!(grants.contains(&json!("urn:ietf:params:oauth:grant-type:device_code")));
         assert!(grants.contains(&json!("urn:openid:params:grant-type:ciba")));
+        assert!(grants.contains(&json!("urn:ietf:params:oauth:grant-type:jwt-bearer")));
+        assert_eq!(
+            on["agent_challenge_endpoint"],
+            "https://acme.id.example/oauth/agent/challenge"
+        );
     }
 
     #[test]

@@ -11,7 +11,10 @@
 //!   about tokens meant for other APIs). A caller without a registered `api_audience` is no
 //!   resource server and describes its own tokens only.
 //! - A person's access token (`subject_type` `human`) is active only while the person may
-//!   still sign in: suspension and removal end it at once, not at its `exp`.
+//!   still sign in: suspension and removal end it at once, not at its `exp`. An agent's
+//!   (`subject_type` `agent`) only while the agent is active: suspension and revocation end it.
+//!   A person's token an agent obtained on a delegation (`act.delegation_id`) only while the
+//!   delegation is live, the agent active and the person may sign in.
 //! - Refresh tokens (`rt_…`) are described to the client they were issued to only, while
 //!   unrotated, unrevoked and unexpired.
 //! - API keys (`svck_…`) are described to the tenant's resource servers (callers with a
@@ -25,7 +28,7 @@ use crate::access_token::active_claims;
 use crate::client_auth;
 use crate::context::ProtocolContext;
 use crate::discovery::management_api_resource;
-use crate::subject::person_behind;
+use crate::subject::{agent_is_active, delegation_stands, person_behind};
 use crate::token::request::ClientRequest;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -43,7 +46,7 @@ pub struct Introspector {
 }
 
 /// Claims copied into an active introspection response (RFC 7662 §2.2 plus ours).
-const COPIED_CLAIMS: [&str; 18] = [
+const COPIED_CLAIMS: [&str; 19] = [
     "scope",
     "client_id",
     "sub",
@@ -65,6 +68,8 @@ const COPIED_CLAIMS: [&str; 18] = [
     "org_slug",
     // The DPoP key a bound token needs a proof of (RFC 9449 §6.2).
     "cnf",
+    // Who acts for the subject (RFC 8693 §4.1, §2.2.1: introspection may show it).
+    "act",
 ];
 
 impl Introspector {
@@ -143,10 +148,27 @@ impl Introspector {
         if !may_inspect(caller, &claims) {
             return Ok(None);
         }
-        if claims["subject_type"].as_str() == Some("human")
+        // A person's token an agent obtained on a delegation stands with the delegation.
+        if claims["act"]["delegation_id"].is_string() {
+            let mut tx = self.ctx.store.read().await?;
+            let stands = delegation_stands(tx.as_mut(), tenant, &claims, now).await?;
+            tx.finish().await?;
+            if !stands {
+                return Ok(None);
+            }
+        } else if claims["subject_type"].as_str() == Some("human")
             && !self.person_may_sign_in(tenant, &claims).await?
         {
             return Ok(None);
+        }
+        if claims["subject_type"].as_str() == Some("agent") {
+            let mut tx = self.ctx.store.read().await?;
+            let active =
+                agent_is_active(tx.as_mut(), tenant, claims["sub"].as_str().unwrap_or("")).await?;
+            tx.finish().await?;
+            if !active {
+                return Ok(None);
+            }
         }
         let mut out = Map::new();
         out.insert("active".into(), json!(true));

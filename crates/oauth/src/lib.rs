@@ -9,6 +9,7 @@
 
 pub mod access_token;
 mod administrators;
+pub mod agent_challenge;
 pub mod authorize;
 pub mod backchannel;
 pub mod browser_origins;
@@ -16,6 +17,7 @@ pub mod claims;
 pub mod client_auth;
 mod client_jws;
 pub mod context;
+pub mod delegations;
 pub mod device;
 pub mod discovery;
 pub mod dpop;

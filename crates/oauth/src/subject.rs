@@ -8,6 +8,7 @@
 //!
 //! [`person_behind`] maps a subject back to the person (UserInfo, introspection): a first-party
 //! subject is the user id, a pairwise one is found through the consent that recorded it.
+//! [`agent_is_active`] does the same for an agent's token (its `sub` is the agent's id).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -60,4 +61,55 @@ pub async fn person_behind(
         Some(id) => tx.user(&tenant.id, &id).await,
         None => Ok(None),
     }
+}
+
+/// Whether the agent a token names as `sub` (`subject_type` `agent`) exists in `tenant` and is
+/// active: a suspended or revoked agent's tokens stop working at once wherever this is asked
+/// (introspection, token exchange), not at their `exp`.
+pub async fn agent_is_active(
+    tx: &mut dyn ReadTx,
+    tenant: &Tenant,
+    subject: &str,
+) -> Result<bool, StoreError> {
+    let Ok(id) = svc_domain::AgentId::parse(subject) else {
+        return Ok(false);
+    };
+    Ok(tx
+        .agent(&tenant.id, &id)
+        .await?
+        .is_some_and(|a| a.is_active()))
+}
+
+/// Whether a token an agent obtained for a person (`act.delegation_id`, `crate::token::agent`)
+/// still stands at `now`: the delegation is live and is the person's to that agent, the agent
+/// is active and the person may still sign in. Revoking the delegation, suspending the agent or
+/// the person ends such a token at once wherever this is asked.
+pub async fn delegation_stands(
+    tx: &mut dyn ReadTx,
+    tenant: &Tenant,
+    claims: &serde_json::Value,
+    now: time::OffsetDateTime,
+) -> Result<bool, StoreError> {
+    let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
+    let (Some(delegation), Some(agent), Some(person)) = (
+        text(&claims["act"]["delegation_id"])
+            .and_then(|d| svc_domain::DelegationId::parse(&d).ok()),
+        text(&claims["act"]["sub"]),
+        text(&claims["sub"]).and_then(|u| UserId::parse(&u).ok()),
+    ) else {
+        return Ok(false);
+    };
+    let Some(found) = tx.delegation(&tenant.id, &delegation).await? else {
+        return Ok(false);
+    };
+    if !found.is_live(now) || found.user_id != person || found.agent_id.as_str() != agent {
+        return Ok(false);
+    }
+    if !agent_is_active(tx, tenant, &agent).await? {
+        return Ok(false);
+    }
+    Ok(tx
+        .user(&tenant.id, &person)
+        .await?
+        .is_some_and(|u| u.can_sign_in()))
 }

@@ -6,6 +6,7 @@
 
 mod api_keys;
 mod auth;
+mod challenge;
 mod ciba;
 mod database;
 mod delegation;
@@ -32,6 +33,7 @@ pub use auth::{
     AuthConfig, JwtAlgorithm, JwtConfig, OidcConfig, PushedAuthorizationRequests,
     RequestObjectPolicy,
 };
+pub use challenge::ChallengeConfig;
 pub use ciba::CibaConfig;
 pub use database::{DatabaseConfig, KmsConfig, PoolOverride};
 pub use delegation::DelegationConfig;
@@ -110,6 +112,8 @@ pub struct Config {
     pub scim: ScimConfig,
     /// API keys (`svck_…`) for the management API.
     pub api_keys: ApiKeysConfig,
+    /// Agent challenge-response: agents prove their registered key for an access token.
+    pub challenge: ChallengeConfig,
 
     // Not configuration: where relative paths and the embedded database are anchored.
     #[serde(skip)]

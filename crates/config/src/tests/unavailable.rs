@@ -76,12 +76,6 @@ const CASES: &[Case] = &[
         "true",
     ),
     case(
-        "challenge",
-        "[challenge]\npow_difficulty = 18\n",
-        "SVC_CHALLENGE__POW_DIFFICULTY",
-        "18",
-    ),
-    case(
         "siwe",
         "[siwe]\nenabled = true\n",
         "SVC_SIWE__ENABLED",

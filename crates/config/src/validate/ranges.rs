@@ -438,6 +438,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         300,
     ),
     bound(
+        "challenge.challenge_lifetime_secs",
+        |c| Some(c.challenge.challenge_lifetime_secs.into()),
+        10,
+        600,
+    ),
+    bound(
         "delegation.max_chain_depth",
         |c| Some(c.delegation.max_chain_depth.into()),
         1,

@@ -195,6 +195,13 @@ async fn actor(
     scope: &str,
     organization_administrators: bool,
 ) -> Result<(Actor, Reach), Problem> {
+    // An agent's token never reaches the management API (the token endpoint issues none for
+    // it); one that somehow names it is refused here too, not mistaken for a client's.
+    if claims.subject_type == SubjectType::Agent {
+        return Err(Problem::forbidden(
+            "an agent's token does not reach the management API",
+        ));
+    }
     if claims.subject_type != SubjectType::Human {
         return match svc_domain::ClientId::parse(&claims.client_id) {
             Ok(client) => Ok((Actor::Client(client), Reach::Tenant)),

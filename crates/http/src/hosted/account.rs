@@ -68,6 +68,13 @@ pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Respo
             "/auth/account/recovery".to_owned(),
         );
     }
+    if state.delegations.is_some() {
+        page = page.link(
+            None,
+            s.delegate.account_link,
+            super::delegate::LIST_PATH.to_owned(),
+        );
+    }
     let mut response = page
         .link(None, s.sessions_link, "/auth/sessions".to_owned())
         .link(None, s.history_link, "/auth/account/history".to_owned())

@@ -2,7 +2,8 @@
 //! (`/oauth/authorize`, its resume URL, RP-initiated logout) and the hosted pages under
 //! `/auth/*` (sign-in, sign-up, email links, invitations to join, consent, account, sessions,
 //! sign-out, social recovery), the device verification page (`/oauth/device/verify`) and the
-//! backchannel approval page (`/auth/ciba`).
+//! backchannel approval page (`/auth/ciba`), and the delegation pages (`/auth/delegate`,
+//! `/auth/account/delegations`).
 //!
 //! Handlers are thin: they read the request (form, query, cookies), check CSRF, call ONE engine
 //! function ([`svc_authn::Authn`] or [`svc_oauth::authorize::AuthorizeEndpoint`]) and map the
@@ -28,6 +29,7 @@ mod backchannel;
 pub(crate) mod cookies;
 mod csrf;
 pub(crate) mod ctx;
+mod delegate;
 mod device;
 mod end_session;
 mod factors;
@@ -82,6 +84,8 @@ pub struct HostedState {
     pub device: Option<Arc<DeviceSettings>>,
     /// `[ciba].enabled`: the backchannel approval page is served.
     pub ciba: bool,
+    /// While `[challenge].enabled`: the delegation pages are served.
+    pub delegations: Option<Arc<svc_oauth::delegations::Delegations>>,
 }
 
 impl std::fmt::Debug for HostedState {
@@ -205,6 +209,15 @@ pub fn router(state: HostedState) -> Router {
             APPROVAL_PATH,
             get(backchannel::page).post(backchannel::submit),
         );
+    }
+    // Delegations are used through the agent grant: served with it.
+    if state.delegations.is_some() {
+        api = api
+            .route(delegate::PATH, get(delegate::page).post(delegate::submit))
+            .route(
+                delegate::LIST_PATH,
+                get(delegate::list).post(delegate::revoke),
+            );
     }
     api.split_for_parts()
         .0

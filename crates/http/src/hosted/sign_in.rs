@@ -302,6 +302,7 @@ pub(crate) async fn signed_in_response(
         ),
         None => match super::join::return_after_sign_in(ctx)
             .or_else(|| super::backchannel::return_after_sign_in(ctx))
+            .or_else(|| super::delegate::return_after_sign_in(ctx))
         {
             Some((back, forget)) => {
                 forget_join = forget;

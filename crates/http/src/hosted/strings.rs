@@ -6,11 +6,13 @@
 //! and escaped there, never formatted into trusted text.
 
 mod ciba;
+mod delegate;
 mod device;
 mod join;
 mod recovery;
 
 pub use ciba::CibaStrings;
+pub use delegate::DelegateStrings;
 pub use device::DeviceStrings;
 pub use join::JoinStrings;
 pub use recovery::RecoveryStrings;
@@ -422,6 +424,8 @@ pub struct Strings {
     pub device: &'static DeviceStrings,
     /// The backchannel approval page's texts.
     pub ciba: &'static CibaStrings,
+    /// The delegation pages.
+    pub delegate: &'static DelegateStrings,
 }
 
 /// English.
@@ -633,6 +637,7 @@ pub static EN: Strings = Strings {
     join: &join::EN,
     device: &device::EN,
     ciba: &ciba::EN,
+    delegate: &delegate::EN,
 };
 
 impl Strings {

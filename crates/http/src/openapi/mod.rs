@@ -226,6 +226,7 @@ pub fn document() -> OpenApi {
         crate::routes::token::operations(),
         crate::routes::par::operations(),
         crate::routes::device::operations(),
+        crate::routes::agent_challenge::operations(),
         crate::routes::registration::operations(),
         crate::routes::registration_policy::operations(),
         crate::routes::scim_tokens::operations(),

@@ -172,7 +172,7 @@ fn protocol_operations_cite_their_rfc_and_point_to_discovery() {
         .into_iter()
         .filter(|(_, _, op)| op["tags"] == json!([tags::PROTOCOL]))
         .collect();
-    assert_eq!(protocol.len(), 16);
+    assert_eq!(protocol.len(), 17);
     for (path, method, op) in protocol {
         let text = op["description"].as_str().unwrap_or_default();
         assert!(
@@ -522,6 +522,7 @@ fn the_token_request_documents_the_advertised_grants() {
                 device_authorization: true,
                 ciba: true,
                 token_exchange: true,
+                agent_challenge: true,
                 ..OptionalFeatures::default()
             },
         },

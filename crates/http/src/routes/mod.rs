@@ -1,6 +1,7 @@
 //! Routers per surface. Each exposes `router(state) -> Router` with its state applied; the
 //! runtime merges the ones its plane serves.
 
+pub mod agent_challenge;
 pub mod agents;
 pub mod api_keys;
 pub mod api_resources;

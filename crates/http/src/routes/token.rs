@@ -121,7 +121,12 @@ pub fn operations() -> utoipa::openapi::OpenApi {
         (RFC 8628 §3.4: the device's poll, answered `authorization_pending`, `slow_down` with \
         `Retry-After`, `access_denied`, `expired_token` or the tokens), and while `[ciba].enabled` \
         `urn:openid:params:grant-type:ciba` (OpenID CIBA Core §10.1, poll mode, answered the same \
-        way). The body is a form; a \
+        way), and while `[challenge].enabled` `urn:ietf:params:oauth:grant-type:jwt-bearer` \
+        (RFC 7523 §2.1) for agents: an `assertion` signed with a key the agent registered, \
+        `iss` = `sub` = its id, `aud` the issuer or this endpoint, `exp` within 300 s, and \
+        `nonce` a challenge of `POST /oauth/agent/challenge`, answered once (no client \
+        authentication with it; refusals are `invalid_grant`, `invalid_target`, \
+        `invalid_scope`). The body is a form; a \
         parameter may not be repeated (except `resource`, RFC 8707 §2), empty ones count as \
         absent and unknown ones are ignored.\n\n\
         The client authenticates with the method it registered, exactly one per request \
@@ -697,6 +702,40 @@ pub struct TokenExchangeRequest {
     pub client: ClientAuthentication,
 }
 
+fn jwt_bearer_grant() -> ObjectBuilder {
+    single(svc_oauth::token::agent::JWT_BEARER_GRANT, "RFC 7523 §2.1.")
+}
+
+/// `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer` (RFC 7523 §2.1), served while
+/// `[challenge].enabled`: a registered agent answers a challenge of
+/// `POST /oauth/agent/challenge` with a JWT it signed with one of its registered keys, and gets
+/// an access token for itself (`subject_type` `agent`) for one API it is allowed. No client
+/// authentication comes with it.
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({
+    "grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer",
+    "assertion": "eyJhbGciOiJFZERTQSIsImtpZCI6ImsxIn0.eyJpc3MiOiJhZ3RfMDFKQjdRM00yWDhWNk40SzBUNVI5QzFEMkUifQ.sig",
+    "resource": "https://api.example.com/bookings",
+    "scope": "bookings:read"
+}))]
+pub struct AgentAssertionTokenRequest {
+    /// `urn:ietf:params:oauth:grant-type:jwt-bearer`.
+    #[schema(schema_with = jwt_bearer_grant)]
+    pub grant_type: String,
+    /// A compact JWS (ES256, EdDSA, RS256 or PS256) by one of the agent's registered keys:
+    /// `iss` and `sub` the agent's id, `aud` the issuer or the token endpoint, `exp` within
+    /// 300 s, `nonce` an unanswered challenge given to this agent.
+    pub assertion: String,
+    /// The API the token is for: one of the agent's `allowed_resources` that is an API resource
+    /// of the tenant; may be left out when the agent is allowed exactly one.
+    #[schema(nullable = false)]
+    pub resource: Option<String>,
+    /// Space-separated scopes within the agent's `allowed_scopes` that the API defines; absent
+    /// means all of them.
+    #[schema(nullable = false)]
+    pub scope: Option<String>,
+}
+
 /// A token request: one of the grants this deployment serves.
 #[derive(Deserialize, ToSchema)]
 #[serde(untagged)]
@@ -713,6 +752,8 @@ pub enum TokenRequest {
     Ciba(CibaTokenRequest),
     /// RFC 8693 §2.1.
     TokenExchange(TokenExchangeRequest),
+    /// RFC 7523 §2.1, for agents.
+    AgentAssertion(AgentAssertionTokenRequest),
 }
 
 fn bearer_token_type() -> ObjectBuilder {
@@ -890,6 +931,12 @@ pub struct IntrospectionResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false, value_type = Option<Object>)]
     pub cnf: Option<serde_json::Value>,
+    /// Who acts for the subject (RFC 8693 §4.1): `{"sub": …}`, nested for a chain, newest
+    /// actor outermost; an agent acting on a person's delegation adds `subject_type` and
+    /// `delegation_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, value_type = Option<Object>)]
+    pub act: Option<serde_json::Value>,
 }
 
 /// The claims UserInfo releases (OIDC Core §5.1, §5.3.2): `sub` always, the others as the

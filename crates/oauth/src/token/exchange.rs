@@ -22,7 +22,7 @@ use crate::access_token::active_claims;
 use crate::client_auth::AuthenticatedClient;
 use crate::error::OAuthError;
 use crate::grants::token_exchange::{self as rules, ACCESS_TOKEN_TYPE};
-use crate::subject::person_behind;
+use crate::subject::{agent_is_active, person_behind};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use svc_domain::{
@@ -119,7 +119,7 @@ impl TokenEndpoint {
                 &NewAccessToken {
                     subject: &sub,
                     subject_type,
-                    client_id: &app.id,
+                    client_id: app.id.as_str(),
                     audience: &audience,
                     scope: &scope,
                     authentication,
@@ -175,11 +175,23 @@ impl TokenEndpoint {
             _ => None,
         })
         .ok_or_else(refused)?;
-        if subject_type_of(&claims) == SubjectType::Human {
-            let person = self.person(tenant, &claims).await?;
-            if !person.as_ref().is_some_and(User::can_sign_in) {
-                return Err(refused());
+        match subject_type_of(&claims) {
+            SubjectType::Human => {
+                let person = self.person(tenant, &claims).await?;
+                if !person.as_ref().is_some_and(User::can_sign_in) {
+                    return Err(refused());
+                }
             }
+            // A suspended or revoked agent's token is worth nothing, here as at introspection.
+            SubjectType::Agent => {
+                let mut tx = self.ctx.store.read().await?;
+                let active = agent_is_active(tx.as_mut(), tenant, claim(&claims, "sub")).await?;
+                tx.finish().await?;
+                if !active {
+                    return Err(refused());
+                }
+            }
+            SubjectType::System | SubjectType::Anonymous => {}
         }
         // A token acting in an organization is exchanged only while the organization is
         // active: the new token would carry its `org_id` again.

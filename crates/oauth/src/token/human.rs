@@ -585,7 +585,7 @@ impl TokenEndpoint {
             &NewAccessToken {
                 subject: grant.subject,
                 subject_type: SubjectType::Human,
-                client_id: &app.id,
+                client_id: app.id.as_str(),
                 audience: &audience,
                 scope: grant.scope,
                 authentication: Some(Authentication {

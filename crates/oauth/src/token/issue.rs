@@ -23,7 +23,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::json;
 use std::fmt;
 use std::time::Duration;
-use svc_domain::{ClientId, Clock, GrantType, Rng, ScopeSet, TenantId};
+use svc_domain::{Clock, GrantType, Rng, ScopeSet, TenantId};
 use time::OffsetDateTime;
 
 /// The JOSE `typ` of access tokens (RFC 9068 §2.1).
@@ -85,6 +85,9 @@ pub struct TokenSettings {
     pub token_exchange: bool,
     /// `[delegation].max_chain_depth`: most actors an exchanged token's `act` chain names.
     pub max_chain_depth: usize,
+    /// `[challenge].enabled`: agents' signed answers to challenges are accepted (the JWT bearer
+    /// grant, `super::agent`); otherwise that grant type is `unsupported_grant_type`.
+    pub agent_assertions: bool,
 }
 
 impl Default for TokenSettings {
@@ -100,6 +103,7 @@ impl Default for TokenSettings {
             ciba_grant: false,
             token_exchange: true,
             max_chain_depth: 3,
+            agent_assertions: false,
         }
     }
 }
@@ -134,8 +138,9 @@ pub struct NewAccessToken<'a> {
     pub subject: &'a str,
     /// `subject_type`.
     pub subject_type: SubjectType,
-    /// `client_id`: the application that receives the token.
-    pub client_id: &'a ClientId,
+    /// `client_id`: the application that receives the token (an agent's own id for the token
+    /// it obtains by challenge-response: it is its own client).
+    pub client_id: &'a str,
     /// `aud`: the single audience.
     pub audience: &'a str,
     /// `scope`.
@@ -299,7 +304,7 @@ impl AccessTokenIssuer<'_> {
             "iat": iat,
             "jti": jti,
             "tenant_id": tenant.as_str(),
-            "client_id": token.client_id.as_str(),
+            "client_id": token.client_id,
             "scope": token.scope.to_string(),
             "subject_type": token.subject_type.as_str(),
         });

@@ -15,10 +15,15 @@
 //! Token exchange (RFC 8693) runs in [`exchange`], on the rules of
 //! [`crate::grants::token_exchange`].
 //!
+//! The agent grant ([`agent`], `[challenge]`) has no client to authenticate: an agent proves
+//! itself with a signed answer to a challenge, so it leaves the list before step 1's client
+//! parsing and runs its own ordered checks.
+//!
 //! `authorization_code` and `refresh_token` run in [`human`], one write transaction each; the
 //! polls of the device and CIBA grants ([`polled`]) end in the same redemption as
 //! `authorization_code`.
 
+pub mod agent;
 mod exchange;
 mod human;
 pub mod issue;
@@ -121,6 +126,9 @@ impl TokenEndpoint {
     /// Handles one token request as the HTTP layer received it, `DPoP` header included.
     pub async fn handle_call(&self, call: &TokenCall<'_>) -> Result<TokenResponse, OAuthError> {
         let (tenant, issuer) = (call.tenant, call.issuer);
+        if self.settings.agent_assertions && agent::is_agent_grant(call.form) {
+            return self.agent_assertion(call).await;
+        }
         // 1.
         let request = TokenRequest::parse(call.form, call.authorization)?.from_peer(call.peer);
         if !self.settings.serves(request.grant_type()) {
@@ -195,7 +203,7 @@ impl TokenEndpoint {
                     // A system principal: the application is its own subject.
                     subject: app.id.as_str(),
                     subject_type: SubjectType::System,
-                    client_id: &app.id,
+                    client_id: app.id.as_str(),
                     audience: &grant.audience,
                     scope: &grant.scope,
                     // Nobody signed in: no authentication to repeat.

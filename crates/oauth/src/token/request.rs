@@ -423,7 +423,10 @@ pub fn client_id_hint(form: &[(String, String)], authorization: Option<&str>) ->
     } else if let Some(header) = authorization {
         parse_basic(header).ok().map(|(id, _)| id)
     } else {
-        body("client_assertion").and_then(unverified_assertion_sub)
+        // A client's assertion, else an agent's (the agent grant authenticates by it alone).
+        body("client_assertion")
+            .or_else(|| body("assertion"))
+            .and_then(unverified_assertion_sub)
     };
     hint.filter(|id| !id.is_empty() && id.len() <= MAX_HINT)
 }

@@ -3,7 +3,8 @@
 //! token, introspection, revocation and UserInfo endpoints, the pushed authorization request
 //! endpoint unless `[oidc].pushed_authorization_requests` disables it, the device
 //! authorization endpoint and verification page while `[device_authorization].enabled`, the
-//! backchannel authentication endpoint and approval page while `[ciba].enabled`, and dynamic
+//! backchannel authentication endpoint and approval page while `[ciba].enabled`, the agent
+//! challenge endpoint while `[challenge].enabled`, and dynamic
 //! client registration while `[dynamic_registration].enabled`. Every protocol engine is built from
 //! one [`ProtocolContext`], so a new endpoint is one more line here; `[jwt]` and `[oidc]`
 //! become the engines' settings in this file alone.
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_config::Config;
 use svc_http::hosted::{self, HostedState};
+use svc_http::routes::agent_challenge::{self as challenge_route, ChallengeState};
 use svc_http::routes::backchannel::{self as backchannel_route, BackchannelState};
 use svc_http::routes::device::{self as device_route, DeviceState};
 use svc_http::routes::par::{self, ParState};
@@ -23,11 +25,13 @@ use svc_http::routes::registration::{self as registration_route, RegistrationSta
 use svc_http::routes::token::{self, TokenState};
 use svc_http::routes::well_known::{self, WellKnownState};
 use svc_http::throttle::{Throttle, ThrottleSettings};
+use svc_oauth::agent_challenge::{ChallengeEndpoint, ChallengeSettings};
 use svc_oauth::authorize::{
     AuthorizeEndpoint, AuthorizeSettings, PushEndpoint, PushedRequests, RequestObjects,
 };
 use svc_oauth::backchannel::{BackchannelEndpoint, BackchannelSettings};
 use svc_oauth::browser_origins::BrowserOrigins;
+use svc_oauth::delegations::Delegations;
 use svc_oauth::device::{DeviceEndpoint, DeviceSettings};
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
 use svc_oauth::end_session::EndSession;
@@ -69,6 +73,10 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             rng: services.rng.clone(),
             device: device.enabled.then(|| Arc::new(device.clone())),
             ciba: ciba.enabled,
+            delegations: config
+                .challenge
+                .enabled
+                .then(|| Arc::new(Delegations::new(ctx.clone()))),
         }));
     // OpenID CIBA: likewise.
     if ciba.enabled {
@@ -90,6 +98,22 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
         router = router.merge(device_route::router(DeviceState {
             tenants: services.tenants.clone(),
             endpoint: Arc::new(DeviceEndpoint::new(ctx.clone(), device.clone())),
+            throttle: throttle.clone(),
+        }));
+    }
+    // Agent challenge-response: unrouted when disabled, like the others.
+    if config.challenge.enabled {
+        router = router.merge(challenge_route::router(ChallengeState {
+            tenants: services.tenants.clone(),
+            endpoint: Arc::new(ChallengeEndpoint::new(
+                ctx.clone(),
+                ChallengeSettings {
+                    enabled: true,
+                    lifetime: Duration::from_secs(u64::from(
+                        config.challenge.challenge_lifetime_secs,
+                    )),
+                },
+            )),
             throttle: throttle.clone(),
         }));
     }
@@ -162,6 +186,7 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             ciba: config.ciba.enabled,
             dpop: config.dpop.enabled,
             token_exchange: config.delegation.enabled,
+            agent_challenge: config.challenge.enabled,
             second_factors: config.two_factor.enabled || config.passkey.enabled,
             ..OptionalFeatures::default()
         },
@@ -182,6 +207,7 @@ fn token_settings(config: &Config) -> TokenSettings {
         ciba_grant: config.ciba.enabled,
         token_exchange: config.delegation.enabled,
         max_chain_depth: usize::from(config.delegation.max_chain_depth),
+        agent_assertions: config.challenge.enabled,
     }
 }
 

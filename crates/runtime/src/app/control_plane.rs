@@ -67,6 +67,7 @@ pub(super) fn reference(config: &svc_config::Config) -> Router {
             "/oauth/par",
         ),
         (!config.device_authorization.enabled, "/oauth/device/code"),
+        (!config.challenge.enabled, "/oauth/agent/challenge"),
         (!config.ciba.enabled, "/bc-authorize"),
         (!config.ciba.enabled, "/api/v1/identity/ciba/requests"),
         (

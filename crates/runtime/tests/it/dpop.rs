@@ -15,13 +15,13 @@ use svc_domain::{Clock, OsRandom, Rng, SigningAlg, SystemClock};
 use svc_testkit::{BACKENDS, TestApp};
 
 /// A client's DPoP key and the proofs it makes.
-struct Prover {
+pub(crate) struct Prover {
     key: SigningKey,
 }
 
 /// What a proof says; the defaults are a good proof for `POST url`.
 #[derive(Clone)]
-struct Claims<'a> {
+pub(crate) struct Claims<'a> {
     method: &'a str,
     url: String,
     token: Option<&'a str>,
@@ -30,7 +30,7 @@ struct Claims<'a> {
 }
 
 impl<'a> Claims<'a> {
-    fn post(url: String) -> Self {
+    pub(crate) fn post(url: String) -> Self {
         Self {
             method: "POST",
             url,
@@ -62,14 +62,14 @@ fn unique() -> String {
 }
 
 impl Prover {
-    fn new(alg: SigningAlg) -> Self {
+    pub(crate) fn new(alg: SigningAlg) -> Self {
         Self {
             key: SigningKey::generate(alg).unwrap(),
         }
     }
 
     /// RFC 7638 thumbprint of the key: what `cnf.jkt` must be.
-    fn jkt(&self) -> &str {
+    pub(crate) fn jkt(&self) -> &str {
         self.key.kid()
     }
 
@@ -104,7 +104,7 @@ impl Prover {
         payload
     }
 
-    fn proof(&self, claims: &Claims<'_>) -> String {
+    pub(crate) fn proof(&self, claims: &Claims<'_>) -> String {
         self.key
             .sign_jws(self.header(), &Self::payload(claims))
             .unwrap()

@@ -7,6 +7,8 @@
 //!   signed with joserfc, sent by value and pushed, a forged one refused.
 //! - `interop/authlib/rp.py`: Authlib's `OAuth2Session` with `client_secret_basic` and
 //!   `client_secret_post`, the hosted forms driven by `requests`, PyJWT as the JOSE check;
+//! - `interop/authlib/agent.py` (run from `interop_agents.rs`): agent challenge-response with
+//!   Authlib's `AssertionSession`;
 //! - `interop/authlib/mfa.py`: the second factor (`[two_factor]`) with pyotp as the independent
 //!   authenticator app: enrolment, step-up for `acr_values`, sign-in with a TOTP or backup code,
 //!   replay and reuse refused, `acr`/`amr` in the ID token, access token and introspection;
@@ -709,7 +711,6 @@ async fn authlib(backend: Backend) {
 /// `interop/authlib/jar.py`: signed request objects (RFC 9101) built from Authlib's request,
 /// signed with joserfc under a key this test generated and registered, by value and pushed.
 async fn authlib_jar(backend: Backend) {
-    use base64::Engine;
     require_prerequisites(&[Prerequisite::Venv]);
     let fixture = Fixture::start(backend).await;
     let (management, _) = management_token(&fixture.app).await;
@@ -728,17 +729,7 @@ async fn authlib_jar(backend: Backend) {
         }),
     )
     .await;
-    let der = key.to_pkcs8().unwrap();
-    let body = base64::engine::general_purpose::STANDARD.encode(der.as_slice());
-    let lines: Vec<&str> = body
-        .as_bytes()
-        .chunks(64)
-        .map(|line| std::str::from_utf8(line).unwrap())
-        .collect();
-    let pem = format!(
-        "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
-        lines.join("\n")
-    );
+    let pem = crate::interop_agents::pem(&key);
     let mut env = fixture.common_env();
     env.push(("JAR_CLIENT_ID".into(), str_field(&created, "client_id")));
     env.push((

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod advertised;
+mod agent_challenge;
 mod agents;
 mod api_conventions;
 mod api_keys;
@@ -13,6 +14,7 @@ mod ciba_api;
 mod cli;
 mod common;
 mod dcr;
+mod delegations;
 mod device;
 mod discovery;
 mod dns;
@@ -24,6 +26,7 @@ mod health;
 mod hosted;
 mod instances;
 mod interop;
+mod interop_agents;
 mod invitations;
 mod jar;
 mod js_sdk;

@@ -23,8 +23,6 @@ enabled = true
 enabled = true
 [anonymous]
 enabled = true
-[challenge]
-pow_difficulty = 18
 [siwe]
 enabled = true
 [session_cookie]
@@ -85,7 +83,6 @@ const LABELS: &[&str] = &[
     "[email_otp]",
     "[magic_link]",
     "[anonymous]",
-    "[challenge]",
     "[siwe]",
     "[session_cookie]",
     "[refresh_family_cache]",
