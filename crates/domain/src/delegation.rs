@@ -7,7 +7,7 @@
 //! administrator) revokes it; a revoked delegation is kept, so the audit log and the `act`
 //! claims of tokens already issued keep naming something.
 
-use crate::{AgentId, DelegationId, ScopeSet, TenantId, UserId};
+use crate::{AgentId, DelegationId, EventData, ScopeSet, TenantId, UserId};
 use time::OffsetDateTime;
 
 /// Longest a person may delegate for at once, in days.
@@ -40,6 +40,19 @@ impl Delegation {
     /// Whether the agent may act on it at `now`.
     pub fn is_live(&self, now: OffsetDateTime) -> bool {
         self.revoked_at.is_none() && self.expires_at > now
+    }
+
+    /// The `admin.delegation.revoked` payload of this delegation, revoked by `actor`
+    /// (`user:usr_…` for the person, the administrator's audit spelling otherwise).
+    pub fn revoked_event(&self, actor: String) -> EventData {
+        EventData::Delegation {
+            delegation_id: self.id.clone(),
+            user_id: self.user_id.clone(),
+            agent_id: self.agent_id.clone(),
+            scopes: self.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
+            resources: self.resources.clone(),
+            actor,
+        }
     }
 
     /// Whether it covers `scope` at `resource`.

@@ -127,6 +127,8 @@ pub mod action {
     pub const AGENT_UPDATED: &str = "agent.updated";
     /// An agent was revoked.
     pub const AGENT_REVOKED: &str = "agent.revoked";
+    /// A delegation was revoked (by the person on their account page, or an administrator).
+    pub const DELEGATION_REVOKED: &str = "delegation.revoked";
     /// An API key was created (target: the key).
     pub const API_KEY_CREATED: &str = "api_key.created";
     /// An API key was revoked (target: the key).

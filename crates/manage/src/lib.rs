@@ -43,6 +43,7 @@ pub mod audit;
 pub mod caller;
 mod context;
 pub mod control_plane;
+pub mod delegations;
 pub mod domains;
 mod error;
 mod events;

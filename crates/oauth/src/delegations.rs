@@ -298,11 +298,22 @@ impl Delegations {
         };
         let now = truncate_micros(self.ctx.clock.now());
         let mut tx = self.ctx.store.write().await?;
+        let Some(found) = tx.delegation(&tenant.id, &id).await? else {
+            return Ok(false);
+        };
         if !tx.revoke_delegation(&tenant.id, user, &id, now).await? {
             return Ok(false);
         }
         tx.insert_audit(&self.audit(tenant, user, "delegation.revoked", &id, now))
             .await?;
+        let event = svc_domain::Event::new(
+            self.ctx.clock.as_ref(),
+            self.ctx.rng.as_ref(),
+            &tenant.id,
+            svc_domain::EventType::AdminDelegationRevoked,
+            found.revoked_event(format!("user:{user}")),
+        );
+        tx.insert_event(&event).await?;
         tx.commit().await?;
         tracing::info!(tenant = %tenant.id, user = %user, delegation = %id, "delegation revoked");
         Ok(true)

@@ -163,8 +163,9 @@ catalog! {
     AdminAgentUpdated = "admin.agent.updated", emitted: true;
     /// An agent was revoked, for good: it can never be changed or reactivated.
     AdminAgentRevoked = "admin.agent.revoked", emitted: true;
-    /// A delegation was revoked.
-    AdminDelegationRevoked = "admin.delegation.revoked", emitted: false;
+    /// A delegation a person granted an agent was revoked, by the person or an administrator:
+    /// the agent can no longer act for them with it.
+    AdminDelegationRevoked = "admin.delegation.revoked", emitted: true;
     /// A vault credential was created.
     VaultCredentialCreated = "vault.credential.created", emitted: false;
     /// A vault grant was revoked.

@@ -2,9 +2,9 @@
 //! some payloads carry.
 
 use crate::{
-    AgentId, ApiKeyId, ApiResourceId, ClientId, DeliveryId, DomainId, FactorId, GuardianId,
-    InvitationId, OrganizationId, PasskeyId, PolicyId, RecoveryId, RefreshFamilyId, SessionId,
-    UserId, WebhookId,
+    AgentId, ApiKeyId, ApiResourceId, ClientId, DelegationId, DeliveryId, DomainId, FactorId,
+    GuardianId, InvitationId, OrganizationId, PasskeyId, PolicyId, RecoveryId, RefreshFamilyId,
+    SessionId, UserId, WebhookId,
 };
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -355,6 +355,21 @@ pub enum EventData {
         /// The scopes it may be granted.
         allowed_scopes: Vec<String>,
         /// Who made the change.
+        actor: String,
+    },
+    /// `admin.delegation.revoked`
+    Delegation {
+        /// The delegation.
+        delegation_id: DelegationId,
+        /// The person who granted it.
+        user_id: UserId,
+        /// The agent it let act for them.
+        agent_id: AgentId,
+        /// The permissions it granted.
+        scopes: Vec<String>,
+        /// The APIs it granted them at.
+        resources: Vec<String>,
+        /// Who revoked it: `user:usr_…` (the person) or an administrator.
         actor: String,
     },
     /// `admin.policy.*`

@@ -217,6 +217,7 @@ pub fn document() -> OpenApi {
         crate::routes::api_resources::operations(),
         crate::routes::policies::operations(),
         crate::routes::agents::operations(),
+        crate::routes::delegations::operations(),
         crate::routes::control_plane::operations(),
         crate::routes::users::operations(),
         crate::routes::invitations::operations(),

@@ -10,6 +10,7 @@ pub mod applications;
 pub mod backchannel;
 mod browser_cors;
 pub mod control_plane;
+pub mod delegations;
 pub mod device;
 pub mod identity_ciba;
 pub mod invitations;

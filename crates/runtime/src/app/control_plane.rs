@@ -48,6 +48,7 @@ pub(super) fn routes(config: &svc_config::Config, services: &Services) -> Router
         .merge(svc_http::routes::api_resources::router(api.clone()))
         .merge(svc_http::routes::policies::router(api.clone()))
         .merge(svc_http::routes::agents::router(api.clone()))
+        .merge(svc_http::routes::delegations::router(api.clone()))
         .merge(svc_http::routes::registration_policy::router(api.clone()))
         .merge(svc_http::routes::scim_tokens::router(api.clone()))
         .merge(users::router(api.clone()))

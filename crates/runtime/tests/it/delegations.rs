@@ -341,7 +341,7 @@ async fn a_person_delegates_to_an_agent_which_acts_for_them_until_revoked() {
             Some("/auth/account/delegations")
         );
 
-        // Granted again, then Ada suspended: her agent's token dies with her.
+        // Granted again.
         let again = browser
             .submit(
                 &consent_path(&id, "bookings:read", BOOKINGS),
@@ -351,6 +351,101 @@ async fn a_person_delegates_to_an_agent_which_acts_for_them_until_revoked() {
             .await;
         assert_eq!(again.status, 200);
         let (status, tokens) = token_for(&world, &key, &id, &ada, &[("resource", BOOKINGS)]).await;
+        assert_eq!(status, 200, "{tokens}");
+        let second = claims_of(tokens["access_token"].as_str().unwrap())["act"]["delegation_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+
+        // Administrators see a person's delegations and revoke them (agents:read|write).
+        let listed: Value = world
+            .api(
+                Method::GET,
+                &format!("/api/v1/delegations?user_id={ada}&agent_id={id}"),
+            )
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let items = listed["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2, "{listed}");
+        assert_eq!(items[0]["id"], second.as_str(), "newest first");
+        assert_eq!(
+            (items[0]["live"].as_bool(), items[1]["live"].as_bool()),
+            (Some(true), Some(false))
+        );
+        assert_eq!(items[1]["id"], delegation.as_str());
+        assert_eq!(items[0]["scopes"], json!(["bookings:read"]));
+        let path = format!("/api/v1/delegations/{second}");
+        for _ in 0..2 {
+            let revoked = world.api(Method::DELETE, &path).send().await.unwrap();
+            assert_eq!(revoked.status(), 204, "revoking again changes nothing");
+        }
+        let read: Value = world
+            .api(Method::GET, &path)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(read["live"], false);
+        assert!(read["revoked_at"].is_string());
+        assert_eq!(
+            introspect(&world, &server, tokens["access_token"].as_str().unwrap()).await,
+            json!({"active": false})
+        );
+        for (method, bad) in [
+            (
+                Method::GET,
+                "/api/v1/delegations/dlg_01jd0000000000000000000000",
+            ),
+            (Method::DELETE, "/api/v1/delegations/not-an-id"),
+        ] {
+            assert_eq!(
+                world.api(method, bad).send().await.unwrap().status(),
+                404,
+                "{bad}"
+            );
+        }
+        for bad in ["/api/v1/delegations", "/api/v1/delegations?user_id=agt_x"] {
+            assert_eq!(
+                world.api(Method::GET, bad).send().await.unwrap().status(),
+                400,
+                "{bad}"
+            );
+        }
+        let audit: Value = world
+            .api(Method::GET, &format!("/api/v1/audit-logs?target={second}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let actions: Vec<&str> = audit["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["action"].as_str())
+            .collect();
+        assert!(
+            actions.contains(&"delegation.granted") && actions.contains(&"delegation.revoked"),
+            "{audit}"
+        );
+
+        // Granted a third time, then Ada suspended: her agent's token dies with her.
+        let third = browser
+            .submit(
+                &consent_path(&id, "bookings:read", BOOKINGS),
+                "/auth/delegate",
+                &[("decision", "allow")],
+            )
+            .await;
+        assert_eq!(third.status, 200);
+        let (status, tokens) = token_for(&world, &key, &id, &ada, &[]).await;
         assert_eq!(status, 200, "{tokens}");
         let access = tokens["access_token"].as_str().unwrap().to_owned();
         let suspended = world
