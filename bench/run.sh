@@ -8,13 +8,13 @@ usage() {
   cat <<'EOF'
 usage: bash bench/run.sh [--quick]
 
-  --quick   1 round, 4 s per load run (about 7 minutes in total with a warm build)
-  (default) 2 rounds, 15 s per load run (about 35 minutes)
+  --quick   1 round, 4 s per load run (about 8 minutes in total with a warm build)
+  (default) 2 rounds, 15 s per load run (about 40 minutes)
 
 Environment overrides (optional):
   BENCH_DURATION=SECONDS   seconds per load run          BENCH_ROUNDS=N     interleaved rounds
   BENCH_BACKENDS="sqlite postgres"                       BENCH_CONCURRENCY="16 64"
-  BENCH_SCENARIOS="token introspect jwks discovery refresh authcode authcode_par device_poll token_flows token_dpop signin signin_totp signin_passkey"
+  BENCH_SCENARIOS="token introspect jwks discovery api_key_read jwt_read refresh authcode authcode_par device_poll token_flows token_exchange token_dpop signin signin_totp signin_passkey"
   BENCH_TOTP_USERS=N       users with a TOTP factor for signin_totp (default: sized to the runs)
   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
@@ -40,7 +40,7 @@ DURATION=${BENCH_DURATION:-$DURATION}
 ROUNDS=${BENCH_ROUNDS:-$ROUNDS}
 BACKENDS=${BENCH_BACKENDS:-"sqlite postgres"}
 CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
-SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery refresh authcode authcode_par device_poll token_flows token_dpop signin signin_totp signin_passkey"}
+SCENARIOS=${BENCH_SCENARIOS:-"token introspect jwks discovery api_key_read jwt_read refresh authcode authcode_par device_poll token_flows token_exchange token_dpop signin signin_totp signin_passkey"}
 PG_ADMIN_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SVC_LOG=${BENCH_SVC_LOG:-warn}
 ID_TOKEN_ALG=${BENCH_ID_TOKEN_ALG:-RS256}
@@ -76,17 +76,24 @@ die() { log "ERROR: $*"; exit 1; }
 
 # Scenarios driven by bench/flows (svc-bench-flows) instead of wrk; the sign-ins (password,
 # password + TOTP, passkey), the pushed-request code flow (authcode_par, RFC 9126), the device
-# grant's polls (device_poll, RFC 8628) and client_credentials with a fresh DPoP proof per request
-# (token_dpop, RFC 9449; the peer is not configured for DPoP) with its baseline from the same
-# driver without the proof (token_flows) run on svc only.
-is_flow() { case "$1" in refresh|authcode|authcode_par|device_poll|token_flows|token_dpop|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
+# grant's polls (device_poll, RFC 8628), client_credentials with a fresh DPoP proof per request
+# (token_dpop, RFC 9449; the peer is not configured for DPoP) and the token exchange of a
+# client_credentials token (token_exchange, RFC 8693; nor for that) with their baseline from the
+# same driver (token_flows) run on svc only.
+is_flow() { case "$1" in refresh|authcode|authcode_par|device_poll|token_flows|token_exchange|token_dpop|signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
 is_signin() { case "$1" in signin|signin_totp|signin_passkey) return 0 ;; *) return 1 ;; esac; }
+# client_credentials as the tenant's management application, from the flows driver.
 is_client_credentials_flow() { case "$1" in token_flows|token_dpop) return 0 ;; *) return 1 ;; esac; }
+# Flows of machines: no person, no ID token.
+is_machine_flow() { is_client_credentials_flow "$1" || [ "$1" = token_exchange ]; }
+# The same management API read (wrk) with an API key and with a JWT: svc only (the peer has no
+# management API).
+is_management_read() { case "$1" in api_key_read|jwt_read) return 0 ;; *) return 1 ;; esac; }
 has_scenario() { [[ " $SCENARIOS " == *" $1 "* ]]; }
-peer_runs() { ! is_signin "$1" && ! is_client_credentials_flow "$1" && [ "$1" != authcode_par ] && [ "$1" != device_poll ]; }
-# Flows that need the code-flow application and the users (token_flows and token_dpop use the
-# tenant's management application, which exists anyway).
-any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && ! is_client_credentials_flow "$s" && return 0; done; return 1; }
+peer_runs() { ! is_signin "$1" && ! is_machine_flow "$1" && ! is_management_read "$1" && [ "$1" != authcode_par ] && [ "$1" != device_poll ]; }
+# Flows that need the code-flow application and the users (the machine flows use the tenant's
+# management application, which exists anyway, or the exchange application).
+any_flow() { local s; for s in $SCENARIOS; do is_flow "$s" && ! is_machine_flow "$s" && return 0; done; return 1; }
 # Runs with non-2xx answers or socket errors: reported in RESULTS.md, then the harness fails.
 FAILED_RUNS=0
 
@@ -250,6 +257,9 @@ printf 'backend\tserver\tscenario\tconc\tround\trequests\tduration_us\tp50_us\tp
 # Servers
 # ---------------------------------------------------------------------------------------------
 OURS_PORT=""; OURS_HOST=""; OURS_AUTH=""; OURS_CLIENT_ID=""; OURS_CLIENT_SECRET=""
+# api_key_read: an API key of the bench tenant (applications:read); token_exchange: an application
+# with client_credentials and the exchange grant (both created by provision_machine).
+OURS_API_KEY=""; OURS_EXCHANGE_CLIENT_ID=""; OURS_EXCHANGE_CLIENT_SECRET=""
 PEER_PORT=""
 PEER_CLIENT_ID=bench-client
 PEER_CLIENT_SECRET="bench-secret-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -360,7 +370,40 @@ start_ours() {
     || die "tenant creation failed: $(jq -c 'del(.management_application.client_secret)' <<<"$resp" 2>/dev/null || echo "$resp")"
   OURS_AUTH="Basic $(printf '%s:%s' "$OURS_CLIENT_ID" "$OURS_CLIENT_SECRET" | base64 -w0)"
   log "svc ($backend): tenant bench created, client $OURS_CLIENT_ID"
+  if has_scenario api_key_read || has_scenario token_exchange; then provision_machine "$backend"; fi
   if any_flow; then provision_ours "$backend"; fi
+}
+
+# provision_machine BACKEND: for api_key_read, an API key (applications:read, the scope of the
+# jwt_read token, so both reads pass the same checks); for token_exchange, a confidential
+# application with client_credentials and the exchange grant, allowed applications:read (the
+# scope of token_flows, so both token requests ask for the same). Through the management API with
+# a client_credentials token of the management application.
+provision_machine() {
+  local backend=$1 base="http://127.0.0.1:$OURS_PORT" token resp
+  token=$(curl -s -m 10 "$base/oauth/token" -H "Host: $OURS_HOST" -H "Authorization: $OURS_AUTH" \
+            -d grant_type=client_credentials --data-urlencode 'scope=applications:read applications:write' \
+          | jq -r '.access_token // empty')
+  [ -n "$token" ] || die "no management token with applications:read applications:write"
+  if has_scenario api_key_read; then
+    resp=$(curl -s -m 10 "$base/api/v1/api-keys" -H "Host: $OURS_HOST" -H "authorization: Bearer $token" \
+      -H 'content-type: application/json' -d '{"name": "bench", "scopes": ["applications:read"]}')
+    OURS_API_KEY=$(jq -r '.key // empty' <<<"$resp")
+    [[ "$OURS_API_KEY" == svck_* ]] || die "API key creation failed: $(jq -c 'del(.key)' <<<"$resp" 2>/dev/null || echo "$resp")"
+    log "svc ($backend): API key $(jq -r .id <<<"$resp") (applications:read)"
+  fi
+  if has_scenario token_exchange; then
+    resp=$(curl -s -m 10 "$base/api/v1/applications" -H "Host: $OURS_HOST" -H "authorization: Bearer $token" \
+      -H 'content-type: application/json' -d '{"name": "bench token exchange",
+        "grant_types": ["urn:ietf:params:oauth:grant-type:token-exchange", "client_credentials"],
+        "token_endpoint_auth_method": "client_secret_basic", "redirect_uris": [],
+        "allowed_scopes": ["applications:read"]}')
+    OURS_EXCHANGE_CLIENT_ID=$(jq -r '.client_id // empty' <<<"$resp")
+    OURS_EXCHANGE_CLIENT_SECRET=$(jq -r '.client_secret // empty' <<<"$resp")
+    [ -n "$OURS_EXCHANGE_CLIENT_ID" ] && [ -n "$OURS_EXCHANGE_CLIENT_SECRET" ] \
+      || die "token-exchange application creation failed: $(jq -c 'del(.client_secret)' <<<"$resp" 2>/dev/null || echo "$resp")"
+    log "svc ($backend): token-exchange client $OURS_EXCHANGE_CLIENT_ID"
+  fi
 }
 
 # create_users BASE TOKEN EMAIL COUNT: COUNT people with the bench password (EMAIL with {i} = 1..COUNT).
@@ -487,6 +530,10 @@ set_scenario() {
       introspect) BENCH_METHOD=POST; URL="$base/oauth/introspect"; BENCH_BODY="token=$(fresh_token ours)" ;;
       jwks)       BENCH_METHOD=GET; URL="$base/.well-known/jwks.json"; BENCH_BODY=""; BENCH_AUTH="" ;;
       discovery)  BENCH_METHOD=GET; URL="$base/.well-known/openid-configuration"; BENCH_BODY=""; BENCH_AUTH="" ;;
+      # The same cheap management read, once per credential. The JWT is fetched per run (set_scenario
+      # runs before each CPU sample): machine tokens live 300 s, enough for a run, not for a round.
+      api_key_read) BENCH_METHOD=GET; URL="$base/api/v1/applications?limit=1"; BENCH_BODY=""; BENCH_AUTH="Bearer $OURS_API_KEY" ;;
+      jwt_read)     BENCH_METHOD=GET; URL="$base/api/v1/applications?limit=1"; BENCH_BODY=""; BENCH_AUTH="Bearer $(fresh_token ours)" ;;
       *) die "unknown scenario $scenario" ;;
     esac
   else
@@ -503,7 +550,8 @@ set_scenario() {
   export BENCH_METHOD BENCH_BODY BENCH_AUTH BENCH_HOST
 }
 
-# probe SERVER SCENARIO: one request with curl; the scenario must answer 200 (introspection: active).
+# probe SERVER SCENARIO: one request with curl; the scenario must answer 200 (introspection: active;
+# the management reads: a list of applications).
 probe() {
   local server=$1 scenario=$2 out="$WORK/probe.body"
   set_scenario "$server" "$scenario"
@@ -515,6 +563,10 @@ probe() {
   [ "$code" = 200 ] || die "$server $scenario probe: HTTP $code: $(head -c 300 "$out")"
   if [ "$scenario" = introspect ]; then
     [ "$(jq -r .active "$out")" = true ] || die "$server introspection probe: token not active: $(head -c 300 "$out")"
+  fi
+  if is_management_read "$scenario"; then
+    jq -e '.items | type == "array"' "$out" >/dev/null 2>&1 \
+      || die "$server $scenario probe: not a list of applications: $(head -c 300 "$out")"
   fi
   if [ "$scenario" = token ]; then
     local alg; alg=$(jq -r .access_token "$out" | cut -d. -f1 | tr '_-' '/+' | base64 -d 2>/dev/null | jq -r .alg 2>/dev/null || true)
@@ -548,6 +600,12 @@ flow_cmd() {
     FLOW_CMD=("$FLOWS" signin-passkey --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
       --email "$PASSKEY_EMAIL" --users "$BENCH_USERS")
     FLOW_SECRET=""
+  elif [ "$server" = ours ] && [ "$scenario" = token_exchange ]; then
+    # Its own application, registered with the exchange grant in the setup: the management
+    # application stays as the tenant creation made it.
+    FLOW_CMD=("$FLOWS" "$scenario" --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
+      --client-id "$OURS_EXCHANGE_CLIENT_ID")
+    FLOW_SECRET=$OURS_EXCHANGE_CLIENT_SECRET
   elif [ "$server" = ours ] && is_client_credentials_flow "$scenario"; then
     # client_credentials as the tenant's management application (the wrk token scenario's client).
     FLOW_CMD=("$FLOWS" "$scenario" --server ours --base-url "http://127.0.0.1:$OURS_PORT" --host "$OURS_HOST"
@@ -568,8 +626,9 @@ flow_cmd() {
 # then be refused; signin_totp: user 1 enrolled, then 303 to /auth/account with a session after
 # the second factor; signin_passkey: user 1's passkey registered, then 303 to /auth/account with
 # a session after the assertion; token_dpop: token_type DPoP, cnf.jkt the proof key's
-# thumbprint, the same proof then refused; token_flows: token_type Bearer, no cnf); the driver
-# exits non-zero otherwise.
+# thumbprint, the same proof then refused; token_flows: token_type Bearer, no cnf;
+# token_exchange: issued_token_type access_token, no act, the subject token's aud and scope); the
+# driver exits non-zero otherwise.
 probe_flow() {
   local server=$1 scenario=$2
   local out="$RAW/probe-$server-$scenario.txt"
@@ -584,8 +643,8 @@ probe_flow() {
   if [[ "$facts" != *"access_token=ES256"* ]]; then
     log "warning: $server $scenario access token is not ES256 ($facts)"
   fi
-  # client_credentials issues no ID token.
-  if is_client_credentials_flow "$scenario"; then return 0; fi
+  # client_credentials and its exchange issue no ID token.
+  if is_machine_flow "$scenario"; then return 0; fi
   if [[ "$facts" != *"id_token=$ID_TOKEN_ALG"* ]]; then
     die "$server $scenario probe: the ID token is not $ID_TOKEN_ALG ($facts)"
   fi
@@ -712,7 +771,7 @@ bench_backend() {
       if peer_runs "$scenario"; then probe_flow peer "$scenario"; fi
     else
       probe ours "$scenario"
-      probe peer "$scenario"
+      if peer_runs "$scenario"; then probe peer "$scenario"; fi
     fi
   done
   if [ "$WARMUP" -gt 0 ]; then

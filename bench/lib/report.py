@@ -13,20 +13,24 @@ SCENARIO_NAMES = {
     "introspect": "introspection",
     "jwks": "JWKS",
     "discovery": "discovery",
+    "api_key_read": "management API read with an API key (`GET /api/v1/applications?limit=1`, `Bearer svck_…`) — req/s",
+    "jwt_read": "the same read with a client_credentials JWT (baseline of the previous row) — req/s",
     "refresh": "refresh-token rotation",
     "authcode": "authorization-code flow (authorize → token) — **flows/s**, per flow",
     "authcode_par": "authorization-code flow with PAR (par → authorize → token, RFC 9126) — flows/s, per flow",
     "device_poll": "device grant polls (RFC 8628 §3.4: authorization_pending / slow_down, each recorded in the database) — req/s",
-    "token_flows": "client_credentials token from the flows driver, no DPoP (baseline of the next row) — req/s",
+    "token_flows": "client_credentials token from the flows driver, no DPoP (baseline of the next two rows) — req/s",
+    "token_exchange": "token exchange of the client's own client_credentials token (RFC 8693) — req/s",
     "token_dpop": "DPoP-bound client_credentials token (a fresh ES256 proof per request, RFC 9449) — req/s",
     "signin": "password sign-in (GET + POST /auth/sign-in) — sign-ins/s",
     "signin_totp": "password + TOTP sign-in (GET + POST /auth/sign-in, GET + POST /auth/second-factor) — sign-ins/s",
     "signin_passkey": "passkey sign-in (GET /auth/sign-in, POST /auth/passkey/options, POST /auth/passkey) — sign-ins/s",
 }
-ORDER = ["token", "introspect", "jwks", "discovery", "refresh", "authcode", "authcode_par", "device_poll",
-         "token_flows", "token_dpop", "signin", "signin_totp", "signin_passkey"]
-FLOWS = {"refresh", "authcode", "authcode_par", "device_poll", "token_flows", "token_dpop", "signin", "signin_totp",
-         "signin_passkey"}
+ORDER = ["token", "introspect", "jwks", "discovery", "api_key_read", "jwt_read", "refresh", "authcode",
+         "authcode_par", "device_poll", "token_flows", "token_exchange", "token_dpop", "signin", "signin_totp",
+         "signin_passkey"]
+FLOWS = {"refresh", "authcode", "authcode_par", "device_poll", "token_flows", "token_exchange", "token_dpop", "signin",
+         "signin_totp", "signin_passkey"}
 # Targets from the benchmark issue: measured and reported, never asserted.
 TARGETS = [("refresh", "postgres", 2000, "refresh-token rotation on PostgreSQL ≥ 2,000 rotations/s"),
            ("authcode", "postgres", 1000, "authorization-code flow on PostgreSQL ≥ 1,000 flows/s")]
@@ -34,6 +38,9 @@ SIGNIN_TARGET = 0.90
 # DPoP client_credentials ≥ 50 % of plain client_credentials throughput, as ratios in one run
 # (token_dpop ÷ token_flows: the same driver, the same requests but for the DPoP header).
 DPOP_TARGET = 0.50
+# A management API read with an API key ≥ 70 % of the same read with a JWT, as ratios in one run
+# (api_key_read ÷ jwt_read: the same wrk request but for the Authorization header).
+API_KEY_TARGET = 0.70
 
 
 def read_meta(path):
@@ -147,8 +154,10 @@ def main(raw, out):
              "iteration. The sign-ins run on svc only (\"—\" for the peer, which has neither password sign-in, second "
              "factors nor passkeys), as does the code flow with a pushed authorization request (3 HTTP requests: "
              "`POST /oauth/par`, then authorize with `client_id` and `request_uri`, then token; the peer is not "
-             "configured for PAR), and the two client_credentials rows of the flows driver, with a DPoP proof per "
-             "request and without (one HTTP request each; the peer is not configured for DPoP).")
+             "configured for PAR), the three token rows of the flows driver: client_credentials with a DPoP proof per "
+             "request and without, and the token exchange of a client_credentials token (one HTTP request each; the "
+             "peer is not configured for DPoP or token exchange), and the two management API reads, with an API key and "
+             "with a JWT (wrk; the peer has no management API).")
     L.append("")
 
     for b in backends:
@@ -200,6 +209,8 @@ def main(raw, out):
     L.extend(argon_section(meta, argon, cells, backends))
     L.extend(totp_section(meta, totp, cells, backends))
     L.extend(passkey_section(cells, backends))
+    L.extend(api_key_section(cells, backends))
+    L.extend(exchange_section(cells, backends))
     L.extend(dpop_section(cells, backends))
     L.extend(targets_section(meta, argon, cells))
 
@@ -334,38 +345,98 @@ def passkey_section(cells, backends):
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
 
 
-def dpop_ratios(cells):
-    """(backend, conc) -> token_dpop ÷ token_flows req/s, for every cell where both ran."""
+def svc_ratios(cells, scenario, baseline):
+    """(backend, conc) -> svc's SCENARIO ÷ BASELINE req/s, for every cell where both ran."""
     ratios = {}
     for (b, s, c, server) in cells:
-        if s == "token_dpop" and server == "ours" and (b, "token_flows", c, "ours") in cells:
-            plain = med([r["rps"] for r in cells[(b, "token_flows", c, "ours")]])
+        if s == scenario and server == "ours" and (b, baseline, c, "ours") in cells:
+            plain = med([r["rps"] for r in cells[(b, baseline, c, "ours")]])
             if plain > 0:
                 ratios[(b, c)] = med([r["rps"] for r in cells[(b, s, c, server)]]) / plain
     return ratios
 
 
-def dpop_section(cells, backends):
-    """DPoP-bound client_credentials beside the same requests without a proof: rate, latency, CPU."""
-    ratios = dpop_ratios(cells)
+def dpop_ratios(cells):
+    """(backend, conc) -> token_dpop ÷ token_flows req/s, for every cell where both ran."""
+    return svc_ratios(cells, "token_dpop", "token_flows")
+
+
+def api_key_ratios(cells):
+    """(backend, conc) -> api_key_read ÷ jwt_read req/s, for every cell where both ran."""
+    return svc_ratios(cells, "api_key_read", "jwt_read")
+
+
+def beside_baseline_rows(cells, backends, scenario, baseline, target=None):
+    """Table rows of svc's SCENARIO beside BASELINE per backend and concurrency: rates, the ratio (and
+    whether it meets TARGET, when there is one), p50 / p99, CPU µs per request (on PostgreSQL with its
+    backends') and the difference."""
+    ratios = svc_ratios(cells, scenario, baseline)
     rows = []
     for b in backends:
         pg = b == "postgres"
-        for c in sorted({c for (bb, s, c, _) in cells if bb == b and s == "token_dpop"}):
-            d = cells.get((b, "token_dpop", c, "ours"), [])
-            p = cells.get((b, "token_flows", c, "ours"), [])
+        for c in sorted({c for (bb, s, c, _) in cells if bb == b and s == scenario}):
+            d = cells.get((b, scenario, c, "ours"), [])
+            p = cells.get((b, baseline, c, "ours"), [])
             drps, dcpu = med([r["rps"] for r in d]), med([r["cpu"] + (r["db"] if pg else 0) for r in d])
             dlat = f"{fmt_ms(med([r['p50'] for r in d]))} / {fmt_ms(med([r['p99'] for r in d]))}"
             if p and (b, c) in ratios:
                 prps, pcpu = med([r["rps"] for r in p]), med([r["cpu"] + (r["db"] if pg else 0) for r in p])
                 plat = f"{fmt_ms(med([r['p50'] for r in p]))} / {fmt_ms(med([r['p99'] for r in p]))}"
                 ratio = ratios[(b, c)]
+                verdict = f"{'met' if ratio >= target else 'not met'} | " if target is not None else ""
                 rows.append(f"| {backend_name(b)} | {c} | {fmt_rps(prps)} | {fmt_rps(drps)} | {ratio:.0%} | "
-                            f"{'met' if ratio >= DPOP_TARGET else 'not met'} | {plat} | {dlat} | {pcpu:,.0f} | "
-                            f"{dcpu:,.0f} | {dcpu - pcpu:+,.0f} |")
+                            f"{verdict}{plat} | {dlat} | {pcpu:,.0f} | {dcpu:,.0f} | {dcpu - pcpu:+,.0f} |")
             else:
-                rows.append(f"| {backend_name(b)} | {c} | — | {fmt_rps(drps)} | — | — | — | {dlat} | — | "
+                verdict = "— | " if target is not None else ""
+                rows.append(f"| {backend_name(b)} | {c} | — | {fmt_rps(drps)} | — | {verdict}— | {dlat} | — | "
                             f"{dcpu:,.0f} | — |")
+    return rows
+
+
+def api_key_section(cells, backends):
+    """The management read with an API key beside the same read with a JWT: rate, latency, CPU."""
+    rows = beside_baseline_rows(cells, backends, "api_key_read", "jwt_read", API_KEY_TARGET)
+    if not rows:
+        return []
+    return ["## Management API read: API key against JWT", "",
+            "Both rows are the same wrk request in the same run, `GET /api/v1/applications?limit=1` on the bench "
+            "tenant's host, with only the `Authorization` header differing: `Bearer svck_…`, an API key created in "
+            "the setup with scope `applications:read` (`jwt_read`: `Bearer` a client_credentials JWT of the "
+            "management application with the same scope, fetched before each run). The key is checked by keyed hash "
+            "(HMAC-SHA-256) against the tenant's keys, each instance keeping accepted keys in memory for 5 s; the "
+            "JWT on every request by its ES256 signature and claims, then against the revocation list (one database "
+            f"read). Ratio = API key ÷ JWT req/s (target ≥ {API_KEY_TARGET:.0%}). "
+            "CPU µs per read is svc's (on PostgreSQL with its backends'); Δ CPU is what the key costs the server "
+            "beyond the JWT (negative: less).", "",
+            "| backend | conc | JWT reads/s | API-key reads/s | ratio | ≥ 70 %? | JWT p50 / p99 ms "
+            "| API key p50 / p99 ms | JWT CPU µs/read | API key CPU µs/read | Δ CPU µs |",
+            "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|", *rows, ""]
+
+
+def exchange_section(cells, backends):
+    """Token exchange beside plain client_credentials from the same driver: rate, latency, CPU."""
+    rows = beside_baseline_rows(cells, backends, "token_exchange", "token_flows")
+    if not rows:
+        return []
+    return ["## Token exchange against plain client_credentials", "",
+            "Both rows come from the flows driver in the same run. `token_flows`: `POST /oauth/token` "
+            "`grant_type=client_credentials&scope=applications:read` as the management application. "
+            "`token_exchange`: `POST /oauth/token` `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` with "
+            "`subject_token` a client_credentials token (scope `applications:read`) of the exchanging application "
+            "itself, `subject_token_type` access_token, no scope or audience, client_secret_basic → 200 with "
+            "`issued_token_type` access_token (a client exchanging its own token: the same scope and audience, no `act`). "
+            "Each worker takes its subject token in the setup and renews it, untimed, every 120 s. Beyond "
+            "client_credentials the server checks the subject token (its signature once: svc remembers verified tokens by "
+            "digest; its lifetime; the revocation list, one database read) before signing the new one. Ratio = exchange ÷ client_credentials req/s (the issue sets no target for it); "
+            "CPU µs per token is svc's (on PostgreSQL with its backends').", "",
+            "| backend | conc | client_credentials tokens/s | exchanged tokens/s | ratio | client_credentials p50 / p99 ms "
+            "| exchange p50 / p99 ms | client_credentials CPU µs/token | exchange CPU µs/token | Δ CPU µs |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
+
+
+def dpop_section(cells, backends):
+    """DPoP-bound client_credentials beside the same requests without a proof: rate, latency, CPU."""
+    rows = beside_baseline_rows(cells, backends, "token_dpop", "token_flows", DPOP_TARGET)
     if not rows:
         return []
     return ["## DPoP client_credentials against the same requests without DPoP", "",
@@ -432,6 +503,12 @@ def targets_section(meta, argon, cells):
         best = max(ratios)
         rows.append(f"| password sign-in ≥ {SIGNIN_TARGET:.0%} of the raw Argon2id rate on all CPUs | "
                     f"{best:.0%} | {'met' if best >= SIGNIN_TARGET else 'not met'} |")
+    keys = api_key_ratios(cells)
+    if keys:
+        (wb, wc), worst = min(keys.items(), key=lambda kv: kv[1])
+        rows.append(f"| management API read with an API key ≥ {API_KEY_TARGET:.0%} of the same read with a JWT "
+                    f"(api_key_read ÷ jwt_read, lowest over backends and concurrencies: {backend_name(wb)} c={wc}) | "
+                    f"{worst:.0%} | {'met' if worst >= API_KEY_TARGET else 'not met'} |")
     dpop = dpop_ratios(cells)
     if dpop:
         (wb, wc), worst = min(dpop.items(), key=lambda kv: kv[1])
@@ -441,8 +518,8 @@ def targets_section(meta, argon, cells):
     if not rows:
         return []
     return ["## Targets (measured, not asserted)", "",
-            "Best median over the concurrencies (and backends, for sign-in) measured, except the DPoP ratio: its "
-            "lowest; quick mode is a smoke test, not a verdict.", "",
+            "Best median over the concurrencies (and backends, for sign-in) measured, except the API-key and DPoP "
+            "ratios: their lowest; quick mode is a smoke test, not a verdict.", "",
             "| target | measured | |", "|---|---:|---|", *rows, ""]
 
 

@@ -1,6 +1,7 @@
 //! The flows, their per-worker setup, the measured closed loop and the probe.
 
 use crate::dpop::Prover;
+use crate::exchange::Subject;
 use crate::http::{Agent, Failure, Reply, Target, answer};
 use crate::passkey::{self, Keyring};
 use crate::stats::Tally;
@@ -31,7 +32,8 @@ const SETUP_HOPS: usize = 8;
 const ENROL_PARALLEL: usize = 8;
 
 /// A worker's state: its agent (cookies: the browser session) and, for refresh, its token;
-/// for signin-passkey, its user's authenticator; for token-dpop, its DPoP key.
+/// for signin-passkey, its user's authenticator; for token-dpop, its DPoP key; for
+/// token-exchange, the token it exchanges.
 struct Worker {
     index: usize,
     agent: Agent,
@@ -41,6 +43,8 @@ struct Worker {
     passkey: Option<SoftAuthenticator>,
     /// token-dpop: the worker's proof key.
     dpop: Option<Prover>,
+    /// token-exchange: the worker's subject token.
+    subject: Option<Subject>,
 }
 
 /// Everything the workers share.
@@ -64,7 +68,7 @@ fn random_b64<const N: usize>() -> String {
 }
 
 /// `alg` (and `typ` when present) of a JWT's header, or `none` when `value` is not a JWT.
-fn jose(value: Option<&Value>) -> String {
+pub(crate) fn jose(value: Option<&Value>) -> String {
     let header = value
         .and_then(Value::as_str)
         .and_then(|t| t.split('.').next())
@@ -83,7 +87,7 @@ fn jose(value: Option<&Value>) -> String {
 }
 
 /// The claims of a JWT (its payload, unverified), or `None` when `value` is not one.
-fn jwt_claims(value: Option<&Value>) -> Option<Value> {
+pub(crate) fn jwt_claims(value: Option<&Value>) -> Option<Value> {
     let payload = value?.as_str()?.split('.').nth(1)?;
     serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).ok()?).ok()
 }
@@ -536,7 +540,7 @@ impl Flow {
 
     /// One client_credentials request (client_secret_basic) with `proof` in a `DPoP` header
     /// when set: 200 with an access token of `token_type` DPoP with a proof, Bearer without.
-    async fn client_credentials(
+    pub(crate) async fn client_credentials(
         &self,
         agent: &mut Agent,
         proof: Option<String>,
@@ -592,6 +596,7 @@ impl Flow {
             device_code: String::new(),
             passkey: None,
             dpop: None,
+            subject: None,
         };
         let hops = match self.server {
             Server::Ours => 1,
@@ -599,6 +604,7 @@ impl Flow {
         };
         match self.kind {
             Kind::Signin | Kind::SigninTotp | Kind::TokenFlows => {}
+            Kind::TokenExchange => w.subject = Some(self.subject_token(&mut w.agent).await?),
             Kind::TokenDpop => {
                 // One key per worker for the whole run, as a client keeps its DPoP key.
                 w.dpop = Some(
@@ -651,6 +657,13 @@ impl Flow {
             Kind::Refresh => self.rotate(w).await.map(drop),
             Kind::DevicePoll => self.poll_device(w).await,
             Kind::TokenFlows => self.client_credentials(&mut w.agent, None).await.map(drop),
+            Kind::TokenExchange => {
+                let subject = w
+                    .subject
+                    .as_ref()
+                    .ok_or_else(|| answer("token-exchange without a subject token"))?;
+                self.exchange_own(&mut w.agent, subject).await.map(drop)
+            }
             Kind::TokenDpop => {
                 // Signed inside the iteration: the proof's cost is part of what is measured.
                 let proof = Self::proof(w)?;
@@ -700,6 +713,14 @@ impl Flow {
                 },
                 None => None,
             };
+            // token-exchange: a subject token close to expiry is replaced outside the timing, as
+            // a client would before presenting it.
+            if let Some(subject) = w.subject.as_mut()
+                && subject.is_old()
+                && let Ok(fresh) = self.subject_token(&mut w.agent).await
+            {
+                *subject = fresh;
+            }
             let t0 = Instant::now();
             if t0 >= deadline {
                 break;
@@ -806,6 +827,13 @@ impl Flow {
                     "access_token={} token_type=Bearer cnf=none",
                     jose(tokens.get("access_token"))
                 )
+            }
+            Kind::TokenExchange => {
+                let subject = w
+                    .subject
+                    .as_ref()
+                    .ok_or_else(|| anyhow!("token-exchange without a subject token"))?;
+                self.probe_exchange(&mut w.agent, subject).await?
             }
             Kind::TokenDpop => {
                 let proof = Self::proof(&w).map_err(|f| anyhow!("{f}"))?;
@@ -953,10 +981,14 @@ pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
             "device-poll runs against svc only (the peer is not configured for the device grant)"
         );
     }
-    if matches!(kind, Kind::TokenFlows | Kind::TokenDpop) && args.server != Server::Ours {
+    if matches!(
+        kind,
+        Kind::TokenFlows | Kind::TokenDpop | Kind::TokenExchange
+    ) && args.server != Server::Ours
+    {
         bail!(
-            "token-flows and token-dpop run against svc only (the peer is not configured for \
-             DPoP, and token-flows is token-dpop's baseline)"
+            "token-flows, token-dpop and token-exchange run against svc only (the peer is not \
+             configured for DPoP or token exchange, and token-flows is their baseline)"
         );
     }
     if kind == Kind::SigninPasskey && args.host.is_none() {
@@ -965,11 +997,14 @@ pub(crate) async fn run(kind: Kind, mut args: FlowArgs) -> anyhow::Result<()> {
     if !signs_in && (args.client_id.is_empty() || args.client_secret.is_empty()) {
         bail!("--client-id and --client-secret are required");
     }
-    // A device's polls need no person (nobody signs in: the request stays pending), nor does
-    // client_credentials.
+    // A device's polls need no person (nobody signs in: the request stays pending), nor do
+    // client_credentials and the exchange of its token.
     let needs_person = signs_in
         || (args.server == Server::Ours
-            && !matches!(kind, Kind::DevicePoll | Kind::TokenFlows | Kind::TokenDpop));
+            && !matches!(
+                kind,
+                Kind::DevicePoll | Kind::TokenFlows | Kind::TokenDpop | Kind::TokenExchange
+            ));
     if needs_person && args.password.is_empty() {
         bail!("--password (or BENCH_USER_PASSWORD) is required");
     }

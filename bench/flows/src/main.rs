@@ -2,8 +2,9 @@
 //! one request — refresh-token rotation, the authorization-code flow with an existing browser
 //! session (plain, or pushed first to `/oauth/par`), the device grant's polls, password sign-in, password sign-in with a TOTP second factor, passkey sign-in — for
 //! client_credentials with a fresh DPoP proof per request and its baseline without one (one
-//! request each, but a proof has to be signed per request, which wrk cannot do) and for the raw
-//! Argon2id rate of svc's default parameters.
+//! request each, but a proof has to be signed per request, which wrk cannot do), for the token
+//! exchange of a client's own client_credentials token (one request, against that baseline) and
+//! for the raw Argon2id rate of svc's default parameters.
 //!
 //! Every load subcommand sets up its workers first (not measured), optionally waits at a gate so
 //! that `run.sh` can sample the server's CPU time after the setup, runs `--concurrency` workers
@@ -18,6 +19,7 @@
 
 mod argon;
 mod dpop;
+mod exchange;
 mod flows;
 mod http;
 mod passkey;
@@ -82,6 +84,13 @@ enum Command {
     /// `token_type` DPoP. svc only (the peer is not configured for DPoP).
     #[command(name = "token-dpop", alias = "token_dpop")]
     TokenDpop(FlowArgs),
+    /// Token exchange (RFC 8693) of the client's own client_credentials token (taken in the
+    /// setup, renewed untimed every two minutes): POST /oauth/token (client_secret_basic)
+    /// with the exchange grant, `subject_token` and `subject_token_type` access_token → 200
+    /// with `issued_token_type` access_token. The client needs both grants. svc only; compare
+    /// with `token-flows`.
+    #[command(name = "token-exchange", alias = "token_exchange")]
+    TokenExchange(FlowArgs),
     /// Raw Argon2id hash rate with svc's default `[auth]` parameters on `--threads` threads.
     Argon2(Argon2Args),
     /// Prints svc's default Argon2 parameters as `key=value` lines (for run.sh).
@@ -119,7 +128,8 @@ struct FlowArgs {
     duration: f64,
     /// Confidential client (client_secret_basic) for the code flow and refresh; for token-flows
     /// and token-dpop, a client with the client_credentials grant (svc: the tenant's
-    /// management application).
+    /// management application); for token-exchange, one with client_credentials and the
+    /// exchange grant.
     #[arg(long, default_value = "")]
     client_id: String,
     /// Its secret.
@@ -187,6 +197,7 @@ enum Kind {
     SigninPasskey,
     TokenFlows,
     TokenDpop,
+    TokenExchange,
 }
 
 fn main() -> ExitCode {
@@ -206,6 +217,7 @@ fn main() -> ExitCode {
         Command::SigninPasskey(args) => run_flow(Kind::SigninPasskey, args),
         Command::TokenFlows(args) => run_flow(Kind::TokenFlows, args),
         Command::TokenDpop(args) => run_flow(Kind::TokenDpop, args),
+        Command::TokenExchange(args) => run_flow(Kind::TokenExchange, args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
