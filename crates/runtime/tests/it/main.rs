@@ -32,6 +32,7 @@ mod jar;
 mod js_sdk;
 mod kms;
 mod machine_access;
+mod mcp_tools;
 mod openapi;
 mod organizations;
 mod par;
