@@ -68,18 +68,23 @@ impl DelegationView {
     }
 }
 
-/// The delegations the person `user` granted in `tenant`, newest first (at most
-/// `svc_store::MAX_DELEGATIONS_READ`), only those to `agent` when given.
+/// The delegations of `tenant` newest first (at most `svc_store::MAX_DELEGATIONS_READ`): those
+/// the person `user` granted (only those to `agent` when given too), or every person's to
+/// `agent`.
 ///
-/// Errors: [`ManageError::Invalid`] when an id is malformed.
+/// Errors: [`ManageError::Invalid`] when an id is malformed or neither is given.
 pub async fn list(
     ctx: &ManageContext,
     tenant: &TenantId,
-    user: &str,
+    user: Option<&str>,
     agent: Option<&str>,
 ) -> Result<Vec<DelegationView>, ManageError> {
-    let user = UserId::parse(user)
-        .map_err(|_| ManageError::invalid("user_id", "not a person's id (usr_…)"))?;
+    let user = user
+        .map(|u| {
+            UserId::parse(u)
+                .map_err(|_| ManageError::invalid("user_id", "not a person's id (usr_…)"))
+        })
+        .transpose()?;
     let agent = agent
         .map(|a| {
             AgentId::parse(a)
@@ -88,9 +93,16 @@ pub async fn list(
         .transpose()?;
     let now = ctx.now();
     let mut tx = ctx.store.read().await?;
-    let rows = tx
-        .delegations_of_user(tenant, &user, agent.as_ref())
-        .await?;
+    let rows = match (&user, &agent) {
+        (Some(user), _) => tx.delegations_of_user(tenant, user, agent.as_ref()).await?,
+        (None, Some(agent)) => tx.delegations_of_agent(tenant, agent).await?,
+        (None, None) => {
+            return Err(ManageError::invalid(
+                "user_id",
+                "give user_id, agent_id or both",
+            ));
+        }
+    };
     tx.finish().await?;
     Ok(rows.iter().map(|d| DelegationView::of(d, now)).collect())
 }

@@ -27,3 +27,6 @@ CREATE TABLE delegations (
 
 -- A person's delegations, newest first, and those to one agent.
 CREATE INDEX delegations_user_idx ON delegations (tenant_id, user_id, agent_id, id);
+
+-- Every person's delegations to one agent, newest first (administrators looking at an agent).
+CREATE INDEX delegations_agent_idx ON delegations (tenant_id, agent_id, id);

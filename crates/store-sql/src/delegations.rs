@@ -34,6 +34,8 @@ const OF_USER: &str =
 const OF_USER_TO_AGENT: &str = select_delegations!(
     "WHERE tenant_id = $1 AND user_id = $2 AND agent_id = $3 ORDER BY id DESC LIMIT $4"
 );
+const OF_AGENT: &str =
+    select_delegations!("WHERE tenant_id = $1 AND agent_id = $2 ORDER BY id DESC LIMIT $3");
 const INSERT: &str = "INSERT INTO delegations (id, tenant_id, user_id, agent_id, scopes, \
      resources, expires_at, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 const REVOKE: &str = "UPDATE delegations SET revoked_at = $4 \
@@ -72,6 +74,19 @@ impl<D: Dialect> DelegationReads for SqlTx<D> {
                 .bind(limit),
         };
         stmt.fetch_all_with::<D, _>(self.conn(), decode::<D>).await
+    }
+
+    async fn delegations_of_agent(
+        &mut self,
+        tenant: &TenantId,
+        agent: &AgentId,
+    ) -> Result<Vec<Delegation>, StoreError> {
+        Stmt::new(OF_AGENT)
+            .bind(tenant.as_str())
+            .bind(agent.as_str())
+            .bind(i64::from(MAX_DELEGATIONS_READ))
+            .fetch_all_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 }
 

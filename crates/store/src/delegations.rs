@@ -29,6 +29,14 @@ pub trait DelegationReads {
         user: &UserId,
         agent: Option<&AgentId>,
     ) -> Result<Vec<Delegation>, StoreError>;
+
+    /// The delegations granted to `agent` by anyone, newest first, at most
+    /// [`MAX_DELEGATIONS_READ`].
+    async fn delegations_of_agent(
+        &mut self,
+        tenant: &TenantId,
+        agent: &AgentId,
+    ) -> Result<Vec<Delegation>, StoreError>;
 }
 
 /// Writes of delegations.

@@ -40,15 +40,15 @@ pub fn operations() -> utoipa::openapi::OpenApi {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 struct DelegationQuery {
-    /// The person who granted them (`usr_…`).
+    /// The person who granted them (`usr_…`); at least one of `user_id` and `agent_id`.
     #[param(example = "usr_01jd2p6r8t0v2x4z6b8d0f2h4k")]
-    user_id: String,
-    /// Only those to this agent (`agt_…`).
+    user_id: Option<String>,
+    /// Only those to this agent (`agt_…`); alone, every person's to it.
     #[param(example = "agt_01jd3k2m4n5p6q7r8s9t0v1w2x")]
     agent_id: Option<String>,
 }
 
-/// A person's delegations.
+/// Delegations of a person or to an agent.
 #[derive(Debug, Serialize, ToSchema)]
 struct DelegationList {
     /// Newest first, revoked and expired ones included (at most 200).
@@ -58,12 +58,14 @@ struct DelegationList {
 #[utoipa::path(
     get, path = "/api/v1/delegations", tag = tags::AGENTS,
     operation_id = "listDelegations",
-    summary = "List a person's delegations",
-    description = "The delegations the person `user_id` granted agents on the hosted consent \
-        page (`/auth/delegate`), newest first, revoked and expired ones included (`live` says \
-        whether the agent may act on one now); only those to `agent_id` when given.",
+    summary = "List delegations of a person or to an agent",
+    description = "The delegations people granted agents on the hosted consent page \
+        (`/auth/delegate`), newest first, revoked and expired ones included (`live` says \
+        whether the agent may act on one now): those the person `user_id` granted (only those \
+        to `agent_id` when given too), or every person's to `agent_id`. One of the two is \
+        required (`400` otherwise).",
     params(DelegationQuery),
-    responses((status = 200, description = "The person's delegations.", body = DelegationList)),
+    responses((status = 200, description = "The delegations asked for.", body = DelegationList)),
     security(("tenant_token" = ["agents:read"])),
 )]
 async fn list(
@@ -75,7 +77,7 @@ async fn list(
     let items = delegations::list(
         &state.manage,
         &caller.tenant.tenant.id,
-        &q.user_id,
+        q.user_id.as_deref(),
         q.agent_id.as_deref(),
     )
     .await?;

@@ -690,6 +690,13 @@ impl svc_store::DelegationReads for FaultyTx {
     ) -> Result<Vec<svc_domain::Delegation>, StoreError> {
         self.inner.delegations_of_user(tenant, user, agent).await
     }
+    async fn delegations_of_agent(
+        &mut self,
+        tenant: &TenantId,
+        agent: &svc_domain::AgentId,
+    ) -> Result<Vec<svc_domain::Delegation>, StoreError> {
+        self.inner.delegations_of_agent(tenant, agent).await
+    }
 }
 
 #[async_trait]

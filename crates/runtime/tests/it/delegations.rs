@@ -410,7 +410,27 @@ async fn a_person_delegates_to_an_agent_which_acts_for_them_until_revoked() {
                 "{bad}"
             );
         }
-        for bad in ["/api/v1/delegations", "/api/v1/delegations?user_id=agt_x"] {
+        // Every person's delegations to the agent: Ada's two, nobody else's.
+        let of_agent: Value = world
+            .api(Method::GET, &format!("/api/v1/delegations?agent_id={id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let ids: Vec<&str> = of_agent["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|d| d["id"].as_str())
+            .collect();
+        assert_eq!(ids, [second.as_str(), delegation.as_str()], "{of_agent}");
+        for bad in [
+            "/api/v1/delegations",
+            "/api/v1/delegations?user_id=agt_x",
+            "/api/v1/delegations?agent_id=usr_x",
+        ] {
             assert_eq!(
                 world.api(Method::GET, bad).send().await.unwrap().status(),
                 400,

@@ -88,6 +88,19 @@ pub async fn delegations_round_trip_and_list_per_person(store: Arc<dyn Store>) {
             .expect("list"),
         vec![first.clone()]
     );
+    assert_eq!(
+        tx.delegations_of_agent(&acme.id, &helper)
+            .await
+            .expect("of agent"),
+        vec![bobs.clone(), first.clone()],
+        "everyone's, newest first"
+    );
+    assert!(
+        tx.delegations_of_agent(&other.id, &helper)
+            .await
+            .expect("of agent")
+            .is_empty()
+    );
     assert!(
         tx.delegations_of_user(&other.id, &ada, None)
             .await
