@@ -199,7 +199,11 @@ fn target_of<'a>(agent: &'a Agent, named: Option<&'a str>) -> Result<&'a str, OA
 }
 
 /// Check 9: the scopes of the token, for `api`.
-fn scope_of(agent: &Agent, api: &ApiResource, asked: Option<&str>) -> Result<ScopeSet, OAuthError> {
+fn scope_of(
+    agent: &Agent,
+    api: &ApiResource,
+    asked: Option<&ScopeSet>,
+) -> Result<ScopeSet, OAuthError> {
     let defined = |s: &str| api.permissions.iter().any(|p| p.name.as_str() == s);
     match asked {
         None => Ok(ScopeSet::from_scopes(
@@ -209,9 +213,7 @@ fn scope_of(agent: &Agent, api: &ApiResource, asked: Option<&str>) -> Result<Sco
                 .filter(|s| defined(s.as_str()))
                 .cloned(),
         )),
-        Some(text) => {
-            let asked = ScopeSet::parse(text)
-                .map_err(|e| OAuthError::invalid_scope(format!("scope: {e}")))?;
+        Some(asked) => {
             if let Some(other) = asked
                 .iter()
                 .find(|s| !agent.allowed_scopes.contains(s.as_str()) || !defined(s.as_str()))
@@ -221,7 +223,7 @@ fn scope_of(agent: &Agent, api: &ApiResource, asked: Option<&str>) -> Result<Sco
                     api.identifier
                 )));
             }
-            Ok(asked)
+            Ok(asked.clone())
         }
     }
 }
@@ -283,11 +285,17 @@ impl TokenEndpoint {
             ));
         }
         let api = self.agent_api(tenant, &agent, target).await?;
+        // Parsed once here, for both subjects.
+        let asked = params
+            .scope
+            .map(ScopeSet::parse)
+            .transpose()
+            .map_err(|e| OAuthError::invalid_scope(format!("scope: {e}")))?;
         let (scope, delegated) = match &subject {
-            Subject::Agent => (scope_of(&agent, &api, params.scope)?, None),
+            Subject::Agent => (scope_of(&agent, &api, asked.as_ref())?, None),
             Subject::Person(person) => {
                 let (scope, delegation) = self
-                    .delegated(tenant, &agent, person, &api, params.scope, now)
+                    .delegated(tenant, &agent, person, &api, asked.as_ref(), now)
                     .await?;
                 (scope, Some((person, delegation)))
             }
@@ -351,20 +359,13 @@ impl TokenEndpoint {
         agent: &Agent,
         person: &UserId,
         api: &ApiResource,
-        asked: Option<&str>,
+        asked: Option<&ScopeSet>,
         now: time::OffsetDateTime,
     ) -> Result<(ScopeSet, Delegation), OAuthError> {
         let none = || {
             OAuthError::invalid_grant(
                 "no live delegation from this person to this agent covers the request",
             )
-        };
-        let asked = match asked {
-            Some(text) => Some(
-                ScopeSet::parse(text)
-                    .map_err(|e| OAuthError::invalid_scope(format!("scope: {e}")))?,
-            ),
-            None => None,
         };
         let mut tx = self.ctx.store.read().await?;
         let user = tx.user(&tenant.id, person).await?;
@@ -377,11 +378,7 @@ impl TokenEndpoint {
             .await?
             .into_iter()
             .filter(|d| d.is_live(now) && d.resources.contains(&api.identifier))
-            .filter(|d| {
-                asked
-                    .as_ref()
-                    .is_none_or(|a| a.iter().all(|s| d.scopes.contains(s.as_str())))
-            })
+            .filter(|d| asked.is_none_or(|a| a.iter().all(|s| d.scopes.contains(s.as_str()))))
             .max_by_key(|d| d.expires_at);
         let Some(delegation) = delegation else {
             tx.finish().await?;
@@ -393,8 +390,7 @@ impl TokenEndpoint {
         tx.finish().await?;
         // Within the delegation, the agent's allowances and the API; then what the person
         // still holds there (dropped, not refused, as at sign-in).
-        let wanted = asked.unwrap_or_else(|| delegation.scopes.clone());
-        let scope = scope_of(agent, api, Some(&wanted.to_string()))?;
+        let scope = scope_of(agent, api, Some(asked.unwrap_or(&delegation.scopes)))?;
         let scope = crate::resources::permitted(&scope, api, &held);
         if scope.is_empty() {
             return Err(OAuthError::invalid_scope(
