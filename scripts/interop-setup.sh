@@ -2,7 +2,7 @@
 # Installs what the interop suite (interop/, crates/runtime/tests/it/interop.rs), the SDKs' tests
 # (sdks/go, sdks/js, sdks/elixir) and the API reference gates (crates/runtime/tests/it/openapi.rs)
 # need: Debian's Chromium, Go and Elixir, the Node packages of interop/package-lock.json
-# (openid-client, jose, playwright-core) and of sdks/js/package-lock.json, a Python venv with
+# (openid-client, jose, playwright-core, @modelcontextprotocol/sdk) and of sdks/js/package-lock.json, a Python venv with
 # interop/authlib/requirements.txt (authlib, requests, PyJWT, pyotp) and one with
 # interop/api/requirements.txt (schemathesis, openapi-spec-validator) and one with
 # interop/scim/requirements.txt (scim2-tester, scim2-client, httpx).

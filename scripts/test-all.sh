@@ -28,6 +28,10 @@ trap timings EXIT
 
 step "services"
 bash scripts/services.sh
+# What else is using the machine: a run that takes far longer than its stages' usual times can
+# then be told apart from a slow change (a CI run once spent 88 minutes in clippy alone).
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; $(free -g | awk '/^Mem:/ {print $7}') GiB available"
+ps -eo pid,pcpu,rss,etime,comm --sort=-pcpu | head -n 6 || true
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

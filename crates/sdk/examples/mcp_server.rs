@@ -14,7 +14,9 @@
 //!    actor deep);
 //! 4. `initialize` and `tools/list` with any valid token of the tenant for this resource (the
 //!    list shows only the tools the token may call), `tools/call` with `tools:<name>` — else
-//!    `403` `insufficient_scope` naming it, so the client can ask for more.
+//!    `403` `insufficient_scope` whose `scope` is what the token holds plus `tools:<name>`, so
+//!    the client can ask for more without losing what it had (MCP step-up authorization).
+//!    Notifications get `202 Accepted`; a `GET` (no server-initiated stream here) `405`.
 //!
 //! Run with `SVC_ISSUER=… SVC_TENANT_ID=ten_… MCP_RESOURCE=http://127.0.0.1:3001/mcp cargo run
 //! -p svc-sdk --example mcp_server` (listens on `LISTEN`, default `127.0.0.1:3001`). The
@@ -92,16 +94,26 @@ impl Mcp {
             .map(|v| v.to_str().unwrap_or(""));
         let c = &self.config;
         // An agent acting for a person on a delegation is one actor deep.
-        let mut req = Requirements::new(&c.issuer, &c.resource, &c.tenant_id)
+        let req = Requirements::new(&c.issuer, &c.resource, &c.tenant_id)
             .with_delegation(true)
             .with_max_delegation_depth(1);
-        if let Some(permission) = permission {
-            req = req.with_scope(permission);
-        }
-        self.validator
+        let claims = self
+            .validator
             .validate(authorization, &req)
             .await
-            .map_err(|e| self.refuse(&e))
+            .map_err(|e| self.refuse(&e))?;
+        match permission {
+            Some(needed) if !claims.scope.iter().any(|s| s == needed) => {
+                // The challenge names what the token holds here plus what this call needs, so
+                // a client that re-authorizes with it (MCP step-up) keeps the tools it had.
+                let mut required = claims.scope.clone();
+                required.push(needed.to_owned());
+                Err(self.refuse(&ValidationError::InsufficientScope {
+                    required: required.join(" "),
+                }))
+            }
+            _ => Ok(claims),
+        }
     }
 
     /// Status and `WWW-Authenticate` decided by the SDK (RFC 6750 §3), pointing to the metadata
@@ -141,15 +153,29 @@ async fn metadata(State(mcp): State<Arc<Mcp>>) -> Response {
     Json(mcp.metadata()).into_response()
 }
 
+/// The protocol versions this server speaks, newest first (MCP lifecycle: the server answers
+/// the client's version when it knows it, else its own newest).
+const PROTOCOL_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+
 async fn rpc(State(mcp): State<Arc<Mcp>>, headers: HeaderMap, Json(call): Json<Value>) -> Response {
-    let id = call.get("id").cloned().unwrap_or(Value::Null);
+    let Some(id) = call.get("id").cloned() else {
+        // A notification (`notifications/initialized`, …) has no id and gets no answer but
+        // `202 Accepted` (MCP Streamable HTTP transport); it needs a valid token all the same.
+        return match mcp.caller(&headers, None).await {
+            Ok(_) => StatusCode::ACCEPTED.into_response(),
+            Err(refused) => refused,
+        };
+    };
     let method = call.get("method").and_then(Value::as_str).unwrap_or("");
     match method {
         "initialize" => match mcp.caller(&headers, None).await {
             Ok(_) => result(
                 &id,
                 json!({
-                    "protocolVersion": "2025-06-18",
+                    "protocolVersion": call["params"]["protocolVersion"]
+                        .as_str()
+                        .filter(|v| PROTOCOL_VERSIONS.contains(v))
+                        .unwrap_or(PROTOCOL_VERSIONS[0]),
                     "capabilities": {"tools": {}},
                     "serverInfo": {"name": "trips", "version": "1.0.0"},
                 }),

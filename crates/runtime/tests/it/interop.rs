@@ -83,6 +83,9 @@ pub(crate) fn require_prerequisites(needs: &[Prerequisite]) {
             Prerequisite::PlaywrightCore => {
                 root.join("interop/node_modules/playwright-core/package.json")
             }
+            Prerequisite::McpSdk => {
+                root.join("interop/node_modules/@modelcontextprotocol/sdk/package.json")
+            }
             Prerequisite::Venv => root.join("interop/authlib/.venv/bin/python"),
         };
         if !path.exists() {
@@ -106,6 +109,8 @@ pub(crate) enum Prerequisite {
     Chromium,
     NodeModules,
     PlaywrightCore,
+    /// The MCP TypeScript SDK (`@modelcontextprotocol/sdk`) in `interop/node_modules`.
+    McpSdk,
     Venv,
 }
 

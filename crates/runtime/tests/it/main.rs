@@ -27,6 +27,7 @@ mod hosted;
 mod instances;
 mod interop;
 mod interop_agents;
+mod interop_mcp;
 mod invitations;
 mod jar;
 mod js_sdk;

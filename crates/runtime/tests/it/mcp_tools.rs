@@ -3,11 +3,11 @@
 //! resource with one permission per tool; what a client finds by following the server's `401`
 //! (RFC 9728 metadata naming the svc issuer, whose RFC 8414 metadata names the agent
 //! challenge); an agent's audience-bound token that lists and calls only the tools its scopes
-//! name; `403 insufficient_scope` naming the missing tool permission; a token for another API
+//! name; `403 insufficient_scope` naming the held and the missing tool permission; a token for another API
 //! refused. The service runs single-tenant so the SDK's validator reaches the issuer by name.
 
 #[path = "../../../sdk/examples/mcp_server.rs"]
-mod mcp_server;
+pub(crate) mod mcp_server;
 
 use crate::agent_challenge::{JWT_BEARER, now};
 use crate::common::{default_tenant, operator_token};
@@ -222,6 +222,28 @@ async fn an_agent_calls_only_the_tools_its_token_names() {
         .await;
         assert_eq!(status, 200, "{init}");
         assert_eq!(init["result"]["capabilities"], json!({"tools": {}}));
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+        // A notification is accepted without an answer, with a valid token only; no stream.
+        for (token, status) in [(Some(search_only.as_str()), 202), (None, 401)] {
+            let mut request = http
+                .post(&resource)
+                .json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+            if let Some(token) = token {
+                request = request.bearer_auth(token);
+            }
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status(), status);
+            if status == 202 {
+                assert_eq!(response.text().await.unwrap(), "");
+            }
+        }
+        let stream = http
+            .get(&resource)
+            .bearer_auth(&search_only)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status(), 405);
         let (_, _, listed) = rpc(
             &http,
             &resource,
@@ -260,7 +282,8 @@ async fn an_agent_calls_only_the_tools_its_token_names() {
         .await;
         assert_eq!(status, 403);
         assert!(
-            challenge.contains("error=\"insufficient_scope\"") && challenge.contains("tools:book"),
+            challenge.contains("error=\"insufficient_scope\"")
+                && challenge.contains("scope=\"tools:search tools:book\""),
             "{challenge}"
         );
 
