@@ -58,7 +58,13 @@ async fn run(cli: Cli) -> Result<(), String> {
         eprintln!("configuration is valid");
         return Ok(());
     }
-    svc_runtime::logging::init(cli.log_format);
+    // A command answers on stdout; its logs must not mix into the answer.
+    let log_target = if cli.command.is_some() {
+        svc_runtime::logging::LogTarget::Stderr
+    } else {
+        svc_runtime::logging::LogTarget::Stdout
+    };
+    svc_runtime::logging::init(cli.log_format, log_target);
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
