@@ -1,5 +1,6 @@
 //! API keys (CONTRACTS.md "Organizations, roles, keys, SCIM"): long-lived machine credentials
-//! of a tenant for its management API, presented as `Authorization: Bearer svck_…`.
+//! presented as `Authorization: Bearer svck_…` — a tenant's for its management API, or one that
+//! acts as a person or an agent ([`KeySubject`]) at one of the tenant's APIs.
 //!
 //! This module owns the record and the key's wire shape: `svck_` and 256 random bits in
 //! unpadded lowercase base32 (the SCIM tokens' shape, [`crate::base32_secret`]). How a key is
@@ -8,7 +9,10 @@
 //! trail keeps pointing at something.
 
 use crate::secret::is_base32_secret_body;
-use crate::{ApiKeyId, MANAGEMENT_API_SCOPES, ScopeSet, SecretHash, TenantId};
+use crate::{
+    AgentId, ApiKeyId, ApiResourceId, IdError, MANAGEMENT_API_SCOPES, ScopeSet, SecretHash,
+    TenantId, UserId,
+};
 use time::OffsetDateTime;
 
 /// Prefix of API keys (`svck_…`), so a leaked string says what it is (and secret scanners can
@@ -33,16 +37,61 @@ pub fn looks_like_api_key(presented: &str) -> bool {
         .is_some_and(is_base32_secret_body)
 }
 
+/// Whom a key acts as at an API of its tenant (a key without one is a management key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySubject {
+    /// A person: the key grants at most what their roles grant there, while they may sign in.
+    User(UserId),
+    /// An agent: within its `allowed_scopes` and `allowed_resources`, while it is active.
+    Agent(AgentId),
+}
+
+impl KeySubject {
+    /// The subject from its id (`usr_…` or `agt_…`).
+    pub fn parse(id: &str) -> Result<Self, IdError> {
+        if id.starts_with("agt_") {
+            AgentId::parse(id).map(Self::Agent)
+        } else {
+            UserId::parse(id).map(Self::User)
+        }
+    }
+
+    /// Its id, as a token's `sub`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::User(id) => id.as_str(),
+            Self::Agent(id) => id.as_str(),
+        }
+    }
+}
+
+/// What a key reaches: its tenant's management API, or one API of the tenant as a subject.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyReach {
+    /// The management API, with management scopes (the key is its own subject).
+    Management,
+    /// One API resource of the tenant, acting as `subject`, with permissions that API defines.
+    Api {
+        /// The API resource (its tokens' audience).
+        resource: ApiResourceId,
+        /// Whom the key acts as.
+        subject: KeySubject,
+    },
+}
+
 /// An API key of a tenant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKey {
     /// Its handle.
     pub id: ApiKeyId,
-    /// The tenant whose management API it reaches (the whole tenant).
+    /// Its tenant.
     pub tenant_id: TenantId,
     /// What it is for, as its creator named it (not unique).
     pub name: String,
-    /// The management scopes it holds; a subset of its creator's at creation.
+    /// What it reaches, and as whom.
+    pub reach: KeyReach,
+    /// Management scopes (a subset of its creator's at creation), or the API's permissions it
+    /// may carry at most.
     pub scopes: ScopeSet,
     /// The keyed hash of the key (never the key).
     pub hash: SecretHash,
@@ -98,6 +147,7 @@ mod tests {
             id: ApiKeyId::generate(&ManualClock::new(now), &rng),
             tenant_id: TenantId::generate(&ManualClock::new(now), &rng),
             name: "ci".into(),
+            reach: KeyReach::Management,
             scopes: ScopeSet::parse("applications:read").unwrap_or_default(),
             hash: SecretHash::of("x"),
             created_by: "system".into(),

@@ -45,8 +45,8 @@ pub use agent::{
     Agent, AgentOwner, AgentStatus, AgentValueError, MAX_AGENT_JWKS_BYTES, MAX_AGENT_METADATA_BYTES,
 };
 pub use api_key::{
-    API_KEY_PREFIX, ApiKey, MAX_API_KEY_CHARS, MAX_API_KEY_NAME_CHARS, MAX_API_KEY_SCOPES,
-    looks_like_api_key,
+    API_KEY_PREFIX, ApiKey, KeyReach, KeySubject, MAX_API_KEY_CHARS, MAX_API_KEY_NAME_CHARS,
+    MAX_API_KEY_SCOPES, looks_like_api_key,
 };
 pub use application::{
     Application, CIBA_GRANT, DEVICE_CODE_GRANT, GrantType, OperatorToken, OrganizationUsage,

@@ -18,8 +18,11 @@
 //! - Refresh tokens (`rt_…`) are described to the client they were issued to only, while
 //!   unrotated, unrevoked and unexpired.
 //! - API keys (`svck_…`) are described to the tenant's resource servers (callers with a
-//!   registered `api_audience`) while live: `token_type` `api_key`, the key id as `sub` and
-//!   `client_id`, its scopes, `aud` the management API.
+//!   registered `api_audience`) while live: `token_type` `api_key`, the key id as `client_id`.
+//!   A management key: the key id as `sub`, its scopes, `aud` the management API. A key acting
+//!   as a person or an agent at an API: only to that API's resource servers, that subject as
+//!   `sub` (`subject_type` `human`/`agent`), `aud` the API, `scope` the key's permissions the
+//!   subject still holds there; inactive once the subject may no longer act.
 //! - Anything else — malformed, expired, another tenant's, unknown — is `{"active": false}` and
 //!   nothing more (§2.2: no hint why), so the endpoint reveals nothing about foreign tokens.
 
@@ -28,14 +31,17 @@ use crate::access_token::active_claims;
 use crate::client_auth;
 use crate::context::ProtocolContext;
 use crate::discovery::management_api_resource;
+use crate::resources;
 use crate::subject::{agent_is_active, delegation_stands, person_behind};
 use crate::token::request::ClientRequest;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use svc_crypto::ApiKeyHasher;
 use svc_domain::{
-    API_KEY_PREFIX, Application, ClientId, SecretHash, Tenant, User, looks_like_api_key,
+    API_KEY_PREFIX, ApiKey, ApiResourceId, Application, ClientId, KeyReach, KeySubject, ScopeSet,
+    SecretHash, Tenant, User, looks_like_api_key,
 };
+use svc_store::{ReadTx, StoreError};
 
 /// The introspection endpoint's engine.
 pub struct Introspector {
@@ -244,9 +250,12 @@ impl Introspector {
 
 impl Introspector {
     /// The active response for a live API key of `tenant`, to a resource server of the tenant
-    /// (a caller with a registered `api_audience`): the key is a tenant-wide credential made
-    /// for the management API (`aud`), and the resource server decides whether to honour it.
-    /// Unknown, revoked, expired and other tenants' keys are inactive, after the same lookup.
+    /// (a caller with a registered `api_audience`). A management key is a tenant-wide
+    /// credential made for the management API (`aud`), and the resource server decides whether
+    /// to honour it. A key acting as a person or an agent at an API ([`KeyReach::Api`]) is
+    /// described only to that API's resource servers, as that subject, with the permissions it
+    /// holds there now ([`Self::api_key_grant`]). Unknown, revoked, expired and other tenants'
+    /// keys are inactive, after the same lookup.
     async fn describe_api_key(
         &self,
         tenant: &Tenant,
@@ -257,36 +266,113 @@ impl Introspector {
         let Some(hasher) = &self.api_keys else {
             return Ok(None);
         };
-        if caller.api_audience.is_none() || !looks_like_api_key(presented) {
+        let Some(own_audience) = caller.api_audience.as_deref() else {
+            return Ok(None);
+        };
+        if !looks_like_api_key(presented) {
             return Ok(None);
         }
         let hash = hasher.hash(&tenant.id, presented);
         let mut tx = self.ctx.store.read_once().await?;
         let found = tx.api_key_by_hash(&tenant.id, &hash).await?;
-        tx.finish().await?;
         let now = self.ctx.clock.now();
         let Some(key) = found.filter(|k| {
             k.tenant_id == tenant.id
                 && hasher.verify(&tenant.id, presented, &k.hash)
                 && k.is_live(now)
         }) else {
+            tx.finish().await?;
             return Ok(None);
         };
+        let (audience, subject, subject_type, scope) = match &key.reach {
+            KeyReach::Management => (
+                management_api_resource(issuer),
+                key.id.to_string(),
+                "api_key",
+                key.scopes.clone(),
+            ),
+            KeyReach::Api { resource, subject } => {
+                let grant = Self::api_key_grant(tx.as_mut(), tenant, &key, resource, subject);
+                match grant.await? {
+                    Some((identifier, scope)) if identifier == own_audience => {
+                        let kind = match subject {
+                            KeySubject::User(_) => "human",
+                            KeySubject::Agent(_) => "agent",
+                        };
+                        (identifier, subject.as_str().to_owned(), kind, scope)
+                    }
+                    _ => {
+                        tx.finish().await?;
+                        return Ok(None);
+                    }
+                }
+            }
+        };
+        tx.finish().await?;
         let mut out = Map::new();
         out.insert("active".into(), json!(true));
         out.insert("token_type".into(), json!("api_key"));
-        out.insert("scope".into(), json!(key.scopes.to_string()));
+        out.insert("scope".into(), json!(scope.to_string()));
         out.insert("client_id".into(), json!(key.id.as_str()));
-        out.insert("sub".into(), json!(key.id.as_str()));
-        out.insert("aud".into(), json!(management_api_resource(issuer)));
+        // The key's stable identifier (RFC 7662 §2.2 `jti`), as resource servers expect one.
+        out.insert("jti".into(), json!(key.id.as_str()));
+        out.insert("sub".into(), json!(subject));
+        out.insert("aud".into(), json!(audience));
         out.insert("iss".into(), json!(issuer));
         out.insert("iat".into(), json!(key.created_at.unix_timestamp()));
         if let Some(exp) = key.expires_at {
             out.insert("exp".into(), json!(exp.unix_timestamp()));
         }
         out.insert("tenant_id".into(), json!(tenant.id.as_str()));
-        out.insert("subject_type".into(), json!("api_key"));
+        out.insert("subject_type".into(), json!(subject_type));
         Ok(Some(Value::Object(out)))
+    }
+
+    /// What a key acting as `subject` at the API `resource` grants now: the API's identifier
+    /// and the key's permissions that the subject still holds there — a person's through their
+    /// tenant roles while they may sign in, an agent's within its `allowed_scopes` and
+    /// `allowed_resources` while it is active. `None` when the subject may not act or holds
+    /// none of them (a key that grants nothing is not live).
+    async fn api_key_grant(
+        tx: &mut dyn ReadTx,
+        tenant: &Tenant,
+        key: &ApiKey,
+        resource: &ApiResourceId,
+        subject: &KeySubject,
+    ) -> Result<Option<(String, ScopeSet)>, StoreError> {
+        let Some(api) = tx.api_resource(&tenant.id, resource).await? else {
+            return Ok(None);
+        };
+        let scope = match subject {
+            KeySubject::User(user) => {
+                if !tx
+                    .user(&tenant.id, user)
+                    .await?
+                    .is_some_and(|u| u.can_sign_in())
+                {
+                    return Ok(None);
+                }
+                let held =
+                    resources::person_permissions(tx, &tenant.id, user, None, &api.id).await?;
+                resources::permitted(&key.scopes, &api, &held)
+            }
+            KeySubject::Agent(agent) => {
+                let Some(agent) = tx
+                    .agent(&tenant.id, agent)
+                    .await?
+                    .filter(|a| a.is_active() && a.allowed_resources.contains(&api.identifier))
+                else {
+                    return Ok(None);
+                };
+                ScopeSet::from_scopes(
+                    key.scopes
+                        .iter()
+                        .filter(|s| agent.allowed_scopes.contains(s.as_str()))
+                        .cloned(),
+                )
+            }
+        };
+        Ok((!scope.is_empty()).then_some((api.identifier, scope)))
     }
 }
 

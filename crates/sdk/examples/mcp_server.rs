@@ -19,7 +19,9 @@
 //!    Notifications get `202 Accepted`; a `GET` (no server-initiated stream here) `405`.
 //!
 //! Run with `SVC_ISSUER=… SVC_TENANT_ID=ten_… MCP_RESOURCE=http://127.0.0.1:3001/mcp cargo run
-//! -p svc-sdk --example mcp_server` (listens on `LISTEN`, default `127.0.0.1:3001`). The
+//! -p svc-sdk --example mcp_server` (listens on `LISTEN`, default `127.0.0.1:3001`); with
+//! `SVC_CLIENT_ID`/`SVC_CLIENT_SECRET` (an application whose `api_audience` is `MCP_RESOURCE`)
+//! it also accepts API keys acting as a person or an agent, via introspection. The
 //! runtime's `it::mcp_tools` test compiles this file into its test binary and serves it.
 
 use axum::extract::State;
@@ -247,7 +249,15 @@ async fn main() -> std::io::Result<()> {
         tenant_id: var("SVC_TENANT_ID", "ten_01jd000000000000000000acme"),
         resource: var("MCP_RESOURCE", "http://127.0.0.1:3001/mcp"),
     };
-    let validator = Validator::new(&config.issuer);
+    let mut validator = Validator::new(&config.issuer);
+    // API keys acting as a person or an agent at this API, through introspection as the
+    // confidential application whose `api_audience` is this API.
+    if let (Ok(id), Ok(secret)) = (
+        std::env::var("SVC_CLIENT_ID"),
+        std::env::var("SVC_CLIENT_SECRET"),
+    ) {
+        validator = validator.with_introspection(&id, &secret);
+    }
     let listener = tokio::net::TcpListener::bind(var("LISTEN", "127.0.0.1:3001")).await?;
     axum::serve(listener, router(validator, config)).await
 }

@@ -6,7 +6,9 @@
 //! `resource=SVC_AUDIENCE` and gets, as scopes, the permissions the person's roles hold.
 //!
 //! Run with `SVC_ISSUER=… SVC_TENANT_ID=ten_… SVC_AUDIENCE=https://invoices.example.com cargo run
-//! -p svc-sdk --example resource_server` (listens on `LISTEN`, default `127.0.0.1:3000`).
+//! -p svc-sdk --example resource_server` (listens on `LISTEN`, default `127.0.0.1:3000`). With
+//! `SVC_CLIENT_ID` and `SVC_CLIENT_SECRET` (a confidential application whose `api_audience` is
+//! `SVC_AUDIENCE`) it also accepts API keys acting as a person or an agent, via introspection.
 //!
 //! Routes:
 //! - `GET /orgs/{org_id}/invoices`: `invoices:read`, a token acting in that organization.
@@ -144,7 +146,15 @@ async fn main() -> std::io::Result<()> {
         tenant_id: var("SVC_TENANT_ID", "ten_01jd000000000000000000acme"),
         audience: var("SVC_AUDIENCE", "https://invoices.example.com"),
     };
-    let validator = Validator::new(&config.issuer);
+    let mut validator = Validator::new(&config.issuer);
+    // API keys acting as a person or an agent at this API, through introspection as the
+    // confidential application whose `api_audience` is this API.
+    if let (Ok(id), Ok(secret)) = (
+        std::env::var("SVC_CLIENT_ID"),
+        std::env::var("SVC_CLIENT_SECRET"),
+    ) {
+        validator = validator.with_introspection(&id, &secret);
+    }
     let listener = tokio::net::TcpListener::bind(var("LISTEN", "127.0.0.1:3000")).await?;
     axum::serve(listener, router(validator, config)).await
 }

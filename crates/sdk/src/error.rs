@@ -52,6 +52,12 @@ pub enum ValidationError {
     #[error("the access token signature is invalid")]
     BadSignature,
 
+    /// An API key (`svck_…`) the issuer's introspection does not describe as an active key
+    /// for this resource server: unknown, revoked, expired, for another API, or its subject
+    /// may no longer act. 401 `invalid_token`.
+    #[error("the API key is not active")]
+    InactiveKey,
+
     /// Rule 3: `iss` is missing or differs from the issuer. 401 `invalid_token`.
     #[error("the access token was not issued by the expected issuer")]
     WrongIssuer,
@@ -278,6 +284,7 @@ mod tests {
             UnknownKey,
             KeyMismatch,
             BadSignature,
+            InactiveKey,
             WrongIssuer,
             WrongAudience,
             MissingExpiry,

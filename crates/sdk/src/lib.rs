@@ -36,6 +36,7 @@ mod claims;
 pub mod client;
 pub mod dpop;
 mod error;
+mod introspection;
 mod provider;
 mod requirements;
 pub mod rules;
@@ -44,6 +45,7 @@ mod webhook;
 
 pub use claims::{AccessTokenClaims, Actor, Confirmation, SubjectType};
 pub use error::{KeySourceError, ValidationError};
+pub use introspection::DEFAULT_KEY_CACHE_TTL;
 pub use requirements::{DEFAULT_LEEWAY_SECS, DEFAULT_MAX_DELEGATION_DEPTH, Requirements};
 pub use rules::bearer::{AuthScheme, MAX_TOKEN_BYTES, authorization_token, bearer_token};
 pub use rules::{check_claims, validate_with_jwks};

@@ -19,6 +19,7 @@
 
 use crate::claims::AccessTokenClaims;
 use crate::error::{KeySourceError, ValidationError};
+use crate::introspection::{API_KEY_PREFIX, KeyIntrospection};
 use crate::requirements::Requirements;
 use crate::rules::bearer::{AuthScheme, authorization_token};
 use crate::rules::{check_claims_with_binding, issuer, signature};
@@ -56,6 +57,8 @@ pub struct Validator {
     cache_ttl: Duration,
     cached: RwLock<Option<Arc<CachedKeys>>>,
     refresh: Mutex<RefreshState>,
+    /// API keys (`svck_…`) through introspection, when the resource server configured it.
+    introspection: Option<KeyIntrospection>,
 }
 
 enum KeySource {
@@ -124,7 +127,29 @@ impl Validator {
             cache_ttl: DEFAULT_CACHE_TTL,
             cached: RwLock::new(None),
             refresh: Mutex::new(RefreshState::default()),
+            introspection: None,
         }
+    }
+
+    /// Also accepts svc API keys (`Authorization: Bearer svck_…`) that act as a person or an
+    /// agent at this API, by asking the issuer's introspection endpoint (RFC 7662) as the
+    /// confidential application `client_id` whose registered `api_audience` is this API. Active
+    /// answers are reused for [`crate::DEFAULT_KEY_CACHE_TTL`] (see
+    /// [`Validator::with_key_cache_ttl`]); a key then goes through rules 3–10 like a token.
+    #[must_use]
+    pub fn with_introspection(mut self, client_id: &str, client_secret: &str) -> Self {
+        self.introspection = Some(KeyIntrospection::new(client_id, client_secret));
+        self
+    }
+
+    /// How long an active answer for an API key is reused (default
+    /// [`crate::DEFAULT_KEY_CACHE_TTL`]; zero: ask every time). The most a revocation can lag here.
+    #[must_use]
+    pub fn with_key_cache_ttl(mut self, ttl: Duration) -> Self {
+        if let Some(introspection) = self.introspection.as_mut() {
+            introspection.ttl = ttl;
+        }
+        self
     }
 
     /// Sets the least time between refreshes caused by unknown `kid`s (default
@@ -175,6 +200,26 @@ impl Validator {
     ) -> Result<AccessTokenClaims, ValidationError> {
         // Rule 1.
         let (scheme, token) = authorization_token(authorization)?;
+        if let Some(introspection) = &self.introspection
+            && token.starts_with(API_KEY_PREFIX)
+        {
+            // An API key: the issuer vouches for it at introspection instead of a signature.
+            let KeySource::Discovery(Some(http)) = &self.source else {
+                return Err(ValidationError::KeysUnavailable(KeySourceError::Client));
+            };
+            let claims = introspection
+                .claims(http, &self.issuer, token, now_unix)
+                .await?;
+            if let Some(map) = claims.as_object() {
+                issuer::check_issuer(map, &self.issuer)?;
+            }
+            // No key is DPoP-bound: the DPoP scheme is refused by rule 10 below.
+            let claims = check_claims_with_binding(&claims, req, None, now_unix)?;
+            if scheme == AuthScheme::DPoP {
+                return Err(ValidationError::DpopTokenNotBound);
+            }
+            return Ok(claims);
+        }
         // Rule 2: shape, `alg`, `typ` and `kid` first, so a malformed token never costs a fetch.
         let header = signature::check_header(token)?;
         let jwks = self.keys_for(&header.kid).await?;
@@ -288,48 +333,66 @@ impl Validator {
 
     /// OpenID Connect Discovery 1.0 §4: the `jwks_uri` of the configured issuer.
     async fn discover(&self, http: &reqwest::Client) -> Result<Url, KeySourceError> {
-        let issuer = Url::parse(&self.issuer).map_err(|_| KeySourceError::InvalidIssuer)?;
-        let plain_http = match issuer.scheme() {
-            "https" => false,
-            "http" => true,
-            _ => return Err(KeySourceError::InvalidIssuer),
-        };
-        // OIDC Discovery §4: an issuer with a path drops its trailing `/` before the suffix.
-        let url = format!(
-            "{}/.well-known/openid-configuration",
-            self.issuer.trim_end_matches('/')
-        );
-        let url = Url::parse(&url).map_err(|_| KeySourceError::InvalidIssuer)?;
-        let document = get_json(http, &url).await?;
-        let invalid = |problem| KeySourceError::InvalidDocument {
-            url: url.to_string(),
-            problem,
-        };
+        discovered_endpoint(http, &self.issuer, "jwks_uri").await
+    }
+}
 
-        // OIDC Discovery §4.3: the issuer in the document MUST be identical to the one used to
-        // build the discovery URL; otherwise the document MUST NOT be used.
-        let discovered = document
-            .get("issuer")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("no issuer"))?;
-        if discovered != self.issuer {
-            return Err(KeySourceError::IssuerMismatch {
-                configured: self.issuer.clone(),
-                discovered: discovered.to_owned(),
-            });
-        }
-        let jwks_uri = document
-            .get("jwks_uri")
-            .and_then(Value::as_str)
-            .and_then(|uri| Url::parse(uri).ok())
-            .ok_or_else(|| invalid("no absolute jwks_uri"))?;
-        // OIDC Discovery §3 and §7: the keys are fetched over TLS, except from a plain-http
-        // development issuer.
-        match jwks_uri.scheme() {
-            "https" => Ok(jwks_uri),
-            "http" if plain_http => Ok(jwks_uri),
-            _ => Err(invalid("jwks_uri is not https")),
-        }
+/// The endpoint `member` (`jwks_uri`, `introspection_endpoint`) of `issuer`'s discovery
+/// document (OpenID Connect Discovery 1.0 §4): the document must name exactly that issuer
+/// (§4.3), and the endpoint must be absolute and `https` unless the issuer is plain `http`
+/// (development).
+pub(crate) async fn discovered_endpoint(
+    http: &reqwest::Client,
+    issuer: &str,
+    member: &'static str,
+) -> Result<Url, KeySourceError> {
+    let parsed = Url::parse(issuer).map_err(|_| KeySourceError::InvalidIssuer)?;
+    let plain_http = match parsed.scheme() {
+        "https" => false,
+        "http" => true,
+        _ => return Err(KeySourceError::InvalidIssuer),
+    };
+    // OIDC Discovery §4: an issuer with a path drops its trailing `/` before the suffix.
+    let url = format!(
+        "{}/.well-known/openid-configuration",
+        issuer.trim_end_matches('/')
+    );
+    let url = Url::parse(&url).map_err(|_| KeySourceError::InvalidIssuer)?;
+    let document = get_json(http, &url).await?;
+    let invalid = |problem| KeySourceError::InvalidDocument {
+        url: url.to_string(),
+        problem,
+    };
+
+    // OIDC Discovery §4.3: the issuer in the document MUST be identical to the one used to
+    // build the discovery URL; otherwise the document MUST NOT be used.
+    let discovered = document
+        .get("issuer")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("no issuer"))?;
+    if discovered != issuer {
+        return Err(KeySourceError::IssuerMismatch {
+            configured: issuer.to_owned(),
+            discovered: discovered.to_owned(),
+        });
+    }
+    let endpoint = document
+        .get(member)
+        .and_then(Value::as_str)
+        .and_then(|uri| Url::parse(uri).ok())
+        .ok_or_else(|| match member {
+            "jwks_uri" => invalid("no absolute jwks_uri"),
+            _ => invalid("no absolute introspection_endpoint"),
+        })?;
+    // OIDC Discovery §3 and §7: keys and key answers travel over TLS, except from a plain-http
+    // development issuer.
+    match endpoint.scheme() {
+        "https" => Ok(endpoint),
+        "http" if plain_http => Ok(endpoint),
+        _ => Err(match member {
+            "jwks_uri" => invalid("jwks_uri is not https"),
+            _ => invalid("introspection_endpoint is not https"),
+        }),
     }
 }
 

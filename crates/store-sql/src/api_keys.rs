@@ -4,7 +4,8 @@
 //! A key is found by its keyed hash within its tenant, whatever its state (the caller decides
 //! liveness, so unknown, revoked and expired keys take one path). Counting live keys compares
 //! expiries on the `_ns` twin on SQLite and the `timestamptz` column on PostgreSQL; the scopes
-//! are a JSON array of strings, like an application's.
+//! are a JSON array of strings, like an application's. A key's reach is two columns, both empty
+//! (management) or both set (`resource_id`, `subject`); the table's check keeps them together.
 
 use crate::dialect::{Dialect, PerDialect};
 use crate::naming;
@@ -12,7 +13,9 @@ use crate::record::{Record, encode_scopes};
 use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
-use svc_domain::{ApiKey, ApiKeyId, Scope, ScopeSet, SecretHash, TenantId};
+use svc_domain::{
+    ApiKey, ApiKeyId, ApiResourceId, KeyReach, KeySubject, Scope, ScopeSet, SecretHash, TenantId,
+};
 use svc_store::{ApiKeyReads, ApiKeyWrites, Order, StoreError};
 use time::OffsetDateTime;
 
@@ -20,7 +23,7 @@ macro_rules! select_keys {
     ($tail:literal) => {
         concat!(
             "SELECT id, tenant_id, name, scopes, key_hash, created_by, created_at, expires_at, \
-             last_used_at, revoked_at, rotated_from FROM api_keys ",
+             last_used_at, revoked_at, rotated_from, resource_id, subject FROM api_keys ",
             $tail
         )
     };
@@ -40,11 +43,11 @@ const COUNT_LIVE: PerDialect = PerDialect {
 };
 const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO api_keys (id, tenant_id, name, scopes, key_hash, created_by, \
-         created_at, expires_at, last_used_at, revoked_at, rotated_from, expires_at_ns) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+         created_at, expires_at, last_used_at, revoked_at, rotated_from, resource_id, subject, \
+         expires_at_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     postgres: "INSERT INTO api_keys (id, tenant_id, name, scopes, key_hash, created_by, \
-         created_at, expires_at, last_used_at, revoked_at, rotated_from) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+         created_at, expires_at, last_used_at, revoked_at, rotated_from, resource_id, subject) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
 };
 const REVOKE: &str = "UPDATE api_keys SET revoked_at = $3 \
      WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL";
@@ -115,6 +118,10 @@ impl<D: Dialect> ApiKeyReads for SqlTx<D> {
 #[async_trait]
 impl<D: Dialect> ApiKeyWrites for SqlTx<D> {
     async fn insert_api_key(&mut self, key: &ApiKey) -> Result<(), StoreError> {
+        let (resource, subject) = match &key.reach {
+            KeyReach::Management => (None, None),
+            KeyReach::Api { resource, subject } => (Some(resource), Some(subject)),
+        };
         Stmt::new(INSERT.pick::<D>())
             .bind(key.id.as_str())
             .bind(key.tenant_id.as_str())
@@ -127,6 +134,8 @@ impl<D: Dialect> ApiKeyWrites for SqlTx<D> {
             .bind(key.last_used_at)
             .bind(key.revoked_at)
             .bind(key.rotated_from.as_ref().map(ApiKeyId::as_str))
+            .bind(resource.map(ApiResourceId::as_str))
+            .bind(subject.map(KeySubject::as_str))
             .bind_twin(key.expires_at)
             .execute::<D>(self.conn())
             .await
@@ -192,6 +201,17 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<ApiKey, StoreError> {
     let scopes: String = c.get("scopes")?;
     let hash: Vec<u8> = c.get("key_hash")?;
     let rotated_from: Option<String> = c.get("rotated_from")?;
+    let resource: Option<String> = c.get("resource_id")?;
+    let subject: Option<String> = c.get("subject")?;
+    let reach = match (resource, subject) {
+        (None, None) => KeyReach::Management,
+        (Some(resource), Some(subject)) => KeyReach::Api {
+            resource: r.parse("resource_id", &resource, ApiResourceId::parse)?,
+            subject: r.parse("subject", &subject, KeySubject::parse)?,
+        },
+        (Some(resource), None) => return Err(r.corrupt("subject", &resource, &"missing")),
+        (None, Some(subject)) => return Err(r.corrupt("resource_id", &subject, &"missing")),
+    };
     let scopes = r
         .strings("scopes", &scopes)?
         .iter()
@@ -201,6 +221,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<ApiKey, StoreError> {
         id: r.parse("id", &id, ApiKeyId::parse)?,
         tenant_id: r.parse("tenant_id", &tenant, TenantId::parse)?,
         name: c.get("name")?,
+        reach,
         scopes: ScopeSet::from_scopes(scopes),
         hash: r.hash("key_hash", &hash)?,
         created_by: c.get("created_by")?,

@@ -1,5 +1,6 @@
 //! `[api_keys]`: API keys (`svck_…`), the long-lived machine credentials each tenant creates
-//! through its management API (`/api/v1/api-keys`) — whether they exist, and their limits.
+//! through its management API (`/api/v1/api-keys`) — whether they exist, their limits, and
+//! whether a key may act as a person or an agent at one of the tenant's APIs.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,12 @@ pub struct ApiKeysConfig {
     /// 1..=3650.
     #[schemars(example = 365)]
     pub max_lifetime_days: Option<u32>,
+    /// Let administrators create keys that act as a person (with `users:write`) or an agent
+    /// (with `agents:write`) at one of the tenant's API resources (`subject` and `resource` on
+    /// `POST /api/v1/api-keys`); that API's resource servers accept them through token
+    /// introspection. When false such a request is refused (400) and keys already created stay
+    /// valid. Default: false.
+    pub subject_keys: bool,
 }
 
 impl Default for ApiKeysConfig {
@@ -29,6 +36,7 @@ impl Default for ApiKeysConfig {
             enabled: true,
             max_per_tenant: 100,
             max_lifetime_days: None,
+            subject_keys: false,
         }
     }
 }

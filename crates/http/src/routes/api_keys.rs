@@ -72,6 +72,13 @@ fn location(id: &str) -> String {
         lifetime (`api_keys.max_lifetime_days`; without `expires_at` the key expires at it \
         when one is set). A tenant holds at most `api_keys.max_per_tenant` live keys (409 \
         beyond). Audited as `api_key.created`, announced as `admin.api_key.created`.\n\n\
+        With `subject` and `resource` (where the deployment allows, `api_keys.subject_keys`), \
+        the key acts as that person (`usr_…`, the caller needs `users:write`) or agent \
+        (`agt_…`, needs `agents:write`) at that API resource of the tenant: `scopes` are \
+        permissions the API defines (for an agent, within its `allowed_scopes`, and the API \
+        among its `allowed_resources`). The management API refuses such a key; the API's \
+        resource servers learn at token introspection what it grants now (a person's key \
+        never more than their roles grant there).\n\n\
         No `idempotency-key`: replaying the answer would mean storing the key in the clear. \
         A retry after a lost answer creates another key; revoke the one never received.",
     request_body(content = NewApiKey, content_type = "application/json"),

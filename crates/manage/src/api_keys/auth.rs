@@ -17,7 +17,7 @@ use super::ApiKeys;
 use crate::{ManageContext, ManageError};
 use std::collections::HashMap;
 use std::sync::Mutex;
-use svc_domain::{ApiKey, ApiKeyId, SecretHash, TenantId, looks_like_api_key};
+use svc_domain::{ApiKey, ApiKeyId, KeyReach, SecretHash, TenantId, looks_like_api_key};
 use time::{Duration, OffsetDateTime};
 
 /// How long an authenticated key is served from memory before the store is read again: the
@@ -82,7 +82,8 @@ impl KeyCache {
 }
 
 impl ApiKeys {
-    /// The live key of `tenant` that `presented` is, if any (see the module documentation).
+    /// The live management key of `tenant` that `presented` is, if any (see the module
+    /// documentation); a key for another API is `None` like an unknown one.
     /// Records the use when `last_used_at` is a minute old or more.
     ///
     /// Errors: [`ManageError::Unavailable`] when the store cannot be read.
@@ -109,7 +110,9 @@ impl ApiKeys {
                 (found, true)
             }
         };
-        let Some(key) = key.filter(|k| k.is_live(now)) else {
+        // A key acting as a person or an agent is for its API's resource servers (through
+        // introspection), never for the management API.
+        let Some(key) = key.filter(|k| k.is_live(now) && k.reach == KeyReach::Management) else {
             return Ok(None);
         };
         // Only a key read from the store starts a cache period: refreshing it on every hit

@@ -10,8 +10,8 @@ use crate::audit::{self, action};
 use crate::page::{clamp_limit, split_page};
 use crate::{Actor, ManageContext, ManageError, RequestMeta};
 use svc_domain::{
-    ApiKey, ApiKeyId, EventData, EventType, MANAGEMENT_API_SCOPES, MAX_API_KEY_NAME_CHARS,
-    MAX_API_KEY_SCOPES, Scope, ScopeSet, TenantId,
+    ApiKey, ApiKeyId, EventData, EventType, KeyReach, KeySubject, MANAGEMENT_API_SCOPES,
+    MAX_API_KEY_NAME_CHARS, MAX_API_KEY_SCOPES, Scope, ScopeSet, TenantId,
 };
 use svc_store::{Order, WriteTx};
 use time::{Duration, OffsetDateTime};
@@ -99,6 +99,139 @@ fn caller_scopes(caller: &[String]) -> ScopeSet {
     ScopeSet::from_scopes(caller.iter().filter_map(|s| Scope::parse(s).ok()))
 }
 
+/// Most permissions one key for an API carries.
+const MAX_API_PERMISSIONS: usize = 50;
+
+/// The scope a caller needs to hand out a key in `subject`'s name.
+fn authority(subject: &KeySubject) -> &'static str {
+    match subject {
+        KeySubject::User(_) => "users:write",
+        KeySubject::Agent(_) => "agents:write",
+    }
+}
+
+/// The subject and API identifier of a key for an API, `None` for a management key: both
+/// members or neither, allowed by the deployment, a well-formed subject the caller may act for.
+fn subject_target<'i>(
+    keys: &ApiKeys,
+    input: &'i NewApiKey,
+    held: &ScopeSet,
+) -> Result<Option<(KeySubject, &'i str)>, ManageError> {
+    let (subject, resource) = match (&input.subject, &input.resource) {
+        (None, None) => return Ok(None),
+        (Some(subject), Some(resource)) => (subject, resource),
+        (Some(_), None) => {
+            return Err(ManageError::invalid(
+                "resource",
+                "is required with subject: a key acts as someone at one API",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(ManageError::invalid(
+                "subject",
+                "is required with resource: a key acts as someone at one API",
+            ));
+        }
+    };
+    if !keys.settings.subject_keys {
+        return Err(ManageError::invalid(
+            "subject",
+            "keys acting as a person or an agent are off in this deployment \
+             ([api_keys].subject_keys)",
+        ));
+    }
+    let subject = KeySubject::parse(subject).map_err(|_| {
+        ManageError::invalid("subject", "must be a person (usr_…) or an agent (agt_…)")
+    })?;
+    let needed = authority(&subject);
+    if !held.contains(needed) {
+        return Err(ManageError::Forbidden(format!(
+            "a key in someone's name needs {needed}"
+        )));
+    }
+    Ok(Some((subject, resource.as_str())))
+}
+
+/// The reach and scopes of a key acting as `subject` at the API `identifier` of `tenant`: the
+/// API exists, the scopes are permissions it defines, the person may sign in, or the agent is
+/// active with the API among its `allowed_resources` and the scopes within its
+/// `allowed_scopes`.
+async fn api_reach(
+    tx: &mut dyn WriteTx,
+    tenant: &TenantId,
+    subject: KeySubject,
+    identifier: &str,
+    raw: &[String],
+) -> Result<(KeyReach, ScopeSet), ManageError> {
+    let api = tx
+        .api_resource_by_identifier(tenant, identifier)
+        .await?
+        .ok_or_else(|| ManageError::invalid("resource", "is not an API resource of this tenant"))?;
+    if raw.is_empty() || raw.len() > MAX_API_PERMISSIONS {
+        return Err(ManageError::invalid(
+            "scopes",
+            format!("must name 1 to {MAX_API_PERMISSIONS} permissions of the API"),
+        ));
+    }
+    let mut parsed = Vec::with_capacity(raw.len());
+    for scope in raw {
+        if !api.permissions.iter().any(|p| p.name.as_str() == scope) {
+            return Err(ManageError::invalid(
+                "scopes",
+                format!("`{scope}` is not a permission of {identifier}"),
+            ));
+        }
+        parsed
+            .push(Scope::parse(scope).map_err(|e| ManageError::invalid("scopes", e.to_string()))?);
+    }
+    let scopes = ScopeSet::from_scopes(parsed);
+    match &subject {
+        KeySubject::User(user) => {
+            if !tx
+                .user(tenant, user)
+                .await?
+                .is_some_and(|u| u.can_sign_in())
+            {
+                return Err(ManageError::invalid(
+                    "subject",
+                    "is not a person of this tenant who may sign in",
+                ));
+            }
+        }
+        KeySubject::Agent(agent) => {
+            let agent = tx
+                .agent(tenant, agent)
+                .await?
+                .filter(|a| a.is_active())
+                .ok_or_else(|| {
+                    ManageError::invalid("subject", "is not an active agent of this tenant")
+                })?;
+            if !agent.allowed_resources.contains(&api.identifier) {
+                return Err(ManageError::invalid(
+                    "resource",
+                    "is not among the agent's allowed_resources",
+                ));
+            }
+            if let Some(other) = scopes
+                .iter()
+                .find(|s| !agent.allowed_scopes.contains(s.as_str()))
+            {
+                return Err(ManageError::invalid(
+                    "scopes",
+                    format!("`{other}` is not among the agent's allowed_scopes"),
+                ));
+            }
+        }
+    }
+    Ok((
+        KeyReach::Api {
+            resource: api.id,
+            subject,
+        },
+        scopes,
+    ))
+}
+
 async fn announce(
     tx: &mut dyn WriteTx,
     ctx: &ManageContext,
@@ -128,13 +261,15 @@ async fn announce(
     crate::events::record(tx, ctx, &key.tenant_id, event_type, data).await
 }
 
-/// Creates a key of `tenant` holding `input.scopes`, which must all be in `caller_scopes` (the
-/// scopes of the credential making the request). Audited as `api_key.created`, announced as
-/// `admin.api_key.created`. The key is in the answer, this once.
+/// Creates a key of `tenant`: a management key holding `input.scopes`, which must all be in
+/// `caller_scopes` (the scopes of the credential making the request), or, with `subject` and
+/// `resource`, a key acting as that person or agent at that API ([`api_reach`]). Audited as
+/// `api_key.created`, announced as `admin.api_key.created`. The key is in the answer, this once.
 ///
-/// Errors: [`ManageError::Invalid`] naming `name`, `scopes` or `expires_at`;
-/// [`ManageError::Conflict`] when the tenant already has `max_per_tenant` live keys;
-/// [`ManageError::NotFound`] when the tenant does not exist.
+/// Errors: [`ManageError::Invalid`] naming `name`, `scopes`, `subject`, `resource` or
+/// `expires_at`; [`ManageError::Forbidden`] when a key in someone's name is asked without the
+/// scope that allows it; [`ManageError::Conflict`] when the tenant already has
+/// `max_per_tenant` live keys; [`ManageError::NotFound`] when the tenant does not exist.
 #[allow(clippy::too_many_arguments)] // the request's parts, each distinct
 pub async fn create(
     ctx: &ManageContext,
@@ -147,13 +282,25 @@ pub async fn create(
 ) -> Result<CreatedApiKeyView, ManageError> {
     let now = ctx.now();
     let name = name(&input.name)?;
-    let scopes = scopes(&input.scopes, &caller_scopes(caller_scopes_held))?;
+    let held = caller_scopes(caller_scopes_held);
+    let target = subject_target(keys, &input, &held)?;
     let expires_at = expiry(keys, input.expires_at, now)?;
+    let mut tx = ctx.store.write().await?;
+    if tx.tenant_by_id(tenant).await?.is_none() {
+        return Err(ManageError::NotFound);
+    }
+    let (reach, scopes) = match target {
+        None => (KeyReach::Management, scopes(&input.scopes, &held)?),
+        Some((subject, resource)) => {
+            api_reach(tx.as_mut(), tenant, subject, resource, &input.scopes).await?
+        }
+    };
     let secret = keys.hasher.generate(tenant, ctx.rng.as_ref());
     let key = ApiKey {
         id: ApiKeyId::generate(ctx.clock.as_ref(), ctx.rng.as_ref()),
         tenant_id: tenant.clone(),
         name,
+        reach,
         scopes,
         hash: secret.hash.clone(),
         created_by: actor.as_audit_string(),
@@ -163,10 +310,6 @@ pub async fn create(
         revoked_at: None,
         rotated_from: None,
     };
-    let mut tx = ctx.store.write().await?;
-    if tx.tenant_by_id(tenant).await?.is_none() {
-        return Err(ManageError::NotFound);
-    }
     let max = keys.settings.max_per_tenant;
     if tx.count_live_api_keys(tenant, now).await? >= u64::from(max) {
         return Err(ManageError::Conflict(format!(
@@ -308,11 +451,20 @@ pub async fn rotate(
         ));
     }
     let held = caller_scopes(caller_scopes_held);
-    if !old.scopes.is_subset(&held) {
-        return Err(ManageError::Forbidden(
-            "rotating hands out a key with the same scopes: the caller must hold all of them"
-                .into(),
-        ));
+    match &old.reach {
+        KeyReach::Management if !old.scopes.is_subset(&held) => {
+            return Err(ManageError::Forbidden(
+                "rotating hands out a key with the same scopes: the caller must hold all of them"
+                    .into(),
+            ));
+        }
+        KeyReach::Api { subject, .. } if !held.contains(authority(subject)) => {
+            return Err(ManageError::Forbidden(format!(
+                "rotating hands out a key in someone's name: the caller needs {}",
+                authority(subject)
+            )));
+        }
+        _ => {}
     }
     let lifetime = old.expires_at.map(|at| at - old.created_at);
     let secret = keys.hasher.generate(tenant, ctx.rng.as_ref());
@@ -320,6 +472,7 @@ pub async fn rotate(
         id: ApiKeyId::generate(ctx.clock.as_ref(), ctx.rng.as_ref()),
         tenant_id: tenant.clone(),
         name: old.name.clone(),
+        reach: old.reach.clone(),
         scopes: old.scopes.clone(),
         hash: secret.hash.clone(),
         created_by: actor.as_audit_string(),
@@ -402,6 +555,67 @@ mod tests {
     }
 
     #[test]
+    fn keys_in_someones_name_need_both_members_the_switch_and_the_authority() {
+        let hasher = Arc::new(ApiKeyHasher::new(&[1; 32]).unwrap());
+        let on = ApiKeys::new(
+            hasher.clone(),
+            ApiKeySettings {
+                subject_keys: true,
+                ..ApiKeySettings::default()
+            },
+        );
+        let off = ApiKeys::new(hasher, ApiKeySettings::default());
+        let input = |subject: Option<&str>, resource: Option<&str>| NewApiKey {
+            name: "k".into(),
+            scopes: owned(&["trips:read"]),
+            subject: subject.map(str::to_owned),
+            resource: resource.map(str::to_owned),
+            expires_at: None,
+        };
+        let admin = caller_scopes(&owned(&["users:write", "agents:write"]));
+        let field = |r: Result<Option<(KeySubject, &str)>, ManageError>| match r {
+            Err(ManageError::Invalid { field, .. }) => field,
+            other => panic!("expected a refusal naming a member, got {other:?}"),
+        };
+        let person = "usr_01jd3k2m4n5p6q7r8s9t0v1w2x";
+        let agent = "agt_01jd3k2m4n5p6q7r8s9t0v1w2x";
+        let api = Some("https://api.example.com");
+        assert!(
+            subject_target(&off, &input(None, None), &admin)
+                .unwrap()
+                .is_none()
+        );
+        let both = input(Some(person), api);
+        assert_eq!(field(subject_target(&off, &both, &admin)), "subject");
+        let alone = input(Some(person), None);
+        assert_eq!(field(subject_target(&on, &alone, &admin)), "resource");
+        let alone = input(None, api);
+        assert_eq!(field(subject_target(&on, &alone, &admin)), "subject");
+        let app = input(Some("app_01jd3k2m4n5p6q7r8s9t0v1w2x"), api);
+        assert_eq!(field(subject_target(&on, &app, &admin)), "subject");
+        let (subject, resource) = subject_target(&on, &both, &admin).unwrap().unwrap();
+        assert_eq!(
+            (subject.as_str(), resource),
+            (person, "https://api.example.com")
+        );
+        let for_agent = input(Some(agent), api);
+        assert!(matches!(
+            subject_target(&on, &for_agent, &admin).unwrap(),
+            Some((KeySubject::Agent(_), _))
+        ));
+        let people_only = caller_scopes(&owned(&["users:write"]));
+        assert!(matches!(
+            subject_target(&on, &for_agent, &people_only),
+            Err(ManageError::Forbidden(_))
+        ));
+        let neither = caller_scopes(&owned(&["applications:write"]));
+        assert!(matches!(
+            subject_target(&on, &both, &neither),
+            Err(ManageError::Forbidden(_))
+        ));
+    }
+
+    #[test]
     fn expiries_are_in_the_future_and_within_the_maximum_lifetime() {
         let now = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000);
         let hasher = Arc::new(ApiKeyHasher::new(&[1; 32]).unwrap());
@@ -415,6 +629,7 @@ mod tests {
             ApiKeySettings {
                 max_per_tenant: 1,
                 max_lifetime: Some(std::time::Duration::from_secs(30 * 86_400)),
+                subject_keys: false,
             },
         );
         let limit = now + Duration::days(30);

@@ -10,9 +10,17 @@
 //! management application was granted it, and would put a scope in tokens that no other
 //! deployment of the contract knows.
 //!
-//! No privilege escalation: a key's scopes must be management scopes that its creator holds
-//! (the caller's own token or key), and rotating a key (which hands out a new secret with the
-//! same scopes) needs every scope the key holds. A key reaches the whole tenant.
+//! No privilege escalation: a management key's scopes must be management scopes that its creator
+//! holds (the caller's own token or key), and rotating a key (which hands out a new secret with
+//! the same scopes) needs every scope the key holds. A management key reaches the whole tenant.
+//!
+//! Where the deployment allows (`[api_keys].subject_keys`), a key may instead act as a person
+//! or an agent at one API resource of the tenant: its scopes are permissions that API defines,
+//! the management API refuses it, and that API's resource servers learn at introspection what
+//! it grants now — at most what the person's roles grant there (while they may sign in), or
+//! what the agent's `allowed_scopes` allow (while it is active and the API is among its
+//! `allowed_resources`). Creating or rotating one needs `users:write` (a person) or
+//! `agents:write` (an agent): it hands out a credential in that subject's name.
 //!
 //! [`ApiKeys`] is the service the runtime builds once per process: the hasher, the limits and
 //! the short positive cache of authenticated keys ([`auth`]).
@@ -26,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
 use svc_crypto::ApiKeyHasher;
-use svc_domain::ApiKey;
+use svc_domain::{ApiKey, KeyReach};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -42,6 +50,9 @@ pub struct ApiKeySettings {
     pub max_per_tenant: u32,
     /// Longest lifetime a key may be given; `None`: keys may never expire.
     pub max_lifetime: Option<Duration>,
+    /// Whether keys acting as a person or an agent at an API may be created
+    /// (`[api_keys].subject_keys`).
+    pub subject_keys: bool,
 }
 
 impl Default for ApiKeySettings {
@@ -49,6 +60,7 @@ impl Default for ApiKeySettings {
         Self {
             max_per_tenant: 100,
             max_lifetime: None,
+            subject_keys: false,
         }
     }
 }
@@ -96,8 +108,19 @@ impl ApiKeys {
 pub struct NewApiKey {
     /// What the key is for (1 to 100 characters, not unique).
     pub name: String,
-    /// The management scopes it holds: at least one, each held by the caller.
+    /// A management key: the management scopes it holds, at least one, each held by the
+    /// caller. A key for an API (`subject` and `resource`): 1 to 50 permissions that API
+    /// defines.
     pub scopes: Vec<String>,
+    /// Whom the key acts as at `resource`: a person (`usr_…`, needs `users:write`) or an agent
+    /// (`agt_…`, needs `agents:write`). Only where the deployment allows
+    /// (`[api_keys].subject_keys`); with `resource`, never without.
+    #[serde(default)]
+    pub subject: Option<String>,
+    /// The identifier of the tenant's API resource the key is for (its resource servers see it
+    /// at introspection as `aud`); with `subject`, never without.
+    #[serde(default)]
+    pub resource: Option<String>,
     /// When it stops working (RFC 3339, in the future, within the deployment's maximum
     /// lifetime); absent: never, or at the maximum lifetime when the deployment sets one.
     #[serde(default, with = "time::serde::rfc3339::option")]
@@ -121,7 +144,8 @@ pub struct RotateApiKey {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({
     "id": "apik_01jd3k2m4n5p6q7r8s9t0v1w2x", "name": "CI deploy",
-    "scopes": ["applications:read"], "created_by": "client:app_01jd3k2m4n5p6q7r8s9t0v1w2y",
+    "scopes": ["applications:read"], "subject": null, "resource_id": null,
+    "created_by": "client:app_01jd3k2m4n5p6q7r8s9t0v1w2y",
     "created_at": "2026-11-24T10:00:00Z", "expires_at": "2027-05-24T10:00:00Z",
     "last_used_at": null, "revoked_at": null, "rotated_from": null
 }))]
@@ -130,8 +154,14 @@ pub struct ApiKeyView {
     pub id: String,
     /// What it is for.
     pub name: String,
-    /// The management scopes it holds, sorted.
+    /// The management scopes it holds, or the API permissions it may carry at most, sorted.
     pub scopes: Vec<String>,
+    /// Whom it acts as at `resource` (`usr_…`, `agt_…`); `null` for a management key.
+    #[schema(required = true)]
+    pub subject: Option<String>,
+    /// The id of the API resource it is for (`res_…`); `null` for a management key.
+    #[schema(required = true)]
+    pub resource_id: Option<String>,
     /// Who created it (`client:app_…`, `user:usr_…`, `api_key:apik_…`).
     pub created_by: String,
     /// When it was created.
@@ -161,6 +191,14 @@ impl From<&ApiKey> for ApiKeyView {
             id: key.id.to_string(),
             name: key.name.clone(),
             scopes: key.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
+            subject: match &key.reach {
+                KeyReach::Management => None,
+                KeyReach::Api { subject, .. } => Some(subject.as_str().to_owned()),
+            },
+            resource_id: match &key.reach {
+                KeyReach::Management => None,
+                KeyReach::Api { resource, .. } => Some(resource.to_string()),
+            },
             created_by: key.created_by.clone(),
             created_at: key.created_at,
             expires_at: key.expires_at,
@@ -175,7 +213,8 @@ impl From<&ApiKey> for ApiKeyView {
 #[derive(Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({
     "id": "apik_01jd3k2m4n5p6q7r8s9t0v1w2x", "name": "CI deploy",
-    "scopes": ["applications:read"], "created_by": "client:app_01jd3k2m4n5p6q7r8s9t0v1w2y",
+    "scopes": ["applications:read"], "subject": null, "resource_id": null,
+    "created_by": "client:app_01jd3k2m4n5p6q7r8s9t0v1w2y",
     "created_at": "2026-11-24T10:00:00Z", "expires_at": "2027-05-24T10:00:00Z",
     "last_used_at": null, "revoked_at": null, "rotated_from": null,
     "key": "svck_mfrggzdfmztwq2lknnwg23tpobyxe43uov3ho6dzpjqwey3dmrsgk3dg"

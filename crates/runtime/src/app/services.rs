@@ -129,6 +129,7 @@ async fn api_keys(
         max_lifetime: c
             .max_lifetime_days
             .map(|days| Duration::from_secs(u64::from(days) * 86_400)),
+        subject_keys: c.subject_keys,
     };
     Ok(Some(Arc::new(svc_manage::api_keys::ApiKeys::new(
         Arc::new(hasher),

@@ -127,3 +127,24 @@ pub(crate) async fn management_token(
     let body: Value = response.json().await.unwrap();
     body["access_token"].as_str().unwrap().to_owned()
 }
+
+/// `method path` with `token` as the bearer and `body` as JSON (none when `Value::Null`),
+/// asserting the answer's `status`; the answer's JSON (`Null` when it has none).
+pub(crate) async fn send_json(
+    app: &TestApp,
+    token: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Value,
+    status: u16,
+) -> Value {
+    let mut request = app.request(method.clone(), path).bearer_auth(token);
+    if !body.is_null() {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let got = response.status().as_u16();
+    let answer: Value = response.json().await.unwrap_or(Value::Null);
+    assert_eq!(got, status, "{method} {path}: {answer}");
+    answer
+}

@@ -7,7 +7,7 @@
 //! until an administrator grants it, then the SDK's step-up re-authorization gets it. The service
 //! runs single-tenant (issuer `http://127.0.0.1:<port>`) on SQLite and PostgreSQL.
 
-use crate::common::{default_tenant, operator_token};
+use crate::common::{default_tenant, operator_token, send_json as call};
 use crate::interop::{
     Prerequisite, chromium_path, repo_root, require_prerequisites, run_script, str_field,
 };
@@ -21,27 +21,6 @@ use svc_testkit::{Backend, TestApp};
 const REDIRECT_URI: &str = "http://127.0.0.1:65501/callback";
 const EMAIL: &str = "grace.hopper@example.com";
 const PASSWORD: &str = "Compiler-A-0-1952!";
-
-/// `method path body` as the tenant's management application; the answer, after asserting
-/// `status`.
-async fn call(
-    app: &TestApp,
-    token: &str,
-    method: Method,
-    path: &str,
-    body: Value,
-    status: u16,
-) -> Value {
-    let mut request = app.request(method.clone(), path).bearer_auth(token);
-    if !body.is_null() {
-        request = request.json(&body);
-    }
-    let response = request.send().await.unwrap();
-    let got = response.status().as_u16();
-    let body: Value = response.json().await.unwrap_or(Value::Null);
-    assert_eq!(got, status, "{method} {path}: {body}");
-    body
-}
 
 async fn mcp_typescript_sdk(backend: Backend) {
     require_prerequisites(&[

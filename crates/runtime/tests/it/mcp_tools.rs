@@ -77,7 +77,7 @@ async fn agent_token(
 }
 
 /// A JSON-RPC call to the MCP server: status, `WWW-Authenticate`, body.
-async fn rpc(
+pub(crate) async fn rpc(
     http: &reqwest::Client,
     endpoint: &str,
     token: Option<&str>,

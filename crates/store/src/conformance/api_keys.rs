@@ -2,11 +2,15 @@
 //! id in both directions, revoked once, brought forward to expire, marked used; only live keys
 //! count; an unknown tenant names the foreign key.
 
+use super::access::api_resource_fixture;
 use super::grants::stored_tenant;
 use super::tenant_fixture;
 use crate::{Order, Store, StoreError};
 use std::sync::Arc;
-use svc_domain::{ApiKey, ApiKeyId, ManualClock, ScopeSet, SecretHash, SeededRandom, Tenant};
+use svc_domain::{
+    AgentId, ApiKey, ApiKeyId, KeyReach, KeySubject, ManualClock, ScopeSet, SecretHash,
+    SeededRandom, Tenant, UserId,
+};
 use time::{Duration, OffsetDateTime};
 
 fn key_fixture(tenant: &Tenant, seed: u64, at: OffsetDateTime) -> ApiKey {
@@ -17,6 +21,7 @@ fn key_fixture(tenant: &Tenant, seed: u64, at: OffsetDateTime) -> ApiKey {
         ),
         tenant_id: tenant.id.clone(),
         name: format!("key {seed} ✓"),
+        reach: KeyReach::Management,
         scopes: ScopeSet::parse("applications:read users:write").expect("scopes"),
         hash: SecretHash::of(&format!("svck_{seed}")),
         created_by: "client:app_x".into(),
@@ -178,4 +183,85 @@ pub async fn api_keys_are_found_by_hash_in_their_tenant_and_counted_while_live(
         }
         other => panic!("expected the foreign key, got {other:?}"),
     }
+}
+
+/// A key acting as a person or an agent at an API reads back with its reach; deleting the API
+/// deletes its keys and leaves management keys alone.
+pub async fn api_keys_for_an_api_keep_their_subject_and_go_with_the_api(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let at = acme.created_at + Duration::seconds(5);
+    let api = api_resource_fixture(
+        &acme,
+        3,
+        "https://api.example.com/trips",
+        &["trips:read"],
+        at,
+    );
+    let rng = SeededRandom::new(4);
+    let clock = ManualClock::new(at);
+    let mut person = key_fixture(&acme, 30, at);
+    person.reach = KeyReach::Api {
+        resource: api.id.clone(),
+        subject: KeySubject::User(UserId::generate(&clock, &rng)),
+    };
+    person.scopes = ScopeSet::parse("trips:read").expect("scopes");
+    let mut agent = key_fixture(&acme, 31, at);
+    agent.reach = KeyReach::Api {
+        resource: api.id.clone(),
+        subject: KeySubject::Agent(AgentId::generate(&clock, &rng)),
+    };
+    let management = key_fixture(&acme, 32, at);
+    let mut tx = store.write().await.expect("write");
+    tx.insert_api_resource(&api).await.expect("api");
+    for key in [&person, &agent, &management] {
+        tx.insert_api_key(key).await.expect("insert");
+    }
+    tx.commit().await.expect("commit");
+
+    let mut read = store.read().await.expect("read");
+    for key in [&person, &agent, &management] {
+        assert_eq!(
+            read.api_key_by_hash(&acme.id, &key.hash)
+                .await
+                .expect("read"),
+            Some(key.clone())
+        );
+    }
+    read.finish().await.expect("finish");
+
+    let mut tx = store.write().await.expect("write");
+    assert!(
+        tx.delete_api_resource(&acme.id, &api.id)
+            .await
+            .expect("delete")
+    );
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.api_key(&acme.id, &person.id).await.expect("read"),
+        None
+    );
+    assert_eq!(read.api_key(&acme.id, &agent.id).await.expect("read"), None);
+    assert_eq!(
+        read.api_key(&acme.id, &management.id).await.expect("read"),
+        Some(management.clone())
+    );
+    read.finish().await.expect("finish");
+
+    // An API of another tenant cannot be named.
+    let other = stored_tenant(&store, "other", 2).await;
+    let theirs = api_resource_fixture(&other, 5, "https://api.example.com/theirs", &[], at);
+    let mut tx = store.write().await.expect("write");
+    tx.insert_api_resource(&theirs).await.expect("theirs");
+    tx.commit().await.expect("commit");
+    let mut foreign = key_fixture(&acme, 33, at);
+    foreign.reach = KeyReach::Api {
+        resource: theirs.id.clone(),
+        subject: KeySubject::User(UserId::generate(&clock, &rng)),
+    };
+    let mut tx = store.write().await.expect("write");
+    assert!(
+        tx.insert_api_key(&foreign).await.is_err(),
+        "another tenant's API"
+    );
 }

@@ -253,6 +253,7 @@ macro_rules! conformance_suite {
             initial_access_tokens_spend_their_uses_until_expiry,
             scim_tokens_are_found_by_hash_in_their_tenant_until_revoked,
             api_keys_are_found_by_hash_in_their_tenant_and_counted_while_live,
+            api_keys_for_an_api_keep_their_subject_and_go_with_the_api,
             scim_user_names_are_unique_per_tenant_ignoring_case,
             scim_listing_filters_pages_and_scopes,
             scim_groups_are_scoped_unique_and_keep_their_members,
