@@ -339,6 +339,13 @@ pub enum EventData {
         /// The key it replaced (`admin.api_key.rotated` only).
         #[serde(skip_serializing_if = "Option::is_none")]
         rotated_from: Option<ApiKeyId>,
+        /// Whom it acts as (`usr_…`, `agt_…`), for a key that acts at an API; absent for a
+        /// management key.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        subject: Option<String>,
+        /// The API resource it acts at, with `subject`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resource_id: Option<ApiResourceId>,
         /// Who made the change.
         actor: String,
     },
@@ -475,4 +482,36 @@ pub enum EventData {
         /// A fixed human-readable note.
         message: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ManualClock, SeededRandom};
+
+    #[test]
+    fn an_api_key_event_names_its_subject_and_api_only_when_it_has_them() {
+        let clock = ManualClock::new(OffsetDateTime::UNIX_EPOCH);
+        let rng = SeededRandom::new(3);
+        let key = ApiKeyId::generate(&clock, &rng);
+        let api = ApiResourceId::generate(&clock, &rng);
+        let event = |subject: Option<&str>, resource_id: Option<ApiResourceId>| {
+            serde_json::to_value(EventData::ApiKey {
+                api_key_id: key.clone(),
+                name: "k".into(),
+                scopes: vec!["trips:read".into()],
+                expires_at: None,
+                rotated_from: None,
+                subject: subject.map(str::to_owned),
+                resource_id,
+                actor: "client:app_x".into(),
+            })
+            .unwrap_or_default()
+        };
+        let management = event(None, None);
+        assert!(management.get("subject").is_none() && management.get("resource_id").is_none());
+        let person = event(Some("usr_x"), Some(api.clone()));
+        assert_eq!(person["subject"], "usr_x");
+        assert_eq!(person["resource_id"], api.as_str());
+    }
 }

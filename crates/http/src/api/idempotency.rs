@@ -81,6 +81,50 @@ where
     }
 }
 
+/// A POST that creates, the way every management create answers: retried safely with an
+/// `idempotency-key` ([`idempotent`]), the body read by `parse`, the resource made by `create`,
+/// and `201 Created` with `Location` — found by `locate` in the answer's JSON, the same way for
+/// a fresh answer and a replayed one (RFC 9110 §10.2.2), so the two can never disagree.
+pub async fn create_idempotently<T, V, Fut>(
+    ctx: &ManageContext,
+    scope: &str,
+    headers: &HeaderMap,
+    (path, bytes): (&str, &[u8]),
+    parse: impl FnOnce(&[u8]) -> Result<T, Problem>,
+    create: impl FnOnce(T) -> Fut,
+    locate: impl Fn(&serde_json::Value) -> Option<String>,
+) -> Response
+where
+    Fut: Future<Output = Result<V, Problem>>,
+    V: serde::Serialize,
+{
+    let response = idempotent(
+        ctx,
+        scope,
+        headers,
+        (&Method::POST, path, bytes),
+        || async {
+            let input = match parse(bytes) {
+                Ok(input) => input,
+                Err(problem) => return problem.into_response(),
+            };
+            let view = match create(input).await {
+                Ok(view) => view,
+                Err(problem) => return problem.into_response(),
+            };
+            let Ok(body) = serde_json::to_value(&view) else {
+                return Problem::server_error().into_response();
+            };
+            match locate(&body) {
+                Some(location) => crate::api::conventions::created(&location, body),
+                None => (StatusCode::CREATED, axum::Json(body)).into_response(),
+            }
+        },
+    )
+    .await;
+    crate::api::conventions::replayed_location(response, |body| locate(body)).await
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

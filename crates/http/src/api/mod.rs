@@ -16,7 +16,7 @@ pub use auth::{
     OrganizationsWrite, Permission, PoliciesRead, PoliciesWrite, Reachable, TenantWide, UsersRead,
     UsersWrite, WebhooksRead, WebhooksWrite, WithinOrganization,
 };
-pub use idempotency::idempotent;
+pub use idempotency::{create_idempotently, idempotent};
 
 use crate::tenancy::TenantResolver;
 use axum::extract::FromRef;

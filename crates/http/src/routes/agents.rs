@@ -7,7 +7,7 @@
 use super::organizations::body;
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery};
-use crate::api::{AgentsRead, AgentsWrite, ApiState, Authorized, idempotent};
+use crate::api::{AgentsRead, AgentsWrite, ApiState, Authorized, create_idempotently};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
@@ -15,7 +15,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use svc_domain::{Agent, AgentId};
 use svc_manage::agents::{self, AgentPatch, AgentView, NewAgent};
@@ -101,34 +101,28 @@ async fn register(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, BASE, &bytes),
-        || async {
-            let input: NewAgent = match body(&bytes, "agent") {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match agents::register(
+        (BASE, &bytes),
+        |bytes| body::<NewAgent>(bytes, "agent"),
+        |input| async move {
+            let agent = agents::register(
                 &state.manage,
                 &caller.tenant.tenant.id,
                 &caller.actor,
                 &caller.meta,
                 input,
             )
-            .await
-            {
-                Ok(agent) => {
-                    conventions::created(&location(agent.id.as_str()), AgentView::from(&agent))
-                }
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(AgentView::from(&agent))
         },
+        |body| body["id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["id"].as_str().map(location)).await
+    .await
 }
 
 /// A page of agents.

@@ -15,7 +15,7 @@
 use super::organizations::body;
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery};
-use crate::api::{ApiState, ApplicationsRead, ApplicationsWrite, Authorized, idempotent};
+use crate::api::{ApiState, ApplicationsRead, ApplicationsWrite, Authorized, create_idempotently};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
@@ -23,7 +23,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use svc_domain::{ApiResource, ApiResourceId};
 use svc_manage::api_resources::{self, ApiResourcePatch, ApiResourceView, NewApiResource};
@@ -118,35 +118,28 @@ async fn create(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, BASE, &bytes),
-        || async {
-            let input: NewApiResource = match body(&bytes, "API resource") {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match api_resources::create(
+        (BASE, &bytes),
+        |bytes| body::<NewApiResource>(bytes, "API resource"),
+        |input| async move {
+            let resource = api_resources::create(
                 &state.manage,
                 &caller.tenant.tenant.id,
                 &caller.actor,
                 &caller.meta,
                 input,
             )
-            .await
-            {
-                Ok(resource) => conventions::created(
-                    &location(resource.id.as_str()),
-                    ApiResourceView::from(&resource),
-                ),
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(ApiResourceView::from(&resource))
         },
+        |body| body["id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["id"].as_str().map(location)).await
+    .await
 }
 
 /// A page of API resources.

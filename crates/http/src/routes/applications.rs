@@ -12,7 +12,7 @@
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery, Page};
 use crate::api::{
-    ApiState, ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, idempotent,
+    ApiState, ApplicationsRead, ApplicationsWrite, AuditRead, Authorized, create_idempotently,
 };
 use crate::openapi::tags;
 use axum::Json;
@@ -21,7 +21,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 use svc_domain::{Application, AuditEntryId, ClientId};
 use svc_manage::applications::{
@@ -108,35 +108,28 @@ async fn create(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, "/api/v1/applications", &body),
-        || async {
-            let input = match input(&body) {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match apps::create(
+        ("/api/v1/applications", &body),
+        input,
+        |input| async move {
+            let (app, secret) = apps::create(
                 &state.manage,
                 &caller.tenant.tenant.id,
                 &caller.actor,
                 &caller.meta,
                 input,
             )
-            .await
-            {
-                Ok((app, secret)) => conventions::created(
-                    &location(app.id.as_str()),
-                    CreatedApplicationView::new(&app, secret),
-                ),
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(CreatedApplicationView::new(&app, secret))
         },
+        |body| body["client_id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["client_id"].as_str().map(location)).await
+    .await
 }
 
 /// Lists the applications.

@@ -8,7 +8,7 @@
 
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery};
-use crate::api::{ApiState, OperatorCaller, idempotent};
+use crate::api::{ApiState, OperatorCaller, create_idempotently};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
@@ -16,7 +16,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use svc_domain::{Tenant, TenantId};
 use svc_manage::TenantView;
@@ -97,28 +97,22 @@ async fn create(
 ) -> Response {
     let scope = caller.actor.as_audit_string();
     let ctx = state.manage.clone();
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &ctx,
         &scope,
         &headers,
-        (&Method::POST, "/api/v1/control-plane/tenants", &body),
-        || async {
-            let input: NewTenant = match json_body(&body) {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match cp::create_tenant(&state.manage, &caller.actor, &caller.meta, input).await {
-                Ok(created) => conventions::created(
-                    &location(created.tenant.id.as_str()),
-                    CreatedTenantView::from(&created),
-                ),
-                Err(e) => Problem::from(e).into_response(),
-            }
+        ("/api/v1/control-plane/tenants", &body),
+        json_body::<NewTenant>,
+        |input| async move {
+            let created =
+                cp::create_tenant(&state.manage, &caller.actor, &caller.meta, input).await?;
+            Ok(CreatedTenantView::from(&created))
         },
+        |body| body["tenant"]["id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["tenant"]["id"].as_str().map(location))
-        .await
+    .await
 }
 
 /// A page of tenants.

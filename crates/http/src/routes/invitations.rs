@@ -14,7 +14,7 @@
 use super::organizations::body;
 use crate::Problem;
 use crate::api::conventions::{self, SortOrder};
-use crate::api::{ApiState, OrgAuthorized, UsersRead, UsersWrite, idempotent};
+use crate::api::{ApiState, OrgAuthorized, UsersRead, UsersWrite, create_idempotently};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
@@ -22,7 +22,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 use svc_domain::{InvitationId, InvitationState, OrganizationId};
 use svc_manage::invitations::{self, InvitationStateSchema, InvitationView, NewInvitation};
@@ -119,17 +119,16 @@ async fn create(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, BASE, &bytes),
-        || async {
-            let input: NewInvitation = match body(&bytes, "invitation") {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match invitations::create(
+        (BASE, &bytes),
+        |bytes| body::<NewInvitation>(bytes, "invitation"),
+        |input| async move {
+            let view = invitations::create(
                 &state.manage,
                 &caller.tenant.tenant,
                 &caller.tenant.issuer,
@@ -137,15 +136,12 @@ async fn create(
                 &caller.reach,
                 input,
             )
-            .await
-            {
-                Ok(view) => conventions::created(&location(&view.id), view),
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(view)
         },
+        |body| body["id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["id"].as_str().map(location)).await
+    .await
 }
 
 /// Query of `GET /api/v1/invitations`: the filters, and the page.

@@ -17,7 +17,7 @@
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery};
 use crate::api::{
-    ApiState, Authorized, OrgAuthorized, OrganizationsRead, OrganizationsWrite, idempotent,
+    ApiState, Authorized, OrgAuthorized, OrganizationsRead, OrganizationsWrite, create_idempotently,
 };
 use crate::openapi::tags;
 use axum::Json;
@@ -26,7 +26,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svc_domain::{Organization, OrganizationId, UserId};
@@ -173,34 +173,28 @@ async fn create(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, BASE, &bytes),
-        || async {
-            let input: NewOrganization = match body(&bytes, "organization") {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match organizations::create(
+        (BASE, &bytes),
+        |bytes| body::<NewOrganization>(bytes, "organization"),
+        |input| async move {
+            let org = organizations::create(
                 &state.manage,
                 &caller.tenant.tenant.id,
                 &caller.actor,
                 &caller.meta,
                 input,
             )
-            .await
-            {
-                Ok(org) => {
-                    conventions::created(&location(org.id.as_str()), OrganizationView::from(&org))
-                }
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(OrganizationView::from(&org))
         },
+        |body| body["id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["id"].as_str().map(location)).await
+    .await
 }
 
 /// A page of organizations.

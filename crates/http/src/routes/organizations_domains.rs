@@ -11,13 +11,15 @@
 use super::organizations::{BASE, body, organization_id};
 use crate::Problem;
 use crate::api::conventions;
-use crate::api::{ApiState, OrgAuthorized, OrganizationsRead, OrganizationsWrite, idempotent};
+use crate::api::{
+    ApiState, OrgAuthorized, OrganizationsRead, OrganizationsWrite, create_idempotently,
+};
 use crate::openapi::tags;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use svc_domain::{DomainId, VerifiedDomain};
 use svc_manage::domains::{self, DomainPatch, DomainView, NewDomain, VerifyDomain};
@@ -88,17 +90,16 @@ pub(super) async fn add_domain(
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
     let path = format!("{BASE}/{org}/domains");
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, &path, &bytes),
-        || async {
-            let input: NewDomain = match body(&bytes, "domain") {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match domains::add(
+        (&path, &bytes),
+        |bytes| body::<NewDomain>(bytes, "domain"),
+        |input| async move {
+            let d = domains::add(
                 &state.manage,
                 &caller.tenant.tenant.id,
                 (&caller.actor, &caller.meta),
@@ -106,23 +107,16 @@ pub(super) async fn add_domain(
                 &org,
                 input,
             )
-            .await
-            {
-                Ok(d) => conventions::created(
-                    &location(d.organization_id.as_str(), d.id.as_str()),
-                    DomainView::from(&d),
-                ),
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(DomainView::from(&d))
+        },
+        |body| {
+            Some(location(
+                body["organization_id"].as_str()?,
+                body["id"].as_str()?,
+            ))
         },
     )
-    .await;
-    conventions::replayed_location(response, |body| {
-        Some(location(
-            body["organization_id"].as_str()?,
-            body["id"].as_str()?,
-        ))
-    })
     .await
 }
 

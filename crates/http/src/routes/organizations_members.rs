@@ -10,14 +10,16 @@
 use super::organizations::{BASE, body, organization_id, user_id};
 use crate::Problem;
 use crate::api::conventions;
-use crate::api::{ApiState, OrgAuthorized, OrganizationsRead, OrganizationsWrite, idempotent};
+use crate::api::{
+    ApiState, OrgAuthorized, OrganizationsRead, OrganizationsWrite, create_idempotently,
+};
 use crate::openapi::tags;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 use svc_domain::UserId;
 use svc_manage::organizations::{self, MemberPatch, MembershipView, NewMember};
@@ -72,17 +74,16 @@ pub(super) async fn add_member(
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
     let path = format!("{BASE}/{org}/members");
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, &path, &bytes),
-        || async {
-            let input: NewMember = match body(&bytes, "member") {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match organizations::add_member(
+        (&path, &bytes),
+        |bytes| body::<NewMember>(bytes, "member"),
+        |input| async move {
+            let m = organizations::add_member(
                 &state.manage,
                 &caller.tenant.tenant.id,
                 (&caller.actor, &caller.meta),
@@ -90,23 +91,16 @@ pub(super) async fn add_member(
                 &org,
                 input,
             )
-            .await
-            {
-                Ok(m) => conventions::created(
-                    &location(m.organization_id.as_str(), m.user_id.as_str()),
-                    MembershipView::from(&m),
-                ),
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(MembershipView::from(&m))
+        },
+        |body| {
+            Some(location(
+                body["organization_id"].as_str()?,
+                body["user_id"].as_str()?,
+            ))
         },
     )
-    .await;
-    conventions::replayed_location(response, |body| {
-        Some(location(
-            body["organization_id"].as_str()?,
-            body["user_id"].as_str()?,
-        ))
-    })
     .await
 }
 

@@ -13,14 +13,14 @@
 use super::organizations::body;
 use crate::Problem;
 use crate::api::conventions;
-use crate::api::{ApiState, Authorized, PoliciesRead, PoliciesWrite, idempotent};
+use crate::api::{ApiState, Authorized, PoliciesRead, PoliciesWrite, create_idempotently};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use svc_domain::{AccessPolicy, PolicyId};
 use svc_manage::policies::{self, NewPolicy, PolicyPatch, PolicyView};
@@ -122,34 +122,28 @@ async fn create(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, BASE, &bytes),
-        || async {
-            let input: NewPolicy = match body(&bytes, "policy") {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match policies::create(
+        (BASE, &bytes),
+        |bytes| body::<NewPolicy>(bytes, "policy"),
+        |input| async move {
+            let policy = policies::create(
                 &state.manage,
                 &caller.tenant.tenant.id,
                 &caller.actor,
                 &caller.meta,
                 input,
             )
-            .await
-            {
-                Ok(policy) => {
-                    conventions::created(&location(policy.id.as_str()), PolicyView::from(&policy))
-                }
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(PolicyView::from(&policy))
         },
+        |body| body["id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["id"].as_str().map(location)).await
+    .await
 }
 
 /// Every policy of the tenant.

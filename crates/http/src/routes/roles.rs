@@ -14,14 +14,14 @@
 use super::organizations::body;
 use crate::Problem;
 use crate::api::conventions;
-use crate::api::{ApiState, Authorized, PoliciesRead, PoliciesWrite, idempotent};
+use crate::api::{ApiState, Authorized, PoliciesRead, PoliciesWrite, create_idempotently};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use svc_manage::roles::{self, NewRole, RolePatch, RoleView};
 use utoipa::ToSchema;
@@ -116,32 +116,28 @@ async fn create(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, BASE, &bytes),
-        || async {
-            let input: NewRole = match body(&bytes, "role") {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match roles::create(
+        (BASE, &bytes),
+        |bytes| body::<NewRole>(bytes, "role"),
+        |input| async move {
+            let role = roles::create(
                 &state.manage,
                 &caller.tenant.tenant.id,
                 &caller.actor,
                 &caller.meta,
                 input,
             )
-            .await
-            {
-                Ok(role) => conventions::created(&location(&role.key), role),
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(role)
         },
+        |body| body["key"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["key"].as_str().map(location)).await
+    .await
 }
 
 /// Every role of the tenant.

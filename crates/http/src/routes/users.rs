@@ -14,7 +14,7 @@
 
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery};
-use crate::api::{ApiState, Authorized, UsersRead, UsersWrite, idempotent};
+use crate::api::{ApiState, Authorized, UsersRead, UsersWrite, create_idempotently};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
@@ -22,7 +22,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use svc_domain::{Email, SessionId, User, UserId, UserStatus};
@@ -140,17 +140,16 @@ async fn create(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, BASE, &bytes),
-        || async {
-            let input: NewUser = match body(&bytes) {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match users::create(
+        (BASE, &bytes),
+        body::<NewUser>,
+        |input| async move {
+            let user = users::create(
                 &state.manage,
                 &caller.tenant.tenant,
                 &caller.tenant.issuer,
@@ -158,17 +157,12 @@ async fn create(
                 &caller.meta,
                 input,
             )
-            .await
-            {
-                Ok(user) => {
-                    conventions::created(&location(user.id.as_str()), UserView::from(&user))
-                }
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(UserView::from(&user))
         },
+        |body| body["id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["id"].as_str().map(location)).await
+    .await
 }
 
 /// Query of `GET /api/v1/tenant-users`: the filters, and the page.

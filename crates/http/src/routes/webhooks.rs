@@ -9,7 +9,7 @@
 
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery};
-use crate::api::{ApiState, Authorized, WebhooksRead, WebhooksWrite, idempotent};
+use crate::api::{ApiState, Authorized, WebhooksRead, WebhooksWrite, create_idempotently};
 use crate::openapi::tags;
 use axum::Json;
 use axum::Router;
@@ -17,7 +17,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use svc_domain::{DeliveryId, DeliveryStatus, WebhookId};
@@ -110,17 +110,16 @@ async fn create(
     let scope = caller
         .actor
         .idempotency_scope(Some(&caller.tenant.tenant.id));
-    let response = idempotent(
+    // The create runs in a future of its own: it borrows the request's parts.
+    let (state, caller) = (&state, &caller);
+    create_idempotently(
         &state.manage,
         &scope,
         &headers,
-        (&Method::POST, "/api/v1/webhooks", &bytes),
-        || async {
-            let input: NewWebhook = match body(&bytes) {
-                Ok(input) => input,
-                Err(problem) => return problem.into_response(),
-            };
-            match webhooks::create(
+        ("/api/v1/webhooks", &bytes),
+        body::<NewWebhook>,
+        |input| async move {
+            let created = webhooks::create(
                 &state.manage,
                 &state.webhook_rules,
                 &caller.tenant.tenant.id,
@@ -128,15 +127,12 @@ async fn create(
                 &caller.meta,
                 input,
             )
-            .await
-            {
-                Ok(created) => conventions::created(&location(&created.webhook.id), &created),
-                Err(e) => Problem::from(e).into_response(),
-            }
+            .await?;
+            Ok(created)
         },
+        |body| body["id"].as_str().map(location),
     )
-    .await;
-    conventions::replayed_location(response, |body| body["id"].as_str().map(location)).await
+    .await
 }
 
 /// A page of subscriptions.

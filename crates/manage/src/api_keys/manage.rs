@@ -256,6 +256,14 @@ async fn announce(
         scopes: key.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
         expires_at: key.expires_at,
         rotated_from: key.rotated_from.clone(),
+        subject: match &key.reach {
+            KeyReach::Management => None,
+            KeyReach::Api { subject, .. } => Some(subject.as_str().to_owned()),
+        },
+        resource_id: match &key.reach {
+            KeyReach::Management => None,
+            KeyReach::Api { resource, .. } => Some(resource.clone()),
+        },
         actor: actor.as_audit_string(),
     };
     crate::events::record(tx, ctx, &key.tenant_id, event_type, data).await

@@ -6,7 +6,7 @@
 //! an agent's within its allowed scopes; revocation, a role taken away and suspension end what
 //! the key may do at the next call. Bad requests are refused, each naming the member at fault.
 
-use crate::common::{default_tenant, operator_token, send_json};
+use crate::common::{send_json, single_tenant};
 use crate::interop::str_field;
 use crate::mcp_tools::{mcp_server, rpc};
 use reqwest::Method;
@@ -63,26 +63,8 @@ async fn resource_server(app: &TestApp, token: &str, audience: &str) -> (String,
 #[tokio::test]
 async fn keys_act_as_a_person_or_an_agent_at_one_api() {
     for backend in BACKENDS {
-        let app = TestApp::spawn_with(
-            backend,
-            &[
-                ("SVC_TENANT__DEFAULT_TENANT_SLUG", "default"),
-                ("SVC_API_KEYS__SUBJECT_KEYS", "true"),
-            ],
-        )
-        .await;
-        let tenant = default_tenant(&app, &operator_token(&app).await).await;
-        let token: Value = app
-            .request(Method::POST, "/oauth/token")
-            .basic_auth(&tenant.client_id, Some(&tenant.client_secret))
-            .form(&[("grant_type", "client_credentials")])
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let token = str_field(&token, "access_token");
+        let (app, tenant, token) =
+            single_tenant(backend, &[("SVC_API_KEYS__SUBJECT_KEYS", "true")]).await;
         let api = Admin {
             app: &app,
             token: &token,

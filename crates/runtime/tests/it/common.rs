@@ -148,3 +148,27 @@ pub(crate) async fn send_json(
     assert_eq!(got, status, "{method} {path}: {answer}");
     answer
 }
+
+/// A single-tenant app on `backend` (the zero-config `default` tenant, issuer = the app's own
+/// origin) with `extra` settings, that tenant, and a client_credentials token of its management
+/// application with every scope it holds.
+pub(crate) async fn single_tenant(
+    backend: svc_testkit::Backend,
+    extra: &[(&str, &str)],
+) -> (TestApp, CreatedTenant, String) {
+    let mut env = vec![("SVC_TENANT__DEFAULT_TENANT_SLUG", "default")];
+    env.extend_from_slice(extra);
+    let app = TestApp::spawn_with(backend, &env).await;
+    let tenant = default_tenant(&app, &operator_token(&app).await).await;
+    let response = app
+        .request(reqwest::Method::POST, "/oauth/token")
+        .basic_auth(&tenant.client_id, Some(&tenant.client_secret))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    let token = body["access_token"].as_str().unwrap().to_owned();
+    (app, tenant, token)
+}

@@ -7,7 +7,7 @@
 //! until an administrator grants it, then the SDK's step-up re-authorization gets it. The service
 //! runs single-tenant (issuer `http://127.0.0.1:<port>`) on SQLite and PostgreSQL.
 
-use crate::common::{default_tenant, operator_token, send_json as call};
+use crate::common::{send_json as call, single_tenant};
 use crate::interop::{
     Prerequisite, chromium_path, repo_root, require_prerequisites, run_script, str_field,
 };
@@ -15,7 +15,7 @@ use crate::mcp_tools::mcp_server;
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::path::Path;
-use svc_testkit::{Backend, TestApp};
+use svc_testkit::Backend;
 
 /// Where the MCP client is sent back to; never served (the script intercepts it).
 const REDIRECT_URI: &str = "http://127.0.0.1:65501/callback";
@@ -29,28 +29,15 @@ async fn mcp_typescript_sdk(backend: Backend) {
         Prerequisite::PlaywrightCore,
         Prerequisite::McpSdk,
     ]);
-    let app = TestApp::spawn_with(
+    let (app, tenant, token) = single_tenant(
         backend,
         &[
-            ("SVC_TENANT__DEFAULT_TENANT_SLUG", "default"),
             ("SVC_AUTH__ARGON2_MEMORY_KIB", "8192"),
             ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
             ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
         ],
     )
     .await;
-    let tenant = default_tenant(&app, &operator_token(&app).await).await;
-    let token: Value = app
-        .request(Method::POST, "/oauth/token")
-        .basic_auth(&tenant.client_id, Some(&tenant.client_secret))
-        .form(&[("grant_type", "client_credentials")])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = str_field(&token, "access_token");
 
     // The MCP server on a loopback port, registered as an API with a permission per tool.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

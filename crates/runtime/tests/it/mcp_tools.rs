@@ -10,7 +10,7 @@
 pub(crate) mod mcp_server;
 
 use crate::agent_challenge::{JWT_BEARER, now};
-use crate::common::{default_tenant, operator_token};
+use crate::common::{send_json, single_tenant};
 use crate::interop::str_field;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -19,17 +19,7 @@ use svc_domain::SigningAlg;
 use svc_testkit::{BACKENDS, TestApp};
 
 async fn post_json(app: &TestApp, token: &str, path: &str, body: Value) -> Value {
-    let response = app
-        .request(Method::POST, path)
-        .bearer_auth(token)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status();
-    let body: Value = response.json().await.unwrap_or(Value::Null);
-    assert_eq!(status, 201, "POST {path}: {body}");
-    body
+    send_json(app, token, Method::POST, path, body, 201).await
 }
 
 /// The agent's token for `resource` with `scope` (all it may have when `None`).
@@ -107,26 +97,8 @@ pub(crate) async fn rpc(
 #[tokio::test]
 async fn an_agent_calls_only_the_tools_its_token_names() {
     for backend in BACKENDS {
-        let app = TestApp::spawn_with(
-            backend,
-            &[
-                ("SVC_TENANT__DEFAULT_TENANT_SLUG", "default"),
-                ("SVC_CHALLENGE__ENABLED", "true"),
-            ],
-        )
-        .await;
-        let tenant = default_tenant(&app, &operator_token(&app).await).await;
-        let management: Value = app
-            .request(Method::POST, "/oauth/token")
-            .basic_auth(&tenant.client_id, Some(&tenant.client_secret))
-            .form(&[("grant_type", "client_credentials")])
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let management = str_field(&management, "access_token");
+        let (app, tenant, management) =
+            single_tenant(backend, &[("SVC_CHALLENGE__ENABLED", "true")]).await;
 
         // The MCP server on a loopback port, registered as an API with a permission per tool.
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
