@@ -10,7 +10,11 @@
 //!    access token (the only type issued); at most one target, `audience` or `resource`
 //!    (`invalid_target` when they differ: a token has one audience).
 //! 2. [`actor_of`]: an actor token belongs to the client presenting it (its `client_id`) and
-//!    acts in its own right (no `act` of its own); without one the client itself acts.
+//!    acts in its own right (no `act` of its own); without one the client itself acts. An
+//!    agent's own token (`subject_type` `agent`, from challenge-response) is an actor token of
+//!    the client that owns the agent; such an agent acts for a person only on a live delegation
+//!    from them (`crate::token::exchange`: the token's scope and audience stay within it, and
+//!    `act` names it).
 //! 3. [`check_presentable`]: the subject token was issued to the client, or for it (its `aud` is
 //!    the client's registered `api_audience`: the on-behalf-of case, as introspection allows),
 //!    or its `may_act` names the actor (§4.4). A `may_act` present must name the actor.
@@ -124,19 +128,46 @@ pub struct ExchangeActor {
     pub sub: String,
     /// Whether it is the presenting client acting for itself (no actor token).
     pub is_client: bool,
+    /// Whether the actor is an agent of the presenting client (its own token as actor token):
+    /// it then acts for a person only on a live delegation from them.
+    pub is_agent: bool,
 }
 
-/// Check 2, on the verified claims of the actor token, if any.
+/// Check 2, on the verified claims of the actor token, if any. `owns_agent`: whether the
+/// actor token's subject is an active agent that the presenting client owns.
 pub fn actor_of(
     client: &Application,
     actor: Option<&Map<String, Value>>,
+    owns_agent: bool,
 ) -> Result<ExchangeActor, OAuthError> {
     let Some(actor) = actor else {
         return Ok(ExchangeActor {
             sub: client.id.as_str().to_owned(),
             is_client: true,
+            is_agent: false,
         });
     };
+    if actor.get("subject_type").and_then(Value::as_str) == Some("agent") {
+        // An agent's own token (challenge-response): its client is the agent itself, so what
+        // ties it to the presenting client is ownership — an agent a platform registered acts
+        // through that platform, nobody else.
+        if !owns_agent {
+            return Err(OAuthError::invalid_request(
+                "the actor_token is an agent's that this client does not own",
+            ));
+        }
+        if actor.contains_key("act") {
+            return Err(OAuthError::invalid_request(
+                "the actor_token is itself delegated: an actor acts in its own right",
+            ));
+        }
+        let sub = actor.get("sub").and_then(Value::as_str).unwrap_or_default();
+        return Ok(ExchangeActor {
+            sub: sub.to_owned(),
+            is_client: false,
+            is_agent: true,
+        });
+    }
     if actor.get("client_id").and_then(Value::as_str) != Some(client.id.as_str()) {
         return Err(OAuthError::invalid_request(
             "the actor_token was issued to another client: an actor token is the presenting client's own",
@@ -155,6 +186,7 @@ pub fn actor_of(
     Ok(ExchangeActor {
         sub: sub.to_owned(),
         is_client: false,
+        is_agent: false,
     })
 }
 
@@ -235,6 +267,9 @@ pub fn chain(
     }
     let mut link = Map::new();
     link.insert("sub".into(), json!(actor.sub));
+    if actor.is_agent {
+        link.insert("subject_type".into(), json!("agent"));
+    }
     link.insert("client_id".into(), json!(client.id.as_str()));
     if let Some(previous) = previous {
         link.insert("act".into(), previous.clone());

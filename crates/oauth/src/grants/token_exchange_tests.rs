@@ -64,6 +64,7 @@ fn client_acts() -> ExchangeActor {
     ExchangeActor {
         sub: GATEWAY.into(),
         is_client: true,
+        is_agent: false,
     }
 }
 
@@ -153,22 +154,55 @@ fn parameters_follow_rfc_8693_section_2_1() {
 fn an_actor_token_is_the_presenting_clients_own_and_undelegated() {
     let own = map(json!({"sub": "agt_7", "client_id": GATEWAY}));
     assert_eq!(
-        actor_of(&gateway(), Some(&own)).unwrap(),
+        actor_of(&gateway(), Some(&own), false).unwrap(),
         ExchangeActor {
             sub: "agt_7".into(),
-            is_client: false
+            is_client: false,
+            is_agent: false,
         }
     );
-    assert_eq!(actor_of(&gateway(), None).unwrap(), client_acts());
+    assert_eq!(actor_of(&gateway(), None, false).unwrap(), client_acts());
     let foreign = map(json!({"sub": "agt_7", "client_id": SHOP}));
     let delegated = map(json!({"sub": "agt_7", "client_id": GATEWAY, "act": {"sub": "x"}}));
     let nobody = map(json!({"sub": "", "client_id": GATEWAY}));
     for bad in [foreign, delegated, nobody] {
         assert_eq!(
-            code(actor_of(&gateway(), Some(&bad))),
+            code(actor_of(&gateway(), Some(&bad), false)),
             ErrorCode::InvalidRequest
         );
     }
+}
+
+#[test]
+fn an_agents_own_token_acts_only_through_the_client_that_owns_the_agent() {
+    // The agent's token from challenge-response: its client is the agent itself.
+    let agent = map(json!({"sub": "agt_7", "client_id": "agt_7", "subject_type": "agent"}));
+    assert_eq!(
+        actor_of(&gateway(), Some(&agent), true).unwrap(),
+        ExchangeActor {
+            sub: "agt_7".into(),
+            is_client: false,
+            is_agent: true,
+        }
+    );
+    assert_eq!(
+        code(actor_of(&gateway(), Some(&agent), false)),
+        ErrorCode::InvalidRequest,
+        "another client's agent"
+    );
+    let mut delegated = agent.clone();
+    delegated.insert("act".into(), json!({"sub": "agt_1"}));
+    assert_eq!(
+        code(actor_of(&gateway(), Some(&delegated), true)),
+        ErrorCode::InvalidRequest,
+        "an agent acting for someone is no actor in its own right"
+    );
+    // Its link says it is an agent; the presenting client stays the link's client.
+    let actor = actor_of(&gateway(), Some(&agent), true).unwrap();
+    assert_eq!(
+        chain(&gateway(), &subject(), &actor, 3).unwrap(),
+        Some(json!({"sub": "agt_7", "subject_type": "agent", "client_id": GATEWAY}))
+    );
 }
 
 #[test]
@@ -230,6 +264,7 @@ fn chains_nest_newest_outermost_refuse_loops_and_cap_depth() {
     let as_subject = ExchangeActor {
         sub: "usr_1".into(),
         is_client: false,
+        is_agent: false,
     };
     assert_eq!(
         code(chain(&app, &subject(), &as_subject, 3)),
@@ -238,6 +273,7 @@ fn chains_nest_newest_outermost_refuse_loops_and_cap_depth() {
     let again = ExchangeActor {
         sub: "agt_0".into(),
         is_client: false,
+        is_agent: false,
     };
     assert_eq!(
         code(chain(&app, &delegated, &again, 8)),

@@ -353,7 +353,7 @@ impl TokenEndpoint {
 
     /// Checks 8 and 9 for a person (see the module documentation): the scope of the token and
     /// the delegation it acts on.
-    async fn delegated(
+    pub(super) async fn delegated(
         &self,
         tenant: &Tenant,
         agent: &Agent,

@@ -10,6 +10,11 @@
 //! A token acting in an organization (`org_id`) is exchanged only while that organization is
 //! active.
 //!
+//! An agent's own token as the actor token (the agent owned by the presenting client) makes the
+//! agent the actor for a person only on a live delegation from them ([`TokenEndpoint::
+//! on_delegation`]): the result is the same token the agent grant would give it on that
+//! delegation, bounded again by the subject token, issued to the presenting client.
+//!
 //! A person's token is exchanged only while the person may still sign in, and the new token
 //! names them as the presenting client sees them: their id for a first-party client, else the
 //! pairwise subject of the consent they gave it — a third-party client they never consented to
@@ -20,13 +25,14 @@ use super::issue::{Authentication, NewAccessToken, OrgClaims, SubjectType, Token
 use super::request::TokenRequest;
 use crate::access_token::active_claims;
 use crate::client_auth::AuthenticatedClient;
-use crate::error::OAuthError;
+use crate::error::{ErrorCode, OAuthError};
 use crate::grants::token_exchange::{self as rules, ACCESS_TOKEN_TYPE};
 use crate::subject::{agent_is_active, person_behind};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use svc_domain::{
-    ApiResource, Application, ClientId, OrgStatus, OrganizationId, PermissionName, Tenant, User,
+    Agent, AgentId, AgentOwner, ApiResource, Application, ClientId, Delegation, OrgStatus,
+    OrganizationId, PermissionName, ScopeSet, Tenant, User,
 };
 use time::OffsetDateTime;
 
@@ -54,9 +60,15 @@ impl TokenEndpoint {
             None => None,
         };
         // 2–5.
-        let actor = rules::actor_of(app, actor_claims.as_ref())?;
+        let agent = match &actor_claims {
+            Some(claims) if claims.get("subject_type").and_then(Value::as_str) == Some("agent") => {
+                self.owned_agent(tenant, app, claim(claims, "sub")).await?
+            }
+            _ => None,
+        };
+        let actor = rules::actor_of(app, actor_claims.as_ref(), agent.is_some())?;
         rules::check_presentable(app, &subject, &actor)?;
-        let act = rules::chain(app, &subject, &actor, self.settings.max_chain_depth)?;
+        let mut act = rules::chain(app, &subject, &actor, self.settings.max_chain_depth)?;
         rules::check_bound(&subject, request.proof_jkt(), "subject_token")?;
         if let Some(actor_claims) = &actor_claims {
             rules::check_bound(actor_claims, request.proof_jkt(), "actor_token")?;
@@ -76,6 +88,24 @@ impl TokenEndpoint {
             Some(api) => {
                 let held = self.held_at(tenant, &subject, api).await?;
                 crate::resources::permitted(&scope, api, &held)
+            }
+            None => scope,
+        };
+
+        // An agent acts for a person only on a live delegation from them: the scope and the
+        // audience stay within it, `act` names it, the token never outlives it.
+        let mut not_after = rules::not_after(&subject, actor_claims.as_ref());
+        let scope = match &agent {
+            Some(agent) => {
+                let (scope, delegation) = self
+                    .on_delegation(tenant, app, agent, &subject, &audience, &scope, request)
+                    .await?;
+                if let Some(Value::Object(link)) = act.as_mut() {
+                    link.insert("delegation_id".into(), Value::from(delegation.id.as_str()));
+                }
+                let end = delegation.expires_at.unix_timestamp();
+                not_after = Some(not_after.map_or(end, |at| at.min(end)));
+                scope
             }
             None => scope,
         };
@@ -126,7 +156,7 @@ impl TokenEndpoint {
                     organization,
                     confirmation: request.proof_jkt(),
                     actor: act.as_ref(),
-                    not_after: rules::not_after(&subject, actor_claims.as_ref()),
+                    not_after,
                 },
             )
             .await?;
@@ -251,6 +281,82 @@ impl TokenEndpoint {
                 "the person has not authorized this client: a third-party client acts only for people who consented to it",
             )
         })
+    }
+
+    /// The agent `sub` of `tenant` when it is active and `app` owns it.
+    async fn owned_agent(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        sub: &str,
+    ) -> Result<Option<Agent>, OAuthError> {
+        let Ok(id) = AgentId::parse(sub) else {
+            return Ok(None);
+        };
+        let mut tx = self.ctx.store.read().await?;
+        let agent = tx.agent(&tenant.id, &id).await?;
+        tx.finish().await?;
+        Ok(agent.filter(|a| a.is_active() && a.owner == AgentOwner::Application(app.id.clone())))
+    }
+
+    /// What `agent` may carry for the person of `subject` at `audience` on a live delegation
+    /// from them: `scope` (already within the subject token, or what they hold at another API)
+    /// ∩ the delegation's permissions there ∩ the agent's allowances, and the delegation. Only
+    /// a first-party client's person token (its `sub` the person's id, as the delegation and
+    /// introspection know them) at an API resource the agent is allowed; `invalid_request`
+    /// when no live delegation covers the request (RFC 8693 §2.2.2).
+    #[allow(clippy::too_many_arguments)] // the exchange's parts, each distinct
+    async fn on_delegation(
+        &self,
+        tenant: &Tenant,
+        app: &Application,
+        agent: &Agent,
+        subject: &Map<String, Value>,
+        audience: &str,
+        scope: &ScopeSet,
+        request: &TokenRequest,
+    ) -> Result<(ScopeSet, Delegation), OAuthError> {
+        if subject_type_of(subject) != SubjectType::Human || !app.first_party {
+            return Err(OAuthError::invalid_request(
+                "an agent acts for a person, through a first-party client, on the person's delegation",
+            ));
+        }
+        let api = self
+            .registered_api(tenant, audience)
+            .await?
+            .ok_or_else(|| {
+                OAuthError::invalid_target("an agent acts at an API resource of this tenant")
+            })?;
+        if !agent.allowed_resources.contains(&api.identifier) {
+            return Err(OAuthError::invalid_target(
+                "the target is not one this agent may obtain tokens for",
+            ));
+        }
+        let person = self
+            .person(tenant, subject)
+            .await?
+            .ok_or_else(|| OAuthError::invalid_request("the subject token's person is unknown"))?;
+        let asked = request.scope().map(|_| scope);
+        let now = self.ctx.clock.now();
+        let (granted, delegation) = self
+            .delegated(tenant, agent, &person.id, &api, asked, now)
+            .await
+            .map_err(|e| match e.code() {
+                ErrorCode::InvalidGrant => OAuthError::invalid_request(e.description().to_owned()),
+                _ => e,
+            })?;
+        let within = ScopeSet::from_scopes(
+            granted
+                .iter()
+                .filter(|s| scope.contains(s.as_str()))
+                .cloned(),
+        );
+        if within.is_empty() {
+            return Err(OAuthError::invalid_scope(
+                "the delegation and the subject token have no permission in common there",
+            ));
+        }
+        Ok((within, delegation))
     }
 
     /// The API resource of `tenant` whose identifier is `target`, if any.

@@ -4,6 +4,7 @@
 
 mod advertised;
 mod agent_challenge;
+mod agent_exchange;
 mod agents;
 mod api_conventions;
 mod api_key_subjects;

@@ -14,17 +14,17 @@ use svc_domain::{Clock, SystemClock, TOKEN_EXCHANGE_GRANT};
 use svc_sdk::{Requirements, SubjectType, ValidationError};
 use svc_testkit::BACKENDS;
 
-const ACCESS_TOKEN: &str = "urn:ietf:params:oauth:token-type:access_token";
-const GATEWAY_API: &str = "https://gateway.example";
-const ORDERS_API: &str = "https://orders.example";
+pub(crate) const ACCESS_TOKEN: &str = "urn:ietf:params:oauth:token-type:access_token";
+pub(crate) const GATEWAY_API: &str = "https://gateway.example";
+pub(crate) const ORDERS_API: &str = "https://orders.example";
 
-fn claims_of(token: &str) -> Value {
+pub(crate) fn claims_of(token: &str) -> Value {
     let payload = token.split('.').nth(1).unwrap();
     serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
 }
 
 /// A registered API resource with `permissions`.
-async fn api_resource(world: &World, identifier: &str, permissions: &[&str]) {
+pub(crate) async fn api_resource(world: &World, identifier: &str, permissions: &[&str]) {
     let permissions: Vec<Value> = permissions.iter().map(|p| json!({"name": p})).collect();
     let created = world
         .api(Method::POST, "/api/v1/api-resources")
@@ -36,7 +36,11 @@ async fn api_resource(world: &World, identifier: &str, permissions: &[&str]) {
 }
 
 /// A service registered for token exchange, serving `api_audience`: `(client_id, secret)`.
-async fn service(world: &World, name: &str, api_audience: Option<&str>) -> (String, String) {
+pub(crate) async fn service(
+    world: &World,
+    name: &str,
+    api_audience: Option<&str>,
+) -> (String, String) {
     world
         .register_with(json!({
             "name": name,
@@ -51,10 +55,10 @@ async fn service(world: &World, name: &str, api_audience: Option<&str>) -> (Stri
 }
 
 /// The person who holds the gateway API's permissions through a tenant role.
-const CLERK: &str = "clerk@example.com";
+pub(crate) const CLERK: &str = "clerk@example.com";
 
 /// A person holding `permissions` (API, permission) through a tenant role of their own.
-async fn clerk(world: &World, permissions: &[(&str, &str)]) -> String {
+pub(crate) async fn clerk(world: &World, permissions: &[(&str, &str)]) -> String {
     let person = world.create_user(CLERK, PASSWORD).await;
     let permissions: Vec<Value> = permissions
         .iter()
@@ -84,7 +88,7 @@ async fn clerk(world: &World, permissions: &[(&str, &str)]) -> String {
 }
 
 /// The clerk's token, issued to the world's (first-party) application for `resource`.
-async fn person_token(
+pub(crate) async fn person_token(
     world: &World,
     resource: &str,
     scope: &str,
@@ -121,7 +125,11 @@ async fn client_token(world: &World, client: &(String, String)) -> String {
 }
 
 /// `POST /oauth/token` with the exchange grant, as `client`, with `form`.
-async fn exchange(world: &World, client: &(String, String), form: &[(&str, &str)]) -> (u16, Value) {
+pub(crate) async fn exchange(
+    world: &World,
+    client: &(String, String),
+    form: &[(&str, &str)],
+) -> (u16, Value) {
     let mut all = vec![("grant_type", TOKEN_EXCHANGE_GRANT)];
     all.extend_from_slice(form);
     let response = world
@@ -137,19 +145,19 @@ async fn exchange(world: &World, client: &(String, String), form: &[(&str, &str)
     (status, response.json().await.unwrap())
 }
 
-fn subject(token: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn subject(token: &str) -> Vec<(&'static str, String)> {
     vec![
         ("subject_token", token.to_owned()),
         ("subject_token_type", ACCESS_TOKEN.to_owned()),
     ]
 }
 
-fn form<'a>(pairs: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+pub(crate) fn form<'a>(pairs: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     pairs.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
 /// The tenant's published keys, for `svc-sdk`.
-async fn jwks(world: &World) -> jsonwebtoken::jwk::JwkSet {
+pub(crate) async fn jwks(world: &World) -> jsonwebtoken::jwk::JwkSet {
     world
         .app
         .request(Method::GET, "/.well-known/jwks.json")
@@ -162,15 +170,20 @@ async fn jwks(world: &World) -> jsonwebtoken::jwk::JwkSet {
         .unwrap()
 }
 
-struct Fixture {
-    world: World,
-    gateway: (String, String),
-    person: String,
+pub(crate) struct Fixture {
+    pub(crate) world: World,
+    /// The gateway service (`api_audience` the gateway API), registered for the exchange grant.
+    pub(crate) gateway: (String, String),
+    /// The clerk's token for the gateway API (`openid orders:read orders:write`).
+    pub(crate) person: String,
     /// The clerk's user id.
-    clerk: String,
+    pub(crate) clerk: String,
 }
 
-async fn fixture(backend: svc_testkit::Backend, env: Vec<(&'static str, &'static str)>) -> Fixture {
+pub(crate) async fn fixture(
+    backend: svc_testkit::Backend,
+    env: Vec<(&'static str, &'static str)>,
+) -> Fixture {
     let world = World::new(
         backend,
         Setup {
