@@ -6,7 +6,8 @@
 //! tenant, [`crate::access_token::active_claims`], and that a person behind them may still sign
 //! in; anything else is `invalid_request`, §2.2.2):
 //! 1. [`params`]: `subject_token` with `subject_token_type` access token; `actor_token` and
-//!    `actor_token_type` together or not at all (§2.1); `requested_token_type`, if sent, an
+//!    `actor_token_type` together or not at all (§2.1), an access token or an agent's signed
+//!    assertion ([`JWT_TOKEN_TYPE`]); `requested_token_type`, if sent, an
 //!    access token (the only type issued); at most one target, `audience` or `resource`
 //!    (`invalid_target` when they differ: a token has one audience).
 //! 2. [`actor_of`]: an actor token belongs to the client presenting it (its `client_id`) and
@@ -38,8 +39,13 @@ use crate::token::request::TokenRequest;
 use serde_json::{Map, Value, json};
 use svc_domain::{Application, ScopeSet};
 
-/// The token type of access tokens (RFC 8693 §3): the only type presented and issued here.
+/// The token type of access tokens (RFC 8693 §3): the only type issued here, and the subject
+/// token's.
 pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+
+/// The token type of a JWT (RFC 8693 §3): an actor token that is an agent's signed assertion
+/// answering a challenge (as for the agent grant, `crate::token::agent`).
+pub const JWT_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
 
 /// The parameters of an exchange (check 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +54,9 @@ pub struct ExchangeParams<'r> {
     pub subject_token: &'r str,
     /// `actor_token`, when sent.
     pub actor_token: Option<&'r str>,
+    /// Whether `actor_token` is an agent's assertion (`actor_token_type` [`JWT_TOKEN_TYPE`])
+    /// rather than an access token of this issuer.
+    pub actor_is_assertion: bool,
     /// The one target asked for (`audience` or `resource`), when sent.
     pub target: Option<&'r str>,
 }
@@ -59,7 +68,9 @@ pub fn params(request: &TokenRequest) -> Result<ExchangeParams<'_>, OAuthError> 
         .ok_or_else(|| OAuthError::invalid_request("subject_token is required (RFC 8693 §2.1)"))?;
     access_token_type(request.param("subject_token_type"), "subject_token_type")?;
     let actor_token = request.param("actor_token");
+    let mut actor_is_assertion = false;
     match (actor_token, request.param("actor_token_type")) {
+        (Some(_), Some(JWT_TOKEN_TYPE)) => actor_is_assertion = true,
         (Some(_), kind @ Some(_)) => access_token_type(kind, "actor_token_type")?,
         (None, None) => {}
         (Some(_), None) => {
@@ -84,6 +95,7 @@ pub fn params(request: &TokenRequest) -> Result<ExchangeParams<'_>, OAuthError> 
     Ok(ExchangeParams {
         subject_token,
         actor_token,
+        actor_is_assertion,
         target,
     })
 }

@@ -82,7 +82,21 @@ fn parameters_follow_rfc_8693_section_2_1() {
     let parsed = params(&ok).unwrap();
     assert_eq!(parsed.subject_token, "s");
     assert_eq!(parsed.actor_token, Some("a"));
+    assert!(!parsed.actor_is_assertion);
     assert_eq!(parsed.target, Some("https://orders.example"));
+    // An agent's signed assertion as the actor token (never as the subject token).
+    let asserted = request(&[
+        ("subject_token", "s"),
+        ("subject_token_type", ACCESS_TOKEN_TYPE),
+        ("actor_token", "a"),
+        ("actor_token_type", JWT_TOKEN_TYPE),
+    ]);
+    assert!(params(&asserted).unwrap().actor_is_assertion);
+    let jwt_subject = request(&[
+        ("subject_token", "s"),
+        ("subject_token_type", JWT_TOKEN_TYPE),
+    ]);
+    assert_eq!(code(params(&jwt_subject)), ErrorCode::InvalidRequest);
 
     let subject = [
         ("subject_token", "s"),

@@ -248,35 +248,18 @@ impl TokenEndpoint {
             }
             None => None,
         };
-        // 5.
-        let agent = self
-            .active_agent(tenant, &agent_id)
-            .await?
-            .ok_or_else(not_valid)?;
-        let keys = client_jws::parse_jwks(&agent.jwks).map_err(|_| not_valid())?;
-        let claims = client_jws::verify_with(&keys, params.assertion, &unverified).map_err(|e| {
-            tracing::info!(tenant = %tenant.id, agent = %agent.id, reason = ?e, "agent assertion refused");
-            not_valid()
-        })?;
-        // 6, 7.
+        // 5–7.
         let now = self.ctx.clock.now();
-        check_claims(&claims, issuer, now.unix_timestamp())?;
-        let nonce = claims.get("nonce").and_then(Value::as_str).ok_or_else(|| {
-            OAuthError::invalid_grant(
-                "the agent assertion must carry the challenge of /oauth/agent/challenge as nonce",
+        let (agent, challenge) = self
+            .verify_signed(
+                tenant,
+                issuer,
+                &agent_id,
+                params.assertion,
+                &unverified,
+                now,
             )
-        })?;
-        let challenge =
-            agent_challenge::open(tenant, agent.id.as_str(), nonce, now.unix_timestamp()).map_err(
-                |refused| match refused {
-                    ChallengeRefused::Foreign => OAuthError::invalid_grant(
-                        "the nonce is not a challenge given to this agent",
-                    ),
-                    ChallengeRefused::Expired => OAuthError::invalid_grant(
-                        "the challenge has expired: ask /oauth/agent/challenge for a new one",
-                    ),
-                },
-            )?;
+            .await?;
         // 8, 9.
         let target = target_of(&agent, params.resource)?;
         if target == crate::discovery::management_api_resource(issuer) {
@@ -349,6 +332,72 @@ impl TokenEndpoint {
             "access token issued"
         );
         Ok(TokenResponse::access_only(access, &scope, proof.is_some()))
+    }
+
+    /// Checks 5–7 of `assertion` (parsed as `unverified`, naming `agent_id`): the agent is
+    /// active and signed it, its claims hold at `now`, and its `nonce` is an unexpired challenge
+    /// given to this agent — not yet spent ([`Self::spend_challenge`]).
+    async fn verify_signed(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        agent_id: &AgentId,
+        assertion: &str,
+        unverified: &Unverified,
+        now: time::OffsetDateTime,
+    ) -> Result<(Agent, agent_challenge::Opened), OAuthError> {
+        // 5.
+        let agent = self
+            .active_agent(tenant, agent_id)
+            .await?
+            .ok_or_else(not_valid)?;
+        let keys = client_jws::parse_jwks(&agent.jwks).map_err(|_| not_valid())?;
+        let claims = client_jws::verify_with(&keys, assertion, unverified).map_err(|e| {
+            tracing::info!(tenant = %tenant.id, agent = %agent.id, reason = ?e, "agent assertion refused");
+            not_valid()
+        })?;
+        // 6, 7.
+        check_claims(&claims, issuer, now.unix_timestamp())?;
+        let nonce = claims.get("nonce").and_then(Value::as_str).ok_or_else(|| {
+            OAuthError::invalid_grant(
+                "the agent assertion must carry the challenge of /oauth/agent/challenge as nonce",
+            )
+        })?;
+        let challenge =
+            agent_challenge::open(tenant, agent.id.as_str(), nonce, now.unix_timestamp()).map_err(
+                |refused| match refused {
+                    ChallengeRefused::Foreign => OAuthError::invalid_grant(
+                        "the nonce is not a challenge given to this agent",
+                    ),
+                    ChallengeRefused::Expired => OAuthError::invalid_grant(
+                        "the challenge has expired: ask /oauth/agent/challenge for a new one",
+                    ),
+                },
+            )?;
+        Ok((agent, challenge))
+    }
+
+    /// An agent's assertion presented as the actor token of a token exchange: checks 2, 3 and
+    /// 5–7 as for the agent grant, with `sub` the agent itself (it vouches for its presence, not
+    /// for a person). The challenge is returned unspent: the exchange spends it only once
+    /// everything else holds ([`Self::spend_challenge`]).
+    pub(super) async fn assertion_actor(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        assertion: &str,
+    ) -> Result<(Agent, agent_challenge::Opened), OAuthError> {
+        let unverified = Unverified::parse(assertion, MAX_ASSERTION_BYTES)
+            .map_err(|e| OAuthError::invalid_grant(e.describe("agent assertion")))?;
+        let (agent_id, subject) = agent_named(&unverified)?;
+        if subject != Subject::Agent {
+            return Err(OAuthError::invalid_request(
+                "an agent assertion as actor_token names the agent as sub: it vouches for the agent, the subject token for the person",
+            ));
+        }
+        let now = self.ctx.clock.now();
+        self.verify_signed(tenant, issuer, &agent_id, assertion, &unverified, now)
+            .await
     }
 
     /// Checks 8 and 9 for a person (see the module documentation): the scope of the token and
@@ -436,7 +485,7 @@ impl TokenEndpoint {
     }
 
     /// Check 10, first half: the challenge is answered once.
-    async fn spend_challenge(
+    pub(super) async fn spend_challenge(
         &self,
         tenant: &Tenant,
         agent: &AgentId,

@@ -10,10 +10,12 @@
 //! A token acting in an organization (`org_id`) is exchanged only while that organization is
 //! active.
 //!
-//! An agent's own token as the actor token (the agent owned by the presenting client) makes the
-//! agent the actor for a person only on a live delegation from them ([`TokenEndpoint::
-//! on_delegation`]): the result is the same token the agent grant would give it on that
-//! delegation, bounded again by the subject token, issued to the presenting client.
+//! An agent's own token as the actor token — or its signed assertion answering a challenge
+//! (`actor_token_type` JWT, verified as for the agent grant and spent last) — with the agent
+//! owned by the presenting client, makes the agent the actor for a person only on a live
+//! delegation from them ([`TokenEndpoint::on_delegation`]): the result is the token the agent
+//! grant would give it on that delegation, bounded again by the subject token, issued to the
+//! presenting client.
 //!
 //! A person's token is exchanged only while the person may still sign in, and the new token
 //! names them as the presenting client sees them: their id for a first-party client, else the
@@ -55,13 +57,28 @@ impl TokenEndpoint {
         let subject = self
             .presented(tenant, issuer, params.subject_token, "subject_token")
             .await?;
-        let actor_claims = match params.actor_token {
-            Some(token) => Some(self.presented(tenant, issuer, token, "actor_token").await?),
-            None => None,
+        // An agent's assertion stands for the agent's own token: its claims as an actor are
+        // the agent's id and kind; its challenge is spent last, once everything else holds.
+        let (actor_claims, assertion) = match params.actor_token {
+            Some(token) if params.actor_is_assertion => {
+                let (agent, challenge) = self.asserted_actor(tenant, issuer, token).await?;
+                let mut claims = Map::new();
+                claims.insert("sub".into(), Value::from(agent.id.as_str()));
+                claims.insert("subject_type".into(), Value::from("agent"));
+                (Some(claims), Some((agent, challenge)))
+            }
+            Some(token) => (
+                Some(self.presented(tenant, issuer, token, "actor_token").await?),
+                None,
+            ),
+            None => (None, None),
         };
         // 2–5.
-        let agent = match &actor_claims {
-            Some(claims) if claims.get("subject_type").and_then(Value::as_str) == Some("agent") => {
+        let agent = match (&assertion, &actor_claims) {
+            (Some((agent, _)), _) => Some(agent.clone()).filter(|a| owned_by(a, app)),
+            (None, Some(claims))
+                if claims.get("subject_type").and_then(Value::as_str) == Some("agent") =>
+            {
                 self.owned_agent(tenant, app, claim(claims, "sub")).await?
             }
             _ => None,
@@ -94,7 +111,12 @@ impl TokenEndpoint {
 
         // An agent acts for a person only on a live delegation from them: the scope and the
         // audience stay within it, `act` names it, the token never outlives it.
-        let mut not_after = rules::not_after(&subject, actor_claims.as_ref());
+        // An assertion lives minutes: it proves the agent is there now, not how long the token
+        // may live (the delegation and the subject token decide that).
+        let mut not_after = match assertion {
+            Some(_) => rules::not_after(&subject, None),
+            None => rules::not_after(&subject, actor_claims.as_ref()),
+        };
         let scope = match &agent {
             Some(agent) => {
                 let (scope, delegation) = self
@@ -141,6 +163,12 @@ impl TokenEndpoint {
             (Some(id), Some(slug)) => Some(OrgClaims { id, slug }),
             _ => None,
         };
+        if let Some((agent, challenge)) = &assertion {
+            let now = self.ctx.clock.now();
+            self.spend_challenge(tenant, &agent.id, challenge, now)
+                .await
+                .map_err(as_exchange_refusal)?;
+        }
         let access = self
             .issuer()
             .issue(
@@ -283,6 +311,24 @@ impl TokenEndpoint {
         })
     }
 
+    /// The agent and its unspent challenge, from an agent's assertion presented as
+    /// `actor_token` (`[challenge]` must be on: that is where challenges come from).
+    async fn asserted_actor(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        assertion: &str,
+    ) -> Result<(Agent, crate::agent_challenge::Opened), OAuthError> {
+        if !self.settings.agent_assertions {
+            return Err(OAuthError::invalid_request(
+                "agent assertions need challenge-response ([challenge].enabled) on this deployment",
+            ));
+        }
+        self.assertion_actor(tenant, issuer, assertion)
+            .await
+            .map_err(as_exchange_refusal)
+    }
+
     /// The agent `sub` of `tenant` when it is active and `app` owns it.
     async fn owned_agent(
         &self,
@@ -296,7 +342,7 @@ impl TokenEndpoint {
         let mut tx = self.ctx.store.read().await?;
         let agent = tx.agent(&tenant.id, &id).await?;
         tx.finish().await?;
-        Ok(agent.filter(|a| a.is_active() && a.owner == AgentOwner::Application(app.id.clone())))
+        Ok(agent.filter(|a| a.is_active() && owned_by(a, app)))
     }
 
     /// What `agent` may carry for the person of `subject` at `audience` on a live delegation
@@ -341,10 +387,7 @@ impl TokenEndpoint {
         let (granted, delegation) = self
             .delegated(tenant, agent, &person.id, &api, asked, now)
             .await
-            .map_err(|e| match e.code() {
-                ErrorCode::InvalidGrant => OAuthError::invalid_request(e.description().to_owned()),
-                _ => e,
-            })?;
+            .map_err(as_exchange_refusal)?;
         let within = ScopeSet::from_scopes(
             granted
                 .iter()
@@ -416,6 +459,20 @@ impl TokenEndpoint {
         };
         tx.finish().await?;
         Ok(held)
+    }
+}
+
+/// Whether `app` owns `agent`.
+fn owned_by(agent: &Agent, app: &Application) -> bool {
+    agent.owner == AgentOwner::Application(app.id.clone())
+}
+
+/// The agent grant's `invalid_grant` refusals, said the token-exchange way: a presented token
+/// (or what it rests on) is not acceptable, `invalid_request` (RFC 8693 §2.2.2).
+fn as_exchange_refusal(e: OAuthError) -> OAuthError {
+    match e.code() {
+        ErrorCode::InvalidGrant => OAuthError::invalid_request(e.description().to_owned()),
+        _ => e,
     }
 }
 

@@ -2,6 +2,7 @@
 //! SQLite and PostgreSQL: the gateway, which owns the agent, presents the clerk's token as the
 //! subject and the agent's own token (from challenge-response) as the actor token; the clerk
 //! delegated `orders:read` at the orders API to the agent on the hosted consent page. The
+//! agent's signed assertion answering a challenge may stand in for its token. The
 //! exchanged token is the clerk's at the orders API with the delegation's permissions only,
 //! `act` naming the agent and the delegation; `svc-sdk` accepts it where the route trusts the
 //! agent, introspection describes it until the delegation is revoked. Refused, each named: an
@@ -19,6 +20,9 @@ use serde_json::{Value, json};
 use svc_crypto::SigningKey;
 use svc_domain::SigningAlg;
 use svc_testkit::BACKENDS;
+
+/// `actor_token_type` of an agent's signed assertion (RFC 8693 §3).
+const JWT: &str = "urn:ietf:params:oauth:token-type:jwt";
 
 /// An agent owned by `owner`, allowed the orders API's two permissions there.
 async fn agent(world: &World, key: &SigningKey, owner: &str) -> String {
@@ -38,8 +42,8 @@ async fn agent(world: &World, key: &SigningKey, owner: &str) -> String {
         .to_owned()
 }
 
-/// The agent's own access token, answering a challenge.
-async fn agent_token(world: &World, key: &SigningKey, agent: &str) -> String {
+/// The agent's signed answer to a fresh challenge, naming `sub`.
+async fn assertion(world: &World, key: &SigningKey, agent: &str, sub: &str) -> String {
     let challenge: Value = world
         .app
         .request(Method::POST, "/oauth/agent/challenge")
@@ -51,13 +55,17 @@ async fn agent_token(world: &World, key: &SigningKey, agent: &str) -> String {
         .json()
         .await
         .unwrap();
-    let assertion = key
-        .sign_jwt(
-            "JWT",
-            &json!({"iss": agent, "sub": agent, "aud": world.issuer(), "exp": now() + 60,
-                    "iat": now(), "nonce": challenge["challenge"]}),
-        )
-        .unwrap();
+    key.sign_jwt(
+        "JWT",
+        &json!({"iss": agent, "sub": sub, "aud": world.issuer(), "exp": now() + 60,
+                "iat": now(), "nonce": challenge["challenge"]}),
+    )
+    .unwrap()
+}
+
+/// The agent's own access token, answering a challenge.
+async fn agent_token(world: &World, key: &SigningKey, agent: &str) -> String {
+    let assertion = assertion(world, key, agent, agent).await;
     let answer: Value = world
         .app
         .request(Method::POST, "/oauth/token")
@@ -191,6 +199,33 @@ async fn a_gateway_lets_its_agent_act_for_a_person_on_their_delegation() {
             json!({"sub": assistant, "subject_type": "agent", "client_id": gateway.0,
                    "delegation_id": delegation}),
             "{claims}"
+        );
+
+        // The agent's signed assertion instead of its token: the same result, once per
+        // challenge; an assertion naming the person is no actor token.
+        let signed = assertion(&world, &key, &assistant, &assistant).await;
+        let mut by_assertion = subject(&person);
+        by_assertion.push(("actor_token", signed.clone()));
+        by_assertion.push(("actor_token_type", JWT.to_owned()));
+        by_assertion.push(("audience", ORDERS_API.to_owned()));
+        let (status, body) = exchange(&world, &gateway, &form(&by_assertion)).await;
+        assert_eq!(status, 200, "{backend:?}: {body}");
+        let asserted = claims_of(body["access_token"].as_str().unwrap());
+        assert_eq!(asserted["act"], claims["act"], "{asserted}");
+        assert_eq!(asserted["scope"], "orders:read");
+        assert_refused(
+            &exchange(&world, &gateway, &form(&by_assertion)).await,
+            "invalid_request",
+            "the same assertion again: its challenge is spent",
+        );
+        let for_person = assertion(&world, &key, &assistant, &clerk).await;
+        let mut naming_person = subject(&person);
+        naming_person.push(("actor_token", for_person));
+        naming_person.push(("actor_token_type", JWT.to_owned()));
+        assert_refused(
+            &exchange(&world, &gateway, &form(&naming_person)).await,
+            "invalid_request",
+            "an assertion for the person",
         );
 
         // A resource server trusting the agent accepts it; one that does not, refuses.

@@ -489,6 +489,25 @@ async fn public_clients_the_chain_cap_and_the_switch() {
                 .contains("at most 1"),
             "{body}"
         );
+        // Without challenge-response there are no agent assertions to stand as actor tokens.
+        let mut asserted = subject(&person);
+        asserted.push(("actor_token", "eyJhbGciOiJFZERTQSJ9.e30.c2ln".to_owned()));
+        asserted.push((
+            "actor_token_type",
+            "urn:ietf:params:oauth:token-type:jwt".to_owned(),
+        ));
+        let (status, body) = exchange(&world, &gateway, &form(&asserted)).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some("invalid_request")),
+            "{body}"
+        );
+        assert!(
+            body["error_description"]
+                .as_str()
+                .is_some_and(|d| d.contains("[challenge]")),
+            "{body}"
+        );
         world.shutdown().await;
 
         // Switched off: neither served nor advertised.
