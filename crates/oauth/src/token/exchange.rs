@@ -109,14 +109,14 @@ impl TokenEndpoint {
             None => scope,
         };
 
-        // An agent acts for a person only on a live delegation from them: the scope and the
-        // audience stay within it, `act` names it, the token never outlives it.
         // An assertion lives minutes: it proves the agent is there now, not how long the token
         // may live (the delegation and the subject token decide that).
         let mut not_after = match assertion {
             Some(_) => rules::not_after(&subject, None),
             None => rules::not_after(&subject, actor_claims.as_ref()),
         };
+        // An agent acts for a person only on a live delegation from them: the scope and the
+        // audience stay within it, `act` names it, the token never outlives it.
         let scope = match &agent {
             Some(agent) => {
                 let (scope, delegation) = self
