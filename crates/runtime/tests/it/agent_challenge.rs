@@ -109,7 +109,7 @@ async fn challenge_on(world: &World, host: &str, agent: &str) -> (u16, Value) {
 }
 
 /// A fresh challenge for `agent`.
-async fn challenge(world: &World, agent: &str) -> String {
+pub(crate) async fn challenge(world: &World, agent: &str) -> String {
     let (status, body) = challenge_on(world, &world.host, agent).await;
     assert_eq!(status, 200, "{body}");
     body["challenge"].as_str().unwrap().to_owned()

@@ -9,7 +9,7 @@
 //! agent the gateway does not own, a permission the delegation does not cover, an API the
 //! agent may not reach, and any exchange once the delegation is gone.
 
-use crate::agent_challenge::{JWT_BEARER, now};
+use crate::agent_challenge::{JWT_BEARER, challenge, introspect, now};
 use crate::hosted::support::{PASSWORD, World};
 use crate::token_exchange::{
     ACCESS_TOKEN, CLERK, Fixture, GATEWAY_API, ORDERS_API, claims_of, exchange, fixture, form,
@@ -44,21 +44,11 @@ async fn agent(world: &World, key: &SigningKey, owner: &str) -> String {
 
 /// The agent's signed answer to a fresh challenge, naming `sub`.
 async fn assertion(world: &World, key: &SigningKey, agent: &str, sub: &str) -> String {
-    let challenge: Value = world
-        .app
-        .request(Method::POST, "/oauth/agent/challenge")
-        .header("host", &world.host)
-        .form(&[("agent_id", agent)])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let nonce = challenge(world, agent).await;
     key.sign_jwt(
         "JWT",
         &json!({"iss": agent, "sub": sub, "aud": world.issuer(), "exp": now() + 60,
-                "iat": now(), "nonce": challenge["challenge"]}),
+                "iat": now(), "nonce": nonce}),
     )
     .unwrap()
 }
@@ -109,22 +99,6 @@ async fn delegate(world: &World, agent: &str, scope: &str) -> String {
         .nth(1)
         .map(|rest| format!("dlg_{}", &rest[..26]))
         .expect("the delegation's id on the page")
-}
-
-/// `/oauth/introspect` of `token` by the confidential application `server`.
-async fn introspect(world: &World, server: &(String, String), token: &str) -> Value {
-    world
-        .app
-        .request(Method::POST, "/oauth/introspect")
-        .header("host", &world.host)
-        .basic_auth(&server.0, Some(&server.1))
-        .form(&[("token", token)])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }
 
 fn assert_refused(answer: &(u16, Value), error: &str, what: &str) {
