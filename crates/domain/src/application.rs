@@ -159,6 +159,8 @@ pub struct Application {
     /// RFC 9449 §5.2 `dpop_bound_access_tokens`: it always gets DPoP-bound tokens, so a token
     /// request without a DPoP proof is refused.
     pub dpop_bound_access_tokens: bool,
+    /// Where it hears of logouts (back- and front-channel).
+    pub logout: crate::LogoutChannels,
     /// Creation time.
     pub created_at: OffsetDateTime,
     /// Last change.

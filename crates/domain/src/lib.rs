@@ -20,6 +20,7 @@ mod id;
 mod invitation;
 mod keys;
 mod login;
+mod logout;
 mod organization;
 mod passkey;
 mod password;
@@ -84,6 +85,9 @@ pub use keys::{KeyState, SealedPrivateKey, SigningAlg, SigningKeyRecord};
 pub use login::{
     LoginMethod, LoginRecord, LoginResult, MAX_LOGIN_USER_AGENT_CHARS, UnknownLoginValue,
     login_user_agent,
+};
+pub use logout::{
+    LogoutAttempt, LogoutChannels, LogoutNotice, LogoutNoticeState, LogoutOutcome, SessionClient,
 };
 pub use organization::{
     MAX_MEMBERSHIPS_PER_USER, Membership, ORG_ADMIN, ORG_MEMBER, ORG_OWNER, ORG_ROLES, OrgSlug,

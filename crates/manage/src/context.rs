@@ -26,6 +26,17 @@ impl ChangeHook for NoCaches {
     fn tenant_changed(&self, _: &TenantId) {}
 }
 
+/// The logout channels a deployment runs (`[logout]`). Default: none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LogoutOffer {
+    /// Back-channel logout runs, reaching targets under this egress policy; `None`: off.
+    pub backchannel: Option<svc_domain::TargetPolicy>,
+    /// Front-channel logout runs.
+    pub frontchannel: bool,
+    /// Front-channel URIs must use https (production).
+    pub frontchannel_https_only: bool,
+}
+
 /// The dependencies of the management use cases; cheap to clone.
 #[derive(Clone)]
 pub struct ManageContext {
@@ -46,6 +57,9 @@ pub struct ManageContext {
     /// Whether the deployment binds tokens to DPoP proofs (`[dpop].enabled`): an application may
     /// only require DPoP-bound tokens (`dpop_bound_access_tokens`) when it does.
     pub dpop: bool,
+    /// Which logout channels the deployment runs (`[logout]`): an application may only register
+    /// a URI for one that is.
+    pub logout: LogoutOffer,
     /// Looks up the proofs of domain claims (DNS TXT records, HTTPS well-known files); `None`
     /// until [`ManageContext::with_domain_probe`] (verification then fails as a wiring error).
     pub domain_probe: Option<Arc<dyn crate::domains::DomainProbe>>,
@@ -62,6 +76,7 @@ impl ManageContext {
             sign_in: None,
             second_factors: false,
             dpop: false,
+            logout: LogoutOffer::default(),
             domain_probe: None,
         }
     }
@@ -84,6 +99,13 @@ impl ManageContext {
     #[must_use]
     pub fn with_dpop(mut self, offered: bool) -> Self {
         self.dpop = offered;
+        self
+    }
+
+    /// The same context on a deployment that runs the logout channels of `offer`.
+    #[must_use]
+    pub fn with_logout(mut self, offer: LogoutOffer) -> Self {
+        self.logout = offer;
         self
     }
 

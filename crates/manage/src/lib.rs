@@ -62,7 +62,7 @@ pub mod users;
 pub mod webhooks;
 
 pub use applications::{ApplicationView, CreatedApplicationView};
-pub use context::{Actor, ChangeHook, ManageContext, RequestMeta};
+pub use context::{Actor, ChangeHook, LogoutOffer, ManageContext, RequestMeta};
 pub use control_plane::{CreatedTenantView, MfaPolicyView, TenantView};
 pub use error::ManageError;
 pub use page::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, clamp_limit};

@@ -13,9 +13,9 @@ use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
-    Application, ClientId, GrantType, OperatorToken, OperatorTokenId, OrganizationUsage,
-    RedirectUri, Scope, ScopeSet, SecretHash, SigningAlg, TenantId, TokenEndpointAuthMethod,
-    acr_rank,
+    Application, ClientId, GrantType, LogoutChannels, OperatorToken, OperatorTokenId,
+    OrganizationUsage, RedirectUri, Scope, ScopeSet, SecretHash, SigningAlg, TenantId,
+    TokenEndpointAuthMethod, acr_rank,
 };
 use svc_store::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, Order,
@@ -31,7 +31,9 @@ const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests, dpop_bound_access_tokens \
+     require_pushed_authorization_requests, dpop_bound_access_tokens, \
+     backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
+     frontchannel_logout_session_required \
      FROM applications WHERE tenant_id = $1 AND id = $2";
 // `$2` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
 const LIST: Sorted = Sorted {
@@ -39,22 +41,28 @@ const LIST: Sorted = Sorted {
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests, dpop_bound_access_tokens \
+     require_pushed_authorization_requests, dpop_bound_access_tokens, \
+     backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
+     frontchannel_logout_session_required \
      FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     desc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests, dpop_bound_access_tokens \
+     require_pushed_authorization_requests, dpop_bound_access_tokens, \
+     backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
+     frontchannel_logout_session_required \
      FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
 };
 const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
      id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
      post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests, dpop_bound_access_tokens) \
+     require_pushed_authorization_requests, dpop_bound_access_tokens, backchannel_logout_uri, \
+     backchannel_logout_session_required, frontchannel_logout_uri, \
+     frontchannel_logout_session_required) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
-     $20, $21)";
+     $20, $21, $22, $23, $24, $25)";
 // Never id, tenant_id, created_at or is_management; only the revision read ($17). Equality on
 // `updated_at` is exact on both dialects: PostgreSQL compares `timestamptz` values, and SQLite's
 // text has one spelling per instant (UTC RFC 3339, see the SQLite dialect), so no `_ns` twin is
@@ -65,7 +73,9 @@ const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, gra
      first_party = $10, id_token_signed_response_alg = $11, jwks = $12, jwks_uri = $13, \
      updated_at = $14, post_logout_redirect_uris = $15, minimum_acr = $16, \
      organization_usage = $18, require_pushed_authorization_requests = $19, \
-     dpop_bound_access_tokens = $20 \
+     dpop_bound_access_tokens = $20, backchannel_logout_uri = $21, \
+     backchannel_logout_session_required = $22, frontchannel_logout_uri = $23, \
+     frontchannel_logout_session_required = $24 \
      WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
 /// Whether the application exists at all: tells a stale revision from a missing record after a
 /// conditional update changed nothing.
@@ -134,6 +144,10 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.organization_usage.as_str())
             .bind(app.require_pushed_authorization_requests)
             .bind(app.dpop_bound_access_tokens)
+            .bind(app.logout.backchannel_uri.as_deref())
+            .bind(app.logout.backchannel_session_required)
+            .bind(app.logout.frontchannel_uri.as_deref())
+            .bind(app.logout.frontchannel_session_required)
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -167,6 +181,10 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.organization_usage.as_str())
             .bind(app.require_pushed_authorization_requests)
             .bind(app.dpop_bound_access_tokens)
+            .bind(app.logout.backchannel_uri.as_deref())
+            .bind(app.logout.backchannel_session_required)
+            .bind(app.logout.frontchannel_uri.as_deref())
+            .bind(app.logout.frontchannel_session_required)
             .execute::<D>(self.conn())
             .await?;
         if changed > 0 {
@@ -274,6 +292,10 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Application, StoreError> {
         organization_usage: c.get("organization_usage")?,
         require_pushed_authorization_requests: c.get("require_pushed_authorization_requests")?,
         dpop_bound_access_tokens: c.get("dpop_bound_access_tokens")?,
+        backchannel_logout_uri: c.get("backchannel_logout_uri")?,
+        backchannel_logout_session_required: c.get("backchannel_logout_session_required")?,
+        frontchannel_logout_uri: c.get("frontchannel_logout_uri")?,
+        frontchannel_logout_session_required: c.get("frontchannel_logout_session_required")?,
     }
     .decode()
 }
@@ -334,6 +356,14 @@ pub(crate) struct ApplicationRow {
     pub require_pushed_authorization_requests: bool,
     /// `dpop_bound_access_tokens`.
     pub dpop_bound_access_tokens: bool,
+    /// `backchannel_logout_uri`.
+    pub backchannel_logout_uri: Option<String>,
+    /// `backchannel_logout_session_required`.
+    pub backchannel_logout_session_required: bool,
+    /// `frontchannel_logout_uri`.
+    pub frontchannel_logout_uri: Option<String>,
+    /// `frontchannel_logout_session_required`.
+    pub frontchannel_logout_session_required: bool,
 }
 
 impl ApplicationRow {
@@ -429,6 +459,12 @@ impl ApplicationRow {
             )?,
             require_pushed_authorization_requests: self.require_pushed_authorization_requests,
             dpop_bound_access_tokens: self.dpop_bound_access_tokens,
+            logout: LogoutChannels {
+                backchannel_uri: self.backchannel_logout_uri,
+                backchannel_session_required: self.backchannel_logout_session_required,
+                frontchannel_uri: self.frontchannel_logout_uri,
+                frontchannel_session_required: self.frontchannel_logout_session_required,
+            },
             created_at: self.created_at,
             updated_at: self.updated_at,
             id: ClientId::parse(&id).map_err(|e| corrupt("id", &id, &e))?,
@@ -495,6 +531,10 @@ mod tests {
             organization_usage: "require".into(),
             require_pushed_authorization_requests: true,
             dpop_bound_access_tokens: true,
+            backchannel_logout_uri: Some("https://a.example/logout".into()),
+            backchannel_logout_session_required: true,
+            frontchannel_logout_uri: None,
+            frontchannel_logout_session_required: false,
         }
     }
 

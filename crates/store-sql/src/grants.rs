@@ -83,7 +83,7 @@ enum Cutoff {
 
 /// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
 /// counted.
-const PURGE: [(PerDialect, Cutoff); 13] = [
+const PURGE: [(PerDialect, Cutoff); 14] = [
     (
         PerDialect {
             sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
@@ -138,6 +138,15 @@ const PURGE: [(PerDialect, Cutoff); 13] = [
         PerDialect {
             sqlite: "DELETE FROM device_authorizations WHERE expires_at_ns < $1",
             postgres: "DELETE FROM device_authorizations WHERE expires_at < $1",
+        },
+        Cutoff::Grace,
+    ),
+    // A back-channel logout notice is kept a day after the session ended, finished or not
+    // (its retries end within the hour, so an older one can only be stranded).
+    (
+        PerDialect {
+            sqlite: "DELETE FROM logout_notices WHERE created_at_ns < $1",
+            postgres: "DELETE FROM logout_notices WHERE created_at < $1",
         },
         Cutoff::Grace,
     ),

@@ -28,6 +28,7 @@ mod device;
 mod factors;
 mod grants;
 mod login_history;
+mod logout;
 mod passkeys;
 mod polled;
 mod recovery;

@@ -11,6 +11,7 @@
 
 use crate::dialect::{Dialect, PerDialect};
 use crate::login_history;
+use crate::logout;
 use crate::naming;
 use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt, encode_strings};
@@ -186,6 +187,9 @@ impl<D: Dialect> SessionWrites for SqlTx<D> {
             .bind_twin(now)
             .execute::<D>(self.conn())
             .await?;
+        if changed > 0 {
+            logout::notify_session::<D>(self.conn(), tenant, id, now).await?;
+        }
         Ok(changed > 0)
     }
 
@@ -195,6 +199,8 @@ impl<D: Dialect> SessionWrites for SqlTx<D> {
         user: &UserId,
         now: OffsetDateTime,
     ) -> Result<u64, StoreError> {
+        // Before the revocation: the notices are for the sessions it is about to end.
+        logout::notify_user::<D>(self.conn(), tenant, user, now).await?;
         Stmt::new(REVOKE_USER.pick::<D>())
             .bind(tenant.as_str())
             .bind(user.as_str())

@@ -21,6 +21,7 @@ mod error;
 mod factors;
 mod grants;
 mod invitations;
+mod logout;
 mod order;
 mod organizations;
 mod passkeys;
@@ -53,6 +54,7 @@ pub use error::StoreError;
 pub use factors::{FactorReads, FactorWrites};
 pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
 pub use invitations::{InvitationFilter, InvitationReads, InvitationWrites};
+pub use logout::{LogoutReads, LogoutWrites};
 pub use order::Order;
 pub use organizations::{OrganizationReads, OrganizationWrites};
 pub use passkeys::{PasskeyReads, PasskeyWrites};
@@ -202,6 +204,7 @@ pub trait ReadTx:
     + AgentReads
     + DelegationReads
     + ApiKeyReads
+    + LogoutReads
     + Send
 {
     /// Ends the read.
@@ -268,6 +271,8 @@ pub trait WriteTx:
     + DelegationWrites
     + ApiKeyReads
     + ApiKeyWrites
+    + LogoutReads
+    + LogoutWrites
     + Send
 {
     /// Makes every change of this transaction durable and visible, atomically.

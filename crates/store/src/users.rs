@@ -150,7 +150,9 @@ pub trait SessionWrites {
         now: OffsetDateTime,
     ) -> Result<(), StoreError>;
 
-    /// Revokes one session; false when it did not exist or was already revoked.
+    /// Revokes one session; false when it did not exist or was already revoked. When it was
+    /// revoked, each application it signed into that registered a back-channel logout URI gets
+    /// a [`svc_domain::LogoutNotice`] due at `now`, in the same transaction.
     async fn revoke_session(
         &mut self,
         tenant: &TenantId,
@@ -158,7 +160,8 @@ pub trait SessionWrites {
         now: OffsetDateTime,
     ) -> Result<bool, StoreError>;
 
-    /// Revokes every unrevoked session of a user; returns how many.
+    /// Revokes every unrevoked session of a user; returns how many. Logout notices are written
+    /// as for [`SessionWrites::revoke_session`].
     async fn revoke_user_sessions(
         &mut self,
         tenant: &TenantId,

@@ -4,7 +4,9 @@
 use super::rules;
 use crate::ManageError;
 use serde::Deserialize;
-use svc_domain::{GrantType, RedirectUri, ScopeSet, SigningAlg, TokenEndpointAuthMethod};
+use svc_domain::{
+    GrantType, LogoutChannels, RedirectUri, ScopeSet, SigningAlg, TokenEndpointAuthMethod,
+};
 
 /// The configuration of an application as sent on create and (full replacement) update.
 /// Unknown fields are refused, so a misspelt field is an error rather than silently ignored.
@@ -83,6 +85,26 @@ pub struct ApplicationInput {
     /// resets it like every optional field).
     #[serde(default)]
     pub dpop_bound_access_tokens: bool,
+    /// OpenID Connect Back-Channel Logout 1.0 §2.2: where logout tokens are POSTed when a session
+    /// that signed into it ends (http or https, no fragment; reachable under the deployment's
+    /// egress policy, `[webhooks].allow_internal_targets`). Needs `[logout].backchannel`.
+    #[serde(default)]
+    #[schema(max_length = 2048)]
+    pub backchannel_logout_uri: Option<String>,
+    /// Back-Channel Logout 1.0 §2.2: logout tokens must carry `sid` (svc always sends it).
+    /// Needs `backchannel_logout_uri`. Default: false.
+    #[serde(default)]
+    pub backchannel_logout_session_required: bool,
+    /// OpenID Connect Front-Channel Logout 1.0 §2: loaded in an iframe of the signed-out page
+    /// when a session that signed into it ends there (https in production, no fragment). Needs
+    /// `[logout].frontchannel`.
+    #[serde(default)]
+    #[schema(max_length = 2048)]
+    pub frontchannel_logout_uri: Option<String>,
+    /// Front-Channel Logout 1.0 §2: `iss` and `sid` are added to the iframe's URL. Needs
+    /// `frontchannel_logout_uri`. Default: false.
+    #[serde(default)]
+    pub frontchannel_logout_session_required: bool,
 }
 
 /// An [`ApplicationInput`] that passed every registration rule.
@@ -103,6 +125,7 @@ pub(crate) struct ValidApplication {
     pub(crate) organization_usage: svc_domain::OrganizationUsage,
     pub(crate) require_pushed_authorization_requests: bool,
     pub(crate) dpop_bound_access_tokens: bool,
+    pub(crate) logout: LogoutChannels,
 }
 
 impl ApplicationInput {
@@ -128,6 +151,16 @@ impl ApplicationInput {
         rules::check_public_client_grants(method, &grant_types)?;
         let (jwks, jwks_uri) =
             rules::check_key_material(method, self.jwks.as_ref(), self.jwks_uri.as_deref())?;
+        let logout = rules::check_logout_channels(
+            (
+                self.backchannel_logout_uri.as_deref(),
+                self.backchannel_logout_session_required,
+            ),
+            (
+                self.frontchannel_logout_uri.as_deref(),
+                self.frontchannel_logout_session_required,
+            ),
+        )?;
         Ok(ValidApplication {
             name,
             redirect_uris,
@@ -144,6 +177,7 @@ impl ApplicationInput {
             organization_usage,
             require_pushed_authorization_requests: self.require_pushed_authorization_requests,
             dpop_bound_access_tokens: self.dpop_bound_access_tokens,
+            logout,
         })
     }
 }
@@ -154,6 +188,7 @@ impl ValidApplication {
     /// nothing.
     pub(crate) fn offered_by(self, ctx: &crate::ManageContext) -> Result<Self, ManageError> {
         rules::check_dpop_offered(self.dpop_bound_access_tokens, ctx.dpop)?;
+        rules::check_logout_offered(&self.logout, &ctx.logout)?;
         Ok(self)
     }
 }

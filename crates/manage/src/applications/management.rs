@@ -45,6 +45,7 @@ pub(crate) fn management_application(
         organization_usage: svc_domain::OrganizationUsage::Allow,
         require_pushed_authorization_requests: false,
         dpop_bound_access_tokens: false,
+        logout: Default::default(),
         created_at: now,
         updated_at: now,
     };

@@ -70,6 +70,7 @@ fn assemble(
         organization_usage: valid.organization_usage,
         require_pushed_authorization_requests: valid.require_pushed_authorization_requests,
         dpop_bound_access_tokens: valid.dpop_bound_access_tokens,
+        logout: valid.logout,
         created_at: identity.created_at,
         updated_at: identity.updated_at,
     }

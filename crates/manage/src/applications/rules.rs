@@ -7,8 +7,8 @@
 use crate::ManageError;
 use std::collections::BTreeSet;
 use svc_domain::{
-    ACR_AAL1, ACR_AAL2, GrantType, RedirectUri, Scope, ScopeSet, SigningAlg,
-    TokenEndpointAuthMethod, acr_rank,
+    ACR_AAL1, ACR_AAL2, GrantType, LogoutChannels, RedirectUri, Scope, ScopeSet, SigningAlg,
+    TokenEndpointAuthMethod, WebhookUrl, acr_rank,
 };
 
 /// Longest application name, in characters.
@@ -167,6 +167,83 @@ pub(crate) fn check_public_client_grants(
             "grant_types",
             "grant_types includes urn:ietf:params:oauth:grant-type:token-exchange, which is for confidential clients only (token_endpoint_auth_method none registers a public client)",
         ));
+    }
+    Ok(())
+}
+
+/// Rule (Back-Channel Logout 1.0 §2.2, Front-Channel Logout 1.0 §2): each logout URI is an
+/// absolute http(s) URL without userinfo or fragment, at most 2048 bytes; a `*_session_required`
+/// flag needs its URI. Returns the channels as registered.
+pub(crate) fn check_logout_channels(
+    (backchannel, backchannel_session): (Option<&str>, bool),
+    (frontchannel, frontchannel_session): (Option<&str>, bool),
+) -> Result<LogoutChannels, ManageError> {
+    let parse = |field: &'static str, raw: Option<&str>| match raw {
+        None => Ok(None),
+        Some(raw) => WebhookUrl::parse(raw)
+            .map(|url| Some(url.as_str().to_owned()))
+            .map_err(|e| ManageError::invalid(field, e.to_string().replacen("url", field, 1))),
+    };
+    let backchannel_uri = parse("backchannel_logout_uri", backchannel)?;
+    let frontchannel_uri = parse("frontchannel_logout_uri", frontchannel)?;
+    if backchannel_session && backchannel_uri.is_none() {
+        return Err(ManageError::invalid(
+            "backchannel_logout_session_required",
+            "backchannel_logout_session_required needs a backchannel_logout_uri",
+        ));
+    }
+    if frontchannel_session && frontchannel_uri.is_none() {
+        return Err(ManageError::invalid(
+            "frontchannel_logout_session_required",
+            "frontchannel_logout_session_required needs a frontchannel_logout_uri",
+        ));
+    }
+    Ok(LogoutChannels {
+        backchannel_uri,
+        backchannel_session_required: backchannel_session,
+        frontchannel_uri,
+        frontchannel_session_required: frontchannel_session,
+    })
+}
+
+/// Rule: a logout channel is registered only where the deployment runs it (`[logout]`), and a
+/// back-channel URI must be reachable under the egress policy the delivery worker applies (the
+/// static half: scheme, port, an IP-literal host; names are resolved and checked on every
+/// attempt). A front-channel URI is loaded by the person's browser, so only its scheme is held
+/// to the policy (https where plain http is refused).
+pub(crate) fn check_logout_offered(
+    channels: &LogoutChannels,
+    offered: &crate::LogoutOffer,
+) -> Result<(), ManageError> {
+    if let Some(uri) = &channels.backchannel_uri {
+        let Some(policy) = offered.backchannel else {
+            return Err(ManageError::invalid(
+                "backchannel_logout_uri",
+                "backchannel_logout_uri needs back-channel logout, which this deployment has switched off ([logout].backchannel = false)",
+            ));
+        };
+        let url = WebhookUrl::parse(uri)
+            .map_err(|e| ManageError::invalid("backchannel_logout_uri", e.to_string()))?;
+        policy.check(&url).map_err(|e| {
+            ManageError::invalid(
+                "backchannel_logout_uri",
+                e.to_string().replacen("url", "backchannel_logout_uri", 1),
+            )
+        })?;
+    }
+    if let Some(uri) = &channels.frontchannel_uri {
+        if !offered.frontchannel {
+            return Err(ManageError::invalid(
+                "frontchannel_logout_uri",
+                "frontchannel_logout_uri needs front-channel logout, which this deployment has switched off ([logout].frontchannel = false)",
+            ));
+        }
+        if offered.frontchannel_https_only && !uri.starts_with("https://") {
+            return Err(ManageError::invalid(
+                "frontchannel_logout_uri",
+                "frontchannel_logout_uri must use https",
+            ));
+        }
     }
     Ok(())
 }

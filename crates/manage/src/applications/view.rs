@@ -26,6 +26,10 @@ use utoipa::ToSchema;
     "organization_usage": "allow",
     "require_pushed_authorization_requests": false,
     "dpop_bound_access_tokens": false,
+    "backchannel_logout_uri": "https://shop.example/logout/backchannel",
+    "backchannel_logout_session_required": true,
+    "frontchannel_logout_uri": null,
+    "frontchannel_logout_session_required": false,
     "confidential": true,
     "created_at": "2026-11-23T09:14:07.123456Z",
     "updated_at": "2026-11-23T09:14:07.123456Z"
@@ -77,6 +81,17 @@ pub struct ApplicationView {
     pub require_pushed_authorization_requests: bool,
     /// Whether it always receives DPoP-bound access tokens (RFC 9449 §5.2).
     pub dpop_bound_access_tokens: bool,
+    /// Where logout tokens are POSTed (Back-Channel Logout 1.0), or `null`.
+    #[schema(required = true)]
+    pub backchannel_logout_uri: Option<String>,
+    /// Whether logout tokens must carry `sid`.
+    pub backchannel_logout_session_required: bool,
+    /// Loaded in an iframe when a session ends on the signed-out page (Front-Channel Logout
+    /// 1.0), or `null`.
+    #[schema(required = true)]
+    pub frontchannel_logout_uri: Option<String>,
+    /// Whether the iframe's URL carries `iss` and `sid`.
+    pub frontchannel_logout_session_required: bool,
     /// Whether it is a confidential client (authenticates at the token endpoint).
     pub confidential: bool,
     /// Creation time (RFC 3339).
@@ -129,6 +144,10 @@ impl From<&Application> for ApplicationView {
             organization_usage: app.organization_usage.as_str().to_owned(),
             require_pushed_authorization_requests: app.require_pushed_authorization_requests,
             dpop_bound_access_tokens: app.dpop_bound_access_tokens,
+            backchannel_logout_uri: app.logout.backchannel_uri.clone(),
+            backchannel_logout_session_required: app.logout.backchannel_session_required,
+            frontchannel_logout_uri: app.logout.frontchannel_uri.clone(),
+            frontchannel_logout_session_required: app.logout.frontchannel_session_required,
             confidential: app.is_confidential(),
             created_at: app.created_at,
             updated_at: app.updated_at,

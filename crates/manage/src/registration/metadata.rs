@@ -74,6 +74,20 @@ pub struct ClientMetadata {
     /// RFC 9449 §5.2: every token request must carry a DPoP proof. Default false.
     #[serde(default)]
     pub dpop_bound_access_tokens: Option<bool>,
+    /// Back-Channel Logout 1.0 §2.2: where logout tokens are POSTed (needs
+    /// `[logout].backchannel`).
+    #[serde(default)]
+    pub backchannel_logout_uri: Option<String>,
+    /// Back-Channel Logout 1.0 §2.2: logout tokens must carry `sid`. Default false.
+    #[serde(default)]
+    pub backchannel_logout_session_required: Option<bool>,
+    /// Front-Channel Logout 1.0 §2: rendered in an iframe when the session ends (needs
+    /// `[logout].frontchannel`).
+    #[serde(default)]
+    pub frontchannel_logout_uri: Option<String>,
+    /// Front-Channel Logout 1.0 §2: the iframe's URL carries `iss` and `sid`. Default false.
+    #[serde(default)]
+    pub frontchannel_logout_session_required: Option<bool>,
     /// RFC 7591 §2.3; refused with `invalid_software_statement`: this deployment trusts no
     /// software statement issuer.
     #[serde(default)]
@@ -170,6 +184,14 @@ impl ClientMetadata {
                 .require_pushed_authorization_requests
                 .unwrap_or(false),
             dpop_bound_access_tokens: self.dpop_bound_access_tokens.unwrap_or(false),
+            backchannel_logout_uri: self.backchannel_logout_uri.clone(),
+            backchannel_logout_session_required: self
+                .backchannel_logout_session_required
+                .unwrap_or(false),
+            frontchannel_logout_uri: self.frontchannel_logout_uri.clone(),
+            frontchannel_logout_session_required: self
+                .frontchannel_logout_session_required
+                .unwrap_or(false),
         })
     }
 }
@@ -270,7 +292,9 @@ fn check_no_management_scope(scope: &str) -> Result<Vec<String>, ManageError> {
     "scope": "offline_access openid",
     "id_token_signed_response_alg": "RS256",
     "require_pushed_authorization_requests": false,
-    "dpop_bound_access_tokens": false
+    "dpop_bound_access_tokens": false,
+    "backchannel_logout_session_required": false,
+    "frontchannel_logout_session_required": false
 }))]
 pub struct ClientInformation {
     /// The client identifier.
@@ -316,6 +340,16 @@ pub struct ClientInformation {
     pub require_pushed_authorization_requests: bool,
     /// RFC 9449 §5.2.
     pub dpop_bound_access_tokens: bool,
+    /// Back-Channel Logout 1.0, when registered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backchannel_logout_uri: Option<String>,
+    /// Back-Channel Logout 1.0 §2.2.
+    pub backchannel_logout_session_required: bool,
+    /// Front-Channel Logout 1.0, when registered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frontchannel_logout_uri: Option<String>,
+    /// Front-Channel Logout 1.0 §2.
+    pub frontchannel_logout_session_required: bool,
 }
 
 // By hand: the secret and token never reach a log through `{:?}`.
@@ -373,6 +407,10 @@ impl ClientInformation {
             id_token_signed_response_alg: app.id_token_signed_response_alg.as_str().to_owned(),
             require_pushed_authorization_requests: app.require_pushed_authorization_requests,
             dpop_bound_access_tokens: app.dpop_bound_access_tokens,
+            backchannel_logout_uri: app.logout.backchannel_uri.clone(),
+            backchannel_logout_session_required: app.logout.backchannel_session_required,
+            frontchannel_logout_uri: app.logout.frontchannel_uri.clone(),
+            frontchannel_logout_session_required: app.logout.frontchannel_session_required,
         }
     }
 }

@@ -13,6 +13,7 @@ mod faulty_domains;
 mod faulty_factors;
 mod faulty_identity;
 mod faulty_invitations;
+mod faulty_logout;
 mod faulty_organizations;
 mod faulty_passkeys;
 mod faulty_policies;

@@ -106,6 +106,7 @@ mod tests {
             organization_usage: svc_domain::OrganizationUsage::Allow,
             require_pushed_authorization_requests: false,
             dpop_bound_access_tokens: false,
+            logout: Default::default(),
             created_at: at,
             updated_at: at,
         })

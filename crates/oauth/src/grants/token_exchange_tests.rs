@@ -30,6 +30,7 @@ fn gateway() -> Application {
         organization_usage: svc_domain::OrganizationUsage::Allow,
         require_pushed_authorization_requests: false,
         dpop_bound_access_tokens: false,
+        logout: Default::default(),
         created_at: OffsetDateTime::UNIX_EPOCH,
         updated_at: OffsetDateTime::UNIX_EPOCH,
     }

@@ -52,6 +52,7 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
         organization_usage: svc_domain::OrganizationUsage::Require,
         require_pushed_authorization_requests: true,
         dpop_bound_access_tokens: true,
+        logout: Default::default(),
         created_at: at,
         updated_at: at + Duration::seconds(1),
     }
@@ -75,6 +76,7 @@ pub fn public_application_fixture(tenant: &Tenant, seed: u64) -> Application {
         organization_usage: svc_domain::OrganizationUsage::Allow,
         require_pushed_authorization_requests: false,
         dpop_bound_access_tokens: false,
+        logout: Default::default(),
         ..application_fixture(tenant, seed)
     }
 }

@@ -18,6 +18,7 @@ mod grants;
 mod integrity;
 mod invitations;
 mod login_history;
+mod logout;
 mod migrations;
 mod organizations;
 mod passkeys;
@@ -47,6 +48,7 @@ pub use grants::*;
 pub use integrity::*;
 pub use invitations::*;
 pub use login_history::*;
+pub use logout::*;
 pub use migrations::*;
 pub use organizations::*;
 pub use passkeys::*;
@@ -244,6 +246,8 @@ macro_rules! conformance_suite {
             pushed_requests_are_taken_once_by_their_client_before_expiry,
             racing_pushed_request_takes_admit_exactly_one,
             expired_pushed_requests_are_purged,
+            ending_sessions_writes_logout_notices_claimed_with_a_lease,
+            logout_records_follow_their_application_not_their_session,
             device_authorizations_are_found_while_pending_and_decided_once,
             device_polls_enforce_and_grow_the_interval,
             racing_device_polls_admit_one_on_time,

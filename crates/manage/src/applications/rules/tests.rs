@@ -451,3 +451,127 @@ fn jwks_uri_may_not_name_an_internal_address() {
     assert!(check_jwks_uri("https://93.184.215.14/jwks.json").is_ok());
     assert!(check_jwks_uri("https://localhost.example/jwks.json").is_ok());
 }
+
+#[test]
+fn logout_uris_are_absolute_http_urls_without_fragment_or_userinfo() {
+    let both = check_logout_channels(
+        (Some("https://rp.example/logout?x=1"), true),
+        (Some("https://rp.example/fc"), false),
+    )
+    .unwrap();
+    assert_eq!(
+        both.backchannel_uri.as_deref(),
+        Some("https://rp.example/logout?x=1")
+    );
+    assert!(both.backchannel_session_required);
+    assert_eq!(
+        both.frontchannel_uri.as_deref(),
+        Some("https://rp.example/fc")
+    );
+    assert_eq!(
+        check_logout_channels((None, false), (None, false)).unwrap(),
+        LogoutChannels::default()
+    );
+    for (bad, needle) in [
+        ("https://rp.example/logout#frag", "fragment"),
+        ("javascript:alert(1)", "backchannel_logout_uri"),
+        ("/relative", "backchannel_logout_uri"),
+        (
+            "https://user:pw@rp.example/logout",
+            "backchannel_logout_uri",
+        ),
+        ("ftp://rp.example/logout", "backchannel_logout_uri"),
+    ] {
+        assert_invalid(
+            check_logout_channels((Some(bad), false), (None, false)),
+            "backchannel_logout_uri",
+            needle,
+        );
+    }
+    let long = format!("https://rp.example/{}", "a".repeat(2100));
+    assert_invalid(
+        check_logout_channels((None, false), (Some(&long), false)),
+        "frontchannel_logout_uri",
+        "frontchannel_logout_uri",
+    );
+    assert_invalid(
+        check_logout_channels((None, true), (None, false)),
+        "backchannel_logout_session_required",
+        "needs a backchannel_logout_uri",
+    );
+    assert_invalid(
+        check_logout_channels((None, false), (None, true)),
+        "frontchannel_logout_session_required",
+        "needs a frontchannel_logout_uri",
+    );
+}
+
+#[test]
+fn logout_channels_need_the_deployment_to_run_them_and_reach_their_targets() {
+    let channels = |back: Option<&str>, front: Option<&str>| LogoutChannels {
+        backchannel_uri: back.map(str::to_owned),
+        frontchannel_uri: front.map(str::to_owned),
+        ..LogoutChannels::default()
+    };
+    let open = svc_domain::TargetPolicy {
+        https_only: false,
+        standard_port_only: false,
+        public_only: false,
+    };
+    let strict = svc_domain::TargetPolicy {
+        https_only: true,
+        standard_port_only: true,
+        public_only: true,
+    };
+    let off = crate::LogoutOffer::default();
+    assert_invalid(
+        check_logout_offered(&channels(Some("https://rp.example/l"), None), &off),
+        "backchannel_logout_uri",
+        "[logout].backchannel = false",
+    );
+    assert_invalid(
+        check_logout_offered(&channels(None, Some("https://rp.example/f")), &off),
+        "frontchannel_logout_uri",
+        "[logout].frontchannel = false",
+    );
+    let dev = crate::LogoutOffer {
+        backchannel: Some(open),
+        frontchannel: true,
+        frontchannel_https_only: false,
+    };
+    check_logout_offered(
+        &channels(
+            Some("http://127.0.0.1:9/l"),
+            Some("http://localhost:3000/f"),
+        ),
+        &dev,
+    )
+    .unwrap();
+    let production = crate::LogoutOffer {
+        backchannel: Some(strict),
+        frontchannel: true,
+        frontchannel_https_only: true,
+    };
+    check_logout_offered(
+        &channels(Some("https://rp.example/l"), Some("https://rp.example/f")),
+        &production,
+    )
+    .unwrap();
+    for (bad, needle) in [
+        ("http://rp.example/l", "https"),
+        ("https://10.0.0.7/l", "internal address"),
+        ("https://[::1]/l", "internal address"),
+        ("https://rp.example:8443/l", "443"),
+    ] {
+        assert_invalid(
+            check_logout_offered(&channels(Some(bad), None), &production),
+            "backchannel_logout_uri",
+            needle,
+        );
+    }
+    assert_invalid(
+        check_logout_offered(&channels(None, Some("http://rp.example/f")), &production),
+        "frontchannel_logout_uri",
+        "https",
+    );
+}

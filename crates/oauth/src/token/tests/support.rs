@@ -154,6 +154,7 @@ impl Fixture {
             organization_usage: svc_domain::OrganizationUsage::Allow,
             require_pushed_authorization_requests: false,
             dpop_bound_access_tokens: false,
+            logout: Default::default(),
             created_at: start(),
             updated_at: start(),
         }
