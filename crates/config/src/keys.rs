@@ -16,9 +16,9 @@ use crate::model::{
     AdaptiveMfaConfig, ApiKeysConfig, AuthConfig, CaptchaConfig, ChallengeConfig, CibaConfig,
     Config, DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig,
     DpopConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig,
-    KmsConfig, LogDelivery, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig,
-    ScimConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig, TwoFactorConfig,
-    VerifiedDomainsConfig, WebhooksConfig,
+    KmsConfig, LogDelivery, LogoutConfig, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride,
+    RecoveryConfig, ScimConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig,
+    TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -323,6 +323,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         DeviceAuthorizationConfig,
         DynamicRegistrationConfig,
         CibaConfig,
+        LogoutConfig,
         DpopConfig,
         DelegationConfig,
         ScimConfig,

@@ -49,6 +49,10 @@ pub struct OptionalFeatures {
     pub introspection: bool,
     /// Second factors (`[two_factor]`): `urn:svc:aal2` becomes reachable.
     pub second_factors: bool,
+    /// OpenID Connect Back-Channel Logout 1.0 (`[logout].backchannel`).
+    pub backchannel_logout: bool,
+    /// OpenID Connect Front-Channel Logout 1.0 (`[logout].frontchannel`).
+    pub frontchannel_logout: bool,
 }
 
 /// Everything the metadata depends on besides the issuer.
@@ -278,6 +282,17 @@ pub fn openid_configuration(issuer: &str, settings: &DiscoverySettings) -> Value
                 json!(format!("{issuer}/oauth/end-session")),
             );
         }
+        // Back-Channel Logout 1.0 §2.1: `sid` is always in the logout token (and in every ID
+        // token of a session), so `*_session_supported` is true with the channel.
+        if settings.features.backchannel_logout {
+            map.insert("backchannel_logout_supported".into(), json!(true));
+            map.insert("backchannel_logout_session_supported".into(), json!(true));
+        }
+        // Front-Channel Logout 1.0 §3: `iss` and `sid` are added for applications that ask.
+        if settings.features.frontchannel_logout {
+            map.insert("frontchannel_logout_supported".into(), json!(true));
+            map.insert("frontchannel_logout_session_supported".into(), json!(true));
+        }
     }
     doc
 }
@@ -422,6 +437,10 @@ mod tests {
             "request_object_signing_alg_values_supported",
             "require_signed_request_object",
             "agent_challenge_endpoint",
+            "backchannel_logout_supported",
+            "backchannel_logout_session_supported",
+            "frontchannel_logout_supported",
+            "frontchannel_logout_session_supported",
         ] {
             assert!(
                 off.get(key).is_none(),
@@ -451,6 +470,8 @@ mod tests {
             revocation: true,
             introspection: true,
             second_factors: true,
+            backchannel_logout: true,
+            frontchannel_logout: true,
         };
         let on = openid_configuration(
             issuer,
@@ -472,6 +493,14 @@ mod tests {
             "https://acme.id.example/oauth/par"
         );
         assert_eq!(on["require_pushed_authorization_requests"], true);
+        for key in [
+            "backchannel_logout_supported",
+            "backchannel_logout_session_supported",
+            "frontchannel_logout_supported",
+            "frontchannel_logout_session_supported",
+        ] {
+            assert_eq!(on[key], true, "{key}");
+        }
         assert_eq!(on["request_parameter_supported"], true);
         assert_eq!(on["require_signed_request_object"], true);
         assert_eq!(

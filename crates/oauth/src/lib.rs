@@ -12,6 +12,7 @@ mod administrators;
 pub mod agent_challenge;
 pub mod authorize;
 pub mod backchannel;
+pub mod backchannel_logout;
 pub mod browser_origins;
 pub mod claims;
 pub mod client_auth;

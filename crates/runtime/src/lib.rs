@@ -17,6 +17,7 @@ mod instance_lease;
 mod jwks_fetch;
 mod keys;
 pub mod logging;
+mod logout;
 mod operator;
 mod plane;
 mod serve;

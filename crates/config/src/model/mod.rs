@@ -15,6 +15,7 @@ mod deployment;
 mod device_authorization;
 mod dpop;
 mod dynamic_registration;
+mod logout;
 mod passkey;
 mod scim;
 mod security;
@@ -45,6 +46,7 @@ pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use device_authorization::DeviceAuthorizationConfig;
 pub use dpop::DpopConfig;
 pub use dynamic_registration::DynamicRegistrationConfig;
+pub use logout::LogoutConfig;
 pub use passkey::PasskeyConfig;
 pub use scim::ScimConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
@@ -104,6 +106,8 @@ pub struct Config {
     pub dynamic_registration: DynamicRegistrationConfig,
     /// Client-initiated backchannel authentication (OpenID CIBA, poll mode).
     pub ciba: CibaConfig,
+    /// Logout propagation to applications (back-channel and front-channel).
+    pub logout: LogoutConfig,
     /// Sender-constrained tokens (DPoP, RFC 9449).
     pub dpop: DpopConfig,
     /// Delegated access: token exchange (RFC 8693) and its actor chains.

@@ -456,6 +456,18 @@ pub(crate) const BOUNDS: &[Bound] = &[
         3_600,
     ),
     bound(
+        "logout.backchannel_timeout_secs",
+        |c| Some(c.logout.backchannel_timeout_secs.into()),
+        1,
+        30,
+    ),
+    bound(
+        "logout.backchannel_max_attempts",
+        |c| Some(c.logout.backchannel_max_attempts.into()),
+        1,
+        8,
+    ),
+    bound(
         "ciba.request_expiry_secs",
         |c| Some(c.ciba.request_expiry_secs.into()),
         30,

@@ -154,6 +154,7 @@ impl AuthorizeEndpoint {
             (now, approved.expires_at),
         );
         tx.insert_code(&code).await?;
+        self.join_session(tx.as_mut(), &code, issuer).await?;
         tx.commit().await?;
         tracing::info!(tenant = %tenant.id, client_id = %app.id, session = %session.id,
             request = %id, "backchannel request approved");

@@ -172,6 +172,7 @@ impl AuthorizeEndpoint {
                 (now, approved.expires_at),
             );
             tx.insert_code(&code).await?;
+            self.join_session(tx.as_mut(), &code, issuer).await?;
             if let Some(p) = pending {
                 tx.delete_interaction(&tenant.id, &p.id).await?;
             }

@@ -748,7 +748,7 @@ impl AuthorizeEndpoint {
                 .await;
         }
         match self
-            .issue_code(tenant, app, req, session, pending, context)
+            .issue_code((tenant, issuer), app, req, session, pending, context)
             .await
         {
             Ok(code) => AuthorizeOutcome::RedirectToClient(code_redirect(

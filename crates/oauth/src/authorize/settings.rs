@@ -29,6 +29,10 @@ pub struct AuthorizeSettings {
     /// `[oidc].request_objects` (RFC 9101): whether signed request objects are taken, and
     /// whether unsigned requests still are.
     pub request_objects: RequestObjects,
+    /// `[logout]` runs a channel: each code records that its session signed into the
+    /// application, so ending the session can tell it (one more row per code otherwise not
+    /// written).
+    pub remember_session_clients: bool,
 }
 
 /// What second factors mean for one tenant's requests: the deployment's settings with the
@@ -81,6 +85,7 @@ impl Default for AuthorizeSettings {
             recovery: false,
             pushed: PushedRequests::default(),
             request_objects: RequestObjects::default(),
+            remember_session_clients: false,
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::subject::subject_for;
 use std::sync::Arc;
 use svc_domain::{
     Application, AuthorizationCode, ClientId, CodeBinding, Consent, GeneratedSecret, Interaction,
-    InteractionId, SecretHash, Session, Tenant,
+    InteractionId, SecretHash, Session, SessionClient, Tenant,
 };
 use svc_store::StoreError;
 use time::OffsetDateTime;
@@ -153,7 +153,7 @@ impl AuthorizeEndpoint {
 
     pub(super) async fn issue_code(
         &self,
-        tenant: &Tenant,
+        (tenant, issuer): (&Tenant, &str),
         app: &Application,
         req: &AuthorizationRequest,
         session: &Session,
@@ -176,6 +176,7 @@ impl AuthorizeEndpoint {
         );
         let mut tx = self.store.write().await?;
         tx.insert_code(&code).await?;
+        self.join_session(tx.as_mut(), &code, issuer).await?;
         if let Some(p) = pending {
             tx.delete_interaction(&tenant.id, &p.id).await?;
         }
@@ -183,6 +184,29 @@ impl AuthorizeEndpoint {
         tracing::info!(tenant = %tenant.id, client_id = %app.id, session = %session.id,
             "authorization code issued");
         Ok(secret.plaintext)
+    }
+
+    /// Records that the session of `code` signed into its application, with the subject and
+    /// issuer its tokens carry, when logout propagation needs it (OpenID Connect Back-Channel
+    /// Logout 1.0 §2.1: the OP keeps track of the RPs a session logged in to).
+    pub(super) async fn join_session(
+        &self,
+        tx: &mut dyn svc_store::WriteTx,
+        code: &AuthorizationCode,
+        issuer: &str,
+    ) -> Result<(), StoreError> {
+        if !self.settings.remember_session_clients {
+            return Ok(());
+        }
+        tx.join_session(&SessionClient {
+            tenant_id: code.tenant_id.clone(),
+            session_id: code.session_id.clone(),
+            client_id: code.client_id.clone(),
+            subject: code.subject.clone(),
+            issuer: issuer.to_owned(),
+            joined_at: code.created_at,
+        })
+        .await
     }
 
     /// The code of `req` for the person of `session`, stored under `hash` with `binding`, valid

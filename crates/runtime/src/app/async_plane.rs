@@ -1,5 +1,5 @@
 //! The async plane's workers (ARCHITECTURE.md "Planes"): signing-key rotation, the janitor that
-//! forgets expired records, and the webhook relay and delivery. They run only where the plane
+//! forgets expired records, the webhook relay and delivery, and back-channel logout delivery. They run only where the plane
 //! is served and `deployment.background_tasks_enabled` holds (decided by the caller).
 
 use super::services::Services;
@@ -33,6 +33,11 @@ pub(super) fn spawn(
     workers.spawn("janitor", move |cancel| {
         janitor(store, clock, retention, cancel)
     });
+    crate::logout::spawn(
+        workers,
+        config,
+        super::auth_plane::protocol_context(config, services),
+    )?;
     crate::webhooks::spawn(
         workers,
         config,

@@ -188,6 +188,8 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             token_exchange: config.delegation.enabled,
             agent_challenge: config.challenge.enabled,
             second_factors: config.two_factor.enabled || config.passkey.enabled,
+            backchannel_logout: config.logout.backchannel,
+            frontchannel_logout: config.logout.frontchannel,
             ..OptionalFeatures::default()
         },
     }
@@ -248,6 +250,7 @@ pub(super) fn authorize_settings(config: &Config) -> AuthorizeSettings {
         recovery: config.two_factor.enabled && config.recovery.enabled,
         pushed: pushed_requests(config),
         request_objects: request_objects(config),
+        remember_session_clients: crate::logout::remembers_session_clients(config),
         ..AuthorizeSettings::default()
     }
 }

@@ -80,6 +80,7 @@ impl Services {
             .with_sign_in(crate::authn::sign_in_services(&authn))
             .with_second_factors(config.two_factor.enabled)
             .with_dpop(config.dpop.enabled)
+            .with_logout(crate::logout::offer(config))
             // Domain verification looks up DNS and fetches HTTPS files through the runtime's
             // resolver and SSRF guard, as a port: svc-manage depends on neither.
             .with_domain_probe(Arc::new(crate::domain_probe::RuntimeDomainProbe::new(

@@ -10,6 +10,7 @@ mod captcha;
 mod flow;
 mod history;
 mod invitations;
+mod logout;
 mod organization_administrators;
 mod passkeys;
 mod permissions;

@@ -1,0 +1,286 @@
+//! Logout propagation end to end (`[logout]`): an application registered with a
+//! `backchannel_logout_uri` on a loopback receiver gets a logout token when a session that signed
+//! into it ends by RP-initiated logout, by an administrator revoking it, or by the person being
+//! suspended; an application of the same session without a URI gets nothing. Every token is
+//! verified by jose (`interop/logout/verify.mjs`) as an RP must (§2.6), and its `sub` and `sid`
+//! are the ones of the ID token the application received. Registration refuses bad URIs, and
+//! refuses any while the deployment does not run the channel, which discovery then does not
+//! advertise. On SQLite and PostgreSQL.
+
+use super::support::*;
+use crate::agent_challenge::claims_of;
+use crate::interop::{Prerequisite, repo_root, require_prerequisites, run_script};
+use crate::webhooks::support::Receiver;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Duration;
+use svc_testkit::BACKENDS;
+
+const ON: [(&str, &str); 1] = [("SVC_LOGOUT__BACKCHANNEL", "true")];
+
+/// The logout tokens the receiver got, in order.
+fn logout_tokens(receiver: &Receiver) -> Vec<String> {
+    receiver
+        .seen()
+        .iter()
+        .map(|r| {
+            assert_eq!(
+                r.header("content-type"),
+                "application/x-www-form-urlencoded",
+                "§2.5: a form POST"
+            );
+            let form: Vec<(String, String)> =
+                url::form_urlencoded::parse(&r.body).into_owned().collect();
+            assert_eq!(form.len(), 1, "only logout_token: {form:?}");
+            assert_eq!(form[0].0, "logout_token");
+            form[0].1.clone()
+        })
+        .collect()
+}
+
+/// Signs in through the hosted pages for `client` in `browser` and returns its ID token.
+async fn id_token(world: &World, browser: &Browser, client: &(String, String)) -> String {
+    let code = world.code_for(browser, &client.0, "openid", &[]).await;
+    let tokens: Value = world
+        .redeem_as(&code, &client.0, &client.1)
+        .await
+        .json()
+        .await
+        .unwrap();
+    tokens["id_token"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn ended_sessions_send_logout_tokens_that_jose_verifies() {
+    require_prerequisites(&[Prerequisite::NodeModules]);
+    for backend in BACKENDS {
+        let world = World::new(
+            backend,
+            Setup {
+                first_party: true,
+                env: ON.to_vec(),
+                ..Setup::default()
+            },
+        )
+        .await;
+        let discovery = world.discovery().await;
+        assert_eq!(discovery["backchannel_logout_supported"], true);
+        assert_eq!(discovery["backchannel_logout_session_supported"], true);
+        assert!(discovery.get("frontchannel_logout_supported").is_none());
+        let receiver = Receiver::default();
+        let url = receiver.start().await;
+        let listening = world
+            .register_with(json!({
+                "name": "Listening",
+                "first_party": true,
+                "backchannel_logout_uri": url,
+                "backchannel_logout_session_required": true,
+            }))
+            .await;
+        let shown: Value = world
+            .api(
+                Method::GET,
+                &format!("/api/v1/applications/{}", listening.0),
+            )
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(shown["backchannel_logout_uri"], url.as_str());
+        assert_eq!(shown["backchannel_logout_session_required"], true);
+        let quiet = (world.client_id.clone(), world.client_secret.clone());
+
+        // 1. RP-initiated logout: one session signed into both applications.
+        let browser = world.browser();
+        let first = id_token(&world, &browser, &listening).await;
+        let _ = id_token(&world, &browser, &quiet).await;
+        let out = browser
+            .get(&format!("/oauth/end-session?id_token_hint={first}"))
+            .await;
+        assert_eq!(out.status, 303, "{}", out.body);
+        receiver
+            .wait_for(Duration::from_secs(10), |seen| seen.len() == 1)
+            .await;
+
+        // 2. An administrator revokes a session.
+        let browser = world.browser();
+        let second = id_token(&world, &browser, &listening).await;
+        let claims = claims_of(&second);
+        let user = world
+            .api(Method::GET, "/api/v1/tenant-users?email=ada%40example.com")
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap();
+        let user_id = user["items"][0]["id"].as_str().unwrap().to_owned();
+        let revoked = world
+            .api(
+                Method::DELETE,
+                &format!(
+                    "/api/v1/tenant-users/{user_id}/sessions/{}",
+                    claims["sid"].as_str().unwrap()
+                ),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(revoked.status(), 204);
+        receiver
+            .wait_for(Duration::from_secs(10), |seen| seen.len() == 2)
+            .await;
+
+        // 3. The person is suspended: every live session ends, each notifies.
+        let browser = world.browser();
+        let third = id_token(&world, &browser, &listening).await;
+        let suspended = world
+            .api(
+                Method::POST,
+                &format!("/api/v1/tenant-users/{user_id}/suspend"),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(suspended.status(), 200);
+        receiver
+            .wait_for(Duration::from_secs(10), |seen| seen.len() == 3)
+            .await;
+
+        // The application without a URI heard nothing; nothing more arrives.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let tokens = logout_tokens(&receiver);
+        assert_eq!(tokens.len(), 3, "one per ended session, none twice");
+
+        let jwks: Value = world
+            .app
+            .request(Method::GET, "/.well-known/jwks.json")
+            .header("host", &world.host)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let input: Vec<Value> = tokens
+            .iter()
+            .map(|t| json!({"token": t, "audience": listening.0}))
+            .collect();
+        let run = run_script(
+            Path::new("node"),
+            &repo_root().join("interop/logout/verify.mjs"),
+            &[
+                ("JWKS".into(), jwks.to_string()),
+                ("ISSUER".into(), world.issuer()),
+                ("TOKENS".into(), Value::Array(input).to_string()),
+            ],
+        )
+        .await;
+        let summary = run.summary(&format!("jose on logout tokens, {backend:?}"));
+        for (i, id) in [&first, &second, &third].into_iter().enumerate() {
+            let id = claims_of(id);
+            let logout = &summary["verified"][i]["claims"];
+            assert_eq!(logout["sid"], id["sid"], "token {i}");
+            assert_eq!(logout["sub"], id["sub"], "token {i}");
+            assert_eq!(logout["aud"], listening.0.as_str());
+            assert_eq!(summary["verified"][i]["typ"], "logout+jwt");
+        }
+        let sids: std::collections::BTreeSet<_> = (0..3)
+            .map(|i| summary["verified"][i]["claims"]["sid"].to_string())
+            .collect();
+        assert_eq!(sids.len(), 3, "three different sessions");
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn logout_uris_are_checked_and_refused_while_the_channel_is_off() {
+    for backend in BACKENDS {
+        let world = World::new(
+            backend,
+            Setup {
+                env: ON.to_vec(),
+                ..Setup::default()
+            },
+        )
+        .await;
+        for (body, field) in [
+            (
+                json!({"backchannel_logout_uri": "https://rp.example/logout#frag"}),
+                "backchannel_logout_uri",
+            ),
+            (
+                json!({"backchannel_logout_uri": "javascript:alert(1)"}),
+                "backchannel_logout_uri",
+            ),
+            (
+                json!({"backchannel_logout_session_required": true}),
+                "backchannel_logout_session_required",
+            ),
+            (
+                json!({"frontchannel_logout_uri": "https://rp.example/fc"}),
+                "frontchannel_logout_uri",
+            ),
+            (
+                json!({"backchannel_logout_uri": ["https://rp.example/a"]}),
+                "",
+            ),
+        ] {
+            let mut full = json!({
+                "name": "Bad",
+                "redirect_uris": [REDIRECT],
+                "grant_types": ["authorization_code"],
+                "token_endpoint_auth_method": "client_secret_basic",
+                "allowed_scopes": ["openid"],
+            });
+            for (k, v) in body.as_object().unwrap() {
+                full[k] = v.clone();
+            }
+            let answer = world
+                .api(Method::POST, "/api/v1/applications")
+                .json(&full)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(answer.status(), 400, "{body}");
+            let problem: Value = answer.json().await.unwrap();
+            if !field.is_empty() {
+                assert!(problem.to_string().contains(field), "{body}: {problem}");
+            }
+        }
+        world.shutdown().await;
+
+        let off = World::new(backend, Setup::default()).await;
+        let discovery = off.discovery().await;
+        for key in [
+            "backchannel_logout_supported",
+            "backchannel_logout_session_supported",
+            "frontchannel_logout_supported",
+        ] {
+            assert!(discovery.get(key).is_none(), "{key} while off");
+        }
+        let answer = off
+            .api(Method::POST, "/api/v1/applications")
+            .json(&json!({
+                "name": "Early",
+                "redirect_uris": [REDIRECT],
+                "grant_types": ["authorization_code"],
+                "token_endpoint_auth_method": "client_secret_basic",
+                "allowed_scopes": ["openid"],
+                "backchannel_logout_uri": "https://rp.example/logout",
+            }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 400);
+        let problem: Value = answer.json().await.unwrap();
+        assert!(
+            problem.to_string().contains("[logout].backchannel = false"),
+            "{problem}"
+        );
+        off.shutdown().await;
+    }
+}
