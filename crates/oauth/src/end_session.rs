@@ -17,7 +17,7 @@ use crate::context::ProtocolContext;
 use crate::error::ErrorPageKind;
 use std::collections::BTreeMap;
 use svc_crypto::verify_jwt_signature;
-use svc_domain::{Application, ClientId, Session, SigningAlg, Tenant};
+use svc_domain::{Application, ClientId, Session, SessionClient, SigningAlg, Tenant};
 
 /// What the logout page should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +46,7 @@ pub enum EndSessionOutcome {
 /// The end-session engine.
 pub struct EndSession {
     ctx: ProtocolContext,
+    frontchannel: bool,
 }
 
 struct Hint {
@@ -56,7 +57,48 @@ struct Hint {
 impl EndSession {
     /// An end-session engine over `ctx` (it reads applications and the published keys).
     pub fn new(ctx: ProtocolContext) -> Self {
-        Self { ctx }
+        Self {
+            ctx,
+            frontchannel: false,
+        }
+    }
+
+    /// The same engine with front-channel logout on (`[logout].frontchannel`).
+    #[must_use]
+    pub fn with_frontchannel(mut self, on: bool) -> Self {
+        self.frontchannel = on;
+        self
+    }
+
+    /// The URIs the signed-out page loads in iframes for `session` (OpenID Connect Front-Channel
+    /// Logout 1.0 §3): the `frontchannel_logout_uri` of each application the session signed
+    /// into, with `iss` and `sid` added where the application registered
+    /// `frontchannel_logout_session_required` (§2). Empty while the channel is off; a storage
+    /// failure is logged and yields none, so it never stands in the way of signing out.
+    pub async fn frontchannel_uris(&self, tenant: &Tenant, session: &Session) -> Vec<String> {
+        if !self.frontchannel {
+            return Vec::new();
+        }
+        let read = async {
+            let mut tx = self.ctx.store.read().await?;
+            let joined = tx.session_clients(&tenant.id, &session.id).await?;
+            let mut uris = Vec::new();
+            for client in joined {
+                let Some(app) = tx.application(&tenant.id, &client.client_id).await? else {
+                    continue;
+                };
+                if let Some(uri) = app.logout.frontchannel_uri.as_deref() {
+                    let with_session = app.logout.frontchannel_session_required;
+                    uris.extend(frontchannel_uri(uri, with_session, &client));
+                }
+            }
+            tx.finish().await?;
+            Ok::<_, svc_store::StoreError>(uris)
+        };
+        read.await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "front-channel logout lookup failed");
+            Vec::new()
+        })
     }
 
     /// Decides what a logout request leads to. `confirmed` is true when the person submitted
@@ -212,6 +254,19 @@ fn page(kind: ErrorPageKind, error: &str, description: &str) -> EndSessionOutcom
     }
 }
 
+/// One iframe's URL (Front-Channel Logout 1.0 §2): the registered URI, with the issuer and
+/// session the application saw added as `iss` and `sid` when it asked for them; `None` for a
+/// URI that no longer parses.
+fn frontchannel_uri(uri: &str, with_session: bool, client: &SessionClient) -> Option<String> {
+    let mut url = url::Url::parse(uri).ok()?;
+    if with_session {
+        url.query_pairs_mut()
+            .append_pair("iss", &client.issuer)
+            .append_pair("sid", client.session_id.as_str());
+    }
+    Some(url.to_string())
+}
+
 /// The post-logout redirect: the registered URI with `state`, always serialised by
 /// `url::Url`, so a URI registered with non-ASCII characters comes out percent-encoded and is
 /// a valid `Location` whether or not a `state` was sent.
@@ -231,6 +286,31 @@ fn with_state(uri: &str, state: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frontchannel_uris_carry_iss_and_sid_only_when_asked() {
+        let at = time::OffsetDateTime::UNIX_EPOCH;
+        let client = SessionClient {
+            tenant_id: svc_domain::TenantId::parse("ten_01hzzzzzzzzzzzzzzzzzzzzzzz").unwrap(),
+            session_id: svc_domain::SessionId::parse("ses_01hzzzzzzzzzzzzzzzzzzzzzzz").unwrap(),
+            client_id: ClientId::parse("app_01hzzzzzzzzzzzzzzzzzzzzzzz").unwrap(),
+            subject: "sub".into(),
+            issuer: "https://acme.example".into(),
+            joined_at: at,
+        };
+        assert_eq!(
+            frontchannel_uri("https://rp.example/fc?x=1", true, &client).as_deref(),
+            Some(
+                "https://rp.example/fc?x=1&iss=https%3A%2F%2Facme.example\
+                 &sid=ses_01hzzzzzzzzzzzzzzzzzzzzzzz"
+            )
+        );
+        assert_eq!(
+            frontchannel_uri("https://rp.example/fc", false, &client).as_deref(),
+            Some("https://rp.example/fc")
+        );
+        assert_eq!(frontchannel_uri("not a url", true, &client), None);
+    }
 
     #[test]
     fn post_logout_redirects_are_percent_encoded_with_or_without_state() {

@@ -266,28 +266,49 @@ pub(crate) async fn sign_out(State(state): State<HostedState>, ctx: Ctx, body: B
     if !csrf::verify(&ctx.headers, ctx.cookies, fields.get("csrf")) {
         return error::csrf(&ctx);
     }
-    if let Err(page) = end_browser_session(&state, &ctx, LogoutReason::SignOut).await {
-        return page;
+    match end_browser_session(&state, &ctx, LogoutReason::SignOut).await {
+        Ok(frames) => signed_out_to(&ctx, frames, "/auth/sign-out".to_owned()),
+        Err(page) => page,
     }
-    let mut response = see_other("/auth/sign-out");
-    cookies::append(&mut response, ctx.cookies.clear_session());
-    response
 }
 
-/// Ends this browser's session, if it has one.
+/// Ends this browser's session, if it has one, and returns the front-channel logout URIs of
+/// the applications it signed into (read before it ends; empty while the channel is off).
 pub(crate) async fn end_browser_session(
     state: &HostedState,
     ctx: &Ctx,
     reason: LogoutReason,
-) -> Result<(), Response> {
-    if let Some((session, _)) = ctx.signed_in(&state.authn).await? {
-        state
-            .authn
-            .sign_out(&ctx.current.tenant, &session, reason)
-            .await
-            .map_err(|e| error::fatal(ctx, e))?;
-    }
-    Ok(())
+) -> Result<Vec<String>, Response> {
+    let Some((session, _)) = ctx.signed_in(&state.authn).await? else {
+        return Ok(Vec::new());
+    };
+    let frames = state
+        .end_session
+        .frontchannel_uris(&ctx.current.tenant, &session)
+        .await;
+    state
+        .authn
+        .sign_out(&ctx.current.tenant, &session, reason)
+        .await
+        .map_err(|e| error::fatal(ctx, e))?;
+    Ok(frames)
+}
+
+/// The answer once the session ended: straight on to `next` (a 303), or, when applications
+/// listen on the front channel, a page that loads their logout URIs and then moves on to
+/// `next`. Either way the session cookie is cleared.
+pub(crate) fn signed_out_to(ctx: &Ctx, frames: Vec<String>, next: String) -> Response {
+    let s = ctx.s();
+    let mut response = if frames.is_empty() {
+        see_other(&next)
+    } else {
+        Page::new(s.signing_out_title)
+            .text(s.signing_out)
+            .frontchannel(frames, next, s.signing_out_continue)
+            .render(&ctx.chrome)
+    };
+    cookies::append(&mut response, ctx.cookies.clear_session());
+    response
 }
 
 pub(crate) fn signed_out(ctx: &Ctx, status: StatusCode) -> Response {

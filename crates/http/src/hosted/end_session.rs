@@ -5,11 +5,11 @@
 //! out, or show an error page; this module renders the confirmation (re-posting the same
 //! parameters with `confirm=yes` and a CSRF token) and performs the sign-out.
 
-use super::account::end_browser_session;
+use super::account::{end_browser_session, signed_out_to};
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
 use super::view::{Button, Form, Page};
-use super::{Ctx, HostedState, cookies, see_other};
+use super::{Ctx, HostedState};
 use crate::error::page as error;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
@@ -159,15 +159,14 @@ async fn end_session(state: &HostedState, ctx: &Ctx, params: &Fields, confirmed:
             response
         }
         EndSessionOutcome::SignOut { redirect } => {
-            if let Err(page) = end_browser_session(state, ctx, LogoutReason::EndSession).await {
-                return page;
+            match end_browser_session(state, ctx, LogoutReason::EndSession).await {
+                Ok(frames) => signed_out_to(
+                    ctx,
+                    frames,
+                    redirect.unwrap_or_else(|| "/auth/sign-out".to_owned()),
+                ),
+                Err(page) => page,
             }
-            let mut response = match redirect {
-                Some(url) => see_other(&url),
-                None => see_other("/auth/sign-out"),
-            };
-            cookies::append(&mut response, ctx.cookies.clear_session());
-            response
         }
         EndSessionOutcome::ErrorPage {
             kind,

@@ -205,6 +205,14 @@ pub struct Strings {
     pub signed_out_title: &'static str,
     /// Signed-out page body.
     pub signed_out: &'static str,
+    /// Title of the page that signs out of applications (front-channel logout).
+    pub signing_out_title: &'static str,
+    /// Body of that page.
+    pub signing_out: &'static str,
+    /// Its link onwards.
+    pub signing_out_continue: &'static str,
+    /// Accessible title of each application's hidden frame.
+    pub signing_out_frame: &'static str,
 
     /// Title of the page for refused forms (CSRF).
     pub form_expired_title: &'static str,
@@ -527,6 +535,10 @@ pub static EN: Strings = Strings {
     stay_signed_in: "Stay signed in",
     signed_out_title: "You are signed out",
     signed_out: "You have been signed out. You can close this window.",
+    signing_out_title: "Signing you out",
+    signing_out: "You are signed out here. We are telling the applications you used; you will move on in a moment.",
+    signing_out_continue: "Continue",
+    signing_out_frame: "Signing out of an application",
 
     form_expired_title: "This form has expired",
     form_expired: "The form was open too long or was sent from another site. Go back, reload the page and try again.",

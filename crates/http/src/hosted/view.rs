@@ -173,11 +173,16 @@ pub(crate) struct FormTargets {
     /// The page runs the WebAuthn glue (its hash in `script-src`, `connect-src 'self'` for
     /// the options it fetches).
     webauthn: bool,
+    /// Origins the page frames (front-channel logout), for `frame-src`.
+    frames: Vec<String>,
 }
 
 impl FormTargets {
     fn is_empty(&self) -> bool {
-        self.sources.is_empty() && self.captcha.is_none() && !self.webauthn
+        self.sources.is_empty()
+            && self.captcha.is_none()
+            && !self.webauthn
+            && self.frames.is_empty()
     }
 
     /// Targets of a page that runs the WebAuthn glue and nothing else.
@@ -236,8 +241,14 @@ fn csp(targets: Option<&FormTargets>) -> HeaderValue {
     if !scripts.is_empty() {
         policy.push_str(&format!("; script-src {}", scripts.join(" ")));
     }
+    let mut frames: Vec<&str> = targets
+        .map(|t| t.frames.iter().map(String::as_str).collect())
+        .unwrap_or_default();
     if let Some((_, frame, _, _)) = &captcha {
-        policy.push_str(&format!("; frame-src {frame}"));
+        frames.push(frame);
+    }
+    if !frames.is_empty() {
+        policy.push_str(&format!("; frame-src {}", frames.join(" ")));
     }
     if !connects.is_empty() {
         policy.push_str(&format!("; connect-src {}", connects.join(" ")));
@@ -736,6 +747,10 @@ pub(crate) struct Page {
     pub(crate) passkey: Option<PasskeyForm>,
     /// Where the form may lead besides us (see [`FormTargets`]).
     pub(crate) targets: FormTargets,
+    /// URLs loaded in hidden frames (front-channel logout).
+    pub(crate) frames: Vec<String>,
+    /// Where the page moves on to by itself after a moment (a `meta` refresh, no script).
+    pub(crate) refresh: Option<String>,
 }
 
 impl Page {
@@ -753,7 +768,31 @@ impl Page {
             svg: None,
             passkey: None,
             targets: FormTargets::default(),
+            frames: Vec::new(),
+            refresh: None,
         }
+    }
+
+    /// Front-channel logout (OpenID Connect Front-Channel Logout 1.0 §3): loads each of `uris`
+    /// in a hidden frame (the policy's `frame-src` opens to their origins, nothing else), then
+    /// moves on to `next` after a few seconds, or at once by the link. No script: a `meta`
+    /// refresh works with JavaScript off and under the pages' policy.
+    pub(crate) fn frontchannel(
+        mut self,
+        uris: Vec<String>,
+        next: String,
+        label: &'static str,
+    ) -> Self {
+        for uri in &uris {
+            if let Some(source) = FormTargets::source_of(uri)
+                && !self.targets.frames.contains(&source)
+            {
+                self.targets.frames.push(source);
+            }
+        }
+        self.frames = uris;
+        self.refresh = Some(next.clone());
+        self.link(None, label, next)
     }
 
     /// Adds a passkey form (and opens the policy to its glue).

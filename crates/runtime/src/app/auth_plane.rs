@@ -69,7 +69,9 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             tenants: services.tenants.clone(),
             authn: services.authn.clone(),
             authorize: Arc::new(AuthorizeEndpoint::new(ctx.clone(), settings.clone())),
-            end_session: Arc::new(EndSession::new(ctx.clone())),
+            end_session: Arc::new(
+                EndSession::new(ctx.clone()).with_frontchannel(config.logout.frontchannel),
+            ),
             rng: services.rng.clone(),
             device: device.enabled.then(|| Arc::new(device.clone())),
             ciba: ciba.enabled,

@@ -284,3 +284,134 @@ async fn logout_uris_are_checked_and_refused_while_the_channel_is_off() {
         off.shutdown().await;
     }
 }
+
+/// The `src` of every iframe of a page, unescaped.
+fn frames(body: &str) -> Vec<String> {
+    body.match_indices("<iframe src=\"")
+        .map(|(at, lead)| {
+            let rest = &body[at + lead.len()..];
+            let src = &rest[..rest.find('"').unwrap()];
+            src.replace("&#38;", "&").replace("&amp;", "&")
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_signed_out_page_loads_each_front_channel_uri_then_moves_on() {
+    for backend in BACKENDS {
+        let world = World::new(
+            backend,
+            Setup {
+                first_party: true,
+                env: vec![("SVC_LOGOUT__FRONTCHANNEL", "true")],
+                ..Setup::default()
+            },
+        )
+        .await;
+        let discovery = world.discovery().await;
+        assert_eq!(discovery["frontchannel_logout_supported"], true);
+        assert_eq!(discovery["frontchannel_logout_session_supported"], true);
+        assert!(discovery.get("backchannel_logout_supported").is_none());
+        let with_sid = world
+            .register_with(json!({
+                "name": "With sid",
+                "first_party": true,
+                "frontchannel_logout_uri": "https://rp.example/fc",
+                "frontchannel_logout_session_required": true,
+            }))
+            .await;
+        let plain = world
+            .register_with(json!({
+                "name": "Plain",
+                "first_party": true,
+                "frontchannel_logout_uri": "https://other.example/fc?x=1",
+            }))
+            .await;
+        let elsewhere = world
+            .register_with(json!({
+                "name": "Not signed into",
+                "first_party": true,
+                "frontchannel_logout_uri": "https://elsewhere.example/fc",
+            }))
+            .await;
+        let _ = elsewhere;
+
+        // RP-initiated logout of a session that signed into both, back to a registered URI.
+        let browser = world.browser();
+        let hint = id_token(&world, &browser, &with_sid).await;
+        let _ = id_token(&world, &browser, &plain).await;
+        let sid = claims_of(&hint)["sid"].as_str().unwrap().to_owned();
+        let quiet = id_token(
+            &world,
+            &browser,
+            &(world.client_id.clone(), world.client_secret.clone()),
+        )
+        .await;
+        let bye = "https://app.example.com/bye";
+        let out = browser
+            .get(&format!(
+                "/oauth/end-session?id_token_hint={quiet}&post_logout_redirect_uri={}&state=s1",
+                url::form_urlencoded::byte_serialize(bye.as_bytes()).collect::<String>()
+            ))
+            .await;
+        assert_eq!(out.status, 200, "{}", out.body);
+        out.assert_secure("front-channel page");
+        let issuer =
+            url::form_urlencoded::byte_serialize(world.issuer().as_bytes()).collect::<String>();
+        let mut seen = frames(&out.body);
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![
+                "https://other.example/fc?x=1".to_owned(),
+                format!("https://rp.example/fc?iss={issuer}&sid={sid}"),
+            ],
+            "one frame per application of the session with a URI, iss and sid where asked"
+        );
+        let csp = out.headers["content-security-policy"].to_str().unwrap();
+        assert!(
+            csp.contains("frame-src https://rp.example https://other.example")
+                || csp.contains("frame-src https://other.example https://rp.example"),
+            "{csp}"
+        );
+        assert!(!csp.contains("elsewhere"), "{csp}");
+        assert!(
+            out.body.contains(
+                "<meta http-equiv=\"refresh\" content=\"3;url=https://app.example.com/bye?state=s1\">"
+            ),
+            "{}",
+            out.body
+        );
+        assert!(
+            out.body
+                .contains("href=\"https://app.example.com/bye?state=s1\""),
+            "a link onwards for when the refresh does not run"
+        );
+        assert!(
+            out.set_cookies()
+                .iter()
+                .any(|c| c.starts_with("svc_session=;"))
+        );
+        assert_eq!(browser.get("/auth/account").await.status, 303, "signed out");
+
+        // The account page's own sign-out shows the frames too, then the signed-out page.
+        let browser = world.browser();
+        let _ = id_token(&world, &browser, &plain).await;
+        let out = browser
+            .submit("/auth/sign-out", "/auth/sign-out", &[])
+            .await;
+        assert_eq!(out.status, 200, "{}", out.body);
+        assert_eq!(frames(&out.body), vec!["https://other.example/fc?x=1"]);
+        assert!(out.body.contains("content=\"3;url=/auth/sign-out\""));
+        assert_eq!(browser.get("/auth/account").await.status, 303, "signed out");
+
+        // A session that signed into no listening application signs out with a plain 303.
+        let browser = world.browser();
+        browser.sign_in(None, &world.user, PASSWORD).await;
+        let out = browser
+            .submit("/auth/sign-out", "/auth/sign-out", &[])
+            .await;
+        assert_eq!(out.status, 303);
+        world.shutdown().await;
+    }
+}
