@@ -222,15 +222,22 @@ pub(crate) async fn revoke(State(state): State<HostedState>, ctx: Ctx, body: Bod
     else {
         return error::not_found(&ctx);
     };
+    // This browser's own session: its front-channel frames are read before it ends.
+    let frames = if target == current.id {
+        state
+            .end_session
+            .frontchannel_uris(&ctx.current.tenant, &current)
+            .await
+    } else {
+        Vec::new()
+    };
     match state
         .authn
         .revoke_session(&ctx.current.tenant, &user.id, &target)
         .await
     {
         Ok(true) if target == current.id => {
-            let mut response = see_other("/auth/sign-out");
-            cookies::append(&mut response, ctx.cookies.clear_session());
-            response
+            signed_out_to(&ctx, frames, "/auth/sign-out".to_owned())
         }
         Ok(true) => see_other("/auth/sessions"),
         Ok(false) => error::not_found(&ctx),

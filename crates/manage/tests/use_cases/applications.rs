@@ -72,13 +72,17 @@ async fn a_confidential_application_gets_a_secret_shown_once() {
         "organization_usage",
         "require_pushed_authorization_requests",
         "dpop_bound_access_tokens",
+        "backchannel_logout_uri",
+        "backchannel_logout_session_required",
+        "frontchannel_logout_uri",
+        "frontchannel_logout_session_required",
         "confidential",
         "created_at",
         "updated_at",
     ] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }
-    assert_eq!(keys.len(), 20, "{keys:?}");
+    assert_eq!(keys.len(), 24, "{keys:?}");
     assert_eq!(
         view["require_pushed_authorization_requests"], false,
         "RFC 9126 §6: off unless registered"

@@ -285,6 +285,19 @@ async fn logout_uris_are_checked_and_refused_while_the_channel_is_off() {
     }
 }
 
+/// A world whose deployment runs front-channel logout, its application first-party.
+async fn frontchannel_world(backend: svc_testkit::Backend) -> World {
+    World::new(
+        backend,
+        Setup {
+            first_party: true,
+            env: vec![("SVC_LOGOUT__FRONTCHANNEL", "true")],
+            ..Setup::default()
+        },
+    )
+    .await
+}
+
 /// The `src` of every iframe of a page, unescaped.
 fn frames(body: &str) -> Vec<String> {
     body.match_indices("<iframe src=\"")
@@ -299,15 +312,7 @@ fn frames(body: &str) -> Vec<String> {
 #[tokio::test]
 async fn the_signed_out_page_loads_each_front_channel_uri_then_moves_on() {
     for backend in BACKENDS {
-        let world = World::new(
-            backend,
-            Setup {
-                first_party: true,
-                env: vec![("SVC_LOGOUT__FRONTCHANNEL", "true")],
-                ..Setup::default()
-            },
-        )
-        .await;
+        let world = frontchannel_world(backend).await;
         let discovery = world.discovery().await;
         assert_eq!(discovery["frontchannel_logout_supported"], true);
         assert_eq!(discovery["frontchannel_logout_session_supported"], true);
@@ -405,6 +410,21 @@ async fn the_signed_out_page_loads_each_front_channel_uri_then_moves_on() {
         assert!(out.body.contains("content=\"3;url=/auth/sign-out\""));
         assert_eq!(browser.get("/auth/account").await.status, 303, "signed out");
 
+        // Revoking this browser's own session on the sessions page does the same.
+        let browser = world.browser();
+        let own = id_token(&world, &browser, &plain).await;
+        let own = claims_of(&own)["sid"].as_str().unwrap().to_owned();
+        let out = browser
+            .submit(
+                "/auth/sessions",
+                "/auth/sessions/revoke",
+                &[("session_id", own.as_str())],
+            )
+            .await;
+        assert_eq!(out.status, 200, "{}", out.body);
+        assert_eq!(frames(&out.body), vec!["https://other.example/fc?x=1"]);
+        assert_eq!(browser.get("/auth/account").await.status, 303, "signed out");
+
         // A session that signed into no listening application signs out with a plain 303.
         let browser = world.browser();
         browser.sign_in(None, &world.user, PASSWORD).await;
@@ -412,6 +432,67 @@ async fn the_signed_out_page_loads_each_front_channel_uri_then_moves_on() {
             .submit("/auth/sign-out", "/auth/sign-out", &[])
             .await;
         assert_eq!(out.status, 303);
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn chromium_loads_the_front_channel_frame_and_moves_on() {
+    require_prerequisites(&[
+        Prerequisite::Chromium,
+        Prerequisite::NodeModules,
+        Prerequisite::PlaywrightCore,
+    ]);
+    for backend in BACKENDS {
+        let world = frontchannel_world(backend).await;
+        let fc = "https://rp.example/fc";
+        let app = world
+            .register_with(json!({
+                "name": "Listening",
+                "first_party": true,
+                "frontchannel_logout_uri": fc,
+                "frontchannel_logout_session_required": true,
+            }))
+            .await;
+        let bye = "https://app.example.com/bye";
+        let authorize = format!(
+            "{}{}",
+            world.issuer(),
+            world
+                .authorize_path("openid", "st", &[])
+                .replace(&world.client_id, &app.0)
+        );
+        let end_session = format!(
+            "{}/oauth/end-session?client_id={}&post_logout_redirect_uri={}&state=fc",
+            world.issuer(),
+            app.0,
+            url::form_urlencoded::byte_serialize(bye.as_bytes()).collect::<String>()
+        );
+        let chromium = crate::interop::chromium_path();
+        let run = run_script(
+            Path::new("node"),
+            &repo_root().join("interop/logout/frontchannel.mjs"),
+            &[
+                ("AUTHORIZE_URL".into(), authorize),
+                ("END_SESSION_URL".into(), end_session),
+                ("EMAIL".into(), world.user.clone()),
+                ("PASSWORD".into(), PASSWORD.into()),
+                ("REDIRECT_URI".into(), REDIRECT.into()),
+                ("POST_LOGOUT_URI".into(), bye.into()),
+                ("FRONTCHANNEL_URI".into(), fc.into()),
+                ("ISSUER".into(), world.issuer()),
+                ("CHROMIUM_PATH".into(), chromium.display().to_string()),
+            ],
+        )
+        .await;
+        let summary = run.summary(&format!("front-channel logout in Chromium, {backend:?}"));
+        assert_eq!(summary["checks"]["frame_loaded_in_frame"], true);
+        assert!(
+            summary["landed"]
+                .as_str()
+                .unwrap()
+                .starts_with("https://app.example.com/bye?state=fc")
+        );
         world.shutdown().await;
     }
 }
