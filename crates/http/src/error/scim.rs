@@ -12,6 +12,8 @@
 //! | `Forbidden` | 403 | — |
 //! | `PreconditionFailed` | 412 | — |
 //! | `TooLarge` | 413 | — |
+//! | `BulkLimit` | 413 | `tooMany` |
+//! | `MethodNotAllowed` | 405 | — |
 //! | `NotImplemented` | 501 | — |
 //! | `Manage(Unavailable)` | 503 | — (cause logged, never sent) |
 //! | `Manage(anything else)` | 500 | — (cause logged, never sent) |
@@ -28,6 +30,22 @@ pub const SCIM_CONTENT_TYPE: &str = "application/scim+json";
 
 /// The complete error response for `error`, logged first.
 pub fn response(error: ScimError) -> Response {
+    let (status, body) = parts(error);
+    let mut response = (status, body.to_string()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(SCIM_CONTENT_TYPE));
+    if status == StatusCode::UNAUTHORIZED {
+        headers.insert(
+            WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"scim\""),
+        );
+    }
+    response
+}
+
+/// The status and error body of `error` (logged first): the whole answer of a request, or the
+/// `response` of one `/Bulk` operation.
+pub fn parts(error: ScimError) -> (StatusCode, serde_json::Value) {
     let (status, scim_type) = match &error {
         ScimError::Unauthenticated => (StatusCode::UNAUTHORIZED, None),
         ScimError::NotFound => (StatusCode::NOT_FOUND, None),
@@ -42,6 +60,8 @@ pub fn response(error: ScimError) -> Response {
         ScimError::Forbidden(_) => (StatusCode::FORBIDDEN, None),
         ScimError::PreconditionFailed => (StatusCode::PRECONDITION_FAILED, None),
         ScimError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, None),
+        ScimError::BulkLimit(_) => (StatusCode::PAYLOAD_TOO_LARGE, Some("tooMany")),
+        ScimError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, None),
         ScimError::NotImplemented(_) => (StatusCode::NOT_IMPLEMENTED, None),
         ScimError::Manage(ManageError::Unavailable(_)) => (StatusCode::SERVICE_UNAVAILABLE, None),
         ScimError::Manage(_) => (StatusCode::INTERNAL_SERVER_ERROR, None),
@@ -68,16 +88,7 @@ pub fn response(error: ScimError) -> Response {
     if let Some(scim_type) = scim_type {
         body["scimType"] = json!(scim_type);
     }
-    let mut response = (status, body.to_string()).into_response();
-    let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(SCIM_CONTENT_TYPE));
-    if status == StatusCode::UNAUTHORIZED {
-        headers.insert(
-            WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"scim\""),
-        );
-    }
-    response
+    (status, body)
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::Value;
 use std::collections::HashMap;
+use svc_manage::scim::bulk as scim_bulk;
 use svc_manage::scim::users::{self as scim_users, Represented};
 use svc_manage::scim::{
     Projection, ScimCaller, ScimError, ScimSettings, discovery, search as scim_search,
@@ -84,7 +85,7 @@ pub fn router(state: ScimState) -> Router {
         )
         .route("/scim/v2/Me", any(not_offered))
         .route("/scim/v2/Me/{*rest}", any(not_offered))
-        .route("/scim/v2/Bulk", any(not_offered))
+        .route("/scim/v2/Bulk", post(bulk).fallback(bulk_method))
         .route("/scim/v2", any(unknown))
         .route("/scim/v2/{*rest}", any(unknown))
         .with_state(state)
@@ -519,7 +520,76 @@ async fn delete_user(
     )
 }
 
-/// `/Me` and `/Bulk` (RFC 7644 §3.11, §3.7): not offered (`bulk.supported` is false).
+/// `POST /Bulk` (RFC 7644 §3.7): the `BulkResponse` lists each operation that ran with its
+/// `status` (a string), `location` and `version`, or the error body as its `response`. The
+/// request as a whole answers 200 even when operations failed; only a malformed request is an
+/// error (400 `invalidSyntax`, 413 past `maxOperations` or `maxPayloadSize`).
+async fn bulk(
+    State(state): State<ScimState>,
+    auth: ScimAuth,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    into_response(
+        async {
+            let request = body(&state.settings, &headers, &bytes)?;
+            let outcomes = scim_bulk::bulk(
+                &state.manage,
+                &auth.tenant.tenant,
+                &auth.tenant.issuer,
+                &auth.caller,
+                &auth.meta,
+                &request,
+            )
+            .await?;
+            let operations: Vec<Value> = outcomes.into_iter().map(bulk_operation).collect();
+            Ok(scim_json(
+                StatusCode::OK,
+                &serde_json::json!({
+                    "schemas": [scim_bulk::BULK_RESPONSE],
+                    "Operations": operations,
+                }),
+            ))
+        }
+        .await,
+    )
+}
+
+/// One entry of a `BulkResponse` (RFC 7644 §3.7.3).
+fn bulk_operation(outcome: scim_bulk::BulkOutcome) -> Value {
+    let mut entry = serde_json::json!({ "method": outcome.method });
+    if let Some(bulk_id) = outcome.bulk_id {
+        entry["bulkId"] = bulk_id.into();
+    }
+    if let Some(location) = outcome.location {
+        entry["location"] = location.into();
+    }
+    if let Some(version) = outcome.version {
+        entry["version"] = version.into();
+    }
+    match outcome.result {
+        Ok(status) => entry["status"] = status.to_string().into(),
+        Err(error) => {
+            let (status, body) = crate::error::scim::parts(error);
+            entry["status"] = status.as_u16().to_string().into();
+            entry["response"] = body;
+        }
+    }
+    entry
+}
+
+/// `/Bulk` with another method than POST: a SCIM 405.
+async fn bulk_method(_auth: ScimAuth) -> Response {
+    let mut response = scim_error(ScimError::MethodNotAllowed(
+        "/Bulk takes POST (RFC 7644 §3.7)".into(),
+    ));
+    response
+        .headers_mut()
+        .insert(http::header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+/// `/Me` (RFC 7644 §3.11): not offered.
 async fn not_offered(_auth: ScimAuth) -> Response {
     scim_error(ScimError::NotImplemented(
         "this service provider does not offer this endpoint".into(),

@@ -1,6 +1,7 @@
 //! SCIM discovery (RFC 7644 §4, RFC 7643 §5–§7): `/ServiceProviderConfig`, `/ResourceTypes` and
 //! `/Schemas`, advertising exactly what this service does: PATCH, filtering (up to
-//! `max_results` per page), sorting (`super::sort`), ETags; no bulk, no password change; two
+//! `max_results` per page), sorting (`super::sort`), ETags, bulk (`super::bulk`); no password
+//! change; two
 //! resource types, User (with the attributes a person has here) and Group (`displayName`,
 //! `externalId`, `members` that are people). `emails` and `active` are `required`: every
 //! person here has an address and a state, so neither can be removed (creates are lenient: an
@@ -22,7 +23,11 @@ pub fn service_provider_config(settings: &ScimSettings, base: &str) -> Value {
         "schemas": ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
         "documentationUri": "https://github.com/svc/svc#scim-20-provisioning",
         "patch": {"supported": true},
-        "bulk": {"supported": false, "maxOperations": 0, "maxPayloadSize": 0},
+        "bulk": {
+            "supported": true,
+            "maxOperations": super::bulk::MAX_BULK_OPERATIONS,
+            "maxPayloadSize": settings.max_body_bytes,
+        },
         "filter": {"supported": true, "maxResults": settings.max_results},
         "changePassword": {"supported": false},
         "sort": {"supported": true},

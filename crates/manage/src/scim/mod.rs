@@ -11,8 +11,10 @@
 //! - [`groups`]: the Group resource type, in the token's scope (the tenant, or its
 //!   organization), whose members are people the token can see; a person's read-only `groups`.
 //! - [`sort`]: `sortBy` / `sortOrder` of both listings; [`search`]: `POST /.search` over both.
+//! - [`bulk`]: `POST /Bulk`, many operations through the same use cases, with `bulkId`
+//!   references and `failOnErrors`.
 //! - [`discovery`]: `/ServiceProviderConfig`, `/Schemas`, `/ResourceTypes`, advertising only
-//!   what works (Users and Groups, filtering, sorting, ETags; no bulk, no password change).
+//!   what works (Users and Groups, filtering, sorting, ETags, bulk; no password change).
 //!
 //! An organization's token sees only that organization's members: another person reads as
 //! absent (404), and a person it creates becomes a `member`. Its groups are that
@@ -20,6 +22,7 @@
 //! [`ScimError`], which `svc-http` renders as the RFC 7644 §3.12 error body; nothing here knows
 //! HTTP.
 
+pub mod bulk;
 pub mod discovery;
 pub mod filter;
 pub mod group_filter;
@@ -111,7 +114,14 @@ pub enum ScimError {
     /// 413: the body is larger than `[scim].max_body_bytes`.
     #[error("the request body is too large")]
     TooLarge,
-    /// 501: an endpoint this service does not offer (`/Me`, `/Bulk`).
+    /// 413: a `/Bulk` request beyond `bulk.maxOperations` (RFC 7644 §3.7.4: the body names the
+    /// limit).
+    #[error("{0}")]
+    BulkLimit(String),
+    /// 405: a method the endpoint does not take (`GET /Bulk`).
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    /// 501: an endpoint this service does not offer (`/Me`).
     #[error("{0}")]
     NotImplemented(String),
     /// 500 / 503: the management use cases failed (database unavailable, a bug); the cause is

@@ -45,6 +45,7 @@ mod postgres_outage;
 mod readme;
 mod roles;
 mod scim;
+mod scim_bulk;
 mod scim_groups;
 mod scim_interop;
 mod scim_reach;

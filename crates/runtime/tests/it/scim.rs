@@ -145,7 +145,8 @@ async fn scim_tokens_are_issued_listed_revoked_and_bound_to_their_tenant() {
             scim(&world, Method::GET, "/ServiceProviderConfig", &token, None).await;
         assert_eq!(status, 200, "{spc}");
         assert_eq!(headers["content-type"], "application/scim+json");
-        assert_eq!(spc["bulk"]["supported"], false);
+        assert_eq!(spc["bulk"]["supported"], true);
+        assert_eq!(spc["bulk"]["maxPayloadSize"], 4096, "[scim].max_body_bytes");
         assert_eq!(spc["patch"]["supported"], true);
         assert_eq!(spc["filter"]["maxResults"], 3);
         let (_, _, types) = scim(&world, Method::GET, "/ResourceTypes", &token, None).await;
@@ -604,7 +605,7 @@ async fn scim_users_are_created_read_listed_replaced_patched_and_deleted() {
         let (status, _, body) = scim(&world, Method::GET, "/Me", &token, None).await;
         assert_error(status, &body, 501, None);
         let (status, _, body) = scim(&world, Method::GET, "/Bulk", &token, None).await;
-        assert_error(status, &body, 501, None);
+        assert_error(status, &body, 405, None);
         let (status, _, body) = scim(&world, Method::GET, "/Roles", &token, None).await;
         assert_error(status, &body, 404, None);
 
