@@ -17,8 +17,8 @@ use crate::model::{
     Config, DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig,
     DpopConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig,
     KmsConfig, LogDelivery, LogoutConfig, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride,
-    RecoveryConfig, ScimConfig, SecurityConfig, ServerConfig, SmtpConfig, TenantConfig, TlsConfig,
-    TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
+    RecoveryConfig, ScimConfig, SecurityConfig, ServerConfig, SmtpConfig, SoftwareStatementIssuer,
+    TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -322,6 +322,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         VerifiedDomainsConfig,
         DeviceAuthorizationConfig,
         DynamicRegistrationConfig,
+        SoftwareStatementIssuer,
         CibaConfig,
         LogoutConfig,
         DpopConfig,

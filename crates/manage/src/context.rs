@@ -60,6 +60,8 @@ pub struct ManageContext {
     /// Which logout channels the deployment runs (`[logout]`): an application may only register
     /// a URI for one that is.
     pub logout: LogoutOffer,
+    /// Verifies software statements at registration (RFC 7591 §2.3); `None` refuses them all.
+    pub software_statements: Option<Arc<dyn crate::registration::SoftwareStatementVerifier>>,
     /// Looks up the proofs of domain claims (DNS TXT records, HTTPS well-known files); `None`
     /// until [`ManageContext::with_domain_probe`] (verification then fails as a wiring error).
     pub domain_probe: Option<Arc<dyn crate::domains::DomainProbe>>,
@@ -77,6 +79,7 @@ impl ManageContext {
             second_factors: false,
             dpop: false,
             logout: LogoutOffer::default(),
+            software_statements: None,
             domain_probe: None,
         }
     }
@@ -106,6 +109,16 @@ impl ManageContext {
     #[must_use]
     pub fn with_logout(mut self, offer: LogoutOffer) -> Self {
         self.logout = offer;
+        self
+    }
+
+    /// The same context, accepting the software statements `verifier` accepts.
+    #[must_use]
+    pub fn with_software_statements(
+        mut self,
+        verifier: Arc<dyn crate::registration::SoftwareStatementVerifier>,
+    ) -> Self {
+        self.software_statements = Some(verifier);
         self
     }
 

@@ -31,6 +31,7 @@ pub mod keys;
 mod policies;
 mod resources;
 pub mod revoke;
+pub mod software_statement;
 pub mod subject;
 pub mod token;
 pub mod userinfo;

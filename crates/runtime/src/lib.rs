@@ -21,6 +21,7 @@ mod logout;
 mod operator;
 mod plane;
 mod serve;
+mod software_statements;
 mod stores;
 mod tls;
 mod webhooks;

@@ -19,6 +19,23 @@ pub struct DynamicRegistrationConfig {
     /// too); past it the endpoint answers 429 with `Retry-After`. Default: 20. Allowed range:
     /// 1..=10000.
     pub max_registrations_per_hour: u32,
+    /// Authorities whose software statements (RFC 7591 §2.3) registrations may carry: each an
+    /// `issuer` (the statement's `iss`) and `jwks`, its public JWK Set as JSON text (keys with
+    /// `kid`; ES256, EdDSA, RS256 or PS256). A verified statement's metadata take precedence
+    /// over the plain members; a statement of any other issuer is refused with
+    /// `unapproved_software_statement`. In the environment: a JSON array of such objects.
+    /// Default: none (every statement is refused).
+    pub software_statement_issuers: Vec<SoftwareStatementIssuer>,
+}
+
+/// One authority trusted to sign software statements.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SoftwareStatementIssuer {
+    /// The `iss` of its statements.
+    pub issuer: String,
+    /// Its public JWK Set (`{"keys":[…]}`) as JSON text.
+    pub jwks: String,
 }
 
 impl Default for DynamicRegistrationConfig {
@@ -26,6 +43,7 @@ impl Default for DynamicRegistrationConfig {
         Self {
             enabled: false,
             max_registrations_per_hour: 20,
+            software_statement_issuers: Vec::new(),
         }
     }
 }

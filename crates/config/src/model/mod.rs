@@ -45,7 +45,7 @@ pub use delivery::{
 pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use device_authorization::DeviceAuthorizationConfig;
 pub use dpop::DpopConfig;
-pub use dynamic_registration::DynamicRegistrationConfig;
+pub use dynamic_registration::{DynamicRegistrationConfig, SoftwareStatementIssuer};
 pub use logout::LogoutConfig;
 pub use passkey::PasskeyConfig;
 pub use scim::ScimConfig;

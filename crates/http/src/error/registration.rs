@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | `Invalid` on `redirect_uris` / `post_logout_redirect_uris` | 400 | `invalid_redirect_uri` |
 //! | `Invalid` on `software_statement` | 400 | `invalid_software_statement` |
+//! | `Invalid` on `software_statement.iss` (an issuer not trusted here) | 400 | `unapproved_software_statement` |
 //! | `Invalid` on any other field | 400 | `invalid_client_metadata` |
 //! | `Unauthenticated`, `NotFound` (the application went away meanwhile) | 401 + `WWW-Authenticate: Bearer error="invalid_token"` | `invalid_token` (RFC 6750 §3.1) |
 //! | `Forbidden` (the tenant's policy is `disabled`) | 403 | `access_denied` |
@@ -34,6 +35,7 @@ fn metadata_code(field: &str) -> &'static str {
     match field {
         "redirect_uris" | "post_logout_redirect_uris" => "invalid_redirect_uri",
         "software_statement" => "invalid_software_statement",
+        svc_manage::registration::UNAPPROVED_FIELD => "unapproved_software_statement",
         _ => "invalid_client_metadata",
     }
 }
@@ -124,6 +126,10 @@ mod tests {
         assert_eq!(
             metadata_code("software_statement"),
             "invalid_software_statement"
+        );
+        assert_eq!(
+            metadata_code(svc_manage::registration::UNAPPROVED_FIELD),
+            "unapproved_software_statement"
         );
         assert_eq!(metadata_code("jwks_uri"), "invalid_client_metadata");
         assert_eq!(metadata_code("scope"), "invalid_client_metadata");

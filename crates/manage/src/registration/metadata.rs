@@ -88,8 +88,10 @@ pub struct ClientMetadata {
     /// Front-Channel Logout 1.0 §2: the iframe's URL carries `iss` and `sid`. Default false.
     #[serde(default)]
     pub frontchannel_logout_session_required: Option<bool>,
-    /// RFC 7591 §2.3; refused with `invalid_software_statement`: this deployment trusts no
-    /// software statement issuer.
+    /// RFC 7591 §2.3: a JWT signed by an issuer of
+    /// `[dynamic_registration].software_statement_issuers`, whose metadata take precedence over
+    /// the plain members; refused with `unapproved_software_statement` (another issuer) or
+    /// `invalid_software_statement`.
     #[serde(default)]
     pub software_statement: Option<String>,
     /// RFC 7592 §2.2: on replacement, the client's own id (required there); refused on
@@ -150,6 +152,36 @@ impl Kept {
 }
 
 impl ClientMetadata {
+    /// Sets every member `vouched` carries (a software statement's metadata, which take
+    /// precedence, RFC 7591 §2.3).
+    pub(super) fn overlay(&mut self, vouched: ClientMetadata) {
+        macro_rules! take {
+            ($($field:ident),*) => {
+                $(if vouched.$field.is_some() {
+                    self.$field = vouched.$field;
+                })*
+            };
+        }
+        take!(
+            redirect_uris,
+            post_logout_redirect_uris,
+            grant_types,
+            response_types,
+            token_endpoint_auth_method,
+            client_name,
+            scope,
+            jwks,
+            jwks_uri,
+            id_token_signed_response_alg,
+            require_pushed_authorization_requests,
+            dpop_bound_access_tokens,
+            backchannel_logout_uri,
+            backchannel_logout_session_required,
+            frontchannel_logout_uri,
+            frontchannel_logout_session_required
+        );
+    }
+
     /// The management API's input for this metadata, after the rules only registration has;
     /// the shared rules run when the caller validates the result.
     pub(super) fn to_input(&self, kept: Kept) -> Result<ApplicationInput, ManageError> {
@@ -212,8 +244,8 @@ pub(super) fn in_metadata_terms(error: ManageError) -> ManageError {
     }
 }
 
-/// Rule (RFC 7591 §2.3, §3.2.2): a software statement is refused, never ignored: this deployment
-/// trusts no issuer of them.
+/// Rule (RFC 7591 §2.3, §3.2.2): a software statement still here was not verified
+/// (`ClientMetadata::vouched` consumes the ones it accepts): refused, never ignored.
 fn check_no_software_statement(statement: Option<&str>) -> Result<(), ManageError> {
     match statement {
         None => Ok(()),

@@ -18,14 +18,16 @@
 //!   management scope;
 //! - registrations are counted per client address per tenant, refused past the deployment's
 //!   hourly limit;
-//! - software statements (RFC 7591 §2.3) are refused with `invalid_software_statement`, never
-//!   ignored.
+//! - software statements (RFC 7591 §2.3) of the deployment's trusted issuers are verified
+//!   through a port ([`SoftwareStatementVerifier`]) and their metadata take precedence; others
+//!   are refused (`unapproved_software_statement`, `invalid_software_statement`), never ignored.
 
 mod client;
 mod initial_tokens;
 mod metadata;
 mod policy;
 mod register;
+mod statement;
 
 pub use client::{delete, read, replace};
 pub use initial_tokens::{
@@ -35,6 +37,7 @@ pub use initial_tokens::{
 pub use metadata::{ClientInformation, ClientMetadata};
 pub use policy::{RegistrationPolicyInput, RegistrationPolicyView, get_policy, set_policy};
 pub use register::{Registered, register};
+pub use statement::{SoftwareStatementVerifier, StatementRefusal, UNAPPROVED_FIELD};
 
 use crate::ManageError;
 use svc_domain::{ClientId, SecretHash, TenantId};

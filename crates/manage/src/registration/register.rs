@@ -79,6 +79,7 @@ pub async fn register(
     };
     check_assigned_by_server(&metadata)?;
     let valid = metadata
+        .vouched(ctx)?
         .to_input(Kept::new_registration())?
         .validate()
         .and_then(|valid| valid.offered_by(ctx))

@@ -4,8 +4,9 @@
 //! reading, replacing and deleting it with its registration access token, the audit trail, and
 //! the refusals: fragments and `javascript:` in redirect URIs, a `jwks_uri` at an internal
 //! address, unknown metadata, software statements, management scopes, another client's token,
-//! an application created through the management API, and the rate limit per address; and the
-//! `protected` policy with initial access tokens (missing, wrong, spent, deleted).
+//! an application created through the management API, and the rate limit per address; the
+//! `protected` policy with initial access tokens (missing, wrong, spent, deleted); and software
+//! statements of a trusted issuer (their metadata win) and every way one is refused.
 
 use crate::hosted::support::{REDIRECT, Setup, World};
 use reqwest::Method;
@@ -649,6 +650,122 @@ async fn protected_registration_spends_an_initial_access_token() {
                 .unwrap()
                 .status(),
             404
+        );
+        world.shutdown().await;
+    }
+}
+
+/// A statement signed by `key` with `claims`.
+fn statement(key: &svc_crypto::SigningKey, claims: &Value) -> String {
+    key.sign_jwt("JWT", claims).unwrap()
+}
+
+#[tokio::test]
+async fn software_statements_of_a_trusted_issuer_vouch_for_metadata() {
+    const ISSUER: &str = "https://softwarehouse.example";
+    let key = svc_crypto::SigningKey::generate(svc_crypto::SigningAlg::Es256).unwrap();
+    let stranger = svc_crypto::SigningKey::generate(svc_crypto::SigningAlg::Es256).unwrap();
+    let trusted = json!([{
+        "issuer": ISSUER,
+        "jwks": json!({"keys": [key.public_key().to_json()]}).to_string(),
+    }])
+    .to_string();
+    // The app reads its environment for the whole test: the value lives as long.
+    let trusted: &'static str = Box::leak(trusted.into_boxed_str());
+    for backend in BACKENDS {
+        let world = World::new(
+            backend,
+            Setup {
+                env: vec![
+                    ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
+                    (
+                        "SVC_DYNAMIC_REGISTRATION__SOFTWARE_STATEMENT_ISSUERS",
+                        trusted,
+                    ),
+                ],
+                ..Setup::default()
+            },
+        )
+        .await;
+        assert_eq!(set_policy(&world, "open").await.status(), 200);
+        let now = svc_domain::Clock::now(&svc_domain::SystemClock).unix_timestamp();
+        let vouched = json!({
+            "iss": ISSUER, "iat": now, "exp": now + 600, "jti": "st-1",
+            "software_id": "4NRB1-0XZABZI9E6-5SM3R", "software_version": "2.1",
+            "client_name": "Vouched Shop", "redirect_uris": [REDIRECT],
+        });
+        let (status, body) = register(
+            &world,
+            &json!({
+                "client_name": "Whatever I say",
+                "redirect_uris": ["https://other.example/cb"],
+                "scope": "openid profile",
+                "software_statement": statement(&key, &vouched),
+            }),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+        assert_eq!(
+            body["client_name"], "Vouched Shop",
+            "the statement wins: {body}"
+        );
+        assert_eq!(body["redirect_uris"], json!([REDIRECT]));
+        assert_eq!(
+            body["scope"], "openid profile",
+            "plain metadata the statement lacks"
+        );
+
+        let before = application_ids(&world).await.len();
+        let refusals = [
+            (
+                statement(
+                    &key,
+                    &json!({"iss": "https://elsewhere.example", "exp": now + 600}),
+                ),
+                "unapproved_software_statement",
+            ),
+            (statement(&stranger, &vouched), "invalid_software_statement"),
+            (
+                statement(&key, &json!({"iss": ISSUER, "exp": now - 10})),
+                "invalid_software_statement",
+            ),
+            (
+                statement(
+                    &key,
+                    &json!({"iss": ISSUER, "logo_uri": "https://x.example/l.png"}),
+                ),
+                "invalid_software_statement",
+            ),
+            (
+                statement(&key, &json!({"iss": ISSUER, "client_id": "app_mine"})),
+                "invalid_software_statement",
+            ),
+            (
+                statement(
+                    &key,
+                    &json!({"iss": ISSUER, "redirect_uris": ["javascript:alert(1)"]}),
+                ),
+                "invalid_redirect_uri",
+            ),
+            (
+                "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL3NvZnR3YXJlaG91c2UuZXhhbXBsZSJ9."
+                    .to_owned(),
+                "invalid_software_statement",
+            ),
+        ];
+        for (token, code) in refusals {
+            let (status, body) = register(
+                &world,
+                &json!({"redirect_uris": [REDIRECT], "software_statement": token}),
+            )
+            .await;
+            assert_eq!(status, 400, "{backend:?} {code}: {body}");
+            assert_eq!(body["error"], code, "{body}");
+        }
+        assert_eq!(
+            application_ids(&world).await.len(),
+            before,
+            "nothing written"
         );
         world.shutdown().await;
     }
