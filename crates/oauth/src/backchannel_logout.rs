@@ -20,6 +20,7 @@
 //! Each notice is one claimed row (a lease), so several instances share the work and a worker
 //! that stops leaves its notices to be retried when the lease ends.
 
+use crate::authorize::truncate_micros;
 use crate::context::ProtocolContext;
 use async_trait::async_trait;
 use serde_json::json;
@@ -163,7 +164,7 @@ impl BackchannelLogout {
     /// One pass: claims up to a batch of due notices, sends them concurrently and records each
     /// attempt; returns how many were claimed.
     pub async fn deliver_once(self: &Arc<Self>) -> Result<usize, svc_store::StoreError> {
-        let now = micros(self.ctx.clock.now());
+        let now = truncate_micros(self.ctx.clock.now());
         let lease = now + self.settings.lease;
         let mut tx = self.ctx.store.write().await?;
         let claimed = tx
@@ -213,7 +214,7 @@ impl BackchannelLogout {
     /// Makes one attempt and says what became of it.
     async fn attempt(&self, notice: &LogoutNotice) -> LogoutAttempt {
         let finished = |outcome, status_code, error: Option<String>| LogoutAttempt {
-            at: micros(self.ctx.clock.now()),
+            at: truncate_micros(self.ctx.clock.now()),
             status_code,
             error,
             retry_at: None,
@@ -261,7 +262,7 @@ impl BackchannelLogout {
 
     /// A failed attempt that may be retried: due again after the next delay, or given up.
     fn again(&self, notice: &LogoutNotice, status: Option<u16>, why: String) -> LogoutAttempt {
-        let at = micros(self.ctx.clock.now());
+        let at = truncate_micros(self.ctx.clock.now());
         let retry_at = self.settings.retry_delay(notice.attempts).map(|d| at + d);
         LogoutAttempt {
             at,
@@ -300,9 +301,7 @@ impl BackchannelLogout {
             .signer(&notice.tenant_id, app.id_token_signed_response_alg)
             .await
             .map_err(|e| format!("signing key: {e}"))?;
-        let mut jti = [0u8; 16];
-        self.ctx.rng.fill(&mut jti);
-        let jti = hex(&jti);
+        let jti = crate::token::issue::random_jti(self.ctx.rng.as_ref());
         sign_logout_token(
             &signer,
             LogoutFacts {
@@ -317,22 +316,6 @@ impl BackchannelLogout {
         )
         .map_err(|e| format!("signing: {e}"))
     }
-}
-
-/// Whole microseconds: what PostgreSQL stores, so a lease compares as written.
-fn micros(at: OffsetDateTime) -> OffsetDateTime {
-    at.replace_nanosecond(at.nanosecond() / 1_000 * 1_000)
-        .unwrap_or(at)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 #[cfg(test)]

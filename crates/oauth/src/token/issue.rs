@@ -339,10 +339,15 @@ impl AccessTokenIssuer<'_> {
     }
 
     fn jti(&self) -> String {
-        let mut bytes = [0u8; JTI_BYTES];
-        self.rng.fill(&mut bytes);
-        URL_SAFE_NO_PAD.encode(bytes)
+        random_jti(self.rng)
     }
+}
+
+/// A fresh `jti` of [`JTI_BYTES`] random bytes, base64url: every JWT svc signs uses one.
+pub(crate) fn random_jti(rng: &dyn svc_domain::Rng) -> String {
+    let mut bytes = [0u8; JTI_BYTES];
+    rng.fill(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// A successful token response (RFC 6749 §5.1; spec "Token response").
