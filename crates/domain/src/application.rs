@@ -161,6 +161,9 @@ pub struct Application {
     pub dpop_bound_access_tokens: bool,
     /// Where it hears of logouts (back- and front-channel).
     pub logout: crate::LogoutChannels,
+    /// The RAR detail types (RFC 9396) the application may request, each with its schema; empty:
+    /// `authorization_details` is refused for it.
+    pub authorization_details_types: Vec<crate::DetailType>,
     /// Creation time.
     pub created_at: OffsetDateTime,
     /// Last change.

@@ -10,6 +10,7 @@ mod agent;
 mod api_key;
 mod application;
 mod audit;
+mod authorization_details;
 mod backchannel;
 mod clock;
 mod delegation;
@@ -54,6 +55,11 @@ pub use application::{
     TOKEN_EXCHANGE_GRANT, TokenEndpointAuthMethod,
 };
 pub use audit::{AuditEntry, AuditOutcome};
+pub use authorization_details::{
+    AuthorizationDetails, DetailType, DetailTypeError, DetailsError, MAX_DETAIL_DESCRIPTION_CHARS,
+    MAX_DETAIL_SCHEMA_BYTES, MAX_DETAIL_TYPE_CHARS, MAX_DETAIL_TYPES, MAX_DETAILS,
+    MAX_DETAILS_BYTES, MAX_DETAILS_DEPTH, check_detail_types,
+};
 pub use backchannel::{
     AUTH_REQ_ID_PREFIX, BackchannelPoll, BackchannelRequest, MAX_BINDING_MESSAGE_CHARS,
 };

@@ -178,6 +178,8 @@ pub struct AuthorizationCode {
     /// The DPoP key the code is bound to (RFC 9449 §10: `dpop_jkt` at the authorization
     /// endpoint, or the proof at PAR): redemption needs a proof of this key.
     pub dpop_jkt: Option<String>,
+    /// The RAR details (RFC 9396) the person approved; the token request may narrow them.
+    pub authorization_details: Option<crate::AuthorizationDetails>,
     /// Issue time.
     pub created_at: OffsetDateTime,
     /// Redemption deadline.
@@ -226,6 +228,8 @@ pub struct RefreshFamily {
     /// The DPoP key the family is bound to (RFC 9449 §5: public clients' refresh tokens): every
     /// refresh needs a proof of this key.
     pub dpop_jkt: Option<String>,
+    /// The RAR details (RFC 9396) granted: each refresh carries them, or a narrowing of them.
+    pub authorization_details: Option<crate::AuthorizationDetails>,
     /// Creation.
     pub created_at: OffsetDateTime,
     /// Absolute expiry (`jwt.refresh_token_lifetime_*` from creation).

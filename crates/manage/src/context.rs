@@ -60,6 +60,9 @@ pub struct ManageContext {
     /// Which logout channels the deployment runs (`[logout]`): an application may only register
     /// a URI for one that is.
     pub logout: LogoutOffer,
+    /// Whether the deployment takes RAR `authorization_details` (`[oidc].authorization_details`):
+    /// an application may only register detail types when it does.
+    pub authorization_details: bool,
     /// Verifies software statements at registration (RFC 7591 §2.3); `None` refuses them all.
     pub software_statements: Option<Arc<dyn crate::registration::SoftwareStatementVerifier>>,
     /// Looks up the proofs of domain claims (DNS TXT records, HTTPS well-known files); `None`
@@ -79,6 +82,7 @@ impl ManageContext {
             second_factors: false,
             dpop: false,
             logout: LogoutOffer::default(),
+            authorization_details: false,
             software_statements: None,
             domain_probe: None,
         }
@@ -119,6 +123,13 @@ impl ManageContext {
         verifier: Arc<dyn crate::registration::SoftwareStatementVerifier>,
     ) -> Self {
         self.software_statements = Some(verifier);
+        self
+    }
+
+    /// The same context on a deployment that takes RAR `authorization_details` or not.
+    #[must_use]
+    pub fn with_authorization_details(mut self, on: bool) -> Self {
+        self.authorization_details = on;
         self
     }
 

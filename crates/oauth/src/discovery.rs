@@ -53,6 +53,11 @@ pub struct OptionalFeatures {
     pub backchannel_logout: bool,
     /// OpenID Connect Front-Channel Logout 1.0 (`[logout].frontchannel`).
     pub frontchannel_logout: bool,
+    /// `[oidc].authorization_details`: RAR (RFC 9396) is taken.
+    pub authorization_details: bool,
+    /// The detail types the tenant's applications registered (sorted, once each): RFC 9396
+    /// §10.1 `authorization_details_types_supported`, read per tenant.
+    pub authorization_details_types: Vec<String>,
 }
 
 /// Everything the metadata depends on besides the issuer.
@@ -228,6 +233,12 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
         put(
             "agent_challenge_endpoint",
             json!(at("/oauth/agent/challenge")),
+        );
+    }
+    if f.authorization_details {
+        put(
+            "authorization_details_types_supported",
+            json!(f.authorization_details_types),
         );
     }
     if f.dpop {
@@ -436,6 +447,7 @@ mod tests {
             "introspection_endpoint",
             "request_object_signing_alg_values_supported",
             "require_signed_request_object",
+            "authorization_details_types_supported",
             "agent_challenge_endpoint",
             "backchannel_logout_supported",
             "backchannel_logout_session_supported",
@@ -472,6 +484,8 @@ mod tests {
             second_factors: true,
             backchannel_logout: true,
             frontchannel_logout: true,
+            authorization_details: true,
+            authorization_details_types: vec!["payment_initiation".into()],
         };
         let on = openid_configuration(
             issuer,
@@ -501,6 +515,10 @@ mod tests {
         ] {
             assert_eq!(on[key], true, "{key}");
         }
+        assert_eq!(
+            on["authorization_details_types_supported"],
+            json!(["payment_initiation"])
+        );
         assert_eq!(on["request_parameter_supported"], true);
         assert_eq!(on["require_signed_request_object"], true);
         assert_eq!(

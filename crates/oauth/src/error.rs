@@ -73,6 +73,9 @@ pub enum ErrorCode {
     /// `use_dpop_nonce` (RFC 9449 §8, §9): the proof must carry the server nonce sent in the
     /// `DPoP-Nonce` header.
     UseDpopNonce,
+    /// `invalid_authorization_details` (RFC 9396 §5, §6.2): details of an unknown or
+    /// unregistered type, not matching their type's schema, or wider than what was granted. 400.
+    InvalidAuthorizationDetails,
 }
 
 impl ErrorCode {
@@ -99,6 +102,7 @@ impl ErrorCode {
             Self::InvalidRequestObject => "invalid_request_object",
             Self::InvalidDpopProof => "invalid_dpop_proof",
             Self::UseDpopNonce => "use_dpop_nonce",
+            Self::InvalidAuthorizationDetails => "invalid_authorization_details",
         }
     }
 }
@@ -187,6 +191,11 @@ impl OAuthError {
     /// `invalid_scope`.
     pub fn invalid_scope(description: impl Into<Cow<'static, str>>) -> Self {
         Self::new(ErrorCode::InvalidScope, description)
+    }
+
+    /// `invalid_authorization_details` (RFC 9396 §6.2).
+    pub fn invalid_authorization_details(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidAuthorizationDetails, description)
     }
 
     /// `invalid_target`.

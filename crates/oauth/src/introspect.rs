@@ -52,7 +52,7 @@ pub struct Introspector {
 }
 
 /// Claims copied into an active introspection response (RFC 7662 §2.2 plus ours).
-const COPIED_CLAIMS: [&str; 19] = [
+const COPIED_CLAIMS: [&str; 20] = [
     "scope",
     "client_id",
     "sub",
@@ -76,6 +76,8 @@ const COPIED_CLAIMS: [&str; 19] = [
     "cnf",
     // Who acts for the subject (RFC 8693 §4.1, §2.2.1: introspection may show it).
     "act",
+    // The RAR details the token carries (RFC 9396 §9.2).
+    "authorization_details",
 ];
 
 impl Introspector {

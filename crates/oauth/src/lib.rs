@@ -19,6 +19,7 @@ pub mod client_auth;
 mod client_jws;
 pub mod context;
 pub mod delegations;
+mod details;
 pub mod device;
 pub mod discovery;
 pub mod dpop;

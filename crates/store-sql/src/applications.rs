@@ -6,7 +6,7 @@
 //! `jsonb` on PostgreSQL, bound with [`Stmt::bind_json`] and read with [`Columns::json`], so the
 //! statements are the same on every dialect.
 
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, PerDialect};
 use crate::naming;
 use crate::record::{Record, decode_strings, encode_scopes, encode_strings};
 use crate::sorted::{self, Sorted};
@@ -33,7 +33,7 @@ const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types
      post_logout_redirect_uris, minimum_acr, organization_usage, \
      require_pushed_authorization_requests, dpop_bound_access_tokens, \
      backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
-     frontchannel_logout_session_required \
+     frontchannel_logout_session_required, authorization_details_types \
      FROM applications WHERE tenant_id = $1 AND id = $2";
 // `$2` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
 const LIST: Sorted = Sorted {
@@ -43,7 +43,7 @@ const LIST: Sorted = Sorted {
      post_logout_redirect_uris, minimum_acr, organization_usage, \
      require_pushed_authorization_requests, dpop_bound_access_tokens, \
      backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
-     frontchannel_logout_session_required \
+     frontchannel_logout_session_required, authorization_details_types \
      FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     desc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
      token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
@@ -51,7 +51,7 @@ const LIST: Sorted = Sorted {
      post_logout_redirect_uris, minimum_acr, organization_usage, \
      require_pushed_authorization_requests, dpop_bound_access_tokens, \
      backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
-     frontchannel_logout_session_required \
+     frontchannel_logout_session_required, authorization_details_types \
      FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
 };
 const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
@@ -60,9 +60,9 @@ const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_ur
      post_logout_redirect_uris, minimum_acr, organization_usage, \
      require_pushed_authorization_requests, dpop_bound_access_tokens, backchannel_logout_uri, \
      backchannel_logout_session_required, frontchannel_logout_uri, \
-     frontchannel_logout_session_required) \
+     frontchannel_logout_session_required, authorization_details_types) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
-     $20, $21, $22, $23, $24, $25)";
+     $20, $21, $22, $23, $24, $25, $26)";
 // Never id, tenant_id, created_at or is_management; only the revision read ($17). Equality on
 // `updated_at` is exact on both dialects: PostgreSQL compares `timestamptz` values, and SQLite's
 // text has one spelling per instant (UTC RFC 3339, see the SQLite dialect), so no `_ns` twin is
@@ -75,8 +75,16 @@ const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, gra
      organization_usage = $18, require_pushed_authorization_requests = $19, \
      dpop_bound_access_tokens = $20, backchannel_logout_uri = $21, \
      backchannel_logout_session_required = $22, frontchannel_logout_uri = $23, \
-     frontchannel_logout_session_required = $24 \
+     frontchannel_logout_session_required = $24, authorization_details_types = $25 \
      WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
+/// Every application's detail types that has any (discovery reads it, cached by clients for an
+/// hour; a tenant has few applications with RAR types).
+const DETAIL_TYPES: PerDialect = PerDialect {
+    sqlite: "SELECT authorization_details_types FROM applications \
+             WHERE tenant_id = $1 AND authorization_details_types <> '[]'",
+    postgres: "SELECT authorization_details_types FROM applications \
+               WHERE tenant_id = $1 AND authorization_details_types <> '[]'::jsonb",
+};
 /// Whether the application exists at all: tells a stale revision from a missing record after a
 /// conditional update changed nothing.
 const EXISTS: &str = "SELECT id FROM applications WHERE tenant_id = $1 AND id = $2";
@@ -116,6 +124,26 @@ impl<D: Dialect> ApplicationReads for SqlTx<D> {
             .await?;
         rows.iter().map(decode::<D>).collect()
     }
+
+    async fn application_detail_types(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<String>, StoreError> {
+        let rows = Stmt::new(DETAIL_TYPES.pick::<D>())
+            .bind(tenant.as_str())
+            .fetch_all::<D>(self.conn())
+            .await?;
+        let mut names = std::collections::BTreeSet::new();
+        for row in &rows {
+            let text =
+                Columns::<D>::new(row, "applications").json("authorization_details_types")?;
+            let types: Vec<svc_domain::DetailType> = serde_json::from_str(&text).map_err(|e| {
+                StoreError::Corrupt(format!("applications.authorization_details_types: {e}"))
+            })?;
+            names.extend(types.into_iter().map(|t| t.name));
+        }
+        Ok(names.into_iter().collect())
+    }
 }
 
 #[async_trait]
@@ -148,6 +176,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.logout.backchannel_session_required)
             .bind(app.logout.frontchannel_uri.as_deref())
             .bind(app.logout.frontchannel_session_required)
+            .bind_json(lists.authorization_details_types.clone())
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -185,6 +214,7 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.logout.backchannel_session_required)
             .bind(app.logout.frontchannel_uri.as_deref())
             .bind(app.logout.frontchannel_session_required)
+            .bind_json(lists.authorization_details_types.clone())
             .execute::<D>(self.conn())
             .await?;
         if changed > 0 {
@@ -253,6 +283,7 @@ struct Lists {
     grant_types: String,
     allowed_scopes: String,
     post_logout_redirect_uris: String,
+    authorization_details_types: String,
 }
 
 fn lists(app: &Application) -> Result<Lists, StoreError> {
@@ -265,6 +296,8 @@ fn lists(app: &Application) -> Result<Lists, StoreError> {
                 .iter()
                 .map(RedirectUri::as_str),
         )?,
+        authorization_details_types: serde_json::to_string(&app.authorization_details_types)
+            .map_err(|e| StoreError::Corrupt(format!("cannot encode detail types: {e}")))?,
     })
 }
 
@@ -296,6 +329,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Application, StoreError> {
         backchannel_logout_session_required: c.get("backchannel_logout_session_required")?,
         frontchannel_logout_uri: c.get("frontchannel_logout_uri")?,
         frontchannel_logout_session_required: c.get("frontchannel_logout_session_required")?,
+        authorization_details_types: c.json("authorization_details_types")?,
     }
     .decode()
 }
@@ -328,6 +362,8 @@ pub(crate) struct ApplicationRow {
     pub grant_types: String,
     /// `allowed_scopes` (JSON array text).
     pub allowed_scopes: String,
+    /// `authorization_details_types` (JSON array of RAR types with their schemas).
+    pub authorization_details_types: String,
     /// `token_endpoint_auth_method`.
     pub token_endpoint_auth_method: String,
     /// `secret_hash`.
@@ -459,6 +495,10 @@ impl ApplicationRow {
             )?,
             require_pushed_authorization_requests: self.require_pushed_authorization_requests,
             dpop_bound_access_tokens: self.dpop_bound_access_tokens,
+            // Checked when registered; not recompiled on every read (the hot path reads
+            // applications, and a request compiles the one schema it uses).
+            authorization_details_types: serde_json::from_str(&self.authorization_details_types)
+                .map_err(|e| corrupt("authorization_details_types", "(JSON)", &e))?,
             logout: LogoutChannels {
                 backchannel_uri: self.backchannel_logout_uri,
                 backchannel_session_required: self.backchannel_logout_session_required,
@@ -535,6 +575,7 @@ mod tests {
             backchannel_logout_session_required: true,
             frontchannel_logout_uri: None,
             frontchannel_logout_session_required: false,
+            authorization_details_types: r#"[{"type":"t","description":"d","schema":{}}]"#.into(),
         }
     }
 
@@ -553,7 +594,8 @@ mod tests {
             ..row()
         };
         assert_eq!(without.decode().unwrap().minimum_acr, None);
-        let cases: [(&str, Spoil); 9] = [
+        assert_eq!(app.authorization_details_types[0].name, "t");
+        let cases: [(&str, Spoil); 10] = [
             ("redirect_uris", |r| {
                 r.redirect_uris = r#"["http://evil.example/cb"]"#.into()
             }),
@@ -572,6 +614,9 @@ mod tests {
             ("minimum_acr", |r| r.minimum_acr = Some(String::new())),
             ("organization_usage", |r| {
                 r.organization_usage = "deny".into()
+            }),
+            ("authorization_details_types", |r| {
+                r.authorization_details_types = r#"[{"type":"t"}]"#.into()
             }),
         ];
         for (column, spoil) in cases {

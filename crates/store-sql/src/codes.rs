@@ -30,7 +30,8 @@ macro_rules! code_columns {
     () => {
         "hash, tenant_id, client_id, user_id, session_id, redirect_uri, scope, code_challenge, \
          nonce, auth_time, acr, amr, claims, subject, organization_id, created_at, expires_at, \
-         redeemed_at, issued_family_id, issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt"
+         redeemed_at, issued_family_id, issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt, \
+         authorization_details"
     };
 }
 
@@ -48,15 +49,15 @@ const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO authorization_codes (hash, tenant_id, client_id, user_id, session_id, \
          redirect_uri, scope, code_challenge, nonce, auth_time, acr, amr, claims, subject, \
          organization_id, created_at, expires_at, expires_at_ns, redeemed_at, issued_family_id, \
-         issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt) VALUES ($1, $2, $3, \
-         $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, \
-         $23, $24)",
+         issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt, \
+         authorization_details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
+         $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)",
     postgres: "INSERT INTO authorization_codes (hash, tenant_id, client_id, user_id, \
          session_id, redirect_uri, scope, code_challenge, nonce, auth_time, acr, amr, claims, \
          subject, organization_id, created_at, expires_at, redeemed_at, issued_family_id, \
-         issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt) VALUES ($1, $2, $3, \
-         $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, \
-         $23)",
+         issued_access_jti, issued_access_expires_at, resource_id, dpop_jkt, \
+         authorization_details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
+         $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)",
 };
 const RECORD_ISSUANCE: &str = "UPDATE authorization_codes SET issued_family_id = $3, \
      issued_access_jti = $4, issued_access_expires_at = $5 WHERE tenant_id = $1 AND hash = $2";
@@ -94,6 +95,7 @@ pub(crate) async fn insert<D: Dialect>(
         .bind(code.issued_access_expires_at)
         .bind(code.resource_id.as_ref().map(ApiResourceId::as_str))
         .bind(code.dpop_jkt.as_deref())
+        .bind(code.authorization_details.as_ref().map(|d| d.to_json()))
         .execute::<D>(conn)
         .await
         .map_err(|e| naming::foreign_key(e, "authorization_codes_tenant_id_fkey"))?;
@@ -175,6 +177,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<AuthorizationCode, StoreError> {
         issued_access_expires_at: c.get("issued_access_expires_at")?,
         resource_id: c.get("resource_id")?,
         dpop_jkt: c.get("dpop_jkt")?,
+        authorization_details: c.get("authorization_details")?,
     }
     .decode()
 }
@@ -228,6 +231,8 @@ pub(crate) struct AuthorizationCodeRow {
     pub resource_id: Option<String>,
     /// `dpop_jkt`.
     pub dpop_jkt: Option<String>,
+    /// `authorization_details` (JSON text).
+    pub authorization_details: Option<String>,
 }
 
 impl AuthorizationCodeRow {
@@ -283,6 +288,10 @@ impl AuthorizationCodeRow {
             redeemed_at: self.redeemed_at,
             issued_access_jti: self.issued_access_jti,
             issued_access_expires_at: self.issued_access_expires_at,
+            authorization_details: r.details(
+                "authorization_details",
+                self.authorization_details.as_deref(),
+            )?,
             dpop_jkt: self.dpop_jkt,
         })
     }
@@ -318,6 +327,7 @@ mod tests {
             organization_id: None,
             resource_id: None,
             dpop_jkt: None,
+            authorization_details: Some(r#"[{"type":"t"}]"#.into()),
             created_at: AT,
             expires_at: AT,
             redeemed_at: None,
@@ -339,6 +349,9 @@ mod tests {
                 }),
                 ("authorization_codes.issued_family_id", |r| {
                     r.issued_family_id = Some(USER.into())
+                }),
+                ("authorization_codes.authorization_details", |r| {
+                    r.authorization_details = Some("{}".into())
                 }),
             ],
         );

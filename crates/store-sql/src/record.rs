@@ -89,6 +89,19 @@ impl Record<'_> {
         })
     }
 
+    /// An optional RAR `authorization_details` column (JSON text, validated when written).
+    pub(crate) fn details(
+        &self,
+        column: &str,
+        text: Option<&str>,
+    ) -> Result<Option<svc_domain::AuthorizationDetails>, StoreError> {
+        text.map(|t| {
+            svc_domain::AuthorizationDetails::from_stored(t)
+                .ok_or_else(|| self.corrupt(column, &"(JSON)", &"not an array of detail objects"))
+        })
+        .transpose()
+    }
+
     /// A JSON array of scopes (see [`encode_scopes`]).
     pub(crate) fn scopes(&self, column: &str, text: &str) -> Result<ScopeSet, StoreError> {
         self.strings(column, text)?

@@ -28,13 +28,13 @@ use svc_store::{RefreshRotation, StoreError};
 use time::OffsetDateTime;
 
 const SELECT_FAMILY: &str = "SELECT id, tenant_id, client_id, user_id, session_id, scope, \
-     subject, auth_time, acr, amr, organization_id, resource_id, dpop_jkt, created_at, \
-     expires_at, revoked_at, revoke_reason FROM refresh_families WHERE tenant_id = $1 AND id = $2";
+     subject, auth_time, acr, amr, organization_id, resource_id, dpop_jkt, \
+     authorization_details, created_at, expires_at, revoked_at, revoke_reason FROM refresh_families WHERE tenant_id = $1 AND id = $2";
 // The token's columns keep their names; the family's that clash are prefixed `family_`.
 const SELECT_TOKEN_AND_FAMILY: &str = "SELECT t.hash, t.family_id, t.tenant_id, t.scope, \
      t.created_at, t.expires_at, t.rotated_at, f.client_id, f.user_id, f.session_id, \
      f.scope AS family_scope, f.subject, f.auth_time, f.acr, f.amr, f.organization_id, \
-     f.resource_id, f.dpop_jkt, \
+     f.resource_id, f.dpop_jkt, f.authorization_details, \
      f.created_at AS family_created_at, f.expires_at AS family_expires_at, f.revoked_at, \
      f.revoke_reason \
      FROM refresh_tokens t JOIN refresh_families f \
@@ -52,19 +52,20 @@ const ROTATE_WITH_FAMILY: &str = "WITH t AS (UPDATE refresh_tokens SET rotated_a
      RETURNING hash, family_id, tenant_id, scope, created_at, expires_at, rotated_at) \
      SELECT t.hash, t.family_id, t.tenant_id, t.scope, t.created_at, t.expires_at, \
      t.rotated_at, f.client_id, f.user_id, f.session_id, f.scope AS family_scope, f.subject, \
-     f.auth_time, f.acr, f.amr, f.organization_id, f.resource_id, f.dpop_jkt, \
+     f.auth_time, f.acr, f.amr, f.organization_id, f.resource_id, f.dpop_jkt, f.authorization_details, \
      f.created_at AS family_created_at, f.expires_at AS family_expires_at, f.revoked_at, \
      f.revoke_reason \
      FROM t JOIN refresh_families f ON f.tenant_id = t.tenant_id AND f.id = t.family_id";
 const INSERT_FAMILY: PerDialect = PerDialect {
     sqlite: "INSERT INTO refresh_families (id, tenant_id, client_id, user_id, session_id, \
          scope, subject, auth_time, acr, amr, organization_id, created_at, expires_at, \
-         expires_at_ns, revoked_at, revoked_at_ns, revoke_reason, resource_id, dpop_jkt) VALUES \
-         ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
+         expires_at_ns, revoked_at, revoked_at_ns, revoke_reason, resource_id, dpop_jkt, \
+         authorization_details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
+         $14, $15, $16, $17, $18, $19, $20)",
     postgres: "INSERT INTO refresh_families (id, tenant_id, client_id, user_id, session_id, \
          scope, subject, auth_time, acr, amr, organization_id, created_at, expires_at, \
-         revoked_at, revoke_reason, resource_id, dpop_jkt) VALUES ($1, $2, $3, $4, $5, $6, $7, \
-         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+         revoked_at, revoke_reason, resource_id, dpop_jkt, authorization_details) VALUES ($1, $2, \
+         $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 };
 const INSERT_TOKEN: &str = "INSERT INTO refresh_tokens (hash, family_id, tenant_id, scope, \
      created_at, expires_at, rotated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)";
@@ -117,6 +118,7 @@ pub(crate) async fn insert_family<D: Dialect>(
         .bind(family.revoke_reason.as_deref())
         .bind(family.resource_id.as_ref().map(ApiResourceId::as_str))
         .bind(family.dpop_jkt.as_deref())
+        .bind(family.authorization_details.as_ref().map(|d| d.to_json()))
         .execute::<D>(conn)
         .await
         .map_err(|e| naming::foreign_key(e, "refresh_families_tenant_id_fkey"))?;
@@ -264,6 +266,7 @@ fn decode_family<D: Dialect>(row: &Row<D>) -> Result<RefreshFamily, StoreError> 
         organization_id: c.get("organization_id")?,
         resource_id: c.get("resource_id")?,
         dpop_jkt: c.get("dpop_jkt")?,
+        authorization_details: c.get("authorization_details")?,
         created_at: c.get("created_at")?,
         expires_at: c.get("expires_at")?,
         revoked_at: c.get("revoked_at")?,
@@ -292,6 +295,7 @@ fn decode_token_and_family<D: Dialect>(
         organization_id: c.get("organization_id")?,
         resource_id: c.get("resource_id")?,
         dpop_jkt: c.get("dpop_jkt")?,
+        authorization_details: c.get("authorization_details")?,
         created_at: c.get("family_created_at")?,
         expires_at: c.get("family_expires_at")?,
         revoked_at: c.get("revoked_at")?,
@@ -330,6 +334,8 @@ pub(crate) struct RefreshFamilyRow {
     pub resource_id: Option<String>,
     /// `dpop_jkt`.
     pub dpop_jkt: Option<String>,
+    /// `authorization_details` (JSON text).
+    pub authorization_details: Option<String>,
     /// `created_at`.
     pub created_at: OffsetDateTime,
     /// `expires_at`.
@@ -372,6 +378,10 @@ impl RefreshFamilyRow {
             expires_at: self.expires_at,
             revoked_at: self.revoked_at,
             revoke_reason: self.revoke_reason,
+            authorization_details: r.details(
+                "authorization_details",
+                self.authorization_details.as_deref(),
+            )?,
             dpop_jkt: self.dpop_jkt,
         })
     }
@@ -446,6 +456,7 @@ mod tests {
             organization_id: None,
             resource_id: None,
             dpop_jkt: None,
+            authorization_details: None,
             created_at: AT,
             expires_at: AT,
             revoked_at: None,

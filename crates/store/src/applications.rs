@@ -35,6 +35,13 @@ pub trait ApplicationReads {
         order: Order,
         limit: u32,
     ) -> Result<Vec<Application>, StoreError>;
+
+    /// The RAR detail types (RFC 9396) any application of `tenant` registered, sorted, once
+    /// each (discovery's `authorization_details_types_supported`).
+    async fn application_detail_types(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<String>, StoreError>;
 }
 
 /// Writes of applications.

@@ -123,6 +123,7 @@ async fn a_reset_sets_the_password_and_revokes_sessions_and_refresh_families() {
         revoked_at: None,
         revoke_reason: None,
         dpop_jkt: None,
+        authorization_details: None,
     };
     let mut tx = h.store.write().await.unwrap();
     tx.insert_refresh_family(&family).await.unwrap();

@@ -136,6 +136,13 @@ pub struct OidcConfig {
     /// "required" refuses every unsigned authorization request; "disabled" answers
     /// `request_not_supported` and advertises none. Default: "enabled".
     pub request_objects: RequestObjectPolicy,
+    /// Rich Authorization Requests (RFC 9396): `authorization_details` at the authorization
+    /// endpoint (plain, pushed or signed), the token endpoint (code, refresh and client
+    /// credentials grants), shown on the consent page, carried into access tokens, token
+    /// responses and introspection. An application may request only the types it registered
+    /// (`authorization_details_types`, each with a JSON Schema). Off: the parameter is refused
+    /// and no application may register types. Default: false.
+    pub authorization_details: bool,
 }
 
 impl Default for OidcConfig {
@@ -146,6 +153,7 @@ impl Default for OidcConfig {
             client_cache_secs: 5,
             pushed_authorization_requests: PushedAuthorizationRequests::Enabled,
             request_objects: RequestObjectPolicy::Enabled,
+            authorization_details: false,
         }
     }
 }

@@ -36,7 +36,8 @@ pub(crate) fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::InvalidBindingMessage
         | ErrorCode::InvalidRequestObject
         | ErrorCode::InvalidDpopProof
-        | ErrorCode::UseDpopNonce => StatusCode::BAD_REQUEST,
+        | ErrorCode::UseDpopNonce
+        | ErrorCode::InvalidAuthorizationDetails => StatusCode::BAD_REQUEST,
     }
 }
 

@@ -205,6 +205,22 @@ pub(crate) async fn consent_page(
             (None, _) => page.item(s.scope_unknown, Some(scope.clone())),
         };
     }
+    // RFC 9396: each detail object under its type's words, its values under their schema
+    // titles (client- and tenant-written text: the template escapes it).
+    for detail in &prompt.details {
+        let values = detail
+            .lines
+            .iter()
+            .map(|(label, value)| format!("{label}: {value}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let text = if values.is_empty() {
+            detail.description.clone()
+        } else {
+            format!("{} ({values})", detail.description)
+        };
+        page = page.item(text, None);
+    }
     // The answer redirects to the client: browsers check that against `form-action`.
     page = page.form_target(&prompt.redirect_uri);
     let form = Form::new("/auth/consent", csrf.value())

@@ -412,7 +412,7 @@ async fn userinfo(
 // these types exist to describe the forms and answers, and must follow what the engines do.
 
 /// Every RFC 6749 §5.2 / RFC 6750 §3.1 `error` code the protocol endpoints can answer.
-pub const OAUTH_ERROR_CODES: [ErrorCode; 20] = [
+pub const OAUTH_ERROR_CODES: [ErrorCode; 21] = [
     ErrorCode::InvalidRequest,
     ErrorCode::InvalidClient,
     ErrorCode::InvalidGrant,
@@ -433,6 +433,7 @@ pub const OAUTH_ERROR_CODES: [ErrorCode; 20] = [
     ErrorCode::InvalidRequestObject,
     ErrorCode::InvalidDpopProof,
     ErrorCode::UseDpopNonce,
+    ErrorCode::InvalidAuthorizationDetails,
 ];
 
 fn oauth_error_code() -> ObjectBuilder {
@@ -549,6 +550,11 @@ pub struct AuthorizationCodeTokenRequest {
     /// request carried a `code_challenge`, refused when it did not.
     #[schema(nullable = false)]
     pub code_verifier: Option<String>,
+    /// RAR (RFC 9396 §6): a JSON array of detail objects, while `[oidc].authorization_details`
+    /// is on. A narrowing of the details the person approved
+    /// (array elements dropped); absent: all of them.
+    #[schema(nullable = false)]
+    pub authorization_details: Option<String>,
     /// Client authentication in the body.
     #[serde(flatten)]
     pub client: ClientAuthentication,
@@ -571,6 +577,11 @@ pub struct RefreshTokenRequest {
     /// Space-separated scopes, a subset of those granted (RFC 6749 §6); absent means the same.
     #[schema(nullable = false)]
     pub scope: Option<String>,
+    /// RAR (RFC 9396 §6): a JSON array of detail objects, while `[oidc].authorization_details`
+    /// is on. A narrowing of the details of the grant (array
+    /// elements dropped); absent: all of them.
+    #[schema(nullable = false)]
+    pub authorization_details: Option<String>,
     /// Client authentication in the body.
     #[serde(flatten)]
     pub client: ClientAuthentication,
@@ -595,6 +606,11 @@ pub struct ClientCredentialsTokenRequest {
     /// at most one `resource`.
     #[schema(nullable = false)]
     pub resource: Option<String>,
+    /// RAR (RFC 9396 §6): a JSON array of detail objects, while `[oidc].authorization_details`
+    /// is on. Objects of the application's registered types, each
+    /// matching its type's schema.
+    #[schema(nullable = false)]
+    pub authorization_details: Option<String>,
     /// Client authentication in the body.
     #[serde(flatten)]
     pub client: ClientAuthentication,
@@ -800,6 +816,11 @@ pub struct TokenResponseBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false, schema_with = access_token_type)]
     pub issued_token_type: Option<String>,
+    /// RAR (RFC 9396 §7): the details the access token carries, when the grant or the request
+    /// had any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, value_type = Option<Vec<Object>>)]
+    pub authorization_details: Option<serde_json::Value>,
 }
 
 /// An introspection request (RFC 7662 §2.1).
@@ -937,6 +958,10 @@ pub struct IntrospectionResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false, value_type = Option<Object>)]
     pub act: Option<serde_json::Value>,
+    /// The RAR details the token carries (RFC 9396 §9.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, value_type = Option<Vec<Object>>)]
+    pub authorization_details: Option<serde_json::Value>,
 }
 
 /// The claims UserInfo releases (OIDC Core §5.1, §5.3.2): `sub` always, the others as the
@@ -1011,7 +1036,8 @@ mod tests {
                 | ErrorCode::InvalidBindingMessage
                 | ErrorCode::InvalidRequestObject
                 | ErrorCode::InvalidDpopProof
-                | ErrorCode::UseDpopNonce => {}
+                | ErrorCode::UseDpopNonce
+                | ErrorCode::InvalidAuthorizationDetails => {}
             }
         }
         let mut names: Vec<_> = OAUTH_ERROR_CODES.iter().map(|c| c.as_str()).collect();

@@ -42,24 +42,37 @@ pub struct WellKnownState {
     /// Where each tenant's registration policy is read, while the deployment serves
     /// `/oauth/register`; `None` otherwise (then no document advertises it).
     pub registration: Option<svc_manage::ManageContext>,
+    /// Where each tenant's RAR detail types are read, while the deployment takes
+    /// `authorization_details`; `None` otherwise.
+    pub detail_types: Option<svc_manage::ManageContext>,
 }
 
 impl WellKnownState {
     /// What the metadata of `current`'s issuer advertises: the deployment's settings, with
     /// `registration_endpoint` only while the tenant's registration policy takes registrations
-    /// (RFC 8414 §2: advertise what works). A policy that cannot be read advertises nothing.
+    /// (RFC 8414 §2: advertise what works), and the detail types of its applications. A policy
+    /// that cannot be read advertises nothing.
     async fn settings_for(
         &self,
         current: &CurrentTenant,
     ) -> std::borrow::Cow<'_, DiscoverySettings> {
-        let Some(manage) = &self.registration else {
+        if self.registration.is_none() && self.detail_types.is_none() {
             return std::borrow::Cow::Borrowed(&self.discovery);
-        };
-        let open = svc_manage::registration::get_policy(manage, &current.tenant.id)
-            .await
-            .is_ok_and(|view| view.policy.accepts_registrations());
+        }
         let mut settings = (*self.discovery).clone();
-        settings.features.registration = open;
+        if let Some(manage) = &self.registration {
+            settings.features.registration =
+                svc_manage::registration::get_policy(manage, &current.tenant.id)
+                    .await
+                    .is_ok_and(|view| view.policy.accepts_registrations());
+        }
+        // RFC 9396 §10.1: the types this tenant's applications registered; unreadable, none.
+        if let Some(manage) = &self.detail_types {
+            settings.features.authorization_details_types =
+                svc_manage::applications::detail_types(manage, &current.tenant.id)
+                    .await
+                    .unwrap_or_default();
+        }
         std::borrow::Cow::Owned(settings)
     }
 }

@@ -46,6 +46,7 @@ pub(crate) fn management_application(
         require_pushed_authorization_requests: false,
         dpop_bound_access_tokens: false,
         logout: Default::default(),
+        authorization_details_types: Vec::new(),
         created_at: now,
         updated_at: now,
     };

@@ -16,10 +16,10 @@ mod view;
 
 pub use create::create;
 pub use delete::delete;
-pub use input::ApplicationInput;
+pub use input::{ApplicationInput, DetailTypeInput};
 pub use list::list;
 pub use management::{MANAGEMENT_APPLICATION_NAME, MANAGEMENT_SCOPES};
-pub use read::get;
+pub use read::{detail_types, get};
 pub use rotate_secret::rotate_secret;
 pub use update::update;
 pub use view::{ApplicationView, CreatedApplicationView, RotatedSecretView};
@@ -71,6 +71,7 @@ fn assemble(
         require_pushed_authorization_requests: valid.require_pushed_authorization_requests,
         dpop_bound_access_tokens: valid.dpop_bound_access_tokens,
         logout: valid.logout,
+        authorization_details_types: valid.authorization_details_types,
         created_at: identity.created_at,
         updated_at: identity.updated_at,
     }

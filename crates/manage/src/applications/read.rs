@@ -16,3 +16,15 @@ pub async fn get(
     tx.finish().await?;
     app.ok_or(ManageError::NotFound)
 }
+
+/// The RAR detail types (RFC 9396) the applications of `tenant` registered, sorted, once each:
+/// what discovery advertises as `authorization_details_types_supported`.
+pub async fn detail_types(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+) -> Result<Vec<String>, ManageError> {
+    let mut tx = ctx.store.read().await?;
+    let types = tx.application_detail_types(tenant).await?;
+    tx.finish().await?;
+    Ok(types)
+}

@@ -248,6 +248,38 @@ pub(crate) fn check_logout_offered(
     Ok(())
 }
 
+/// Rule (RFC 9396 §2): each registered detail type has a printable name, words for the consent
+/// page and a self-contained schema that compiles ([`svc_domain::DetailType::parse`]); at most
+/// [`svc_domain::MAX_DETAIL_TYPES`], names unique.
+pub(crate) fn check_detail_types(
+    types: &[super::input::DetailTypeInput],
+) -> Result<Vec<svc_domain::DetailType>, ManageError> {
+    const FIELD: &str = "authorization_details_types";
+    let parsed = types
+        .iter()
+        .map(|t| svc_domain::DetailType::parse(&t.name, &t.description, t.schema.clone()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ManageError::invalid(FIELD, e.0))?;
+    svc_domain::check_detail_types(&parsed).map_err(|e| ManageError::invalid(FIELD, e.0))?;
+    Ok(parsed)
+}
+
+/// Rule: detail types are registered only where the deployment takes `authorization_details`
+/// (`[oidc].authorization_details`); elsewhere they would promise a flow that refuses them.
+pub(crate) fn check_details_offered(
+    types: &[svc_domain::DetailType],
+    offered: bool,
+) -> Result<(), ManageError> {
+    if types.is_empty() || offered {
+        return Ok(());
+    }
+    Err(ManageError::invalid(
+        "authorization_details_types",
+        "authorization_details_types needs rich authorization requests, which this deployment \
+         has switched off ([oidc].authorization_details = false)",
+    ))
+}
+
 /// Rule (RFC 9449 §5.2): `dpop_bound_access_tokens` makes the token endpoint refuse requests
 /// without a DPoP proof, which only works where the deployment checks proofs (`[dpop].enabled`);
 /// accepted elsewhere it would promise a binding nobody enforces.

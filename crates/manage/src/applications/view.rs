@@ -30,6 +30,7 @@ use utoipa::ToSchema;
     "backchannel_logout_session_required": true,
     "frontchannel_logout_uri": null,
     "frontchannel_logout_session_required": false,
+    "authorization_details_types": [],
     "confidential": true,
     "created_at": "2026-11-23T09:14:07.123456Z",
     "updated_at": "2026-11-23T09:14:07.123456Z"
@@ -92,6 +93,8 @@ pub struct ApplicationView {
     pub frontchannel_logout_uri: Option<String>,
     /// Whether the iframe's URL carries `iss` and `sid`.
     pub frontchannel_logout_session_required: bool,
+    /// The RAR types (RFC 9396) it may request, with their descriptions and schemas.
+    pub authorization_details_types: Vec<super::DetailTypeInput>,
     /// Whether it is a confidential client (authenticates at the token endpoint).
     pub confidential: bool,
     /// Creation time (RFC 3339).
@@ -148,6 +151,11 @@ impl From<&Application> for ApplicationView {
             backchannel_logout_session_required: app.logout.backchannel_session_required,
             frontchannel_logout_uri: app.logout.frontchannel_uri.clone(),
             frontchannel_logout_session_required: app.logout.frontchannel_session_required,
+            authorization_details_types: app
+                .authorization_details_types
+                .iter()
+                .map(Into::into)
+                .collect(),
             confidential: app.is_confidential(),
             created_at: app.created_at,
             updated_at: app.updated_at,

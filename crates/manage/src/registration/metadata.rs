@@ -88,6 +88,11 @@ pub struct ClientMetadata {
     /// Front-Channel Logout 1.0 §2: the iframe's URL carries `iss` and `sid`. Default false.
     #[serde(default)]
     pub frontchannel_logout_session_required: Option<bool>,
+    /// RFC 9396 §10.2 `authorization_details_types`, each with its description and JSON Schema
+    /// as the management API takes them (a bare type name is refused: svc validates every
+    /// detail against its type's schema). Needs `[oidc].authorization_details`.
+    #[serde(default)]
+    pub authorization_details_types: Option<Vec<crate::applications::DetailTypeInput>>,
     /// RFC 7591 §2.3: a JWT signed by an issuer of
     /// `[dynamic_registration].software_statement_issuers`, whose metadata take precedence over
     /// the plain members; refused with `unapproved_software_statement` (another issuer) or
@@ -178,7 +183,8 @@ impl ClientMetadata {
             backchannel_logout_uri,
             backchannel_logout_session_required,
             frontchannel_logout_uri,
-            frontchannel_logout_session_required
+            frontchannel_logout_session_required,
+            authorization_details_types
         );
     }
 
@@ -224,6 +230,10 @@ impl ClientMetadata {
             frontchannel_logout_session_required: self
                 .frontchannel_logout_session_required
                 .unwrap_or(false),
+            authorization_details_types: self
+                .authorization_details_types
+                .clone()
+                .unwrap_or_default(),
         })
     }
 }
@@ -382,6 +392,9 @@ pub struct ClientInformation {
     pub frontchannel_logout_uri: Option<String>,
     /// Front-Channel Logout 1.0 §2.
     pub frontchannel_logout_session_required: bool,
+    /// RFC 9396 §10.2, when registered.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub authorization_details_types: Vec<crate::applications::DetailTypeInput>,
 }
 
 // By hand: the secret and token never reach a log through `{:?}`.
@@ -443,6 +456,11 @@ impl ClientInformation {
             backchannel_logout_session_required: app.logout.backchannel_session_required,
             frontchannel_logout_uri: app.logout.frontchannel_uri.clone(),
             frontchannel_logout_session_required: app.logout.frontchannel_session_required,
+            authorization_details_types: app
+                .authorization_details_types
+                .iter()
+                .map(Into::into)
+                .collect(),
         }
     }
 }

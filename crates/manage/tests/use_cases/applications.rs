@@ -76,13 +76,14 @@ async fn a_confidential_application_gets_a_secret_shown_once() {
         "backchannel_logout_session_required",
         "frontchannel_logout_uri",
         "frontchannel_logout_session_required",
+        "authorization_details_types",
         "confidential",
         "created_at",
         "updated_at",
     ] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }
-    assert_eq!(keys.len(), 24, "{keys:?}");
+    assert_eq!(keys.len(), 25, "{keys:?}");
     assert_eq!(
         view["require_pushed_authorization_requests"], false,
         "RFC 9126 §6: off unless registered"

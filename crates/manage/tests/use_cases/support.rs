@@ -359,6 +359,12 @@ impl ApplicationReads for FaultyTx {
             .list_applications(tenant, after, order, limit)
             .await
     }
+    async fn application_detail_types(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<String>, StoreError> {
+        self.inner.application_detail_types(tenant).await
+    }
 }
 
 #[async_trait]

@@ -196,5 +196,7 @@ fn as_authorization_request(request: &BackchannelRequest, issuer: &str) -> Autho
         resource: None,
         device: None,
         dpop_jkt: None,
+        authorization_details: None,
+        details_approved: false,
     }
 }

@@ -125,6 +125,8 @@ impl AuthorizeEndpoint {
                 user_code: code.display(),
             }),
             dpop_jkt: None,
+            authorization_details: None,
+            details_approved: false,
         };
         DeviceEntry::Continue(
             self.decide(tenant, issuer, &app, &req, (session, origin), None)

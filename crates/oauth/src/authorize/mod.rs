@@ -31,13 +31,16 @@
 //! 3. Consent: remembered per user, application and scope set, and for `prompt=consent` given
 //!    after the request arrived. First-party applications skip it unless the request says
 //!    `prompt=consent` (OIDC Core §3.1.2.1: the OP "SHOULD prompt the End-User for consent").
-//!    Otherwise `consent_required` under `prompt=none`, else the consent page.
+//!    Otherwise `consent_required` under `prompt=none`, else the consent page. A request with
+//!    RAR `authorization_details` (RFC 9396) is always shown, whatever was remembered: a consent
+//!    covers scopes, not a particular payment.
 //! 4. A single-use authorization code (256 random bits, stored hashed, bound to client, redirect
 //!    URI, PKCE challenge, session and subject, carrying the `claims` request with `acr_values`
 //!    folded in) is sent to the redirect URI with `state` and `iss` (RFC 9207 §2).
 
 mod assurance;
 mod backchannel;
+mod consent_details;
 mod device;
 mod gate;
 mod grant;
@@ -50,6 +53,7 @@ pub mod signed;
 mod storage;
 
 pub use backchannel::{BackchannelDecision, BackchannelPrompt};
+pub use consent_details::ConsentDetail;
 pub use device::DeviceEntry;
 pub use settings::AuthorizeSettings;
 
@@ -198,6 +202,8 @@ pub struct ConsentPrompt {
     /// For a device's request (RFC 8628), the user code it shows, for the person to compare
     /// (§5.4: the device may be someone else's).
     pub device_user_code: Option<String>,
+    /// The RAR details asked for (RFC 9396), in words.
+    pub details: Vec<ConsentDetail>,
 }
 
 /// What the sign-in page may show about the pending request.
@@ -369,9 +375,14 @@ impl AuthorizeEndpoint {
             Ok(Err(e)) => return Err(refuse(e)),
             Err(e) => return Err(Refusal::Unavailable(e)),
         };
-        let mut request =
-            request::check_rest(app, params, client_id, redirect_uri.clone(), target.api())
-                .map_err(refuse)?;
+        let mut request = request::check_rest(
+            app,
+            params,
+            (client_id, redirect_uri.clone()),
+            target.api(),
+            self.settings.authorization_details,
+        )
+        .map_err(refuse)?;
         // With DPoP off nothing is bound: a bound code could never be redeemed.
         if !self.dpop {
             request.dpop_jkt = None;
@@ -441,6 +452,11 @@ impl AuthorizeEndpoint {
             scopes: req.scopes().iter().map(|s| s.as_str().to_owned()).collect(),
             permissions,
             device_user_code: req.device.as_ref().map(|d| d.user_code.clone()),
+            details: req
+                .authorization_details
+                .as_ref()
+                .map(|d| consent_details::describe(d, &app.authorization_details_types))
+                .unwrap_or_default(),
             redirect_uri: req.redirect_uri,
         })
     }
@@ -502,6 +518,12 @@ impl AuthorizeEndpoint {
         if let Err(e) = self.remember_consent(tenant, &app, session, &req).await {
             return unavailable(e);
         }
+        // The person saw and approved this request's details; a remembered consent never
+        // stands for them (it covers scopes only).
+        let req = AuthorizationRequest {
+            details_approved: true,
+            ..req
+        };
         self.decide(
             tenant,
             issuer,
@@ -696,16 +718,20 @@ impl AuthorizeEndpoint {
             }
         }
         // 3. Consent.
-        if !app.first_party || req.prompt.consent {
+        // RFC 9396 §3: details (a payment, a document) are approved each time they are asked
+        // for, by first- and third-party applications alike.
+        let details_unapproved = req.authorization_details.is_some() && !req.details_approved;
+        if !app.first_party || req.prompt.consent || details_unapproved {
             let consent = match self.consent(tenant, session, app).await {
                 Ok(c) => c,
                 Err(e) => return unavailable(e),
             };
             let requested = req.scopes();
-            let satisfied = consent.is_some_and(|c| {
-                requested.is_subset(&c.scope)
-                    && (!req.prompt.consent || since.is_some_and(|t| c.granted_at >= t))
-            });
+            let satisfied = !details_unapproved
+                && consent.is_some_and(|c| {
+                    requested.is_subset(&c.scope)
+                        && (!req.prompt.consent || since.is_some_and(|t| c.granted_at >= t))
+                });
             if !satisfied {
                 if req.prompt.none {
                     return self

@@ -32,8 +32,10 @@
 //! 10. `max_age`: a non-negative integer of seconds.
 //! 11. Sizes: `state`, `nonce`, `login_hint`, `acr_values` and `claims` are bounded so a hostile
 //!     request cannot make us store megabytes; `claims` must be a JSON object (OIDC Core §5.5).
-//! 12. `authorization_details` (RFC 9396) is not enabled on this deployment: refused rather than
-//!     silently ignored, since the client would believe it was honoured.
+//! 12. `authorization_details` (RFC 9396 §2, §5): refused while the deployment has them off
+//!     (rather than silently ignored: the client would believe they were honoured); otherwise a
+//!     JSON array of objects of types the application registered, each valid against its type's
+//!     schema (`invalid_authorization_details`).
 //! 13. `organization` (CONTRACTS.md "Organizations, roles, keys, SCIM"), when present, is an
 //!     organization id (`org_…`) or slug; whether the person may act in it is decided after
 //!     they signed in.
@@ -44,7 +46,9 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use svc_domain::{ApiResource, Application, GrantType, RedirectUri, ScopeError, ScopeSet};
+use svc_domain::{
+    ApiResource, Application, AuthorizationDetails, GrantType, RedirectUri, ScopeError, ScopeSet,
+};
 
 /// Longest `state` kept (clients often put a signed blob in it).
 pub const MAX_STATE: usize = 2048;
@@ -147,6 +151,13 @@ pub struct AuthorizationRequest {
     /// PAR): redeeming it then needs a proof of that key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dpop_jkt: Option<String>,
+    /// The RAR details asked for (RFC 9396), validated against the application's types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization_details: Option<AuthorizationDetails>,
+    /// Set (in memory only) once the person approved these details on the consent page: a
+    /// remembered consent covers scopes, never a particular payment or document.
+    #[serde(skip)]
+    pub details_approved: bool,
 }
 
 /// The device authorization a request stands for.
@@ -293,13 +304,14 @@ pub(crate) fn check_redirect_uri(
     }
 }
 
-/// Checks 3–13 once the redirect URI is trusted and the `resource` resolved (check 14).
+/// Checks 3–13 once the redirect URI is trusted and the `resource` resolved (check 14);
+/// `details_enabled` is `[oidc].authorization_details`.
 pub(crate) fn check_rest(
     app: &Application,
     params: &Params<'_>,
-    client_id: &str,
-    redirect_uri: String,
+    (client_id, redirect_uri): (&str, String),
     resource: Option<&ApiResource>,
+    details_enabled: bool,
 ) -> Result<AuthorizationRequest, RedirectError> {
     // 3.
     if let Some(name) = params.repeated() {
@@ -390,12 +402,8 @@ pub(crate) fn check_rest(
         ));
     }
     // 12.
-    if get("authorization_details").is_some() {
-        return Err(RedirectError::new(
-            "invalid_request",
-            "authorization_details is not enabled on this deployment",
-        ));
-    }
+    let authorization_details =
+        check_authorization_details(app, get("authorization_details"), details_enabled)?;
     // 13.
     let organization = check_organization(get("organization"))?;
     // 14.
@@ -416,8 +424,35 @@ pub(crate) fn check_rest(
         resource: resource.map(|r| r.identifier.clone()),
         device: None,
         dpop_jkt,
+        authorization_details,
+        details_approved: false,
     })
 }
+
+/// Check 12, RFC 9396 §2 and §5: `authorization_details`, when sent, are enabled and valid for
+/// `app`.
+pub(crate) fn check_authorization_details(
+    app: &Application,
+    raw: Option<&str>,
+    enabled: bool,
+) -> Result<Option<AuthorizationDetails>, RedirectError> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    if !enabled {
+        return Err(RedirectError::new(
+            "invalid_request",
+            "authorization_details is not enabled on this deployment \
+             ([oidc].authorization_details = false)",
+        ));
+    }
+    AuthorizationDetails::parse(raw, &app.authorization_details_types)
+        .map(Some)
+        .map_err(|e| RedirectError::new(INVALID_AUTHORIZATION_DETAILS, e.0))
+}
+
+/// RFC 9396 §5: the error code of details that are unknown, malformed or not allowed.
+pub const INVALID_AUTHORIZATION_DETAILS: &str = "invalid_authorization_details";
 
 /// Check 14, RFC 9449 §10: `dpop_jkt` is a base64url SHA-256 JWK thumbprint (RFC 7638).
 pub(crate) fn check_dpop_jkt(raw: Option<&str>) -> Result<Option<String>, RedirectError> {
@@ -600,6 +635,7 @@ mod tests {
             require_pushed_authorization_requests: false,
             dpop_bound_access_tokens: false,
             logout: Default::default(),
+            authorization_details_types: Vec::new(),
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
         }
@@ -623,7 +659,7 @@ mod tests {
         let id = check_client_id(&params).map_err(|e| format!("page:{}", e.description))?;
         let uri =
             check_redirect_uri(&app, &params).map_err(|e| format!("page:{}", e.description))?;
-        check_rest(&app, &params, id, uri, None)
+        check_rest(&app, &params, (id, uri), None, false)
             .map_err(|e| format!("{}:{}", e.error, e.description))
     }
 

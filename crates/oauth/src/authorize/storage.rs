@@ -253,6 +253,7 @@ impl AuthorizeEndpoint {
             issued_access_jti: None,
             issued_access_expires_at: None,
             dpop_jkt: req.dpop_jkt.clone(),
+            authorization_details: req.authorization_details.clone(),
         }
     }
 }

@@ -107,6 +107,7 @@ mod tests {
             require_pushed_authorization_requests: false,
             dpop_bound_access_tokens: false,
             logout: Default::default(),
+            authorization_details_types: Vec::new(),
             created_at: at,
             updated_at: at,
         })

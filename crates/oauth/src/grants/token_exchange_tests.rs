@@ -31,6 +31,7 @@ fn gateway() -> Application {
         require_pushed_authorization_requests: false,
         dpop_bound_access_tokens: false,
         logout: Default::default(),
+        authorization_details_types: Vec::new(),
         created_at: OffsetDateTime::UNIX_EPOCH,
         updated_at: OffsetDateTime::UNIX_EPOCH,
     }

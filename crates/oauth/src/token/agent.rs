@@ -320,6 +320,7 @@ impl TokenEndpoint {
                     not_after: delegated
                         .as_ref()
                         .map(|(_, d)| d.expires_at.unix_timestamp()),
+                    details: None,
                 },
             )
             .await?;

@@ -185,6 +185,9 @@ impl TokenEndpoint {
                     confirmation: request.proof_jkt(),
                     actor: act.as_ref(),
                     not_after,
+                    // RFC 9396 details are not carried across an exchange (issue 19 leaves RAR
+                    // in delegations for later): the exchanged token has fewer rights, not more.
+                    details: None,
                 },
             )
             .await?;

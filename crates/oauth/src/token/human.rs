@@ -82,6 +82,12 @@ struct Grant<'a> {
     /// The DPoP key the request proved (RFC 9449 §5): the access token is bound to it, and a
     /// public client's new refresh family too.
     proof: Option<&'a str>,
+    /// The RAR details (RFC 9396) these tokens carry: what was granted, or the request's
+    /// narrowing of it.
+    details: Option<svc_domain::AuthorizationDetails>,
+    /// What the grant approved, which a new refresh family keeps (later refreshes narrow from
+    /// it, not from this token's narrowing).
+    granted_details: Option<&'a svc_domain::AuthorizationDetails>,
 }
 
 impl Grant<'_> {
@@ -206,13 +212,24 @@ impl TokenEndpoint {
             client: &app.id,
             via,
         };
-        if let Err(e) = check_code(&code, &presented, now)
+        let details = check_code(&code, &presented, now)
             .and_then(|()| check_key(code.dpop_jkt.as_deref(), request.proof_jkt()))
-        {
-            // Keep the code burned: a failed attempt must not leave it redeemable.
-            tx.commit().await?;
-            return Err(e);
-        }
+            .and_then(|()| {
+                crate::details::from_grant(
+                    app,
+                    code.authorization_details.as_ref(),
+                    request.param("authorization_details"),
+                    self.settings.authorization_details,
+                )
+            });
+        let details = match details {
+            Ok(details) => details,
+            Err(e) => {
+                // Keep the code burned: a failed attempt must not leave it redeemable.
+                tx.commit().await?;
+                return Err(e);
+            }
+        };
         let Some(person) = active_person(tx.as_mut(), tenant, &code.user_id).await? else {
             tx.commit().await?;
             return Err(OAuthError::invalid_grant(
@@ -276,6 +293,8 @@ impl TokenEndpoint {
             organization,
             resource,
             proof: request.proof_jkt(),
+            details,
+            granted_details: code.authorization_details.as_ref(),
         };
         if scope.contains(ROLES_SCOPE) {
             let roles = role_claims(
@@ -403,6 +422,12 @@ impl TokenEndpoint {
         check_alive(&token, &family, now)?;
         check_key(family.dpop_jkt.as_deref(), request.proof_jkt())?;
         let mut scope = narrow_scope(&token.scope, request.scope())?;
+        let details = crate::details::from_grant(
+            app,
+            family.authorization_details.as_ref(),
+            request.param("authorization_details"),
+            self.settings.authorization_details,
+        )?;
         // Management scopes last only as long as the role behind them.
         if crate::administrators::for_management_api(app, issuer)
             && crate::administrators::asks_management_scopes(&scope)
@@ -533,6 +558,8 @@ impl TokenEndpoint {
             organization,
             resource,
             proof: request.proof_jkt(),
+            details,
+            granted_details: family.authorization_details.as_ref(),
         };
         let stamp = self.issuer().stamp(SubjectType::Human);
         let data = EventData::TokensIssued {
@@ -597,6 +624,7 @@ impl TokenEndpoint {
                 confirmation: grant.proof,
                 actor: None,
                 not_after: None,
+                details: grant.details.as_ref(),
             },
             stamp,
         )?;
@@ -630,6 +658,7 @@ impl TokenEndpoint {
             refresh_token: None,
             id_token,
             issued_token_type: None,
+            authorization_details: grant.details.as_ref().map(|d| d.to_value()),
         };
         Ok((response, access))
     }
@@ -666,6 +695,7 @@ impl TokenEndpoint {
                 .proof
                 .filter(|_| !app.is_confidential())
                 .map(str::to_owned),
+            authorization_details: grant.granted_details.cloned(),
         };
         tx.insert_refresh_family(&family).await?;
         let (token, plaintext) = self.next_token(&family, grant.scope, now);

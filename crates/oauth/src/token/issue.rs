@@ -88,6 +88,9 @@ pub struct TokenSettings {
     /// `[challenge].enabled`: agents' signed answers to challenges are accepted (the JWT bearer
     /// grant, `super::agent`); otherwise that grant type is `unsupported_grant_type`.
     pub agent_assertions: bool,
+    /// `[oidc].authorization_details` (RFC 9396): token requests may send
+    /// `authorization_details` (see `crate::details`).
+    pub authorization_details: bool,
 }
 
 impl Default for TokenSettings {
@@ -104,6 +107,7 @@ impl Default for TokenSettings {
             token_exchange: true,
             max_chain_depth: 3,
             agent_assertions: false,
+            authorization_details: false,
         }
     }
 }
@@ -157,6 +161,8 @@ pub struct NewAccessToken<'a> {
     pub actor: Option<&'a serde_json::Value>,
     /// A latest `exp` (Unix seconds): an exchanged token never outlives the token it came from.
     pub not_after: Option<i64>,
+    /// `authorization_details` (RFC 9396 §9.1): the RAR details the token carries.
+    pub details: Option<&'a svc_domain::AuthorizationDetails>,
 }
 
 /// The organization a token acts in (CONTRACTS.md "Organizations, roles, keys, SCIM"): the
@@ -329,6 +335,9 @@ impl AccessTokenIssuer<'_> {
         if let (Some(actor), Some(map)) = (token.actor, claims.as_object_mut()) {
             map.insert("act".into(), actor.clone());
         }
+        if let (Some(details), Some(map)) = (token.details, claims.as_object_mut()) {
+            map.insert("authorization_details".into(), details.to_value());
+        }
         let token = signer.sign_jwt(ACCESS_TOKEN_TYP, &claims)?;
         Ok(IssuedAccessToken {
             token,
@@ -371,6 +380,10 @@ pub struct TokenResponse {
     /// What `access_token` is, for token exchange only (RFC 8693 §2.2.1: required there).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub issued_token_type: Option<&'static str>,
+    /// The RAR details the access token carries (RFC 9396 §7: returned whenever the request
+    /// or the grant had them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authorization_details: Option<serde_json::Value>,
 }
 
 /// The `token_type` of an access token bound to a DPoP key or not (RFC 9449 §5).
@@ -393,6 +406,7 @@ impl TokenResponse {
             refresh_token: None,
             id_token: None,
             issued_token_type: None,
+            authorization_details: None,
         }
     }
 }

@@ -194,6 +194,11 @@ impl TokenEndpoint {
             Some((api, held)) => for_api(app, request, &api, &held)?,
             None => client_credentials(app, issuer, request)?,
         };
+        let details = crate::details::direct(
+            app,
+            request.param("authorization_details"),
+            self.settings.authorization_details,
+        )?;
         let access = self
             .issuer()
             .issue(
@@ -212,6 +217,7 @@ impl TokenEndpoint {
                     confirmation: request.proof_jkt(),
                     actor: None,
                     not_after: None,
+                    details: details.as_ref(),
                 },
             )
             .await?;
@@ -224,11 +230,10 @@ impl TokenEndpoint {
             "access token issued"
         );
         // RFC 6749 §4.4.3: "A refresh token SHOULD NOT be included"; the spec says never.
-        Ok(TokenResponse::access_only(
-            access,
-            &grant.scope,
-            request.proof().is_some(),
-        ))
+        Ok(TokenResponse {
+            authorization_details: details.map(|d| d.to_value()),
+            ..TokenResponse::access_only(access, &grant.scope, request.proof().is_some())
+        })
     }
 
     /// The API resource a client_credentials request names, other than the application's own

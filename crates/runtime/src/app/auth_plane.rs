@@ -64,6 +64,10 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
                 .dynamic_registration
                 .enabled
                 .then(|| services.api.manage.clone()),
+            detail_types: config
+                .oidc
+                .authorization_details
+                .then(|| services.api.manage.clone()),
         }))
         .merge(hosted::router(HostedState {
             tenants: services.tenants.clone(),
@@ -192,6 +196,7 @@ fn discovery_settings(config: &Config) -> DiscoverySettings {
             second_factors: config.two_factor.enabled || config.passkey.enabled,
             backchannel_logout: config.logout.backchannel,
             frontchannel_logout: config.logout.frontchannel,
+            authorization_details: config.oidc.authorization_details,
             ..OptionalFeatures::default()
         },
     }
@@ -212,6 +217,7 @@ fn token_settings(config: &Config) -> TokenSettings {
         token_exchange: config.delegation.enabled,
         max_chain_depth: usize::from(config.delegation.max_chain_depth),
         agent_assertions: config.challenge.enabled,
+        authorization_details: config.oidc.authorization_details,
     }
 }
 
@@ -253,6 +259,7 @@ pub(super) fn authorize_settings(config: &Config) -> AuthorizeSettings {
         pushed: pushed_requests(config),
         request_objects: request_objects(config),
         remember_session_clients: crate::logout::remembers_session_clients(config),
+        authorization_details: config.oidc.authorization_details,
         ..AuthorizeSettings::default()
     }
 }

@@ -42,6 +42,7 @@ mod par;
 mod planes;
 mod policies;
 mod postgres_outage;
+mod rar;
 mod readme;
 mod roles;
 mod scim;

@@ -53,6 +53,7 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
         require_pushed_authorization_requests: true,
         dpop_bound_access_tokens: true,
         logout: Default::default(),
+        authorization_details_types: Vec::new(),
         created_at: at,
         updated_at: at + Duration::seconds(1),
     }
@@ -77,6 +78,7 @@ pub fn public_application_fixture(tenant: &Tenant, seed: u64) -> Application {
         require_pushed_authorization_requests: false,
         dpop_bound_access_tokens: false,
         logout: Default::default(),
+        authorization_details_types: Vec::new(),
         ..application_fixture(tenant, seed)
     }
 }

@@ -97,7 +97,16 @@ pub fn code_fixture(
         issued_access_jti: None,
         issued_access_expires_at: None,
         dpop_jkt: None,
+        authorization_details: Some(details_fixture()),
     }
+}
+
+/// RAR details as a code or family stores them, with text that needs escaping.
+pub fn details_fixture() -> svc_domain::AuthorizationDetails {
+    svc_domain::AuthorizationDetails::from_stored(
+        r#"[{"type":"payment_initiation","actions":["initiate"],"creditorName":"Café "A"","instructedAmount":{"amount":"1.50","currency":"EUR"}}]"#,
+    )
+    .expect("fixture details")
 }
 
 /// A live refresh family of `user` and `client`, created at `at` for thirty days.
@@ -133,6 +142,7 @@ pub fn family_fixture(
         revoked_at: None,
         revoke_reason: None,
         dpop_jkt: None,
+        authorization_details: seed.is_multiple_of(2).then(details_fixture),
     }
 }
 
@@ -311,6 +321,7 @@ pub async fn codes_redeem_once_and_remember_what_they_issued(store: Arc<dyn Stor
         scope: ScopeSet::default(),
         organization_id: None,
         resource_id: None,
+        authorization_details: None,
         ..code_fixture(&ada, &client(1), &session.id, "ac_2", t0)
     };
     let mut tx = store.write().await.expect("write");

@@ -66,6 +66,7 @@ impl Flow {
             require_pushed_authorization_requests: false,
             dpop_bound_access_tokens: false,
             logout: Default::default(),
+            authorization_details_types: Vec::new(),
             created_at: now,
             updated_at: now,
         };

@@ -155,6 +155,7 @@ impl Fixture {
             require_pushed_authorization_requests: false,
             dpop_bound_access_tokens: false,
             logout: Default::default(),
+            authorization_details_types: Vec::new(),
             created_at: start(),
             updated_at: start(),
         }
