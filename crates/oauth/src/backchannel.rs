@@ -10,7 +10,8 @@
 //!    (`unauthorized_client` otherwise).
 //! 2. The parameters the spec rejects are refused by name (`invalid_request`):
 //!    `login_hint_token`, `id_token_hint`, `client_notification_token` (ping/push),
-//!    `user_code`, `acr_values`, and signed `request` objects.
+//!    `user_code`, `acr_values`, and signed `request` objects; so are RAR
+//!    `authorization_details` (RFC 9396), which these requests do not carry yet.
 //! 3. `scope` is required, must include `openid` (CIBA Core §7.1) and stay within the
 //!    application's allowed scopes (`invalid_scope`).
 //! 4. `login_hint` is required (`invalid_request`): an email address or a user id.
@@ -152,6 +153,10 @@ impl BackchannelEndpoint {
         check_client(&app)?;
         // 2.
         check_rejected(&client_request)?;
+        crate::details::not_carried(
+            client_request.param("authorization_details"),
+            "/bc-authorize",
+        )?;
         // 3.
         let scope = check_scope(&app, client_request.param("scope"))?;
         // 4.

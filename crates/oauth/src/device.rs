@@ -106,6 +106,10 @@ impl DeviceEndpoint {
             .await?
             .application;
         check_grant(&app)?;
+        crate::details::not_carried(
+            client_request.param("authorization_details"),
+            "/oauth/device/code",
+        )?;
         let scope = check_scope(&app, client_request.param("scope"), None)
             .map_err(|e| OAuthError::invalid_scope(e.description))?;
         let scope = ScopeSet::parse(&scope).map_err(|_| OAuthError::invalid_scope("bad scope"))?;

@@ -5,6 +5,8 @@
 //!   dynamic client registration (RFC 7591/7592) with a code flow as the registered client;
 //! - `interop/authlib/jar.py`: signed request objects (RFC 9101) built from Authlib's request,
 //!   signed with joserfc, sent by value and pushed, a forged one refused.
+//! - `interop/authlib/rar.py`: Rich Authorization Requests (RFC 9396), plain and pushed, with
+//!   narrowing at the code exchange and a widening refresh refused.
 //! - `interop/authlib/rp.py`: Authlib's `OAuth2Session` with `client_secret_basic` and
 //!   `client_secret_post`, the hosted forms driven by `requests`, PyJWT as the JOSE check;
 //! - `interop/authlib/agent.py` (run from `interop_agents.rs`): agent challenge-response with
@@ -768,6 +770,75 @@ async fn authlib_jar(backend: Backend) {
     fixture.app.shutdown().await;
 }
 
+/// `interop/authlib/rar.py`: Rich Authorization Requests (RFC 9396) driven by Authlib, plain and
+/// pushed, narrowed at the code exchange, carried by refresh, refused when widened.
+async fn authlib_rar(backend: Backend) {
+    require_prerequisites(&[Prerequisite::Venv]);
+    let fixture =
+        Fixture::start_with(backend, &[("SVC_OIDC__AUTHORIZATION_DETAILS", "true")]).await;
+    let (management, _) = management_token(&fixture.app).await;
+    let created = create_application(
+        &fixture.app,
+        &management,
+        json!({
+            "name": "Interop RAR RP (authlib)",
+            "redirect_uris": [REDIRECT_URI],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_method": "client_secret_basic",
+            "allowed_scopes": ["openid", "offline_access"],
+            "first_party": false,
+            "authorization_details_types": [{
+                "type": "payment_initiation",
+                "description": "Make a payment from your account",
+                "schema": {
+                    "type": "object",
+                    "required": ["type", "instructedAmount", "creditorName"],
+                    "properties": {
+                        "type": {"const": "payment_initiation"},
+                        "actions": {"type": "array",
+                                    "items": {"enum": ["initiate", "status", "cancel"]}},
+                        "instructedAmount": {"type": "object",
+                                             "required": ["currency", "amount"]},
+                        "creditorName": {"title": "Payee", "type": "string"}
+                    },
+                    "additionalProperties": false
+                }
+            }],
+        }),
+    )
+    .await;
+    let mut env = fixture.common_env();
+    env.push(("RAR_CLIENT_ID".into(), str_field(&created, "client_id")));
+    env.push((
+        "RAR_CLIENT_SECRET".into(),
+        str_field(&created, "client_secret"),
+    ));
+    let run = run_script(
+        &repo_root().join("interop/authlib/.venv/bin/python"),
+        &repo_root().join("interop/authlib/rar.py"),
+        &env,
+    )
+    .await;
+    let summary = run.summary(&format!("authlib RAR on {backend:?}"));
+    assert_eq!(summary["issuer"], fixture.issuer);
+    for flow in [&summary["plain"], &summary["pushed"]] {
+        assert_eq!(flow["pages"], json!(["sign-in", "consent"]), "{summary}");
+        assert_eq!(flow["access_token_details_match"], true, "{summary}");
+        assert_eq!(flow["introspection_details_match"], true, "{summary}");
+        assert_eq!(flow["refresh_details_are_the_grant"], true, "{summary}");
+        assert_eq!(
+            flow["widened_refresh_error"], "invalid_authorization_details",
+            "{summary}"
+        );
+        assert_eq!(flow["refresh_after_refusal_works"], true, "{summary}");
+    }
+    assert_eq!(
+        summary["unknown_type_error"], "invalid_authorization_details",
+        "{summary}"
+    );
+    fixture.app.shutdown().await;
+}
+
 /// Turns `[two_factor]` on: TOTP authenticators, backup codes and step-up on the hosted pages.
 const TWO_FACTOR: (&str, &str) = ("SVC_TWO_FACTOR__ENABLED", "true");
 const AAL1: &str = "urn:svc:aal1";
@@ -1043,6 +1114,16 @@ async fn interop_authlib_jar_sqlite() {
 #[tokio::test]
 async fn interop_authlib_jar_postgres() {
     authlib_jar(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn interop_authlib_rar_sqlite() {
+    authlib_rar(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn interop_authlib_rar_postgres() {
+    authlib_rar(Backend::Postgres).await;
 }
 
 #[tokio::test]
