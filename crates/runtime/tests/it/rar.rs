@@ -7,9 +7,9 @@
 //! them; discovery names the tenant's types. With `[oidc].authorization_details` off, types
 //! cannot be registered and the parameter is refused at both endpoints.
 
-use crate::hosted::support::{PASSWORD, REDIRECT, Setup, VERIFIER, World, follow_to_client, param};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use crate::hosted::support::{
+    PASSWORD, REDIRECT, Setup, VERIFIER, World, follow_to_client, param, payload,
+};
 use reqwest::Method;
 use serde_json::{Value, json};
 use svc_testkit::BACKENDS;
@@ -50,12 +50,6 @@ fn payment(actions: &[&str], payee: &str) -> Value {
     }])
 }
 
-/// The claims of a JWT (its signature is checked by the SDK's and interop tests).
-fn payload(jwt: &str) -> Value {
-    let part = jwt.split('.').nth(1).unwrap();
-    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).unwrap()).unwrap()
-}
-
 async fn token(world: &World, form: &[(&str, &str)]) -> (u16, Value) {
     let response = world
         .app
@@ -68,21 +62,6 @@ async fn token(world: &World, form: &[(&str, &str)]) -> (u16, Value) {
         .unwrap();
     let status = response.status().as_u16();
     (status, response.json().await.unwrap())
-}
-
-async fn introspect(world: &World, token: &str) -> Value {
-    world
-        .app
-        .request(Method::POST, "/oauth/introspect")
-        .header("host", &world.host)
-        .basic_auth(&world.client_id, Some(&world.client_secret))
-        .form(&[("token", token)])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }
 
 #[tokio::test]
@@ -186,7 +165,7 @@ async fn details_reach_consent_code_tokens_refresh_and_introspection() {
         assert_eq!(tokens["authorization_details"], narrowed, "RFC 9396 §7");
         let access = tokens["access_token"].as_str().unwrap();
         assert_eq!(payload(access)["authorization_details"], narrowed);
-        let seen = introspect(&world, access).await;
+        let seen = world.introspect(access).await;
         assert_eq!(seen["active"], true);
         assert_eq!(seen["authorization_details"], narrowed, "RFC 9396 §9.2");
 

@@ -3,8 +3,8 @@
 //! theirs (names escaped: they are tenant-written), and the pick continues the request, whose
 //! tokens carry it; a forged pick is refused; CSRF is checked.
 
+use super::support::payload as claims;
 use super::support::*;
-use super::two_factor::payload as claims;
 use reqwest::Method as M;
 use serde_json::{Value, json};
 use svc_testkit::BACKENDS;

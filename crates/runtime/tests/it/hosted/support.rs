@@ -322,6 +322,21 @@ impl World {
             .unwrap()
     }
 
+    /// Introspects `token` as the world's application (RFC 7662).
+    pub(crate) async fn introspect(&self, token: &str) -> Value {
+        self.app
+            .request(reqwest::Method::POST, "/oauth/introspect")
+            .header("host", &self.host)
+            .basic_auth(&self.client_id, Some(&self.client_secret))
+            .form(&[("token", token)])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
     /// Stops the app.
     pub(crate) async fn shutdown(self) {
         self.app.shutdown().await;
@@ -640,4 +655,16 @@ impl Browser {
             jar,
         }
     }
+}
+
+/// The claims of a JWT, unverified (signatures are checked by the SDK and interop tests).
+pub(crate) fn payload(jwt: &str) -> Value {
+    use base64::Engine;
+    let part = jwt.split('.').nth(1).unwrap();
+    serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(part)
+            .unwrap(),
+    )
+    .unwrap()
 }

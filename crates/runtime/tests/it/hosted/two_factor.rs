@@ -7,9 +7,8 @@
 //! cookie or `prompt=none`, forged challenge cookies, CSRF on every new form, and removing a
 //! factor from an aal1 session.
 
-use super::support::{Browser, PASSWORD, Page, REDIRECT, Setup, World, param};
+use super::support::{Browser, PASSWORD, Page, REDIRECT, Setup, World, param, payload};
 use super::tokens::{tokens, verify_id_token};
-use base64::Engine;
 use reqwest::Method;
 use serde_json::Value;
 use svc_testkit::{BACKENDS, Backend};
@@ -120,17 +119,6 @@ pub(super) async fn enrol(browser: &Browser, world: &World) -> (String, Vec<Stri
     (key, backup)
 }
 
-/// The claims of a JWT, unverified (the ID token is verified separately).
-pub(super) fn payload(jwt: &str) -> Value {
-    let part = jwt.split('.').nth(1).unwrap();
-    serde_json::from_slice(
-        &base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(part)
-            .unwrap(),
-    )
-    .unwrap()
-}
-
 /// Follows an authorization request in `browser` until the application gets its answer,
 /// giving `code` on the second-factor page if it is asked; returns the final redirect.
 async fn authorize(
@@ -163,21 +151,6 @@ async fn authorize(
         };
     }
     panic!("the authorization request did not reach the application");
-}
-
-async fn introspect(world: &World, token: &str) -> Value {
-    world
-        .app
-        .request(Method::POST, "/oauth/introspect")
-        .header("host", &world.host)
-        .basic_auth(&world.client_id, Some(&world.client_secret))
-        .form(&[("token", token)])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }
 
 #[tokio::test]
@@ -241,7 +214,7 @@ async fn enrol_then_step_up_then_sign_in_with_totp_and_backup_codes() {
         assert_eq!(at["acr"], "urn:svc:aal2", "{at}");
         assert_eq!(at["amr"], serde_json::json!(["pwd", "otp", "mfa"]));
         assert!(at["auth_time"].is_i64());
-        let described = introspect(&world, access).await;
+        let described = world.introspect(access).await;
         assert_eq!(described["active"], true, "{described}");
         assert_eq!(described["acr"], "urn:svc:aal2");
         assert_eq!(described["amr"], serde_json::json!(["pwd", "otp", "mfa"]));
