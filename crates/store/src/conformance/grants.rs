@@ -104,7 +104,7 @@ pub fn code_fixture(
 /// RAR details as a code or family stores them, with text that needs escaping.
 pub fn details_fixture() -> svc_domain::AuthorizationDetails {
     svc_domain::AuthorizationDetails::from_stored(
-        r#"[{"type":"payment_initiation","actions":["initiate"],"creditorName":"Café "A"","instructedAmount":{"amount":"1.50","currency":"EUR"}}]"#,
+        r#"[{"type":"payment_initiation","actions":["initiate"],"creditorName":"Café \"A\" <b>&","instructedAmount":{"amount":"1.50","currency":"EUR"}}]"#,
     )
     .expect("fixture details")
 }
