@@ -32,6 +32,8 @@ pub struct BackchannelRequest {
     pub scope: ScopeSet,
     /// What the client shows, for the person to compare (CIBA Core §7.1).
     pub binding_message: Option<String>,
+    /// The RAR details asked for (RFC 9396), validated against the client's types when asked.
+    pub authorization_details: Option<crate::AuthorizationDetails>,
     /// Where it stands (pending, approved, denied).
     pub status: DeviceStatus,
     /// Seconds the client must wait between polls; grows by 5 at each `slow_down`.

@@ -119,6 +119,8 @@ pub struct DeviceAuthorization {
     pub user_code: SecretHash,
     /// The scopes asked for.
     pub scope: ScopeSet,
+    /// The RAR details asked for (RFC 9396), validated against the client's types when asked.
+    pub authorization_details: Option<crate::AuthorizationDetails>,
     /// Where it stands.
     pub status: DeviceStatus,
     /// Who decided, once someone did.

@@ -10,8 +10,11 @@
 //!    (`unauthorized_client` otherwise).
 //! 2. The parameters the spec rejects are refused by name (`invalid_request`):
 //!    `login_hint_token`, `id_token_hint`, `client_notification_token` (ping/push),
-//!    `user_code`, `acr_values`, and signed `request` objects; so are RAR
-//!    `authorization_details` (RFC 9396), which these requests do not carry yet.
+//!    `user_code`, `acr_values`, and signed `request` objects. RAR `authorization_details`
+//!    (RFC 9396) are taken as at the authorization endpoint: refused by name while the
+//!    deployment has them off, else checked against the application's registered types
+//!    (`invalid_authorization_details`); the person sees them before approving, and the tokens
+//!    carry them.
 //! 3. `scope` is required, must include `openid` (CIBA Core §7.1) and stay within the
 //!    application's allowed scopes (`invalid_scope`).
 //! 4. `login_hint` is required (`invalid_request`): an email address or a user id.
@@ -59,6 +62,9 @@ pub struct BackchannelSettings {
     /// then, so what a real hint costs more than a decoy's (finding and reading the person's
     /// record, composing their mail) never shows in the answer's timing.
     pub answer_floor: Duration,
+    /// `[oidc].authorization_details` (RFC 9396): a request may ask for details of its
+    /// application's registered types (see `crate::details`).
+    pub authorization_details: bool,
 }
 
 impl Default for BackchannelSettings {
@@ -69,6 +75,7 @@ impl Default for BackchannelSettings {
             max_expiry: Duration::from_secs(600),
             interval_secs: 5,
             answer_floor: Duration::from_millis(25),
+            authorization_details: false,
         }
     }
 }
@@ -153,9 +160,10 @@ impl BackchannelEndpoint {
         check_client(&app)?;
         // 2.
         check_rejected(&client_request)?;
-        crate::details::not_carried(
+        let details = crate::details::direct(
+            &app,
             client_request.param("authorization_details"),
-            "/bc-authorize",
+            self.settings.authorization_details,
         )?;
         // 3.
         let scope = check_scope(&app, client_request.param("scope"))?;
@@ -180,6 +188,7 @@ impl BackchannelEndpoint {
             user_id: person.as_ref().map(|p| p.id.clone()),
             scope,
             binding_message,
+            authorization_details: details,
             status: DeviceStatus::Pending,
             interval_secs: self.settings.interval_secs,
             last_polled_at: None,

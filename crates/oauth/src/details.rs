@@ -10,10 +10,10 @@
 //!    ([`AuthorizationDetails::narrows`]) and still match its type's schema. Asking for details
 //!    on a grant made without any, or for more than was granted, is
 //!    `invalid_authorization_details`.
-//! 3. A grant without a person (client credentials) takes details directly, of the
-//!    application's registered types (§6).
-//! 4. The device authorization and CIBA endpoints do not carry details yet: they refuse them
-//!    by name (`invalid_request`) rather than issue tokens without them.
+//! 3. A request that starts a grant outside the authorization endpoint takes details directly,
+//!    of the application's registered types (§6): client credentials at the token endpoint,
+//!    and the device authorization and CIBA endpoints, whose requests keep them for the
+//!    person to approve (the code their approval stores carries them into rule 2).
 
 use crate::error::OAuthError;
 use svc_domain::{Application, AuthorizationDetails};
@@ -74,18 +74,6 @@ pub(crate) fn direct(
     };
     enabled(on)?;
     parse(app, raw).map(Some)
-}
-
-/// Rule 4: endpoints that do not carry details yet (device authorization, CIBA) refuse them
-/// rather than ignore them, since the client would believe they bound the tokens.
-pub(crate) fn not_carried(raw: Option<&str>, endpoint: &str) -> Result<(), OAuthError> {
-    match raw {
-        None => Ok(()),
-        Some(_) => Err(OAuthError::invalid_request(format!(
-            "authorization_details are not supported at {endpoint}; request them at the \
-             authorization endpoint (plain, pushed or signed) or with client credentials"
-        ))),
-    }
 }
 
 #[cfg(test)]
@@ -157,9 +145,5 @@ mod tests {
             direct(&app, Some(LIST), false).unwrap_err().code(),
             ErrorCode::InvalidRequest
         );
-        assert!(not_carried(None, "/bc-authorize").is_ok());
-        let e = not_carried(Some(LIST), "/bc-authorize").unwrap_err();
-        assert_eq!(e.code(), ErrorCode::InvalidRequest);
-        assert!(e.description().contains("/bc-authorize"));
     }
 }

@@ -3,7 +3,8 @@
 //! The grant has three parts, each beside the endpoint it belongs to:
 //! - here, the start (RFC 8628 §3.1–3.2): the client authenticates as at the token endpoint
 //!   (a public client by `client_id` alone), must be registered for the grant, and asks for
-//!   scopes it is allowed; it gets a device code (256 random bits, stored hashed), a user code
+//!   scopes it is allowed, and for RAR `authorization_details` (RFC 9396) of its registered
+//!   types when the deployment takes them (`crate::details`); it gets a device code (256 random bits, stored hashed), a user code
 //!   ([`UserCode`]) and where the person enters it;
 //! - the verification page's engine (`crate::authorize::device`): a person types the user code
 //!   (attempts limited per address), and the request goes through the authorization endpoint's
@@ -44,6 +45,9 @@ pub struct DeviceSettings {
     pub user_code_attempts: u32,
     /// The window the attempts are counted in.
     pub attempt_window: Duration,
+    /// `[oidc].authorization_details` (RFC 9396): a device may ask for details of its
+    /// application's registered types (see `crate::details`).
+    pub authorization_details: bool,
 }
 
 impl Default for DeviceSettings {
@@ -54,6 +58,7 @@ impl Default for DeviceSettings {
             interval_secs: 5,
             user_code_attempts: 10,
             attempt_window: Duration::from_secs(15 * 60),
+            authorization_details: false,
         }
     }
 }
@@ -106,9 +111,10 @@ impl DeviceEndpoint {
             .await?
             .application;
         check_grant(&app)?;
-        crate::details::not_carried(
+        let details = crate::details::direct(
+            &app,
             client_request.param("authorization_details"),
-            "/oauth/device/code",
+            self.settings.authorization_details,
         )?;
         let scope = check_scope(&app, client_request.param("scope"), None)
             .map_err(|e| OAuthError::invalid_scope(e.description))?;
@@ -125,6 +131,7 @@ impl DeviceEndpoint {
                 client_id: app.id.clone(),
                 user_code: user_code.hash(),
                 scope: scope.clone(),
+                authorization_details: details.clone(),
                 status: DeviceStatus::Pending,
                 user_id: None,
                 interval_secs: self.settings.interval_secs,

@@ -21,18 +21,19 @@ use time::OffsetDateTime;
 macro_rules! columns {
     () => {
         "id, hash, tenant_id, client_id, user_id, scope, binding_message, status, \
-         interval_secs, last_polled_at, created_at, expires_at"
+         interval_secs, last_polled_at, created_at, expires_at, authorization_details"
     };
 }
 
 const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO backchannel_requests (id, hash, tenant_id, client_id, user_id, scope, \
          binding_message, status, interval_secs, last_polled_at, last_polled_at_ns, created_at, \
-         expires_at, expires_at_ns) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+         expires_at, expires_at_ns, authorization_details) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
     postgres: "INSERT INTO backchannel_requests (id, hash, tenant_id, client_id, user_id, scope, \
-         binding_message, status, interval_secs, last_polled_at, created_at, expires_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+         binding_message, status, interval_secs, last_polled_at, created_at, expires_at, \
+         authorization_details) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
 };
 const PENDING: PerDialect = PerDialect {
     sqlite: concat!(
@@ -131,6 +132,7 @@ impl<D: Dialect> BackchannelWrites for SqlTx<D> {
             .bind(r.created_at)
             .bind(r.expires_at)
             .bind_twin(r.expires_at)
+            .bind(r.authorization_details.as_ref().map(|d| d.to_json()))
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, "backchannel_requests_tenant_id_fkey"))?;
@@ -189,6 +191,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<BackchannelRequest, StoreError> {
         last_polled_at: c.get("last_polled_at")?,
         created_at: c.get("created_at")?,
         expires_at: c.get("expires_at")?,
+        authorization_details: c.get("authorization_details")?,
     }
     .decode()
 }
@@ -220,6 +223,8 @@ pub(crate) struct BackchannelRow {
     pub created_at: OffsetDateTime,
     /// `expires_at`.
     pub expires_at: OffsetDateTime,
+    /// `authorization_details` (JSON text).
+    pub authorization_details: Option<String>,
 }
 
 impl BackchannelRow {
@@ -242,6 +247,10 @@ impl BackchannelRow {
             interval_secs: u32::try_from(self.interval_secs)
                 .map_err(|e| r.corrupt("interval_secs", &self.interval_secs, &e))?,
             binding_message: self.binding_message,
+            authorization_details: r.details(
+                "authorization_details",
+                self.authorization_details.as_deref(),
+            )?,
             last_polled_at: self.last_polled_at,
             created_at: self.created_at,
             expires_at: self.expires_at,
@@ -280,6 +289,7 @@ mod tests {
             last_polled_at: None,
             created_at: AT,
             expires_at: AT,
+            authorization_details: None,
         };
         check(
             row,
@@ -293,6 +303,9 @@ mod tests {
                 }),
                 ("backchannel_requests.interval_secs", |r| {
                     r.interval_secs = -5
+                }),
+                ("backchannel_requests.authorization_details", |r| {
+                    r.authorization_details = Some("{}".into())
                 }),
             ],
         );

@@ -25,18 +25,19 @@ const USER_CODE_KEY: &str = "device_authorizations_user_code_key";
 macro_rules! columns {
     () => {
         "hash, tenant_id, client_id, user_code, scope, status, user_id, interval_secs, \
-         last_polled_at, created_at, expires_at"
+         last_polled_at, created_at, expires_at, authorization_details"
     };
 }
 
 const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO device_authorizations (hash, tenant_id, client_id, user_code, scope, \
          status, user_id, interval_secs, last_polled_at, last_polled_at_ns, created_at, \
-         expires_at, expires_at_ns) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+         expires_at, expires_at_ns, authorization_details) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     postgres: "INSERT INTO device_authorizations (hash, tenant_id, client_id, user_code, scope, \
-         status, user_id, interval_secs, last_polled_at, created_at, expires_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+         status, user_id, interval_secs, last_polled_at, created_at, expires_at, \
+         authorization_details) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
 };
 const PENDING: PerDialect = PerDialect {
     sqlite: concat!(
@@ -136,6 +137,7 @@ impl<D: Dialect> DeviceWrites for SqlTx<D> {
             .bind(a.created_at)
             .bind(a.expires_at)
             .bind_twin(a.expires_at)
+            .bind(a.authorization_details.as_ref().map(|d| d.to_json()))
             .execute::<D>(self.conn())
             .await
             .map_err(|e| {
@@ -199,6 +201,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<DeviceAuthorization, StoreError> {
         last_polled_at: c.get("last_polled_at")?,
         created_at: c.get("created_at")?,
         expires_at: c.get("expires_at")?,
+        authorization_details: c.get("authorization_details")?,
     }
     .decode()
 }
@@ -228,6 +231,8 @@ pub(crate) struct DeviceAuthorizationRow {
     pub created_at: OffsetDateTime,
     /// `expires_at`.
     pub expires_at: OffsetDateTime,
+    /// `authorization_details` (JSON text).
+    pub authorization_details: Option<String>,
 }
 
 impl DeviceAuthorizationRow {
@@ -244,6 +249,10 @@ impl DeviceAuthorizationRow {
             client_id: r.parse("client_id", &self.client_id, ClientId::parse)?,
             user_code: r.hash("user_code", &self.user_code)?,
             scope: r.scopes("scope", &self.scope)?,
+            authorization_details: r.details(
+                "authorization_details",
+                self.authorization_details.as_deref(),
+            )?,
             status: r.parse("status", &self.status, |s| {
                 DeviceStatus::parse(s).ok_or("not a device authorization status")
             })?,
@@ -287,6 +296,7 @@ mod tests {
             last_polled_at: None,
             created_at: AT,
             expires_at: AT,
+            authorization_details: None,
         };
         check(
             row,
@@ -305,6 +315,9 @@ mod tests {
                 }),
                 ("device_authorizations.client_id", |r| {
                     r.client_id = USER.into()
+                }),
+                ("device_authorizations.authorization_details", |r| {
+                    r.authorization_details = Some("[1]".into())
                 }),
             ],
         );

@@ -17,7 +17,7 @@ use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use svc_domain::InteractionId;
-use svc_oauth::authorize::AuthorizeOutcome;
+use svc_oauth::authorize::{AuthorizeOutcome, ConsentDetail};
 
 /// Maps what the engine decided to what the browser gets.
 pub(crate) fn outcome(ctx: &Ctx, outcome: AuthorizeOutcome) -> Response {
@@ -205,21 +205,8 @@ pub(crate) async fn consent_page(
             (None, _) => page.item(s.scope_unknown, Some(scope.clone())),
         };
     }
-    // RFC 9396: each detail object under its type's words, its values under their schema
-    // titles (client- and tenant-written text: the template escapes it).
     for detail in &prompt.details {
-        let values = detail
-            .lines
-            .iter()
-            .map(|(label, value)| format!("{label}: {value}"))
-            .collect::<Vec<_>>()
-            .join("; ");
-        let text = if values.is_empty() {
-            detail.description.clone()
-        } else {
-            format!("{} ({values})", detail.description)
-        };
-        page = page.item(text, None);
+        page = page.item(detail_text(detail), None);
     }
     // The answer redirects to the client: browsers check that against `form-action`.
     page = page.form_target(&prompt.redirect_uri);
@@ -361,4 +348,20 @@ pub(super) fn origin(ctx: &Ctx) -> svc_domain::Origin {
 /// A present, well-formed interaction id.
 fn required_interaction(value: Option<&str>) -> Option<InteractionId> {
     interaction_param(value).ok().flatten()
+}
+
+/// RFC 9396: one detail object as a consent item, its type's words then its values under their
+/// schema titles (client- and tenant-written text: the template escapes it).
+pub(super) fn detail_text(detail: &ConsentDetail) -> String {
+    let values = detail
+        .lines
+        .iter()
+        .map(|(label, value)| format!("{label}: {value}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if values.is_empty() {
+        detail.description.clone()
+    } else {
+        format!("{} ({values})", detail.description)
+    }
 }

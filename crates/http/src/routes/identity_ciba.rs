@@ -129,6 +129,11 @@ fn same_origin(parts: &Parts, issuer: &str) -> bool {
     "client_name": "Bank terminal",
     "scopes": ["openid", "profile"],
     "binding_message": "W4SCT",
+    "authorization_details": [{"type": "payment_initiation", "instructedAmount":
+        {"currency": "EUR", "amount": "123.50"}, "creditorName": "Merchant A"}],
+    "details": [{"description": "Make a payment from your account", "lines": [
+        {"label": "Amount", "value": "currency: EUR, amount: 123.50"},
+        {"label": "To", "value": "Merchant A"}]}],
     "expires_at": "2026-11-24T20:05:00Z"
 }))]
 pub struct BackchannelRequestView {
@@ -140,9 +145,34 @@ pub struct BackchannelRequestView {
     pub scopes: Vec<String>,
     /// What the client's device shows, for the person to compare (client-written: escape it).
     pub binding_message: Option<String>,
+    /// The RAR details asked for (RFC 9396), as the application sent them; absent without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub authorization_details: Option<serde_json::Value>,
+    /// The same details in words, each under its type's description with its values under
+    /// their schema titles (client- and tenant-written: escape them); empty without.
+    pub details: Vec<DetailWords>,
     /// When it expires (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     pub expires_at: OffsetDateTime,
+}
+
+/// One requested detail object in words.
+#[derive(Serialize, ToSchema)]
+pub struct DetailWords {
+    /// The type's description ("Make a payment from your account").
+    pub description: String,
+    /// Each value under its label, in the object's order.
+    pub lines: Vec<DetailLine>,
+}
+
+/// One labelled value of a detail object.
+#[derive(Serialize, ToSchema)]
+pub struct DetailLine {
+    /// The schema's `title` for the value (its key otherwise).
+    pub label: String,
+    /// The value in words.
+    pub value: String,
 }
 
 /// The list.
@@ -173,7 +203,8 @@ pub struct DecisionView {
     description = "The backchannel authentication requests (OpenID CIBA, poll mode) that \
         applications made for the person of the browser's session and that still wait, oldest \
         first: the application's name, the scopes, the binding message to compare with what \
-        the application's device shows, and the expiry. Requests for unknown people (decoys) \
+        the application's device shows, the RAR details (RFC 9396) as sent and in words, and \
+        the expiry. Requests for unknown people (decoys) \
         are never listed. Authenticated by the hosted session cookie; served while \
         `[ciba].enabled`.",
     responses(
@@ -198,6 +229,19 @@ async fn list(
                 client_name: p.client_name,
                 scopes: p.scopes,
                 binding_message: p.binding_message,
+                authorization_details: p.authorization_details.map(|d| d.to_value()),
+                details: p
+                    .details
+                    .into_iter()
+                    .map(|d| DetailWords {
+                        description: d.description,
+                        lines: d
+                            .lines
+                            .into_iter()
+                            .map(|(label, value)| DetailLine { label, value })
+                            .collect(),
+                    })
+                    .collect(),
                 expires_at: p.expires_at,
             })
             .collect(),

@@ -10,13 +10,17 @@
 //!   `auth_req_id`'s hash, living as long as the request, carrying the approving session's
 //!   authentication (`auth_time`, `acr`, `amr`, `sid`). The scopes are those the person may
 //!   hold (management scopes need a role), as for a browser request; access policies and the
-//!   person's standing are checked again when the client redeems it.
+//!   person's standing are checked again when the client redeems it. RAR details (RFC 9396)
+//!   the request carries are listed in words beside the scopes, and the code carries them:
+//!   approving the listed request is approving its details.
 //! - "Deny" marks it denied: the client's next poll gets `access_denied`.
 
+use super::consent_details::{ConsentDetail, describe};
 use super::request::{AuthorizationRequest, Prompt};
 use super::{AuthorizeEndpoint, grant, truncate_micros};
 use svc_domain::{
-    BackchannelRequest, BackchannelRequestId, CodeBinding, DeviceStatus, Session, Tenant,
+    AuthorizationDetails, BackchannelRequest, BackchannelRequestId, CodeBinding, DeviceStatus,
+    Session, Tenant,
 };
 use svc_store::StoreError;
 use time::OffsetDateTime;
@@ -32,6 +36,10 @@ pub struct BackchannelPrompt {
     pub scopes: Vec<String>,
     /// What the client shows, to compare (client-written text: render it escaped).
     pub binding_message: Option<String>,
+    /// The RAR details asked for (RFC 9396), as sent.
+    pub authorization_details: Option<AuthorizationDetails>,
+    /// The same in words (client- and tenant-written text: render it escaped).
+    pub details: Vec<ConsentDetail>,
     /// When it expires.
     pub expires_at: OffsetDateTime,
 }
@@ -60,10 +68,14 @@ impl AuthorizeEndpoint {
             .await?;
         let mut prompts = Vec::with_capacity(pending.len());
         for request in pending {
-            let client_name = tx
-                .application(&tenant.id, &request.client_id)
-                .await?
-                .map_or_else(|| request.client_id.as_str().to_owned(), |app| app.name);
+            let app = tx.application(&tenant.id, &request.client_id).await?;
+            let details = match (&request.authorization_details, &app) {
+                (Some(d), Some(app)) => describe(d, &app.authorization_details_types),
+                (Some(d), None) => describe(d, &[]),
+                (None, _) => Vec::new(),
+            };
+            let client_name =
+                app.map_or_else(|| request.client_id.as_str().to_owned(), |app| app.name);
             prompts.push(BackchannelPrompt {
                 id: request.id,
                 client_name,
@@ -73,6 +85,8 @@ impl AuthorizeEndpoint {
                     .map(|s| s.as_str().to_owned())
                     .collect(),
                 binding_message: request.binding_message,
+                authorization_details: request.authorization_details,
+                details,
                 expires_at: request.expires_at,
             });
         }
@@ -196,7 +210,8 @@ fn as_authorization_request(request: &BackchannelRequest, issuer: &str) -> Autho
         resource: None,
         device: None,
         dpop_jkt: None,
-        authorization_details: None,
-        details_approved: false,
+        // The approval page showed them ([`BackchannelPrompt::details`]) before this decision.
+        authorization_details: request.authorization_details.clone(),
+        details_approved: true,
     }
 }

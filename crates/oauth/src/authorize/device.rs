@@ -125,7 +125,8 @@ impl AuthorizeEndpoint {
                 user_code: code.display(),
             }),
             dpop_jkt: None,
-            authorization_details: None,
+            // Shown on the consent page, which is always asked here; the code carries them.
+            authorization_details: authorization.authorization_details.clone(),
             details_approved: false,
         };
         DeviceEntry::Continue(

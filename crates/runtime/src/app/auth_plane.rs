@@ -230,6 +230,7 @@ fn backchannel_settings(config: &Config) -> BackchannelSettings {
         expiry: secs(ciba.request_expiry_secs),
         max_expiry: secs(ciba.max_requested_expiry_secs),
         interval_secs: ciba.interval_secs,
+        authorization_details: config.oidc.authorization_details,
         ..BackchannelSettings::default()
     }
 }
@@ -242,6 +243,7 @@ fn device_settings(config: &Config) -> DeviceSettings {
         lifetime: Duration::from_secs(u64::from(device.code_lifetime_secs)),
         interval_secs: device.interval_secs,
         user_code_attempts: device.max_user_code_attempts,
+        authorization_details: config.oidc.authorization_details,
         ..DeviceSettings::default()
     }
 }

@@ -135,7 +135,7 @@ async fn enter(browser: &Browser, code: &str) -> crate::hosted::support::Page {
 }
 
 /// Follows `browser` from the answer to a typed code through sign-in to the consent page,
-/// checks it shows `user_code`, and answers `decision`: where it ends.
+/// checks it shows the client and `user_code`, and answers `decision`: where it ends.
 async fn consent(
     world: &World,
     browser: &Browser,
@@ -143,6 +143,24 @@ async fn consent(
     user_code: &str,
     decision: &str,
 ) -> String {
+    let (end, shown) = through_consent(world, browser, typed, decision).await;
+    assert!(shown.contains("Living-room TV"), "{shown}");
+    assert!(
+        shown.contains(user_code),
+        "the code is shown again: {shown}"
+    );
+    end
+}
+
+/// Follows `browser` from the answer to a typed code through sign-in to the consent page and
+/// answers `decision`: where it ends, and the consent page's body.
+pub(crate) async fn through_consent(
+    world: &World,
+    browser: &Browser,
+    typed: &str,
+    decision: &str,
+) -> (String, String) {
+    let mut shown = String::new();
     let mut page = enter(browser, typed).await;
     for _ in 0..6 {
         assert_eq!(page.status, 303, "{}", page.body);
@@ -153,18 +171,12 @@ async fn consent(
                 .sign_in(Some(&interaction), &world.user, PASSWORD)
                 .await;
         } else if location.starts_with("/auth/consent?") {
-            let shown = browser.get(&location).await;
-            assert!(shown.body.contains("Living-room TV"), "{}", shown.body);
-            assert!(
-                shown.body.contains(user_code),
-                "the code is shown again: {}",
-                shown.body
-            );
+            shown = browser.get(&location).await.body;
             page = browser
                 .submit(&location, "/auth/consent", &[("decision", decision)])
                 .await;
         } else if location.starts_with(&world.issuer()) {
-            return location;
+            return (location, shown);
         } else {
             page = browser.get(&location).await;
         }

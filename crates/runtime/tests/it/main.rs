@@ -43,6 +43,7 @@ mod planes;
 mod policies;
 mod postgres_outage;
 mod rar;
+mod rar_polled;
 mod readme;
 mod roles;
 mod scim;

@@ -14,7 +14,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use svc_testkit::BACKENDS;
 
-fn payment_type() -> Value {
+pub(crate) fn payment_type() -> Value {
     json!({
         "type": "payment_initiation",
         "description": "Make a payment from your account",
@@ -41,7 +41,7 @@ fn payment_type() -> Value {
     })
 }
 
-fn payment(actions: &[&str], payee: &str) -> Value {
+pub(crate) fn payment(actions: &[&str], payee: &str) -> Value {
     json!([{
         "type": "payment_initiation",
         "actions": actions,

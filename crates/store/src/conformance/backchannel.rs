@@ -30,6 +30,7 @@ pub fn backchannel_fixture(
         user_id: user.cloned(),
         scope: ScopeSet::parse("openid").expect("scopes"),
         binding_message: Some("W4-\"SCT\" ü".into()),
+        authorization_details: user.is_some().then(super::grants::details_fixture),
         status: DeviceStatus::Pending,
         interval_secs: 5,
         last_polled_at: None,

@@ -27,6 +27,7 @@ pub fn device_fixture(
         client_id: client.clone(),
         user_code: UserCode::parse(user_code).expect("fixture code").hash(),
         scope: ScopeSet::parse("openid offline_access").expect("scopes"),
+        authorization_details: Some(super::grants::details_fixture()),
         status: DeviceStatus::Pending,
         user_id: None,
         interval_secs: 5,
