@@ -12,6 +12,7 @@ mod application;
 mod audit;
 mod authorization_details;
 mod backchannel;
+mod client_id_url;
 mod clock;
 mod delegation;
 mod device;
@@ -63,6 +64,7 @@ pub use authorization_details::{
 pub use backchannel::{
     AUTH_REQ_ID_PREFIX, BackchannelPoll, BackchannelRequest, MAX_BINDING_MESSAGE_CHARS,
 };
+pub use client_id_url::{ClientIdUrl, ClientIdUrlError, MAX_CLIENT_ID_URL_LEN};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use delegation::{Delegation, MAX_DELEGATION_LIFETIME_DAYS};
 pub use device::{

@@ -1,71 +1,40 @@
-//! Fetching an application's `jwks_uri` for `private_key_jwt` (RFC 7523 §3, RFC 7591 §2):
-//! outbound requests to an address a tenant chose, so they go through the same SSRF guard as
-//! webhook deliveries (`svc_webhooks::egress`):
-//!
-//! - `https` only in production (`http` is allowed outside production for local test servers);
-//! - in production every resolved address must be public (no loopback, private, link-local,
-//!   carrier-grade NAT, unspecified, multicast, or mapped/translated forms of those), checked
-//!   by the client's resolver so the address checked is the address connected to;
-//! - no redirects, a 5 s timeout and a 64 KiB cap on the document.
+//! Fetching an application's `jwks_uri` for `private_key_jwt` (RFC 7523 §3, RFC 7591 §2), through
+//! the deployment's guarded fetcher (`crate::guarded_fetch`: the webhooks' SSRF guard, no
+//! redirects, a 5 s timeout) with a 64 KiB cap on the document.
 
+use crate::guarded_fetch::{GuardedFetcher, Kind};
 use async_trait::async_trait;
-use std::sync::Arc;
-use std::time::Duration;
-use svc_domain::{TargetPolicy, WebhookUrl};
 use svc_oauth::client_auth::JwksFetcher;
-use svc_webhooks::egress::{check_target, describe_failure, guarded_client};
 
 /// Largest JWKS document accepted.
 const MAX_BYTES: usize = 64 * 1024;
-/// Time for the whole fetch.
-const TIMEOUT: Duration = Duration::from_secs(5);
+
+const JWKS: Kind = Kind {
+    name: "jwks_uri",
+    max_bytes: MAX_BYTES,
+    // Servers publish key sets as `application/jwk-set+json`, `application/json` and, often
+    // enough, `text/plain`: the key set's own checks decide.
+    json_only: false,
+};
 
 /// The runtime's `jwks_uri` fetcher.
 pub(crate) struct GuardedJwksFetcher {
-    policy: TargetPolicy,
-    client: Option<reqwest::Client>,
+    fetcher: GuardedFetcher,
 }
 
 impl GuardedJwksFetcher {
     pub(crate) fn new(production: bool) -> Self {
-        let policy = TargetPolicy {
-            https_only: production,
-            standard_port_only: false,
-            public_only: production,
-        };
-        let client = guarded_client(policy, TIMEOUT, Arc::new(svc_webhooks::SystemLookup)).ok();
-        Self { policy, client }
+        Self {
+            fetcher: GuardedFetcher::new(production),
+        }
     }
 }
 
 #[async_trait]
 impl JwksFetcher for GuardedJwksFetcher {
     async fn fetch(&self, uri: &str) -> Result<String, String> {
-        let url =
-            WebhookUrl::parse(uri).map_err(|_| "jwks_uri is not an http(s) URL".to_owned())?;
-        check_target(self.policy, &url).map_err(|e| format!("jwks_uri refused: {e}"))?;
-        let client = self.client.as_ref().ok_or("cannot build the HTTP client")?;
-        let mut response = client.get(url.url().clone()).send().await.map_err(|e| {
-            format!(
-                "jwks_uri could not be fetched: {}",
-                describe_failure(&e, TIMEOUT)
-            )
-        })?;
-        if !response.status().is_success() {
-            return Err(format!("jwks_uri answered {}", response.status().as_u16()));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|_| "jwks_uri could not be read".to_owned())?
-        {
-            if body.len() + chunk.len() > MAX_BYTES {
-                return Err("jwks_uri document is larger than 64 KiB".into());
-            }
-            body.extend_from_slice(&chunk);
-        }
-        String::from_utf8(body).map_err(|_| "jwks_uri document is not UTF-8".to_owned())
+        let fetched = self.fetcher.get(uri, JWKS).await?;
+        String::from_utf8(fetched.body).map_err(|_| "jwks_uri document is not UTF-8".to_owned())
     }
 }
 

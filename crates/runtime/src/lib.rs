@@ -13,6 +13,7 @@ pub mod cli;
 mod directory;
 mod domain_probe;
 mod error;
+mod guarded_fetch;
 mod instance_lease;
 mod jwks_fetch;
 mod keys;
