@@ -37,6 +37,7 @@ pub(super) fn spawn(
         workers,
         config,
         super::auth_plane::protocol_context(config, services),
+        metrics,
     )?;
     crate::webhooks::spawn(
         workers,

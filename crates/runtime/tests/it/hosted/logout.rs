@@ -59,7 +59,11 @@ async fn ended_sessions_send_logout_tokens_that_jose_verifies() {
             backend,
             Setup {
                 first_party: true,
-                env: ON.to_vec(),
+                env: [
+                    ON.as_slice(),
+                    &[("SVC_SERVER__METRICS_BEARER_TOKEN", "scrape-me")],
+                ]
+                .concat(),
                 ..Setup::default()
             },
         )
@@ -154,6 +158,22 @@ async fn ended_sessions_send_logout_tokens_that_jose_verifies() {
         tokio::time::sleep(Duration::from_millis(1500)).await;
         let tokens = logout_tokens(&receiver);
         assert_eq!(tokens.len(), 3, "one per ended session, none twice");
+        let metrics = world
+            .app
+            .request(Method::GET, "/metrics")
+            .bearer_auth("scrape-me")
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        for line in [
+            r#"svc_backchannel_logout_attempts_total{outcome="delivered"} 3"#,
+            "svc_backchannel_logout_attempt_duration_seconds_count 3",
+        ] {
+            assert!(metrics.contains(line), "{line}: {metrics}");
+        }
 
         let jwks: Value = world
             .app
