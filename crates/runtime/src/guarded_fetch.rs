@@ -140,7 +140,7 @@ fn max_age(value: Option<&reqwest::header::HeaderValue>) -> Option<Duration> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use axum::http::header;
@@ -152,7 +152,8 @@ mod tests {
         json_only: true,
     };
 
-    async fn serve(router: axum::Router) -> String {
+    /// Serves `router` on a loopback port: its base URL.
+    pub(crate) async fn serve(router: axum::Router) -> String {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });

@@ -41,13 +41,7 @@ impl JwksFetcher for GuardedJwksFetcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    async fn serve(router: axum::Router) -> String {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-        format!("http://{addr}")
-    }
+    use crate::guarded_fetch::tests::serve;
 
     #[tokio::test]
     async fn development_fetches_a_local_document_within_limits_and_never_follows_redirects() {

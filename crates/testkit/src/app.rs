@@ -183,6 +183,19 @@ impl TestApp {
             .expect("request")
     }
 
+    /// The text of `GET /metrics` with the scrape token `bearer`
+    /// (`server.metrics_bearer_token`); panics unless it is served (200).
+    pub async fn metrics(&self, bearer: &str) -> String {
+        let response = self
+            .request(reqwest::Method::GET, "/metrics")
+            .bearer_auth(bearer)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status(), 200, "/metrics with the scrape token");
+        response.text().await.expect("metrics text")
+    }
+
     /// A request builder for `{url}{path}`.
     pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.client.request(method, format!("{}{path}", self.url))

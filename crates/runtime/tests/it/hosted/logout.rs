@@ -158,16 +158,7 @@ async fn ended_sessions_send_logout_tokens_that_jose_verifies() {
         tokio::time::sleep(Duration::from_millis(1500)).await;
         let tokens = logout_tokens(&receiver);
         assert_eq!(tokens.len(), 3, "one per ended session, none twice");
-        let metrics = world
-            .app
-            .request(Method::GET, "/metrics")
-            .bearer_auth("scrape-me")
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let metrics = world.app.metrics("scrape-me").await;
         for line in [
             r#"svc_backchannel_logout_attempts_total{outcome="delivered"} 3"#,
             "svc_backchannel_logout_attempt_duration_seconds_count 3",

@@ -104,16 +104,7 @@ async fn a_local_receiver_gets_signed_deliveries_and_the_history_shows_each_atte
         let filtered: serde_json::Value = filtered.json().await.unwrap();
         assert_eq!(filtered["items"], json!([]));
 
-        let metrics = world
-            .app
-            .request(reqwest::Method::GET, "/metrics")
-            .bearer_auth("scrape-me")
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let metrics = world.app.metrics("scrape-me").await;
         assert!(
             metrics.contains(r#"svc_webhook_attempts_total{outcome="succeeded"} 2"#),
             "{metrics}"
