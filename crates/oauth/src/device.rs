@@ -4,8 +4,8 @@
 //! - here, the start (RFC 8628 §3.1–3.2): the client authenticates as at the token endpoint
 //!   (a public client by `client_id` alone), must be registered for the grant, and asks for
 //!   scopes it is allowed, and for RAR `authorization_details` (RFC 9396) of its registered
-//!   types when the deployment takes them (`crate::details`); it gets a device code (256 random bits, stored hashed), a user code
-//!   ([`UserCode`]) and where the person enters it;
+//!   types when the deployment takes them (`crate::details`); it gets a device code (256
+//!   random bits, stored hashed), a user code ([`UserCode`]) and where the person enters it;
 //! - the verification page's engine (`crate::authorize::device`): a person types the user code
 //!   (attempts limited per address), and the request goes through the authorization endpoint's
 //!   own decisions (sign-in, step-up, policies, organization) with consent always asked, since

@@ -1,6 +1,7 @@
 //! The backchannel approval page, `/auth/ciba` (OpenID CIBA, poll mode): where a person sees
 //! the oldest sign-in request a client made for them (its name, the binding message to compare,
-//! the scopes, RAR details in words) and approves or denies it; the mail a request sends points here.
+//! the scopes, RAR details in words) and approves or denies it; the mail a request sends points
+//! here.
 //!
 //! Its GET only shows (nothing is decided by opening a link); its POST is CSRF-checked and
 //! decides through the engine ([`AuthorizeEndpoint::decide_backchannel`]). Someone not signed

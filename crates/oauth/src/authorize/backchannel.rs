@@ -69,11 +69,14 @@ impl AuthorizeEndpoint {
         let mut prompts = Vec::with_capacity(pending.len());
         for request in pending {
             let app = tx.application(&tenant.id, &request.client_id).await?;
-            let details = match (&request.authorization_details, &app) {
-                (Some(d), Some(app)) => describe(d, &app.authorization_details_types),
-                (Some(d), None) => describe(d, &[]),
-                (None, _) => Vec::new(),
-            };
+            let types = app
+                .as_ref()
+                .map_or(&[][..], |a| &a.authorization_details_types);
+            let details = request
+                .authorization_details
+                .as_ref()
+                .map(|d| describe(d, types))
+                .unwrap_or_default();
             let client_name =
                 app.map_or_else(|| request.client_id.as_str().to_owned(), |app| app.name);
             prompts.push(BackchannelPrompt {
