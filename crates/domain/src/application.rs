@@ -164,6 +164,9 @@ pub struct Application {
     /// The RAR detail types (RFC 9396) the application may request, each with its schema; empty:
     /// `authorization_details` is refused for it.
     pub authorization_details_types: Vec<crate::DetailType>,
+    /// Where the application's registration came from when it is a client ID metadata document
+    /// (its `client_id` on the wire is then that URL); `None` for registered applications.
+    pub metadata_document: Option<MetadataDocument>,
     /// Creation time.
     pub created_at: OffsetDateTime,
     /// Last change.
@@ -180,6 +183,27 @@ impl Application {
     pub fn is_confidential(&self) -> bool {
         self.token_endpoint_auth_method.is_confidential()
     }
+
+    /// The `client_id` clients and resource servers see: the document's URL for a client
+    /// identified by a metadata document, the record id otherwise. Tokens' `aud`/`client_id`
+    /// and introspection use it; the stores key on [`Application::id`].
+    pub fn wire_client_id(&self) -> &str {
+        match &self.metadata_document {
+            Some(document) => document.url.as_str(),
+            None => self.id.as_str(),
+        }
+    }
+}
+
+/// The client ID metadata document an application was read from
+/// (draft-ietf-oauth-client-id-metadata-document §4) and until when that reading stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataDocument {
+    /// The URL that is the client's `client_id`.
+    pub url: crate::ClientIdUrl,
+    /// After this instant the document is fetched again before the application is used for a
+    /// new authorization.
+    pub fresh_until: OffsetDateTime,
 }
 
 /// Whether an application's sign-ins act in an organization (CONTRACTS.md "Organizations,

@@ -52,8 +52,8 @@ pub use api_key::{
     MAX_API_KEY_SCOPES, looks_like_api_key,
 };
 pub use application::{
-    Application, CIBA_GRANT, DEVICE_CODE_GRANT, GrantType, OperatorToken, OrganizationUsage,
-    TOKEN_EXCHANGE_GRANT, TokenEndpointAuthMethod,
+    Application, CIBA_GRANT, DEVICE_CODE_GRANT, GrantType, MetadataDocument, OperatorToken,
+    OrganizationUsage, TOKEN_EXCHANGE_GRANT, TokenEndpointAuthMethod,
 };
 pub use audit::{AuditEntry, AuditOutcome};
 pub use authorization_details::{

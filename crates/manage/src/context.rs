@@ -63,6 +63,10 @@ pub struct ManageContext {
     /// Whether the deployment takes RAR `authorization_details` (`[oidc].authorization_details`):
     /// an application may only register detail types when it does.
     pub authorization_details: bool,
+    /// Whether the deployment accepts client ID metadata documents
+    /// (`[dynamic_registration].client_id_metadata_documents`): a tenant may only turn them on
+    /// when it does.
+    pub metadata_documents: bool,
     /// Verifies software statements at registration (RFC 7591 §2.3); `None` refuses them all.
     pub software_statements: Option<Arc<dyn crate::registration::SoftwareStatementVerifier>>,
     /// Looks up the proofs of domain claims (DNS TXT records, HTTPS well-known files); `None`
@@ -83,6 +87,7 @@ impl ManageContext {
             dpop: false,
             logout: LogoutOffer::default(),
             authorization_details: false,
+            metadata_documents: false,
             software_statements: None,
             domain_probe: None,
         }
@@ -130,6 +135,13 @@ impl ManageContext {
     #[must_use]
     pub fn with_authorization_details(mut self, on: bool) -> Self {
         self.authorization_details = on;
+        self
+    }
+
+    /// The same context on a deployment that accepts client ID metadata documents or not.
+    #[must_use]
+    pub fn with_metadata_documents(mut self, on: bool) -> Self {
+        self.metadata_documents = on;
         self
     }
 

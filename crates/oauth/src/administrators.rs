@@ -156,6 +156,7 @@ mod tests {
             dpop_bound_access_tokens: false,
             logout: Default::default(),
             authorization_details_types: Vec::new(),
+            metadata_document: None,
             created_at: clock.now(),
             updated_at: clock.now(),
         }

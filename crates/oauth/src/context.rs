@@ -8,6 +8,7 @@
 //! stay in each engine's own settings struct, not here.
 
 use crate::client_auth::{ClientAuthContext, ClientCache, JwksFetcher};
+use crate::client_documents::ClientDocuments;
 use crate::dpop::Dpop;
 use crate::keys::KeyService;
 use std::sync::Arc;
@@ -32,6 +33,8 @@ pub struct ProtocolContext {
     pub(crate) clients: Option<Arc<ClientCache>>,
     /// DPoP proofs (RFC 9449); `None` ignores them, like `[dpop].enabled = false`.
     pub(crate) dpop: Option<Arc<Dpop>>,
+    /// Resolves URL `client_id`s (client ID metadata documents); `None`: such an id is unknown.
+    pub(crate) documents: Option<Arc<dyn ClientDocuments>>,
 }
 
 impl ProtocolContext {
@@ -51,6 +54,7 @@ impl ProtocolContext {
             jwks_fetcher: None,
             dpop: None,
             clients: None,
+            documents: None,
         }
     }
 
@@ -71,6 +75,13 @@ impl ProtocolContext {
     /// The DPoP checker, when proofs are accepted.
     pub fn dpop(&self) -> Option<&Arc<Dpop>> {
         self.dpop.as_ref().filter(|d| d.settings().enabled)
+    }
+
+    /// Resolves URL `client_id`s through `documents` (see [`crate::client_documents`]).
+    #[must_use]
+    pub fn with_client_documents(mut self, documents: Arc<dyn ClientDocuments>) -> Self {
+        self.documents = Some(documents);
+        self
     }
 
     /// Reads applications through `cache` (see [`ClientCache`]).
@@ -95,6 +106,7 @@ impl ProtocolContext {
             issuer,
             jwks_fetcher: self.jwks_fetcher.as_deref(),
             clients: self.clients.as_deref(),
+            documents: self.documents.as_deref(),
         }
     }
 }

@@ -36,6 +36,9 @@ pub struct OptionalFeatures {
     pub ciba: bool,
     /// Dynamic client registration, RFC 7591.
     pub registration: bool,
+    /// Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document §6): the
+    /// tenant accepts an `https` URL as `client_id`.
+    pub client_id_metadata_documents: bool,
     /// Token exchange, RFC 8693.
     pub token_exchange: bool,
     /// DPoP, RFC 9449.
@@ -209,6 +212,9 @@ pub fn authorization_server_metadata(issuer: &str, settings: &DiscoverySettings)
     }
     if f.registration {
         put("registration_endpoint", json!(at("/oauth/register")));
+    }
+    if f.client_id_metadata_documents {
+        put("client_id_metadata_document_supported", json!(true));
     }
     if f.device_authorization {
         put(
@@ -476,6 +482,7 @@ mod tests {
             device_authorization: true,
             ciba: true,
             registration: true,
+            client_id_metadata_documents: true,
             token_exchange: true,
             dpop: true,
             agent_challenge: true,
@@ -507,6 +514,8 @@ mod tests {
             "https://acme.id.example/oauth/par"
         );
         assert_eq!(on["require_pushed_authorization_requests"], true);
+        assert_eq!(on["client_id_metadata_document_supported"], true);
+        assert!(off.get("client_id_metadata_document_supported").is_none());
         for key in [
             "backchannel_logout_supported",
             "backchannel_logout_session_supported",

@@ -230,13 +230,20 @@ impl EndSession {
         })
     }
 
+    /// The application `raw` names: a registered application's id, or the URL of one read from
+    /// a client ID metadata document, as stored (logging out never fetches a document).
     async fn application(&self, tenant: &Tenant, raw: &str) -> Result<Option<Application>, ()> {
-        let Ok(id) = ClientId::parse(raw) else {
+        let url = svc_domain::ClientIdUrl::is_url_shaped(raw);
+        let id = ClientId::parse(raw).ok();
+        if id.is_none() && !url {
             return Ok(None);
-        };
+        }
         let read = async {
             let mut tx = self.ctx.store.read().await?;
-            let app = tx.application(&tenant.id, &id).await?;
+            let app = match &id {
+                Some(id) => tx.application(&tenant.id, id).await?,
+                None => tx.application_by_metadata_url(&tenant.id, raw).await?,
+            };
             tx.finish().await?;
             Ok::<_, svc_store::StoreError>(app)
         };

@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use std::time::Duration;
 use svc_crypto::SigningKey;
 use svc_crypto::digest::left_half_hash;
-use svc_domain::{ClientId, SessionId};
+use svc_domain::SessionId;
 use time::OffsetDateTime;
 
 /// Everything an ID token states.
@@ -33,7 +33,7 @@ pub struct IdTokenFacts<'a> {
     /// The subject the application sees.
     pub subject: &'a str,
     /// The application.
-    pub client_id: &'a ClientId,
+    pub client_id: &'a str,
     /// When the person authenticated.
     pub auth_time: OffsetDateTime,
     /// `nonce` of the authorization request, first issuance only.
@@ -64,7 +64,7 @@ pub fn sign_id_token(
     let mut claims = Map::new();
     claims.insert("iss".into(), json!(facts.issuer));
     claims.insert("sub".into(), json!(facts.subject));
-    claims.insert("aud".into(), json!(facts.client_id.as_str()));
+    claims.insert("aud".into(), json!(facts.client_id));
     claims.insert("exp".into(), json!(exp));
     claims.insert("iat".into(), json!(iat));
     claims.insert("auth_time".into(), json!(facts.auth_time.unix_timestamp()));
@@ -101,7 +101,7 @@ mod tests {
     #[test]
     fn carries_the_oidc_claims_and_verifies() {
         let key = SigningKey::generate(SigningAlg::Rs256).unwrap();
-        let client = ClientId::parse("app_01hzzzzzzzzzzzzzzzzzzzzzzz").unwrap();
+        let client = svc_domain::ClientId::parse("app_01hzzzzzzzzzzzzzzzzzzzzzzz").unwrap();
         let sid = SessionId::parse("ses_01hzzzzzzzzzzzzzzzzzzzzzzz").unwrap();
         let now = OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap();
         let amr = vec!["pwd".to_owned()];
@@ -110,7 +110,7 @@ mod tests {
             &IdTokenFacts {
                 issuer: "https://acme.example",
                 subject: "sub-1",
-                client_id: &client,
+                client_id: client.as_str(),
                 auth_time: now - time::Duration::seconds(30),
                 nonce: Some("n-0S6_WzA2Mj"),
                 acr: None,

@@ -32,14 +32,14 @@ use crate::client_auth;
 use crate::context::ProtocolContext;
 use crate::discovery::management_api_resource;
 use crate::resources;
-use crate::subject::{agent_is_active, delegation_stands, person_behind};
+use crate::subject::{agent_is_active, client_of_claim, delegation_stands, person_behind};
 use crate::token::request::ClientRequest;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use svc_crypto::ApiKeyHasher;
 use svc_domain::{
-    API_KEY_PREFIX, ApiKey, ApiResourceId, Application, ClientId, KeyReach, KeySubject, ScopeSet,
-    SecretHash, Tenant, User, looks_like_api_key,
+    API_KEY_PREFIX, ApiKey, ApiResourceId, Application, KeyReach, KeySubject, ScopeSet, SecretHash,
+    Tenant, User, looks_like_api_key,
 };
 use svc_store::{ReadTx, StoreError};
 
@@ -197,16 +197,15 @@ impl Introspector {
         tenant: &Tenant,
         claims: &Value,
     ) -> Result<bool, OAuthError> {
-        let (Some(client), Some(subject)) = (
-            claims["client_id"]
-                .as_str()
-                .and_then(|c| ClientId::parse(c).ok()),
-            claims["sub"].as_str(),
-        ) else {
+        let (Some(client), Some(subject)) = (claims["client_id"].as_str(), claims["sub"].as_str())
+        else {
             return Ok(false);
         };
         let mut tx = self.ctx.store.read().await?;
-        let person = person_behind(tx.as_mut(), tenant, &client, subject).await?;
+        let person = match client_of_claim(tx.as_mut(), tenant, client).await? {
+            Some(client) => person_behind(tx.as_mut(), tenant, &client, subject).await?,
+            None => None,
+        };
         tx.finish().await?;
         Ok(person.as_ref().is_some_and(User::can_sign_in))
     }
@@ -240,7 +239,8 @@ impl Introspector {
         Ok(Some(json!({
             "active": true,
             "token_type": "refresh_token",
-            "client_id": family.client_id.as_str(),
+            // The caller is the family's client (checked above).
+            "client_id": caller.wire_client_id(),
             "scope": token.scope.to_string(),
             "sub": family.subject,
             "exp": token.expires_at.unix_timestamp(),
@@ -385,5 +385,5 @@ fn may_inspect(caller: &Application, claims: &Value) -> bool {
         .api_audience
         .as_deref()
         .is_some_and(|own| claims["aud"].as_str() == Some(own));
-    audience_matches || claims["client_id"].as_str() == Some(caller.id.as_str())
+    audience_matches || claims["client_id"].as_str() == Some(caller.wire_client_id())
 }

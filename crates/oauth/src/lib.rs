@@ -16,6 +16,7 @@ pub mod backchannel_logout;
 pub mod browser_origins;
 pub mod claims;
 pub mod client_auth;
+pub mod client_documents;
 mod client_jws;
 pub mod context;
 pub mod delegations;

@@ -78,7 +78,7 @@ impl Revoker {
             return Ok(());
         };
         let expired = exp <= now.unix_timestamp();
-        if claims["client_id"].as_str() != Some(app.id.as_str()) || expired {
+        if claims["client_id"].as_str() != Some(app.wire_client_id()) || expired {
             return Ok(());
         }
         let expires_at = OffsetDateTime::from_unix_timestamp(exp).unwrap_or(now);

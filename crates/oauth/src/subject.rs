@@ -39,6 +39,24 @@ fn sector_of(app: &Application) -> String {
         .unwrap_or_else(|| app.id.as_str().to_owned())
 }
 
+/// The application a token's `client_id` claim names: a registered application's id as is, or
+/// the URL of an application read from a client ID metadata document, as stored (never
+/// fetched). `None` for anything else.
+pub async fn client_of_claim(
+    tx: &mut dyn ReadTx,
+    tenant: &Tenant,
+    claim: &str,
+) -> Result<Option<ClientId>, StoreError> {
+    if let Ok(id) = ClientId::parse(claim) {
+        return Ok(Some(id));
+    }
+    if !svc_domain::ClientIdUrl::is_url_shaped(claim) {
+        return Ok(None);
+    }
+    let app = tx.application_by_metadata_url(&tenant.id, claim).await?;
+    Ok(app.map(|a| a.id))
+}
+
 /// The person whose subject `client` of `tenant` sees as `subject`, whatever their status.
 pub async fn person_behind(
     tx: &mut dyn ReadTx,

@@ -22,9 +22,9 @@ use crate::access_token::active_claims;
 use crate::claims::{ROLES_SCOPE, all_person_claims, role_claims};
 use crate::context::ProtocolContext;
 use crate::error::OAuthError;
-use crate::subject::person_behind;
+use crate::subject::{client_of_claim, person_behind};
 use serde_json::{Map, Value, json};
-use svc_domain::{ClientId, OrganizationId, ScopeSet, Tenant, User};
+use svc_domain::{OrganizationId, ScopeSet, Tenant, User};
 
 /// An access token as a request presented it.
 pub struct Presented<'a> {
@@ -119,16 +119,13 @@ impl UserInfo {
             ));
         }
         let subject = claims["sub"].as_str().unwrap_or_default();
-        let client = claims["client_id"]
-            .as_str()
-            .and_then(|c| ClientId::parse(c).ok())
-            .ok_or_else(|| OAuthError::invalid_token("the access token names no client"))?;
+        let client = claims["client_id"].as_str().unwrap_or_default();
         // The organization the token acts in, for `org_roles`.
         let organization = claims["org_id"]
             .as_str()
             .and_then(|id| OrganizationId::parse(id).ok());
         let (user, roles) = self
-            .person(tenant, &client, subject, &scope, organization.as_ref())
+            .person(tenant, client, subject, &scope, organization.as_ref())
             .await?;
         let user = user
             .filter(User::can_sign_in)
@@ -143,13 +140,16 @@ impl UserInfo {
     async fn person(
         &self,
         tenant: &Tenant,
-        client: &ClientId,
+        client: &str,
         subject: &str,
         scope: &ScopeSet,
         organization: Option<&OrganizationId>,
     ) -> Result<(Option<User>, Map<String, Value>), OAuthError> {
         let mut tx = self.ctx.store.read().await?;
-        let user = person_behind(tx.as_mut(), tenant, client, subject).await?;
+        let client = client_of_claim(tx.as_mut(), tenant, client)
+            .await?
+            .ok_or_else(|| OAuthError::invalid_token("the access token names no client"))?;
+        let user = person_behind(tx.as_mut(), tenant, &client, subject).await?;
         let roles = match &user {
             Some(user) if scope.contains(ROLES_SCOPE) => {
                 role_claims(tx.as_mut(), &tenant.id, &user.id, organization).await?

@@ -10,6 +10,7 @@ mod authn;
 mod bootstrap;
 mod captcha;
 pub mod cli;
+mod client_documents;
 mod directory;
 mod domain_probe;
 mod error;

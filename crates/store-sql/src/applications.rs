@@ -13,9 +13,9 @@ use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
-    Application, ClientId, GrantType, LogoutChannels, OperatorToken, OperatorTokenId,
-    OrganizationUsage, RedirectUri, Scope, ScopeSet, SecretHash, SigningAlg, TenantId,
-    TokenEndpointAuthMethod, acr_rank,
+    Application, ClientId, ClientIdUrl, GrantType, LogoutChannels, MetadataDocument, OperatorToken,
+    OperatorTokenId, OrganizationUsage, RedirectUri, Scope, ScopeSet, SecretHash, SigningAlg,
+    TenantId, TokenEndpointAuthMethod, acr_rank,
 };
 use svc_store::{
     ApplicationReads, ApplicationWrites, OperatorTokenReads, OperatorTokenWrites, Order,
@@ -27,42 +27,44 @@ use time::OffsetDateTime;
 /// key without naming it).
 const TENANT_FKEY: &str = "applications_tenant_id_fkey";
 
-const SELECT_ONE: &str = "SELECT id, tenant_id, name, redirect_uris, grant_types, \
-     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
-     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests, dpop_bound_access_tokens, \
-     backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
-     frontchannel_logout_session_required, authorization_details_types \
-     FROM applications WHERE tenant_id = $1 AND id = $2";
+/// Every column of `applications`, in the order `insert_application` binds them (`decode` reads
+/// by name); a macro so the statements stay `&'static str` constants.
+macro_rules! columns {
+    () => {
+        "id, tenant_id, name, redirect_uris, grant_types, token_endpoint_auth_method, \
+         allowed_scopes, secret_hash, api_audience, first_party, id_token_signed_response_alg, \
+         jwks, jwks_uri, is_management, created_at, updated_at, post_logout_redirect_uris, \
+         minimum_acr, organization_usage, require_pushed_authorization_requests, \
+         dpop_bound_access_tokens, backchannel_logout_uri, backchannel_logout_session_required, \
+         frontchannel_logout_uri, frontchannel_logout_session_required, \
+         authorization_details_types, metadata_url, metadata_fresh_until"
+    };
+}
+
+const SELECT_ONE: &str = concat!(
+    "SELECT ",
+    columns!(),
+    " FROM applications WHERE tenant_id = $1 AND id = $2"
+);
 // `$2` is the cursor or the bound of its direction (`sorted::cursor`): a plain index range scan.
 const LIST: Sorted = Sorted {
-    asc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
-     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
-     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests, dpop_bound_access_tokens, \
-     backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
-     frontchannel_logout_session_required, authorization_details_types \
-     FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
-    desc: "SELECT id, tenant_id, name, redirect_uris, grant_types, \
-     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
-     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests, dpop_bound_access_tokens, \
-     backchannel_logout_uri, backchannel_logout_session_required, frontchannel_logout_uri, \
-     frontchannel_logout_session_required, authorization_details_types \
-     FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
+    asc: concat!(
+        "SELECT ",
+        columns!(),
+        " FROM applications WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3"
+    ),
+    desc: concat!(
+        "SELECT ",
+        columns!(),
+        " FROM applications WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3"
+    ),
 };
-const INSERT: &str = "INSERT INTO applications (id, tenant_id, name, redirect_uris, grant_types, \
-     token_endpoint_auth_method, allowed_scopes, secret_hash, api_audience, first_party, \
-     id_token_signed_response_alg, jwks, jwks_uri, is_management, created_at, updated_at, \
-     post_logout_redirect_uris, minimum_acr, organization_usage, \
-     require_pushed_authorization_requests, dpop_bound_access_tokens, backchannel_logout_uri, \
-     backchannel_logout_session_required, frontchannel_logout_uri, \
-     frontchannel_logout_session_required, authorization_details_types) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
-     $20, $21, $22, $23, $24, $25, $26)";
+const INSERT: &str = concat!(
+    "INSERT INTO applications (",
+    columns!(),
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
+     $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)"
+);
 // Never id, tenant_id, created_at or is_management; only the revision read ($17). Equality on
 // `updated_at` is exact on both dialects: PostgreSQL compares `timestamptz` values, and SQLite's
 // text has one spelling per instant (UTC RFC 3339, see the SQLite dialect), so no `_ns` twin is
@@ -75,7 +77,8 @@ const UPDATE: &str = "UPDATE applications SET name = $3, redirect_uris = $4, gra
      organization_usage = $18, require_pushed_authorization_requests = $19, \
      dpop_bound_access_tokens = $20, backchannel_logout_uri = $21, \
      backchannel_logout_session_required = $22, frontchannel_logout_uri = $23, \
-     frontchannel_logout_session_required = $24, authorization_details_types = $25 \
+     frontchannel_logout_session_required = $24, authorization_details_types = $25, \
+     metadata_url = $26, metadata_fresh_until = $27 \
      WHERE tenant_id = $1 AND id = $2 AND updated_at = $17";
 /// Every application's detail types that has any (discovery reads it, cached by clients for an
 /// hour; a tenant has few applications with RAR types).
@@ -87,6 +90,12 @@ const DETAIL_TYPES: PerDialect = PerDialect {
 };
 /// Whether the application exists at all: tells a stale revision from a missing record after a
 /// conditional update changed nothing.
+/// The application a client ID metadata document became (unique per tenant, partial index).
+const BY_METADATA_URL: &str = concat!(
+    "SELECT ",
+    columns!(),
+    " FROM applications WHERE tenant_id = $1 AND metadata_url = $2"
+);
 const EXISTS: &str = "SELECT id FROM applications WHERE tenant_id = $1 AND id = $2";
 const DELETE: &str = "DELETE FROM applications WHERE tenant_id = $1 AND id = $2";
 
@@ -105,6 +114,18 @@ impl<D: Dialect> ApplicationReads for SqlTx<D> {
         Stmt::new(SELECT_ONE)
             .bind(tenant.as_str())
             .bind(id.as_str())
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
+    }
+
+    async fn application_by_metadata_url(
+        &mut self,
+        tenant: &TenantId,
+        url: &str,
+    ) -> Result<Option<Application>, StoreError> {
+        Stmt::new(BY_METADATA_URL)
+            .bind(tenant.as_str())
+            .bind(url)
             .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
             .await
     }
@@ -177,6 +198,8 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.logout.frontchannel_uri.as_deref())
             .bind(app.logout.frontchannel_session_required)
             .bind_json(lists.authorization_details_types.clone())
+            .bind(app.metadata_document.as_ref().map(|d| d.url.as_str()))
+            .bind(app.metadata_document.as_ref().map(|d| d.fresh_until))
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -215,6 +238,8 @@ impl<D: Dialect> ApplicationWrites for SqlTx<D> {
             .bind(app.logout.frontchannel_uri.as_deref())
             .bind(app.logout.frontchannel_session_required)
             .bind_json(lists.authorization_details_types.clone())
+            .bind(app.metadata_document.as_ref().map(|d| d.url.as_str()))
+            .bind(app.metadata_document.as_ref().map(|d| d.fresh_until))
             .execute::<D>(self.conn())
             .await?;
         if changed > 0 {
@@ -330,6 +355,8 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Application, StoreError> {
         frontchannel_logout_uri: c.get("frontchannel_logout_uri")?,
         frontchannel_logout_session_required: c.get("frontchannel_logout_session_required")?,
         authorization_details_types: c.json("authorization_details_types")?,
+        metadata_url: c.get("metadata_url")?,
+        metadata_fresh_until: c.get("metadata_fresh_until")?,
     }
     .decode()
 }
@@ -400,6 +427,10 @@ pub(crate) struct ApplicationRow {
     pub frontchannel_logout_uri: Option<String>,
     /// `frontchannel_logout_session_required`.
     pub frontchannel_logout_session_required: bool,
+    /// `metadata_url`.
+    pub metadata_url: Option<String>,
+    /// `metadata_fresh_until`.
+    pub metadata_fresh_until: Option<OffsetDateTime>,
 }
 
 impl ApplicationRow {
@@ -457,7 +488,24 @@ impl ApplicationRow {
                 .map(|_| acr.to_owned())
                 .ok_or("not an assurance level of this service")
         })?;
+        let metadata_document = match (self.metadata_url, self.metadata_fresh_until) {
+            (Some(url), Some(fresh_until)) => Some(MetadataDocument {
+                // Checked when adopted; `http` only ever stored outside production.
+                url: ClientIdUrl::parse(&url, true)
+                    .map_err(|e| corrupt("metadata_url", &url, &e))?,
+                fresh_until,
+            }),
+            (None, None) => None,
+            _ => {
+                return Err(corrupt(
+                    "metadata_url",
+                    "",
+                    &"without its freshness (or the reverse)",
+                ));
+            }
+        };
         Ok(Application {
+            metadata_document,
             tenant_id: TenantId::parse(&self.tenant_id)
                 .map_err(|e| corrupt("tenant_id", &self.tenant_id, &e))?,
             name: self.name,
@@ -576,6 +624,8 @@ mod tests {
             frontchannel_logout_uri: None,
             frontchannel_logout_session_required: false,
             authorization_details_types: r#"[{"type":"t","description":"d","schema":{}}]"#.into(),
+            metadata_url: Some("https://a.example/client.json".into()),
+            metadata_fresh_until: Some(OffsetDateTime::UNIX_EPOCH),
         }
     }
 
@@ -595,7 +645,12 @@ mod tests {
         };
         assert_eq!(without.decode().unwrap().minimum_acr, None);
         assert_eq!(app.authorization_details_types[0].name, "t");
-        let cases: [(&str, Spoil); 10] = [
+        assert_eq!(
+            app.wire_client_id(),
+            "https://a.example/client.json",
+            "a document's URL is its client_id on the wire"
+        );
+        let cases: [(&str, Spoil); 13] = [
             ("redirect_uris", |r| {
                 r.redirect_uris = r#"["http://evil.example/cb"]"#.into()
             }),
@@ -618,6 +673,11 @@ mod tests {
             ("authorization_details_types", |r| {
                 r.authorization_details_types = r#"[{"type":"t"}]"#.into()
             }),
+            ("metadata_url", |r| {
+                r.metadata_url = Some("ftp://a.example/client.json".into())
+            }),
+            ("metadata_url", |r| r.metadata_url = None),
+            ("metadata_url", |r| r.metadata_fresh_until = None),
         ];
         for (column, spoil) in cases {
             let mut bad = row();

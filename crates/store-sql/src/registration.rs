@@ -23,6 +23,13 @@ const SET_POLICY: &str = "INSERT INTO registration_policies (tenant_id, policy, 
      VALUES ($1, $2, $3) \
      ON CONFLICT (tenant_id) DO UPDATE SET policy = excluded.policy, \
      updated_at = excluded.updated_at";
+const DOCUMENTS: &str =
+    "SELECT client_id_metadata_documents FROM registration_policies WHERE tenant_id = $1";
+const SET_DOCUMENTS: &str = "INSERT INTO registration_policies \
+     (tenant_id, policy, updated_at, client_id_metadata_documents) VALUES ($1, 'disabled', $2, $3) \
+     ON CONFLICT (tenant_id) DO UPDATE SET \
+     client_id_metadata_documents = excluded.client_id_metadata_documents, \
+     updated_at = excluded.updated_at";
 const TOKEN: &str = "SELECT token_hash FROM registration_access_tokens \
      WHERE tenant_id = $1 AND client_id = $2";
 const INITIAL_TOKENS: &str = "SELECT id, tenant_id, token_hash, expires_at, max_uses, uses, \
@@ -68,6 +75,16 @@ impl<D: Dialect> RegistrationReads for SqlTx<D> {
         Ok(stored.unwrap_or_default())
     }
 
+    async fn metadata_documents_accepted(&mut self, tenant: &TenantId) -> Result<bool, StoreError> {
+        let stored = Stmt::new(DOCUMENTS)
+            .bind(tenant.as_str())
+            .fetch_optional_with::<D, _>(self.conn(), |row: &Row<D>| {
+                Columns::<D>::new(row, "registration_policies").get("client_id_metadata_documents")
+            })
+            .await?;
+        Ok(stored.unwrap_or(false))
+    }
+
     async fn registration_token(
         &mut self,
         tenant: &TenantId,
@@ -111,6 +128,22 @@ impl<D: Dialect> RegistrationWrites for SqlTx<D> {
             .bind(tenant.as_str())
             .bind(policy.as_str())
             .bind(now)
+            .execute::<D>(self.conn())
+            .await
+            .map_err(|e| naming::foreign_key(e, "registration_policies_tenant_id_fkey"))?;
+        Ok(())
+    }
+
+    async fn set_metadata_documents_accepted(
+        &mut self,
+        tenant: &TenantId,
+        accepted: bool,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        Stmt::new(SET_DOCUMENTS)
+            .bind(tenant.as_str())
+            .bind(now)
+            .bind(accepted)
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, "registration_policies_tenant_id_fkey"))?;

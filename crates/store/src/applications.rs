@@ -27,6 +27,13 @@ pub trait ApplicationReads {
         id: &ClientId,
     ) -> Result<Option<Application>, StoreError>;
 
+    /// The application of `tenant` read from the client ID metadata document at `url`, if any.
+    async fn application_by_metadata_url(
+        &mut self,
+        tenant: &TenantId,
+        url: &str,
+    ) -> Result<Option<Application>, StoreError>;
+
     /// Up to `limit` applications of `tenant` in id `order`, past the cursor `after`.
     async fn list_applications(
         &mut self,
@@ -47,7 +54,8 @@ pub trait ApplicationReads {
 /// Writes of applications.
 #[async_trait]
 pub trait ApplicationWrites {
-    /// Stores a new application; a taken id is [`StoreError::Conflict`].
+    /// Stores a new application; a taken id, or a metadata document URL another application of
+    /// the tenant already has, is [`StoreError::Conflict`].
     async fn insert_application(&mut self, app: &Application) -> Result<(), StoreError>;
 
     /// Replaces every mutable field (all but id, tenant, created_at, is_management), provided

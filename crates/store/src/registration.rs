@@ -23,6 +23,10 @@ pub trait RegistrationReads {
         tenant: &TenantId,
     ) -> Result<RegistrationPolicy, StoreError>;
 
+    /// Whether `tenant` accepts client ID metadata documents (an `https` URL as `client_id`):
+    /// `false` until set.
+    async fn metadata_documents_accepted(&mut self, tenant: &TenantId) -> Result<bool, StoreError>;
+
     /// The hash of the registration access token of the application `client` of `tenant`;
     /// `None` when it has none (created through the management API, or absent).
     async fn registration_token(
@@ -48,6 +52,16 @@ pub trait RegistrationWrites {
         &mut self,
         tenant: &TenantId,
         policy: RegistrationPolicy,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+
+    /// Sets whether `tenant` accepts client ID metadata documents (an upsert beside the
+    /// registration policy, which an absent row leaves `disabled`), changed at `now`; the same
+    /// foreign-key conflict as [`RegistrationWrites::set_registration_policy`].
+    async fn set_metadata_documents_accepted(
+        &mut self,
+        tenant: &TenantId,
+        accepted: bool,
         now: OffsetDateTime,
     ) -> Result<(), StoreError>;
 

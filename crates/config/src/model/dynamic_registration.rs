@@ -26,6 +26,15 @@ pub struct DynamicRegistrationConfig {
     /// `unapproved_software_statement`. In the environment: a JSON array of such objects.
     /// Default: none (every statement is refused).
     pub software_statement_issuers: Vec<SoftwareStatementIssuer>,
+    /// Accept an `https` URL as `client_id` (client ID metadata documents, the IETF draft MCP
+    /// clients use) in tenants that turn it on (`client_id_metadata_documents: true` on
+    /// `/api/v1/registration-policy`), whatever their registration policy. The document is
+    /// fetched through the outbound guard (in production: `https`, public addresses only; no
+    /// redirects, 5 s, 16 KiB, a JSON content type), kept for its `Cache-Control: max-age`
+    /// within 30 s..24 h (5 minutes when it says nothing), and read into an application with
+    /// registration's rules. When false no tenant can turn it on and no discovery document
+    /// advertises `client_id_metadata_document_supported`. Default: false.
+    pub client_id_metadata_documents: bool,
 }
 
 /// One authority trusted to sign software statements.
@@ -44,6 +53,7 @@ impl Default for DynamicRegistrationConfig {
             enabled: false,
             max_registrations_per_hour: 20,
             software_statement_issuers: Vec::new(),
+            client_id_metadata_documents: false,
         }
     }
 }

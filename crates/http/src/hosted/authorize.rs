@@ -191,6 +191,9 @@ pub(crate) async fn consent_page(
     let s = ctx.s();
     let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
     let mut page = Page::new(s.consent_title).line("", Some(prompt.client_name), s.consent_wants);
+    if let Some(host) = prompt.client_host {
+        page = page.line(s.consent_published_by, Some(host), "");
+    }
     // RFC 8628 §5.4: a device's request shows its code again, to compare with the device.
     if let Some(code) = prompt.device_user_code {
         page = page.line(s.device.consent_check, Some(code), s.device.consent_warning);

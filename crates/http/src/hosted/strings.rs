@@ -138,6 +138,9 @@ pub struct Strings {
     pub consent_title: &'static str,
     /// After the client name on the consent page.
     pub consent_wants: &'static str,
+    /// Before the host of a client known only by its metadata document's URL (its name is
+    /// its own claim; the host is what vouches for it).
+    pub consent_published_by: &'static str,
     /// Allow button.
     pub consent_allow: &'static str,
     /// Deny button.
@@ -500,6 +503,7 @@ pub static EN: Strings = Strings {
     organization_choose: "as a member of:",
     consent_title: "Allow access?",
     consent_wants: "would like to:",
+    consent_published_by: "This application describes itself at",
     consent_allow: "Allow",
     consent_deny: "Deny",
     scope_unknown: "Use the permission",

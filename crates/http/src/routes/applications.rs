@@ -517,7 +517,7 @@ mod tests {
         let doc = document();
         let schemas = &doc["components"]["schemas"];
         let view = &schemas["ApplicationView"];
-        assert_eq!(view["required"].as_array().map(Vec::len), Some(25));
+        assert_eq!(view["required"].as_array().map(Vec::len), Some(26));
         assert!(
             view["required"]
                 .as_array()

@@ -45,26 +45,39 @@ pub struct WellKnownState {
     /// Where each tenant's RAR detail types are read, while the deployment takes
     /// `authorization_details`; `None` otherwise.
     pub detail_types: Option<svc_manage::ManageContext>,
+    /// Where each tenant's acceptance of client ID metadata documents is read, while the
+    /// deployment accepts them; `None` otherwise.
+    pub metadata_documents: Option<svc_manage::ManageContext>,
 }
 
 impl WellKnownState {
     /// What the metadata of `current`'s issuer advertises: the deployment's settings, with
     /// `registration_endpoint` only while the tenant's registration policy takes registrations
-    /// (RFC 8414 §2: advertise what works), and the detail types of its applications. A policy
+    /// (RFC 8414 §2: advertise what works), `client_id_metadata_document_supported` only while
+    /// it accepts metadata documents, and the detail types of its applications. A policy
     /// that cannot be read advertises nothing.
     async fn settings_for(
         &self,
         current: &CurrentTenant,
     ) -> std::borrow::Cow<'_, DiscoverySettings> {
-        if self.registration.is_none() && self.detail_types.is_none() {
+        let policies = self
+            .registration
+            .as_ref()
+            .or(self.metadata_documents.as_ref());
+        if policies.is_none() && self.detail_types.is_none() {
             return std::borrow::Cow::Borrowed(&self.discovery);
         }
         let mut settings = (*self.discovery).clone();
-        if let Some(manage) = &self.registration {
-            settings.features.registration =
-                svc_manage::registration::get_policy(manage, &current.tenant.id)
-                    .await
-                    .is_ok_and(|view| view.policy.accepts_registrations());
+        if let Some(manage) = policies {
+            let view = svc_manage::registration::get_policy(manage, &current.tenant.id)
+                .await
+                .ok();
+            settings.features.registration = self.registration.is_some()
+                && view
+                    .as_ref()
+                    .is_some_and(|v| v.policy.accepts_registrations());
+            settings.features.client_id_metadata_documents = self.metadata_documents.is_some()
+                && view.is_some_and(|v| v.client_id_metadata_documents);
         }
         // RFC 9396 §10.1: the types this tenant's applications registered; unreadable, none.
         if let Some(manage) = &self.detail_types {
@@ -383,6 +396,11 @@ pub struct AuthorizationServerMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub registration_endpoint: Option<String>,
+    /// `true` while the deployment accepts client ID metadata documents and the tenant turned
+    /// them on (draft-ietf-oauth-client-id-metadata-document §6); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub client_id_metadata_document_supported: Option<bool>,
 }
 
 /// OpenID Connect Discovery 1.0 §3 provider metadata: the RFC 8414 members and these.

@@ -6,7 +6,7 @@ use super::{ApplicationInput, Identity, assemble, new_secret};
 use crate::audit::{self, action};
 use crate::{Actor, ManageContext, ManageError, RequestMeta, events};
 use svc_domain::EventType;
-use svc_domain::{Application, ClientId, TenantId};
+use svc_domain::{Application, ClientId, MetadataDocument, TenantId};
 use svc_store::WriteTx;
 
 /// Validates `input` against the registration rules and stores the application in `tenant`,
@@ -25,14 +25,16 @@ pub async fn create(
     let valid = input.validate()?.offered_by(ctx)?;
     let id = ClientId::generate(ctx.clock.as_ref(), ctx.rng.as_ref());
     let mut tx = ctx.store.write().await?;
-    let created = create_in(tx.as_mut(), ctx, tenant, actor, meta, id, valid).await?;
+    let created = create_in(tx.as_mut(), ctx, tenant, actor, meta, id, valid, None).await?;
     tx.commit().await?;
     Ok(created)
 }
 
 /// Stores the validated application `id` in `tenant` within `tx`, with its audit entry and
 /// event; the caller commits (dynamic registration adds its registration access token to the
-/// same transaction). The one place an application is created.
+/// same transaction). The one place an application is created; `metadata_document` is the
+/// client ID metadata document it is read from, if any.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn create_in(
     tx: &mut dyn WriteTx,
     ctx: &ManageContext,
@@ -41,6 +43,7 @@ pub(crate) async fn create_in(
     meta: &RequestMeta,
     id: ClientId,
     valid: ValidApplication,
+    metadata_document: Option<MetadataDocument>,
 ) -> Result<(Application, Option<String>), ManageError> {
     let now = ctx.now();
     let secret = valid
@@ -51,6 +54,7 @@ pub(crate) async fn create_in(
         id,
         tenant_id: tenant,
         is_management: false,
+        metadata_document,
         created_at: now,
         updated_at: now,
     };

@@ -40,6 +40,7 @@ pub(crate) fn management_application(
         jwks: None,
         jwks_uri: None,
         is_management: true,
+        metadata_document: None,
         // Machine-to-machine only: no person signs in for it.
         minimum_acr: None,
         organization_usage: svc_domain::OrganizationUsage::Allow,

@@ -4,6 +4,7 @@
 
 mod create;
 mod delete;
+mod document;
 mod input;
 mod list;
 mod management;
@@ -25,11 +26,12 @@ pub use update::update;
 pub use view::{ApplicationView, CreatedApplicationView, RotatedSecretView};
 
 pub(crate) use create::create_in;
+pub(crate) use document::adopt_in;
 pub(crate) use input::ValidApplication;
 pub(crate) use management::management_application;
 pub(crate) use rules::{check_audience_uri, check_jwks};
 
-use svc_domain::{Application, ClientId, GeneratedSecret, SecretHash, TenantId};
+use svc_domain::{Application, ClientId, GeneratedSecret, MetadataDocument, SecretHash, TenantId};
 use time::OffsetDateTime;
 
 /// Prefix of generated client secrets (`cs_…`), so a leaked string says what it is.
@@ -40,6 +42,8 @@ struct Identity<'a> {
     id: ClientId,
     tenant_id: &'a TenantId,
     is_management: bool,
+    /// The client ID metadata document the application is read from, if any.
+    metadata_document: Option<MetadataDocument>,
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
 }
@@ -66,6 +70,7 @@ fn assemble(
         jwks: valid.jwks,
         jwks_uri: valid.jwks_uri,
         is_management: identity.is_management,
+        metadata_document: identity.metadata_document,
         minimum_acr: valid.minimum_acr,
         organization_usage: valid.organization_usage,
         require_pushed_authorization_requests: valid.require_pushed_authorization_requests,

@@ -24,7 +24,8 @@ use svc_domain::{Application, ClientId, TenantId};
 /// Errors: [`ManageError::Invalid`] as on create; [`ManageError::NotFound`] when absent (or
 /// another tenant's); [`ManageError::PreconditionFailed`] when it is not at a revision
 /// `precondition` names, or changed while this ran; [`ManageError::Forbidden`] when it would
-/// change the management application's grants, scopes, method or audience. Nothing is written
+/// change the management application's grants, scopes, method or audience, or when the
+/// application is read from a client ID metadata document. Nothing is written
 /// on error.
 pub async fn update(
     ctx: &ManageContext,
@@ -42,6 +43,7 @@ pub async fn update(
         .await?
         .ok_or(ManageError::NotFound)?;
     precondition.check(existing.updated_at)?;
+    super::document::check_not_from_document(&existing)?;
     if existing.is_management {
         check_management_unchanged(&existing, &valid)?;
     }
@@ -57,6 +59,7 @@ pub async fn update(
         id: existing.id.clone(),
         tenant_id: tenant,
         is_management: existing.is_management,
+        metadata_document: None,
         created_at: existing.created_at,
         updated_at: next_revision(ctx, existing.updated_at),
     };

@@ -97,6 +97,11 @@ pub struct ApplicationView {
     pub authorization_details_types: Vec<super::DetailTypeInput>,
     /// Whether it is a confidential client (authenticates at the token endpoint).
     pub confidential: bool,
+    /// The URL of the client ID metadata document it is read from, which is its `client_id`
+    /// on the wire (the management API cannot change such an application); `null` for
+    /// registered applications.
+    #[schema(required = true)]
+    pub client_id_metadata_document: Option<String>,
     /// Creation time (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -157,6 +162,10 @@ impl From<&Application> for ApplicationView {
                 .map(Into::into)
                 .collect(),
             confidential: app.is_confidential(),
+            client_id_metadata_document: app
+                .metadata_document
+                .as_ref()
+                .map(|d| d.url.as_str().to_owned()),
             created_at: app.created_at,
             updated_at: app.updated_at,
         }

@@ -20,10 +20,11 @@
 //! 7. `client_name`, when absent, is the URL's host: the consent page always names who asks.
 
 use super::metadata::{ClientMetadata, Kept, in_metadata_terms};
-use crate::ManageError;
-use crate::applications::ApplicationInput;
+use crate::applications::{ApplicationInput, adopt_in};
+use crate::{ManageContext, ManageError};
 use serde_json::{Map, Value};
-use svc_domain::{ClientIdUrl, GrantType};
+use svc_domain::{Application, ClientIdUrl, GrantType, MetadataDocument, TenantId};
+use time::OffsetDateTime;
 
 /// The largest document accepted (the draft suggests 5 KiB; a document with a JWK Set inline
 /// needs a little more).
@@ -142,6 +143,39 @@ pub fn document_input(url: &ClientIdUrl, body: &[u8]) -> Result<ApplicationInput
     metadata
         .to_input(Kept::new_registration())
         .map_err(in_metadata_terms)
+}
+
+/// Reads the document `body`, fetched from `url`, into the application of `tenant` for that URL
+/// (created the first time, refreshed afterwards; see `applications::document`), its reading
+/// standing until `fresh_until`. `None` when the tenant does not accept metadata documents
+/// (read again in the writing transaction, so a tenant that just turned them off gets none).
+///
+/// Errors: [`ManageError::Invalid`] naming the first member that breaks a rule (nothing is
+/// written); [`ManageError::PreconditionFailed`] or the store's conflict when another instance
+/// adopted the same document meanwhile (read again).
+pub async fn adopt(
+    ctx: &ManageContext,
+    tenant: &TenantId,
+    url: &ClientIdUrl,
+    body: &[u8],
+    fresh_until: OffsetDateTime,
+) -> Result<Option<Application>, ManageError> {
+    let valid = document_input(url, body)?
+        .validate()
+        .and_then(|valid| valid.offered_by(ctx))
+        .map_err(in_metadata_terms)?;
+    let mut tx = ctx.store.write().await?;
+    if !tx.metadata_documents_accepted(tenant).await? {
+        return Ok(None);
+    }
+    let document = MetadataDocument {
+        url: url.clone(),
+        fresh_until,
+    };
+    let application = adopt_in(tx.as_mut(), ctx, tenant, valid, document).await?;
+    tx.commit().await?;
+    ctx.changes.application_changed(tenant, &application.id);
+    Ok(Some(application))
 }
 
 #[cfg(test)]

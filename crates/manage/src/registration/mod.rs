@@ -36,7 +36,7 @@ pub use initial_tokens::{
     MAX_INITIAL_ACCESS_TOKENS, create_initial_token, delete_initial_token, list_initial_tokens,
 };
 pub use metadata::{ClientInformation, ClientMetadata};
-pub use metadata_document::{MAX_METADATA_DOCUMENT_BYTES, document_input};
+pub use metadata_document::{MAX_METADATA_DOCUMENT_BYTES, adopt, document_input};
 pub use policy::{RegistrationPolicyInput, RegistrationPolicyView, get_policy, set_policy};
 pub use register::{Registered, register};
 pub use statement::{SoftwareStatementVerifier, StatementRefusal, UNAPPROVED_FIELD};

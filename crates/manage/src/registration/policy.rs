@@ -10,13 +10,17 @@ use svc_domain::{RegistrationPolicy, TenantId};
 
 /// The policy as the management API shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(example = json!({"policy": "open"}))]
+#[schema(example = json!({"policy": "open", "client_id_metadata_documents": false}))]
 pub struct RegistrationPolicyView {
     /// `disabled` (the default: `/oauth/register` refuses every registration), `open` (anyone
     /// may register, within the deployment's rate limit) or `protected` (only with one of the
     /// tenant's initial access tokens).
     #[schema(value_type = PolicyName)]
     pub policy: RegistrationPolicy,
+    /// Whether an `https` URL is accepted as `client_id` (client ID metadata documents),
+    /// whatever `policy` says. `false` until turned on; only a deployment with
+    /// `[dynamic_registration].client_id_metadata_documents` lets a tenant turn it on.
+    pub client_id_metadata_documents: bool,
 }
 
 /// The policy names, for the schema.
@@ -35,11 +39,14 @@ enum PolicyName {
 /// What a caller sends to set the policy. Unknown fields are refused.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"policy": "open"}))]
+#[schema(example = json!({"policy": "disabled", "client_id_metadata_documents": true}))]
 pub struct RegistrationPolicyInput {
     /// `disabled`, `open` or `protected`.
     #[schema(value_type = PolicyName)]
     pub policy: String,
+    /// Accept client ID metadata documents; absent leaves the current setting.
+    #[serde(default)]
+    pub client_id_metadata_documents: Option<bool>,
 }
 
 /// The registration policy of `tenant`.
@@ -54,15 +61,25 @@ pub async fn get_policy(
         return Err(ManageError::NotFound);
     }
     let policy = tx.registration_policy(tenant).await?;
+    // What holds: a deployment that stopped accepting documents overrides the tenant's choice.
+    let client_id_metadata_documents =
+        ctx.metadata_documents && tx.metadata_documents_accepted(tenant).await?;
     tx.finish().await?;
-    Ok(RegistrationPolicyView { policy })
+    Ok(RegistrationPolicyView {
+        policy,
+        client_id_metadata_documents,
+    })
 }
 
 /// Sets the registration policy of `tenant`, audited as `registration_policy.set` (target: the
 /// policy). Applications already registered stay; closing registration only refuses new ones.
 ///
-/// Errors: [`ManageError::Invalid`] for an unknown policy; [`ManageError::NotFound`] when the
-/// tenant does not exist.
+/// `client_id_metadata_documents`, when present, is set in the same transaction (and audited as
+/// `registration_policy.set` with the target `client_id_metadata_documents=true|false`).
+///
+/// Errors: [`ManageError::Invalid`] for an unknown policy, or for turning metadata documents on
+/// in a deployment that does not accept them; [`ManageError::NotFound`] when the tenant does
+/// not exist.
 pub async fn set_policy(
     ctx: &ManageContext,
     tenant: &TenantId,
@@ -73,12 +90,35 @@ pub async fn set_policy(
     let policy = RegistrationPolicy::parse(&input.policy).ok_or_else(|| {
         ManageError::invalid("policy", "policy must be disabled, open or protected")
     })?;
+    if input.client_id_metadata_documents == Some(true) && !ctx.metadata_documents {
+        return Err(ManageError::invalid(
+            "client_id_metadata_documents",
+            "this deployment does not accept client ID metadata documents \
+             ([dynamic_registration].client_id_metadata_documents is off)",
+        ));
+    }
     let mut tx = ctx.store.write().await?;
     if tx.tenant_by_id(tenant).await?.is_none() {
         return Err(ManageError::NotFound);
     }
     tx.set_registration_policy(tenant, policy, ctx.now())
         .await?;
+    if let Some(accepted) = input.client_id_metadata_documents {
+        tx.set_metadata_documents_accepted(tenant, accepted, ctx.now())
+            .await?;
+        let target = format!("client_id_metadata_documents={accepted}");
+        let entry = audit::entry(
+            ctx,
+            actor,
+            meta,
+            Some(tenant),
+            action::REGISTRATION_POLICY_SET,
+            Some(&target),
+        );
+        audit::record(tx.as_mut(), &entry).await?;
+    }
+    let client_id_metadata_documents =
+        ctx.metadata_documents && tx.metadata_documents_accepted(tenant).await?;
     let entry = audit::entry(
         ctx,
         actor,
@@ -89,7 +129,10 @@ pub async fn set_policy(
     );
     audit::record(tx.as_mut(), &entry).await?;
     tx.commit().await?;
-    Ok(RegistrationPolicyView { policy })
+    Ok(RegistrationPolicyView {
+        policy,
+        client_id_metadata_documents,
+    })
 }
 
 /// Rule: registration is taken only when the tenant's policy accepts it.

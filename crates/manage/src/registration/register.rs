@@ -106,7 +106,7 @@ pub async fn register(
         }
     }
     let (application, client_secret) =
-        create_in(tx.as_mut(), ctx, tenant, &actor, meta, id, valid).await?;
+        create_in(tx.as_mut(), ctx, tenant, &actor, meta, id, valid, None).await?;
     tx.insert_registration_token(tenant, &application.id, &token.hash, now)
         .await?;
     tx.commit().await?;

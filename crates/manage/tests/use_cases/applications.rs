@@ -78,12 +78,14 @@ async fn a_confidential_application_gets_a_secret_shown_once() {
         "frontchannel_logout_session_required",
         "authorization_details_types",
         "confidential",
+        "client_id_metadata_document",
         "created_at",
         "updated_at",
     ] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }
-    assert_eq!(keys.len(), 25, "{keys:?}");
+    assert_eq!(keys.len(), 26, "{keys:?}");
+    assert_eq!(view["client_id_metadata_document"], serde_json::Value::Null);
     assert_eq!(
         view["require_pushed_authorization_requests"], false,
         "RFC 9126 §6: off unless registered"

@@ -406,6 +406,9 @@ impl svc_store::RegistrationReads for FaultyTx {
     ) -> Result<svc_domain::RegistrationPolicy, StoreError> {
         self.inner.registration_policy(tenant).await
     }
+    async fn metadata_documents_accepted(&mut self, tenant: &TenantId) -> Result<bool, StoreError> {
+        self.inner.metadata_documents_accepted(tenant).await
+    }
     async fn registration_token(
         &mut self,
         tenant: &TenantId,
@@ -445,6 +448,16 @@ impl svc_store::RegistrationWrites for FaultyTx {
     ) -> Result<(), StoreError> {
         self.inner
             .set_registration_policy(tenant, policy, now)
+            .await
+    }
+    async fn set_metadata_documents_accepted(
+        &mut self,
+        tenant: &TenantId,
+        accepted: bool,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .set_metadata_documents_accepted(tenant, accepted, now)
             .await
     }
     async fn insert_registration_token(

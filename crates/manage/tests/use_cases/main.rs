@@ -22,6 +22,7 @@ mod faulty_user_roles;
 mod faulty_webhooks;
 mod idempotency;
 mod invitations;
+mod metadata_documents;
 mod operator_tokens;
 mod organizations;
 mod role_assignments;

@@ -348,6 +348,13 @@ impl ApplicationReads for FaultyTx {
     ) -> Result<Option<Application>, StoreError> {
         self.inner.application(tenant, id).await
     }
+    async fn application_by_metadata_url(
+        &mut self,
+        tenant: &TenantId,
+        url: &str,
+    ) -> Result<Option<Application>, StoreError> {
+        self.inner.application_by_metadata_url(tenant, url).await
+    }
     async fn list_applications(
         &mut self,
         tenant: &TenantId,

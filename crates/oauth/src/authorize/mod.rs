@@ -85,6 +85,7 @@ enum Ask {
     Organization,
 }
 
+use crate::client_documents::DocumentError;
 use crate::error::ErrorPageKind;
 use crate::policies;
 use request::{AuthorizationRequest, PageError, Params, RedirectError};
@@ -191,6 +192,9 @@ pub enum AuthorizeOutcome {
 pub struct ConsentPrompt {
     /// The application's display name.
     pub client_name: String,
+    /// For a client known by its metadata document's URL, that URL's host: the name is the
+    /// client's own claim, the host is who published it.
+    pub client_host: Option<String>,
     /// The scopes asked for.
     pub scopes: Vec<String>,
     /// The descriptions of those that are permissions of the API resource the request names,
@@ -228,6 +232,8 @@ pub struct AuthorizeEndpoint {
     jwks: Option<Arc<dyn crate::client_auth::JwksFetcher>>,
     /// Whether DPoP is on (`dpop_jkt` binds codes only then).
     dpop: bool,
+    /// Resolves URL `client_id`s (client ID metadata documents).
+    documents: Option<Arc<dyn crate::client_documents::ClientDocuments>>,
 }
 
 impl AuthorizeEndpoint {
@@ -243,6 +249,7 @@ impl AuthorizeEndpoint {
             settings,
             clients: ctx.clients,
             jwks: ctx.jwks_fetcher,
+            documents: ctx.documents,
         }
     }
 
@@ -274,7 +281,7 @@ impl AuthorizeEndpoint {
             Ok(id) => id,
             Err(e) => return page(e),
         };
-        let app = match self.application(tenant, raw_client).await {
+        let app = match self.named_application(tenant, raw_client).await {
             Ok(Some(app)) => app,
             Ok(None) => {
                 return page(PageError {
@@ -282,7 +289,15 @@ impl AuthorizeEndpoint {
                     description: "this application is not known here".into(),
                 });
             }
-            Err(e) => return unavailable(e),
+            Err(DocumentError::Refused(why)) => {
+                return page(PageError {
+                    error: "invalid_client",
+                    description: format!(
+                        "this application's client metadata document cannot be used: {why}"
+                    ),
+                });
+            }
+            Err(DocumentError::Store(e)) => return unavailable(e),
         };
         if let Some(request_uri) = pushed::request_uri(&params, self.settings.pushed) {
             return self
@@ -449,6 +464,10 @@ impl AuthorizeEndpoint {
         };
         Ok(ConsentPrompt {
             client_name: app.name.clone(),
+            client_host: app
+                .metadata_document
+                .as_ref()
+                .map(|d| d.url.authority().to_owned()),
             scopes: req.scopes().iter().map(|s| s.as_str().to_owned()).collect(),
             permissions,
             device_user_code: req.device.as_ref().map(|d| d.user_code.clone()),

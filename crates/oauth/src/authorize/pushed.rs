@@ -127,7 +127,7 @@ fn check_client_id(params: &Params<'_>, app: &Application) -> Result<(), OAuthEr
         Err(()) => Err(OAuthError::invalid_request(
             "client_id was sent more than once",
         )),
-        Ok(Some(id)) if id != app.id.as_str() => Err(OAuthError::invalid_request(
+        Ok(Some(id)) if id != app.wire_client_id() => Err(OAuthError::invalid_request(
             "client_id differs from the authenticated client (RFC 9126 §2.1)",
         )),
         Ok(_) => Ok(()),
@@ -241,7 +241,7 @@ impl AuthorizeEndpoint {
         };
         let stored = Params::new(&pairs);
         match self
-            .validate(tenant, app, &stored, app.id.as_str(), Arrival::Pushed)
+            .validate(tenant, app, &stored, app.wire_client_id(), Arrival::Pushed)
             .await
         {
             Ok(req) => self.decide(tenant, issuer, app, &req, browser, None).await,
@@ -333,7 +333,7 @@ impl PushEndpoint {
                 tenant,
                 &app,
                 &pushed_params,
-                app.id.as_str(),
+                app.wire_client_id(),
                 Arrival::Pushed,
             )
             .await

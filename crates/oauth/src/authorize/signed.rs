@@ -126,7 +126,7 @@ impl AuthorizeEndpoint {
         // 4.
         check_claims(
             &claims,
-            app.id.as_str(),
+            app.wire_client_id(),
             issuer,
             self.clock.now().unix_timestamp(),
         )?;
@@ -134,7 +134,7 @@ impl AuthorizeEndpoint {
         let Value::Object(claims) = claims else {
             return Err("the request object's payload is not a JSON object".into());
         };
-        let mut inner = vec![("client_id".to_owned(), app.id.as_str().to_owned())];
+        let mut inner = vec![("client_id".to_owned(), app.wire_client_id().to_owned())];
         inner.extend(to_parameters(&claims)?);
         // 6.
         check_outer(outer, &Params::new(&inner))?;

@@ -7,6 +7,7 @@ use super::{
     AuthorizeEndpoint, AuthorizeOutcome, CODE_PREFIX, grant, truncate_micros, unavailable,
 };
 use crate::claims::ClaimsRequest;
+use crate::client_documents::{DocumentError, Reading, is_document_id};
 use crate::error::ErrorPageKind;
 use crate::subject::subject_for;
 use std::sync::Arc;
@@ -18,6 +19,28 @@ use svc_store::StoreError;
 use time::OffsetDateTime;
 
 impl AuthorizeEndpoint {
+    /// The application a request's `client_id` names: a registered application's id, or the
+    /// URL of a client ID metadata document, read as published now (within its cache lifetime:
+    /// this request begins something new on the client's behalf).
+    pub(super) async fn named_application(
+        &self,
+        tenant: &Tenant,
+        raw: &str,
+    ) -> Result<Option<Application>, DocumentError> {
+        if !is_document_id(raw) {
+            return Ok(self.application(tenant, raw).await?);
+        }
+        match &self.documents {
+            Some(documents) => {
+                let app = documents
+                    .application(&tenant.id, raw, Reading::WhenStale)
+                    .await?;
+                Ok(app.filter(|a| a.tenant_id == tenant.id))
+            }
+            None => Ok(None),
+        }
+    }
+
     pub(super) async fn application(
         &self,
         tenant: &Tenant,

@@ -108,6 +108,7 @@ mod tests {
             dpop_bound_access_tokens: false,
             logout: Default::default(),
             authorization_details_types: Vec::new(),
+            metadata_document: None,
             created_at: at,
             updated_at: at,
         })

@@ -20,6 +20,7 @@ mod private_key_jwt;
 pub use cache::ClientCache;
 pub use private_key_jwt::{ASSERTION_CLOCK_SKEW, MAX_ASSERTION_LIFETIME, SUPPORTED_ASSERTION_ALGS};
 
+use crate::client_documents::{ClientDocuments, DocumentError, Reading, is_document_id};
 use crate::error::OAuthError;
 use crate::token::request::{ClientCredentials, Credential};
 use async_trait::async_trait;
@@ -64,6 +65,8 @@ pub struct ClientAuthContext<'a> {
     pub jwks_fetcher: Option<&'a dyn JwksFetcher>,
     /// Applications already read; `None` reads the store every time.
     pub clients: Option<&'a ClientCache>,
+    /// Resolves URL `client_id`s; `None`: such an id is unknown.
+    pub documents: Option<&'a dyn ClientDocuments>,
 }
 
 /// Authenticates the client of a token request by the method its application registered.
@@ -200,6 +203,9 @@ async fn registered(
     ctx: &ClientAuthContext<'_>,
     client_id: &str,
 ) -> Result<Option<Application>, OAuthError> {
+    if is_document_id(client_id) {
+        return by_document(ctx, client_id).await;
+    }
     let Ok(id) = ClientId::parse(client_id) else {
         return Ok(None);
     };
@@ -209,11 +215,35 @@ async fn registered(
     stored(ctx, client_id).await
 }
 
+/// The application a URL `client_id` names: a stored reading however old serves (only the
+/// authorization endpoint needs the document as published now), fetched only when none is.
+/// A document that cannot be used is an authentication failure like any other, its reason kept
+/// for the logs.
+async fn by_document(
+    ctx: &ClientAuthContext<'_>,
+    client_id: &str,
+) -> Result<Option<Application>, OAuthError> {
+    let Some(documents) = ctx.documents else {
+        return Ok(None);
+    };
+    match documents
+        .application(ctx.tenant, client_id, Reading::WhenAbsent)
+        .await
+    {
+        Ok(app) => Ok(app.filter(|a| a.tenant_id == *ctx.tenant)),
+        Err(DocumentError::Refused(why)) => Err(failed(why)),
+        Err(DocumentError::Store(e)) => Err(e.into()),
+    }
+}
+
 /// The application `client_id` of this tenant as the store has it now (and cached).
 async fn stored(
     ctx: &ClientAuthContext<'_>,
     client_id: &str,
 ) -> Result<Option<Application>, OAuthError> {
+    if is_document_id(client_id) {
+        return by_document(ctx, client_id).await;
+    }
     let Ok(id) = ClientId::parse(client_id) else {
         return Ok(None);
     };

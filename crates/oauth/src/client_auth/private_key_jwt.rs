@@ -85,7 +85,12 @@ pub(super) async fn private_key_jwt(
     let claims = verify_signature(ctx, &client.application, token, &unverified).await?;
     // 8.
     let now = ctx.clock.now();
-    let checked = check_claims(&claims, client.application.id.as_str(), ctx.issuer, now)?;
+    let checked = check_claims(
+        &claims,
+        client.application.wire_client_id(),
+        ctx.issuer,
+        now,
+    )?;
     // 9.
     use_once(ctx, &client.application.id, &checked.jti, checked.exp, now).await?;
     Ok(client)

@@ -214,6 +214,7 @@ mod tests {
             dpop_bound_access_tokens: false,
             logout: Default::default(),
             authorization_details_types: Vec::new(),
+            metadata_document: None,
             created_at: OffsetDateTime::UNIX_EPOCH,
             updated_at: OffsetDateTime::UNIX_EPOCH,
         }

@@ -32,6 +32,7 @@ fn gateway() -> Application {
         dpop_bound_access_tokens: false,
         logout: Default::default(),
         authorization_details_types: Vec::new(),
+        metadata_document: None,
         created_at: OffsetDateTime::UNIX_EPOCH,
         updated_at: OffsetDateTime::UNIX_EPOCH,
     }

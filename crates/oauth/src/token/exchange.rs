@@ -29,7 +29,7 @@ use crate::access_token::active_claims;
 use crate::client_auth::AuthenticatedClient;
 use crate::error::{ErrorCode, OAuthError};
 use crate::grants::token_exchange::{self as rules, ACCESS_TOKEN_TYPE};
-use crate::subject::{agent_is_active, person_behind};
+use crate::subject::{agent_is_active, client_of_claim, person_behind};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use svc_domain::{
@@ -281,11 +281,13 @@ impl TokenEndpoint {
         tenant: &Tenant,
         claims: &Map<String, Value>,
     ) -> Result<Option<User>, OAuthError> {
-        let Ok(client) = ClientId::parse(claim(claims, "client_id")) else {
-            return Ok(None);
-        };
         let mut tx = self.ctx.store.read().await?;
-        let person = person_behind(tx.as_mut(), tenant, &client, claim(claims, "sub")).await?;
+        let person = match client_of_claim(tx.as_mut(), tenant, claim(claims, "client_id")).await? {
+            Some(client) => {
+                person_behind(tx.as_mut(), tenant, &client, claim(claims, "sub")).await?
+            }
+            None => None,
+        };
         tx.finish().await?;
         Ok(person)
     }

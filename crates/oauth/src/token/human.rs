@@ -612,7 +612,7 @@ impl TokenEndpoint {
             &NewAccessToken {
                 subject: grant.subject,
                 subject_type: SubjectType::Human,
-                client_id: app.id.as_str(),
+                client_id: app.wire_client_id(),
                 audience: &audience,
                 scope: grant.scope,
                 authentication: Some(Authentication {
@@ -634,7 +634,7 @@ impl TokenEndpoint {
                 &IdTokenFacts {
                     issuer,
                     subject: grant.subject,
-                    client_id: &app.id,
+                    client_id: app.wire_client_id(),
                     auth_time: grant.auth_time,
                     nonce: grant.nonce,
                     acr: grant.acr,

@@ -11,6 +11,7 @@
 
 use super::ciba_mail::CibaMail;
 use super::services::Services;
+use crate::client_documents::DocumentClients;
 use crate::jwks_fetch::GuardedJwksFetcher;
 use axum::Router;
 use std::sync::Arc;
@@ -67,6 +68,10 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             detail_types: config
                 .oidc
                 .authorization_details
+                .then(|| services.api.manage.clone()),
+            metadata_documents: config
+                .dynamic_registration
+                .client_id_metadata_documents
                 .then(|| services.api.manage.clone()),
         }))
         .merge(hosted::router(HostedState {
@@ -162,10 +167,11 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
 
 /// What every protocol engine shares: the process's store, keys, clock and randomness, the
 /// application cache that management changes invalidate, and the SSRF-guarded `jwks_uri`
-/// fetcher (public addresses and `https` only in production).
+/// fetcher (public addresses and `https` only in production), and, when the deployment accepts
+/// client ID metadata documents, their resolver (the same guard).
 pub(super) fn protocol_context(config: &Config, services: &Services) -> ProtocolContext {
     let fetcher = GuardedJwksFetcher::new(config.is_production());
-    ProtocolContext::new(
+    let ctx = ProtocolContext::new(
         services.store.clone(),
         services.keys.clone(),
         services.clock.clone(),
@@ -173,7 +179,16 @@ pub(super) fn protocol_context(config: &Config, services: &Services) -> Protocol
     )
     .with_jwks_fetcher(Arc::new(fetcher))
     .with_client_cache(services.clients.clone())
-    .with_dpop(services.dpop.clone())
+    .with_dpop(services.dpop.clone());
+    if !config.dynamic_registration.client_id_metadata_documents {
+        return ctx;
+    }
+    ctx.with_client_documents(Arc::new(DocumentClients::new(
+        services.store.clone(),
+        services.clock.clone(),
+        services.api.manage.clone(),
+        config.is_production(),
+    )))
 }
 
 /// The discovery document's algorithm and optional endpoints.

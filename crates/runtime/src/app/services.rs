@@ -82,6 +82,7 @@ impl Services {
             .with_dpop(config.dpop.enabled)
             .with_logout(crate::logout::offer(config))
             .with_authorization_details(config.oidc.authorization_details)
+            .with_metadata_documents(config.dynamic_registration.client_id_metadata_documents)
             // Domain verification looks up DNS and fetches HTTPS files through the runtime's
             // resolver and SSRF guard, as a port: svc-manage depends on neither.
             .with_domain_probe(Arc::new(crate::domain_probe::RuntimeDomainProbe::new(

@@ -130,7 +130,7 @@ async fn a_registered_client_signs_a_person_in_and_manages_its_registration() {
         assert_eq!(policy.status(), 200);
         assert_eq!(
             policy.json::<Value>().await.unwrap(),
-            json!({"policy": "open"})
+            json!({"policy": "open", "client_id_metadata_documents": false})
         );
         let endpoint = advertised(&world).await;
         assert_eq!(endpoint, Some(format!("{}/oauth/register", world.issuer())));
@@ -506,7 +506,10 @@ async fn a_deployment_without_registration_serves_and_advertises_none() {
             .json()
             .await
             .unwrap();
-        assert_eq!(read, json!({"policy": "open"}));
+        assert_eq!(
+            read,
+            json!({"policy": "open", "client_id_metadata_documents": false})
+        );
         assert_eq!(advertised(&world).await, None);
         let (status, _, _) = call(
             &world,

@@ -14,6 +14,7 @@ mod browser_cors;
 mod ciba;
 mod ciba_api;
 mod cli;
+mod client_documents;
 mod common;
 mod dcr;
 mod delegations;

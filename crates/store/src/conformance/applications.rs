@@ -54,6 +54,7 @@ pub fn application_fixture(tenant: &Tenant, seed: u64) -> Application {
         dpop_bound_access_tokens: true,
         logout: Default::default(),
         authorization_details_types: Vec::new(),
+        metadata_document: None,
         created_at: at,
         updated_at: at + Duration::seconds(1),
     }
@@ -314,6 +315,84 @@ pub async fn application_conflicts_name_the_constraint(store: Arc<dyn Store>) {
     assert_eq!(
         constraint_of(insert_app(&store, &orphan).await).as_deref(),
         Some("applications_tenant_id_fkey")
+    );
+}
+
+/// An application read from a client ID metadata document keeps its URL and freshness, is
+/// found by URL in its tenant only, takes a new freshness on update, and a second application of
+/// the tenant with the same URL is a conflict (another tenant may hold the same URL).
+pub async fn metadata_document_applications_are_found_by_url_per_tenant(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let other = stored_tenant(&store, "other", 2).await;
+    let url = "https://client.example/oauth/other.json";
+    let document = |fresh_until| {
+        Some(svc_domain::MetadataDocument {
+            url: svc_domain::ClientIdUrl::parse(
+                "https://client.example/oauth/metadata.json",
+                false,
+            )
+            .expect("url"),
+            fresh_until,
+        })
+    };
+    let mut app = public_application_fixture(&acme, 10);
+    app.metadata_document = document(acme.created_at + Duration::seconds(30));
+    insert_app(&store, &app).await.expect("insert");
+    let mut elsewhere = public_application_fixture(&other, 11);
+    elsewhere.metadata_document = app.metadata_document.clone();
+    insert_app(&store, &elsewhere)
+        .await
+        .expect("the same URL in another tenant");
+
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.application_by_metadata_url(&acme.id, "https://client.example/oauth/metadata.json")
+            .await
+            .expect("by url"),
+        Some(app.clone())
+    );
+    assert_eq!(
+        read.application_by_metadata_url(&acme.id, url)
+            .await
+            .expect("by another url"),
+        None
+    );
+    assert_eq!(
+        read.application(&acme.id, &app.id).await.expect("by id"),
+        Some(app.clone())
+    );
+    assert_eq!(
+        read.application_by_metadata_url(&other.id, "https://client.example/oauth/metadata.json")
+            .await
+            .expect("other tenant")
+            .map(|a| a.id),
+        Some(elsewhere.id.clone())
+    );
+    read.finish().await.expect("finish");
+
+    let mut refreshed = app.clone();
+    refreshed.metadata_document = document(acme.created_at + Duration::hours(2));
+    refreshed.updated_at = app.updated_at + Duration::seconds(1);
+    let mut tx = store.write().await.expect("write");
+    assert_eq!(
+        tx.update_application(&refreshed, app.updated_at)
+            .await
+            .expect("update"),
+        UpdateOutcome::Applied
+    );
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.application(&acme.id, &app.id).await.expect("read"),
+        Some(refreshed.clone())
+    );
+    read.finish().await.expect("finish");
+
+    let mut twin = public_application_fixture(&acme, 12);
+    twin.metadata_document = app.metadata_document.clone();
+    assert!(
+        constraint_of(insert_app(&store, &twin).await).is_some(),
+        "a second application of one tenant for the same URL"
     );
 }
 

@@ -9,6 +9,77 @@ use crate::{Store, StoreError};
 use std::sync::Arc;
 use svc_domain::{RegistrationPolicy, SecretHash};
 
+/// Accepting client ID metadata documents is off until set, set per tenant, and independent of
+/// the registration policy in both directions.
+pub async fn metadata_document_acceptance_is_per_tenant_and_beside_the_policy(
+    store: Arc<dyn Store>,
+) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let other = stored_tenant(&store, "other", 2).await;
+    let mut tx = store.write().await.expect("write");
+    assert!(
+        !tx.metadata_documents_accepted(&acme.id)
+            .await
+            .expect("unset")
+    );
+    tx.set_metadata_documents_accepted(&acme.id, true, acme.created_at)
+        .await
+        .expect("set");
+    assert_eq!(
+        tx.registration_policy(&acme.id).await.expect("policy"),
+        RegistrationPolicy::Disabled,
+        "accepting documents opens no registration"
+    );
+    tx.set_registration_policy(&acme.id, RegistrationPolicy::Protected, acme.created_at)
+        .await
+        .expect("policy");
+    tx.commit().await.expect("commit");
+
+    let mut read = store.read().await.expect("read");
+    assert!(
+        read.metadata_documents_accepted(&acme.id)
+            .await
+            .expect("read")
+    );
+    assert!(
+        !read
+            .metadata_documents_accepted(&other.id)
+            .await
+            .expect("read")
+    );
+    read.finish().await.expect("finish");
+
+    let mut tx = store.write().await.expect("write");
+    tx.set_metadata_documents_accepted(&acme.id, false, acme.created_at)
+        .await
+        .expect("unset");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert!(
+        !read
+            .metadata_documents_accepted(&acme.id)
+            .await
+            .expect("read")
+    );
+    assert_eq!(
+        read.registration_policy(&acme.id).await.expect("policy"),
+        RegistrationPolicy::Protected
+    );
+    read.finish().await.expect("finish");
+
+    let gone = super::tenant_fixture("gone", 3);
+    let mut tx = store.write().await.expect("write");
+    match tx
+        .set_metadata_documents_accepted(&gone.id, true, gone.created_at)
+        .await
+    {
+        Err(StoreError::Conflict { constraint }) => {
+            assert_eq!(constraint, "registration_policies_tenant_id_fkey");
+        }
+        other => panic!("expected the foreign key, got {other:?}"),
+    }
+}
+
 /// The policy is `disabled` until set, then what was last set, for that tenant only; a policy of
 /// an unknown tenant names the foreign key.
 pub async fn registration_policies_default_to_disabled_and_are_per_tenant(store: Arc<dyn Store>) {

@@ -67,6 +67,7 @@ impl Flow {
             dpop_bound_access_tokens: false,
             logout: Default::default(),
             authorization_details_types: Vec::new(),
+            metadata_document: None,
             created_at: now,
             updated_at: now,
         };

@@ -156,6 +156,7 @@ impl Fixture {
             dpop_bound_access_tokens: false,
             logout: Default::default(),
             authorization_details_types: Vec::new(),
+            metadata_document: None,
             created_at: start(),
             updated_at: start(),
         }
