@@ -8,7 +8,9 @@
 // pollBackchannelAuthenticationGrant, approved on the hosted page), introspection, revocation,
 // RP-initiated logout, and dynamic client registration (RFC 7591,
 // dynamicClientRegistration) followed by a code flow as the registered client and its RFC 7592
-// read and delete (the tenant's registration policy is opened by the test before the run).
+// read and delete (the tenant's registration policy is opened by the test before the run), and a
+// client known by the URL of its client ID metadata document (DOCUMENT_CLIENT_ID, served by the
+// test on loopback): code flow and refresh, its URL as the ID token's aud.
 // DPoP (RFC 9449) through openid-client's DPoP handle: PAR, code, UserInfo and refresh bound to
 // the handle's key, with server nonces required by the deployment. Token exchange (RFC 8693)
 // through genericGrantRequest by a first-party service (GATEWAY_CLIENT_ID/SECRET, registered for
@@ -709,6 +711,46 @@ async function main(step) {
   checkEqual((await manage('DELETE')).status, 204, 'RFC 7592 delete');
   checkEqual((await manage('GET')).status, 401, 'RFC 7592 read after delete');
   passed('registration_read_and_deleted');
+
+  // ---- Client ID metadata documents: the client is known by the URL of its document ----
+  step('client ID metadata document: code flow and refresh');
+  const documentClientId = env('DOCUMENT_CLIENT_ID');
+  check(meta.client_id_metadata_document_supported === true, 'discovery client_id_metadata_document_supported');
+  const byDocument = new client.Configuration(meta, documentClientId, undefined, client.None());
+  client.allowInsecureRequests(byDocument);
+  const verifier5 = client.randomPKCECodeVerifier();
+  const state5 = client.randomState();
+  const nonce5 = client.randomNonce();
+  const documentPage = await context.newPage();
+  const documentFlow = await runInteraction(
+    context,
+    documentPage,
+    client.buildAuthorizationUrl(byDocument, {
+      redirect_uri: redirectUri,
+      scope: 'openid profile offline_access',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier5),
+      code_challenge_method: 'S256',
+      state: state5,
+      nonce: nonce5,
+    }).href,
+    redirectUri,
+    { email, password },
+  );
+  check(documentFlow.pages.includes('consent'), `a document client is third-party: consent was not asked (pages: ${documentFlow.pages})`);
+  // openid-client itself requires the ID token's aud to hold the client_id (the URL).
+  const documentTokens = await client.authorizationCodeGrant(byDocument, new URL(documentFlow.url), {
+    pkceCodeVerifier: verifier5,
+    expectedState: state5,
+    expectedNonce: nonce5,
+    idTokenExpected: true,
+  });
+  checkEqual(documentTokens.claims().aud, documentClientId, 'ID token audience is the document URL');
+  const documentAccess = jose.decodeJwt(documentTokens.access_token);
+  checkEqual(documentAccess.client_id, documentClientId, 'access token client_id is the document URL');
+  check(typeof documentTokens.refresh_token === 'string', 'a refresh token for the document client');
+  const documentRefreshed = await client.refreshTokenGrant(byDocument, documentTokens.refresh_token);
+  check(documentRefreshed.refresh_token !== documentTokens.refresh_token, 'the document client\'s refresh token rotates');
+  passed('client_id_metadata_document');
 
   return {
     issuer,

@@ -35,6 +35,12 @@ pub struct DynamicRegistrationConfig {
     /// registration's rules. When false no tenant can turn it on and no discovery document
     /// advertises `client_id_metadata_document_supported`. Default: false.
     pub client_id_metadata_documents: bool,
+    /// Client ID metadata documents one tenant may fetch in an hour (counted across instances;
+    /// only real fetches count, not stored readings): a bound on how much outbound traffic
+    /// strangers can make the service send. Past it, a client whose document is not already
+    /// stored is refused until the hour's window ends. Default: 100. Allowed range:
+    /// 1..=100000.
+    pub max_document_fetches_per_hour: u32,
 }
 
 /// One authority trusted to sign software statements.
@@ -54,6 +60,7 @@ impl Default for DynamicRegistrationConfig {
             max_registrations_per_hour: 20,
             software_statement_issuers: Vec::new(),
             client_id_metadata_documents: false,
+            max_document_fetches_per_hour: 100,
         }
     }
 }

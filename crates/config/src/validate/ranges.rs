@@ -408,6 +408,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         10_000,
     ),
     bound(
+        "dynamic_registration.max_document_fetches_per_hour",
+        |c| Some(c.dynamic_registration.max_document_fetches_per_hour.into()),
+        1,
+        100_000,
+    ),
+    bound(
         "scim.max_results",
         |c| Some(c.scim.max_results.into()),
         1,

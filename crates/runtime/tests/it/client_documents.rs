@@ -4,8 +4,8 @@
 //! tenant accept documents, and what each switch decides (discovery, the registration-policy
 //! API, the authorization and token endpoints); the document is fetched once while fresh, shown
 //! by host on the consent page, and its URL is the client's id in every token; the management
-//! API lists the application and refuses to change it. Then every way a document is refused,
-//! each by name and with nothing stored.
+//! API lists the application and refuses to change it. Then every way a document or URL is
+//! refused, with nothing stored, and the tenant's hourly fetch budget.
 
 use crate::hosted::support::{Browser, PASSWORD, REDIRECT, Setup, World, param, payload};
 use axum::extract::{Request, State};
@@ -104,7 +104,16 @@ fn document(url: &str) -> Value {
 
 /// A world whose deployment accepts documents when `accepted`.
 async fn world(backend: Backend, accepted: bool) -> World {
-    let env = if accepted {
+    world_with(backend, accepted, &[]).await
+}
+
+/// The same with more of the deployment's environment.
+async fn world_with(
+    backend: Backend,
+    accepted: bool,
+    more: &[(&'static str, &'static str)],
+) -> World {
+    let mut env = if accepted {
         vec![(
             "SVC_DYNAMIC_REGISTRATION__CLIENT_ID_METADATA_DOCUMENTS",
             "true",
@@ -112,6 +121,7 @@ async fn world(backend: Backend, accepted: bool) -> World {
     } else {
         Vec::new()
     };
+    env.extend_from_slice(more);
     World::new(
         backend,
         Setup {
@@ -526,4 +536,46 @@ async fn a_deployment_that_does_not_accept_documents_lets_no_tenant_turn_them_on
     assert_eq!(advertised(&world).await, None);
     assert_refused(&world, "http://127.0.0.1:9/client.json").await;
     world.shutdown().await;
+}
+
+#[tokio::test]
+async fn past_the_hourly_fetch_budget_new_documents_are_refused_unfetched() {
+    for backend in BACKENDS {
+        let world = world_with(
+            backend,
+            true,
+            &[(
+                "SVC_DYNAMIC_REGISTRATION__MAX_DOCUMENT_FETCHES_PER_HOUR",
+                "2",
+            )],
+        )
+        .await;
+        let (status, _) = accept_documents(&world, true).await;
+        assert_eq!(status, 200);
+        let docs = Documents::default();
+        let base = docs.serve().await;
+        let urls: Vec<String> = (1..=3).map(|n| format!("{base}/client-{n}.json")).collect();
+        for (n, url) in urls.iter().enumerate() {
+            let doc = document(url);
+            docs.publish(&format!("/client-{}.json", n + 1), json_answer(doc));
+        }
+        // The first two spend the budget; the third is refused without a fetch.
+        for url in &urls[..2] {
+            let page = world
+                .browser()
+                .get(&authorize_path(&world, url, "openid"))
+                .await;
+            assert_eq!(page.status, 303, "{backend:?} {url}: {}", page.body);
+        }
+        assert_eq!(docs.hits(), 2);
+        assert_refused(&world, &urls[2]).await;
+        assert_eq!(docs.hits(), 2, "nothing fetched past the budget");
+        let known = applications(&world)
+            .await
+            .iter()
+            .filter(|a| a["client_id_metadata_document"].is_string())
+            .count();
+        assert_eq!(known, 2, "{backend:?}");
+        world.shutdown().await;
+    }
 }

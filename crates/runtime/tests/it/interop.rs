@@ -2,7 +2,8 @@
 //!
 //! - `interop/openid-client/rp.mjs`: openid-client v6 (a certified relying party) with jose as
 //!   the independent JOSE check, the hosted pages driven in Chromium by playwright-core, and
-//!   dynamic client registration (RFC 7591/7592) with a code flow as the registered client;
+//!   dynamic client registration (RFC 7591/7592) with a code flow as the registered client, and
+//!   a client known by the URL of its client ID metadata document (served here on loopback);
 //! - `interop/authlib/jar.py`: signed request objects (RFC 9101) built from Authlib's request,
 //!   signed with joserfc, sent by value and pushed, a forged one refused.
 //! - `interop/authlib/rar.py`: Rich Authorization Requests (RFC 9396), plain and pushed, with
@@ -524,6 +525,32 @@ fn assert_checks(summary: &Value, names: &[&str]) {
     }
 }
 
+/// Publishes the client ID metadata document of a public client on loopback (which a
+/// development deployment may fetch); returns its URL, the client's `client_id`.
+async fn serve_client_document() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!(
+        "http://{}/interop-client.json",
+        listener.local_addr().unwrap()
+    );
+    let document = json!({
+        "client_id": url,
+        "client_name": "Interop document client (openid-client)",
+        "redirect_uris": [REDIRECT_URI],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "scope": "openid profile offline_access",
+    })
+    .to_string();
+    let router = axum::Router::new().route(
+        "/interop-client.json",
+        axum::routing::get(
+            move || async move { ([("content-type", "application/json")], document) },
+        ),
+    );
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    url
+}
+
 async fn openid_client(backend: Backend) {
     require_prerequisites(&[
         Prerequisite::Chromium,
@@ -537,6 +564,10 @@ async fn openid_client(backend: Backend) {
         backend,
         &[
             ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
+            (
+                "SVC_DYNAMIC_REGISTRATION__CLIENT_ID_METADATA_DOCUMENTS",
+                "true",
+            ),
             ("SVC_DPOP__REQUIRE_NONCE", "true"),
         ],
     )
@@ -546,7 +577,7 @@ async fn openid_client(backend: Backend) {
         .app
         .request(reqwest::Method::PUT, "/api/v1/registration-policy")
         .bearer_auth(&management)
-        .json(&json!({"policy": "open"}))
+        .json(&json!({"policy": "open", "client_id_metadata_documents": true}))
         .send()
         .await
         .unwrap();
@@ -584,6 +615,7 @@ async fn openid_client(backend: Backend) {
         fixture.other_organization.clone(),
     ));
     env.push(("INVOICES_API".into(), INVOICES_API.into()));
+    env.push(("DOCUMENT_CLIENT_ID".into(), serve_client_document().await));
     let resource_server = serve_invoices_api(&fixture).await;
     env.push(("RESOURCE_SERVER_URL".into(), resource_server));
     let run = run_script(
@@ -630,6 +662,7 @@ async fn openid_client(backend: Backend) {
             "dynamic_client_registration",
             "registered_client_code_flow",
             "registration_read_and_deleted",
+            "client_id_metadata_document",
         ],
     );
     // The token openid-client got by exchange, checked by svc-sdk at the API it is for: rule 9
