@@ -5,7 +5,9 @@
 // request (RFC 9126, buildAuthorizationUrlWithPAR), the device authorization grant (RFC 8628,
 // initiateDeviceAuthorization + pollDeviceAuthorizationGrant, approved in Chromium),
 // CIBA in poll mode (initiateBackchannelAuthentication +
-// pollBackchannelAuthenticationGrant, approved on the hosted page), introspection, revocation,
+// pollBackchannelAuthenticationGrant, approved on the hosted page, then again by the person's own
+// first-party app — APPROVER_CLIENT_ID — with a token for them through fetchProtectedResource on
+// /api/v1/identity/ciba/requests), introspection, revocation,
 // RP-initiated logout, and dynamic client registration (RFC 7591,
 // dynamicClientRegistration) followed by a code flow as the registered client and its RFC 7592
 // read and delete (the tenant's registration policy is opened by the test before the run), and a
@@ -51,6 +53,40 @@ async function expectOAuthError(promise, code, what) {
 function atHash(accessToken) {
   const digest = createHash('sha256').update(accessToken, 'ascii').digest();
   return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+/**
+ * A code flow with PKCE (S256), state and, with `idToken`, a nonce, as `config`'s client in a
+ * fresh tab of `context` (an earlier tab may still be settling on the client's unserved
+ * callback): runInteraction answers the hosted pages (signing in with `login` when asked), then
+ * openid-client redeems the code, checking state, nonce and iss. `params` join the
+ * authorization request, `grant` the token request. Returns `{ tokens, pages }`.
+ */
+async function codeFlow(context, config, redirectUri, params, { login = {}, idToken = true, grant } = {}) {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = idToken ? client.randomNonce() : undefined;
+  const page = await context.newPage();
+  try {
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      ...(nonce === undefined ? {} : { nonce }),
+      ...params,
+    });
+    const flow = await runInteraction(context, page, url.href, redirectUri, login);
+    const tokens = await client.authorizationCodeGrant(
+      config,
+      new URL(flow.url),
+      { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: idToken },
+      grant,
+    );
+    return { tokens, pages: flow.pages };
+  } finally {
+    await page.close();
+  }
 }
 
 async function main(step) {
@@ -396,6 +432,46 @@ async function main(step) {
   );
   passed('ciba_poll');
 
+  // ---- CIBA approved by the person's own app with a token for them (ADR 0010) ----
+  step('CIBA approved with a token for the person');
+  const approver = new client.Configuration(meta, env('APPROVER_CLIENT_ID'), undefined, client.None());
+  client.allowInsecureRequests(approver);
+  const { tokens: approverTokens } = await codeFlow(
+    context,
+    approver,
+    redirectUri,
+    { scope: 'openid ciba:approve' },
+    { login: { email, password }, idToken: false },
+  );
+  const approverAccess = await jose.jwtVerify(approverTokens.access_token, jwks, { issuer, audience: `${issuer}/api/v1` });
+  check(approverAccess.payload.scope.split(' ').includes('ciba:approve'), `approver scope: ${approverAccess.payload.scope}`);
+  checkEqual(approverAccess.payload.sid, cibaId.payload.sid, 'the approver token names the browser session (sid)');
+  const byToken = await client.initiateBackchannelAuthentication(conf, {
+    scope: 'openid',
+    login_hint: email,
+    binding_message: 'K7QX2',
+  });
+  const secondPolling = client.pollBackchannelAuthenticationGrant(conf, byToken);
+  secondPolling.catch(() => {});
+  const requestsUrl = `${issuer}/api/v1/identity/ciba/requests`;
+  const pendingList = await client.fetchProtectedResource(approver, approverTokens.access_token, new URL(requestsUrl), 'GET');
+  checkEqual(pendingList.status, 200, 'the person\'s app lists the pending requests');
+  const waiting = (await pendingList.json()).requests.find((r) => r.binding_message === 'K7QX2');
+  check(waiting !== undefined, 'the new request is listed for the person\'s app');
+  const decided = await client.fetchProtectedResource(
+    approver,
+    approverTokens.access_token,
+    new URL(`${requestsUrl}/${waiting.id}/approve`),
+    'POST',
+  );
+  checkEqual(decided.status, 200, 'the person\'s app approves with its token');
+  checkEqual((await decided.json()).status, 'approved', 'approved');
+  const secondTokens = await secondPolling;
+  const secondId = await jose.jwtVerify(secondTokens.id_token, jwks, { issuer, audience: confidentialId });
+  checkEqual(secondId.payload.sub, claims.sub, 'CIBA by token: same sub');
+  checkEqual(secondId.payload.sid, approverAccess.payload.sid, 'CIBA by token: the approval carries the token\'s session');
+  passed('ciba_token_approval');
+
   // ---- Signing in to an organization (the `organization` authorization parameter) ----
   step('authorize in organization acme');
   const organizationId = env('ORGANIZATION_ID');
@@ -466,37 +542,18 @@ async function main(step) {
 
   // ---- An API's permissions through roles (RFC 8707 resource), enforced by svc-sdk ----
   step('authorize in acme for the invoices API');
-  // A fresh tab of the same browser session: the refusal above may still be failing to load the
-  // (unserved) client in the old one, which would interrupt the next navigation there.
-  const apiPage = await context.newPage();
+  // codeFlow uses a fresh tab of the same browser session: the refusal above may still be
+  // failing to load the (unserved) client in the old one, which would interrupt a navigation.
   const invoicesApi = env('INVOICES_API');
   const resourceServer = env('RESOURCE_SERVER_URL');
   const otherOrganizationId = env('OTHER_ORGANIZATION_ID');
-  const apiVerifier = client.randomPKCECodeVerifier();
-  const apiState = client.randomState();
-  const apiNonce = client.randomNonce();
-  const forApi = await runInteraction(
+  const { tokens: apiTokens } = await codeFlow(
     context,
-    apiPage,
-    client.buildAuthorizationUrl(pub, {
-      redirect_uri: redirectUri,
-      scope: `${scope} invoices:read invoices:write invoices:void`,
-      code_challenge: await client.calculatePKCECodeChallenge(apiVerifier),
-      code_challenge_method: 'S256',
-      state: apiState,
-      nonce: apiNonce,
-      organization: 'acme',
-      resource: invoicesApi,
-    }).href,
+    pub,
     redirectUri,
-    {},
+    { scope: `${scope} invoices:read invoices:write invoices:void`, organization: 'acme', resource: invoicesApi },
+    { grant: { resource: invoicesApi } },
   );
-  const apiTokens = await client.authorizationCodeGrant(pub, new URL(forApi.url), {
-    pkceCodeVerifier: apiVerifier,
-    expectedState: apiState,
-    expectedNonce: apiNonce,
-  }, { resource: invoicesApi });
-  await apiPage.close();
   const apiClaims = jose.decodeJwt(apiTokens.access_token);
   checkEqual(apiClaims.aud, invoicesApi, 'invoices token aud');
   const apiAccess = await jose.jwtVerify(apiTokens.access_token, jwks, { issuer, typ: 'at+jwt', audience: invoicesApi });
@@ -670,32 +727,9 @@ async function main(step) {
   passed('dynamic_client_registration');
 
   step('code flow as the registered client');
-  const verifier4 = client.randomPKCECodeVerifier();
-  const state4 = client.randomState();
-  const nonce4 = client.randomNonce();
-  // A fresh tab: the previous one may still be settling on the callback of the last flow.
-  const dcrPage = await context.newPage();
-  const dcrFlow = await runInteraction(
-    context,
-    dcrPage,
-    client.buildAuthorizationUrl(dcr, {
-      redirect_uri: redirectUri,
-      scope: 'openid profile',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier4),
-      code_challenge_method: 'S256',
-      state: state4,
-      nonce: nonce4,
-    }).href,
-    redirectUri,
-    { email, password },
-  );
+  const dcrFlow = await codeFlow(context, dcr, redirectUri, { scope: 'openid profile' }, { login: { email, password } });
   check(dcrFlow.pages.includes('consent'), `a registered client is third-party: consent was not asked (pages: ${dcrFlow.pages})`);
-  const dcrTokens = await client.authorizationCodeGrant(dcr, new URL(dcrFlow.url), {
-    pkceCodeVerifier: verifier4,
-    expectedState: state4,
-    expectedNonce: nonce4,
-    idTokenExpected: true,
-  });
+  const dcrTokens = dcrFlow.tokens;
   checkEqual(dcrTokens.claims().aud, registered.client_id, 'ID token audience is the registered client');
   passed('registered_client_code_flow');
 
@@ -718,32 +752,16 @@ async function main(step) {
   check(meta.client_id_metadata_document_supported === true, 'discovery client_id_metadata_document_supported');
   const byDocument = new client.Configuration(meta, documentClientId, undefined, client.None());
   client.allowInsecureRequests(byDocument);
-  const verifier5 = client.randomPKCECodeVerifier();
-  const state5 = client.randomState();
-  const nonce5 = client.randomNonce();
-  const documentPage = await context.newPage();
-  const documentFlow = await runInteraction(
+  // openid-client itself requires the ID token's aud to hold the client_id (the URL).
+  const documentFlow = await codeFlow(
     context,
-    documentPage,
-    client.buildAuthorizationUrl(byDocument, {
-      redirect_uri: redirectUri,
-      scope: 'openid profile offline_access',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier5),
-      code_challenge_method: 'S256',
-      state: state5,
-      nonce: nonce5,
-    }).href,
+    byDocument,
     redirectUri,
-    { email, password },
+    { scope: 'openid profile offline_access' },
+    { login: { email, password } },
   );
   check(documentFlow.pages.includes('consent'), `a document client is third-party: consent was not asked (pages: ${documentFlow.pages})`);
-  // openid-client itself requires the ID token's aud to hold the client_id (the URL).
-  const documentTokens = await client.authorizationCodeGrant(byDocument, new URL(documentFlow.url), {
-    pkceCodeVerifier: verifier5,
-    expectedState: state5,
-    expectedNonce: nonce5,
-    idTokenExpected: true,
-  });
+  const documentTokens = documentFlow.tokens;
   checkEqual(documentTokens.claims().aud, documentClientId, 'ID token audience is the document URL');
   const documentAccess = jose.decodeJwt(documentTokens.access_token);
   checkEqual(documentAccess.client_id, documentClientId, 'access token client_id is the document URL');

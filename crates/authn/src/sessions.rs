@@ -55,6 +55,30 @@ impl Authn {
         Ok(Some((session, user)))
     }
 
+    /// The live session `id` of `tenant` and its person, when that is `user` and may still sign
+    /// in; `None` otherwise (unknown, another person's, revoked or expired session, suspended or
+    /// removed person). What a token issued in a session (`sid`) acts through, where the person
+    /// must still be signed in (ADR 0010). Not touched: a token is no browser visit.
+    pub async fn live_session(
+        &self,
+        tenant: &Tenant,
+        id: &SessionId,
+        user: &UserId,
+    ) -> Result<Option<(Session, User)>, AuthnError> {
+        let now = self.now();
+        let mut tx = self.store.read().await?;
+        let session = tx
+            .session(&tenant.id, id)
+            .await?
+            .filter(|s| s.is_live(now) && &s.user_id == user);
+        let person = match &session {
+            Some(_) => tx.user(&tenant.id, user).await?.filter(User::can_sign_in),
+            None => None,
+        };
+        tx.finish().await?;
+        Ok(session.zip(person))
+    }
+
     /// Ends `session` for `reason`, recording `auth.logout` when it was still live
     /// (idempotent: an ended session is fine).
     pub async fn sign_out(

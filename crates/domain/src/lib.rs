@@ -125,7 +125,7 @@ pub use scim::{
     MAX_SCIM_GROUP_NAME_CHARS, SCIM_TOKEN_PREFIX, ScimGroup, ScimProfile, ScimToken,
     generate_scim_token,
 };
-pub use scope::{MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
+pub use scope::{CIBA_APPROVE_SCOPE, MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
 pub use secret::{GeneratedSecret, SecretHash, base32_secret};
 pub use session::{
     ACR_PASSWORD, AuthorizationCode, CodeBinding, Consent, Interaction, PushedRequest,

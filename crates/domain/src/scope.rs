@@ -164,6 +164,12 @@ pub const MANAGEMENT_API_SCOPES: [&str; 13] = [
     "webhooks:write",
 ];
 
+/// The scope of a person's token that lists, approves and denies their pending CIBA requests
+/// at `/api/v1/identity/ciba/requests*` (ADR 0010): meaningful only in a token of a first-party
+/// application whose audience is the tenant's API (`{issuer}/api/v1`), issued in a sign-in
+/// session (`sid`) that is still live when the token is used.
+pub const CIBA_APPROVE_SCOPE: &str = "ciba:approve";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -142,6 +142,11 @@ pub struct AccessTokenClaims {
     /// DPoP binding, when sender-constrained (rule 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cnf: Option<Confirmation>,
+    /// The sign-in session a person's token was issued in (`sid`, as in the person's ID token),
+    /// when it came from one. Not part of the validation contract: a resource server that acts
+    /// for the person only while they are signed in checks it against the issuer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
 }
 
 impl AccessTokenClaims {
@@ -228,6 +233,7 @@ impl AccessTokenClaims {
             (None, org) => org,
         };
         let org_slug = optional_string("org_slug")?;
+        let sid = optional_string("sid")?;
         let nbf = match claims.get("nbf") {
             None => None,
             Some(value) => {
@@ -251,6 +257,7 @@ impl AccessTokenClaims {
             org,
             org_slug,
             cnf,
+            sid,
         })
     }
 }

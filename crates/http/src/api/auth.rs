@@ -284,58 +284,16 @@ impl<P: Permission, R: Reachable> FromRequestParts<ApiState> for Authorized<P, R
             let bearer = scheme == svc_sdk::AuthScheme::Bearer;
             return api_key_caller::<P, R>(state, tenant, token, bearer, meta(parts)).await;
         }
-        let token = token.to_owned();
-        let dpop_scheme = scheme == svc_sdk::AuthScheme::DPoP;
-        let proof = match (&state.dpop, dpop_scheme) {
-            (Some(dpop), true) => {
-                let url = request_url(&tenant.issuer, parts.uri.path());
-                dpop.verify(
-                    &tenant.tenant,
-                    svc_oauth::dpop::proof_header(&parts.headers),
-                    parts.method.as_str(),
-                    &url,
-                    Some(&token),
-                )
-                .await
-                .map_err(|e| api_dpop_refused(&e))?
-            }
-            _ => None,
-        };
-
-        // Rule 2: the signature verifies with this tenant's own published keys, with the
-        // access-token algorithm and the RFC 9068 type.
-        let published = state.keys.published_jwks(&tenant.tenant).await?;
-        let jwks = &published.jwk_set;
-        let requirements = Requirements {
-            issuer: tenant.issuer.clone(),
-            audience: management_api_resource(&tenant.issuer),
-            tenant_id: tenant.tenant.id.to_string(),
-            organization: None,
-            required_scope: Some(P::SCOPE.to_owned()),
+        let claims = validated_access_token(
+            state,
+            parts,
+            &tenant,
+            (scheme, token),
+            P::SCOPE,
             // People pass validation; `actor` then checks them against the store.
-            subject_types: vec![SubjectType::System, SubjectType::Human, SubjectType::Agent],
-            allow_delegation: false,
-            max_delegation_depth: 0,
-            trusted_actors: Vec::new(),
-            // Rule 10: a bound token needs the DPoP scheme and its key's proof; with `Bearer`
-            // no thumbprint is given, so a bound token is refused (RFC 9449 §7.2).
-            dpop_jkt: proof.map(|p| p.jkt),
-            leeway_secs: 0,
-        };
-        // Rules 2–10, in the spec's order.
-        let now = state.clock.now().unix_timestamp();
-        let claims = svc_sdk::validate_with_jwks(&token, jwks, &requirements, now)
-            .map_err(|e| api_refused(&e))?;
-        // The DPoP scheme is for DPoP-bound tokens only (RFC 9449 §7.1).
-        if dpop_scheme && claims.cnf.is_none() {
-            return Err(api_refused(&svc_sdk::ValidationError::DpopTokenNotBound));
-        }
-        // Rule 11 (ours): not revoked at /oauth/revoke since it was issued.
-        if svc_manage::caller::access_token_revoked(&state.manage, &tenant.tenant.id, &claims.jti)
-            .await?
-        {
-            return Err(api_token_revoked());
-        }
+            vec![SubjectType::System, SubjectType::Human, SubjectType::Agent],
+        )
+        .await?;
         let (actor, reach) = actor(
             state,
             &tenant,
@@ -354,6 +312,71 @@ impl<P: Permission, R: Reachable> FromRequestParts<ApiState> for Authorized<P, R
             _permission: PhantomData,
         })
     }
+}
+
+/// The claims of an access token of the host's tenant presented for `scope`, after the whole
+/// validation contract (rules 1–10, the audience being the tenant's API `{issuer}/api/v1`) and
+/// our rule 11 (not revoked at `/oauth/revoke`): what every `/api/v1/*` route that takes a
+/// token starts from. `subject_types` are the callers the route serves (rule 8).
+pub(crate) async fn validated_access_token(
+    state: &ApiState,
+    parts: &Parts,
+    tenant: &CurrentTenant,
+    (scheme, token): (svc_sdk::AuthScheme, &str),
+    scope: &str,
+    subject_types: Vec<SubjectType>,
+) -> Result<AccessTokenClaims, Problem> {
+    let dpop_scheme = scheme == svc_sdk::AuthScheme::DPoP;
+    let proof = match (&state.dpop, dpop_scheme) {
+        (Some(dpop), true) => {
+            let url = request_url(&tenant.issuer, parts.uri.path());
+            dpop.verify(
+                &tenant.tenant,
+                svc_oauth::dpop::proof_header(&parts.headers),
+                parts.method.as_str(),
+                &url,
+                Some(token),
+            )
+            .await
+            .map_err(|e| api_dpop_refused(&e))?
+        }
+        _ => None,
+    };
+
+    // Rule 2: the signature verifies with this tenant's own published keys, with the
+    // access-token algorithm and the RFC 9068 type.
+    let published = state.keys.published_jwks(&tenant.tenant).await?;
+    let jwks = &published.jwk_set;
+    let requirements = Requirements {
+        issuer: tenant.issuer.clone(),
+        audience: management_api_resource(&tenant.issuer),
+        tenant_id: tenant.tenant.id.to_string(),
+        organization: None,
+        required_scope: Some(scope.to_owned()),
+        subject_types,
+        allow_delegation: false,
+        max_delegation_depth: 0,
+        trusted_actors: Vec::new(),
+        // Rule 10: a bound token needs the DPoP scheme and its key's proof; with `Bearer`
+        // no thumbprint is given, so a bound token is refused (RFC 9449 §7.2).
+        dpop_jkt: proof.map(|p| p.jkt),
+        leeway_secs: 0,
+    };
+    // Rules 2–10, in the spec's order.
+    let now = state.clock.now().unix_timestamp();
+    let claims = svc_sdk::validate_with_jwks(token, jwks, &requirements, now)
+        .map_err(|e| api_refused(&e))?;
+    // The DPoP scheme is for DPoP-bound tokens only (RFC 9449 §7.1).
+    if dpop_scheme && claims.cnf.is_none() {
+        return Err(api_refused(&svc_sdk::ValidationError::DpopTokenNotBound));
+    }
+    // Rule 11 (ours): not revoked at /oauth/revoke since it was issued.
+    if svc_manage::caller::access_token_revoked(&state.manage, &tenant.tenant.id, &claims.jti)
+        .await?
+    {
+        return Err(api_token_revoked());
+    }
+    Ok(claims)
 }
 
 /// The caller behind an API key presented for permission `P`: a live key of the host's tenant

@@ -10,6 +10,7 @@ mod auth;
 pub mod conventions;
 mod idempotency;
 
+pub(crate) use auth::validated_access_token;
 pub use auth::{
     AgentsRead, AgentsWrite, ApplicationsRead, ApplicationsWrite, AuditRead, Authorized,
     Credential, MetricsReadAuthorizer, OperatorCaller, OrgAuthorized, OrganizationsRead,

@@ -127,6 +127,17 @@ pub(crate) fn api_person_gone() -> Problem {
     )
 }
 
+/// A person's token whose sign-in session (`sid`) has ended or expired, or whose person may no
+/// longer sign in, on a route that acts for the signed-in person: 401 `invalid_token`.
+pub(crate) fn api_session_ended() -> Problem {
+    Problem::unauthorized("the sign-in session of this access token has ended").with_header(
+        WWW_AUTHENTICATE,
+        HeaderValue::from_static(
+            "Bearer error=\"invalid_token\", error_description=\"the sign-in session of this access token has ended\"",
+        ),
+    )
+}
+
 /// An API key that is unknown, revoked, expired, another tenant's, malformed, presented with
 /// the DPoP scheme or while keys are off: one 401 `invalid_token`, shaped like a refused access
 /// token's, whatever the reason (no oracle).

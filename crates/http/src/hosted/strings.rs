@@ -159,6 +159,8 @@ pub struct Strings {
     pub scope_address: &'static str,
     /// `offline_access`.
     pub scope_offline_access: &'static str,
+    /// `ciba:approve` (svc_domain::CIBA_APPROVE_SCOPE).
+    pub scope_ciba_approve: &'static str,
 
     /// Account page title.
     pub account_title: &'static str,
@@ -513,6 +515,7 @@ pub static EN: Strings = Strings {
     scope_phone: "See your phone number",
     scope_address: "See your postal address",
     scope_offline_access: "Keep access while you are not using it",
+    scope_ciba_approve: "See and answer sign-in requests that other devices make for you",
 
     account_title: "Your account",
     signed_in_as: "Signed in as",
@@ -712,6 +715,7 @@ impl Strings {
             "phone" => self.scope_phone,
             "address" => self.scope_address,
             "offline_access" => self.scope_offline_access,
+            svc_domain::CIBA_APPROVE_SCOPE => self.scope_ciba_approve,
             _ => return None,
         };
         Some(text)
@@ -740,6 +744,7 @@ mod tests {
             "phone",
             "address",
             "offline_access",
+            "ciba:approve",
         ] {
             assert!(EN.scope(scope).is_some_and(|d| !d.is_empty()), "{scope}");
         }

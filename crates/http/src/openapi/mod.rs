@@ -34,6 +34,8 @@ pub const ACCESS_TOKEN: &str = "access_token";
 pub const CLIENT_BASIC: &str = "client_secret_basic";
 /// Name of the security scheme of RFC 7592 registration access tokens.
 pub const REGISTRATION_TOKEN: &str = "registration_access_token";
+/// Name of the security scheme of a person's token for the identity API (`ciba:approve`).
+pub const PERSON_TOKEN: &str = "person_token";
 /// Name of the security scheme of the hosted session cookie.
 pub const SESSION_COOKIE: &str = "session";
 /// Name of the security scheme of RFC 7591 §3 initial access tokens.
@@ -143,6 +145,17 @@ impl Modify for SecuritySchemes {
         access.description =
             Some("An access token issued to a person, with the `openid` scope.".to_owned());
         components.add_security_scheme(ACCESS_TOKEN, SecurityScheme::Http(access));
+        let mut person = Http::new(HttpAuthScheme::Bearer);
+        person.bearer_format = Some("JWT".to_owned());
+        person.description = Some(
+            "An access token issued to a person in a sign-in session (code flow) through a \
+             first-party application whose `api_audience` is the tenant's API \
+             (`{issuer}/api/v1`), holding the scope the operation names (`ciba:approve`). It \
+             acts for the person only while that session is live. `Authorization: DPoP` with \
+             a proof for a DPoP-bound token."
+                .to_owned(),
+        );
+        components.add_security_scheme(PERSON_TOKEN, SecurityScheme::Http(person));
         let mut basic = Http::new(HttpAuthScheme::Basic);
         basic.description = Some(
             "Client authentication (RFC 6749 §2.3.1): client id and secret, each \

@@ -4,26 +4,41 @@
 //! over the same engine as that page ([`AuthorizeEndpoint::backchannel_requests`] and
 //! [`AuthorizeEndpoint::decide_backchannel`]), so both follow one set of rules.
 //!
-//! Who calls: the person of a live browser session of this tenant (the hosted session cookie).
+//! Who calls: the person of a live sign-in session of this tenant, through either credential
+//! (ADR 0010):
+//! - **the hosted session cookie** of a browser;
+//! - **a token for them**: `Authorization: Bearer` (or `DPoP`) with an access token that passes
+//!   the management API's validation contract with the audience `{issuer}/api/v1`, the scope
+//!   [`CIBA_APPROVE_SCOPE`] and `subject_type` `human`, undelegated and not revoked, whose `sub`
+//!   is the person's own id (a first-party application) and whose `sid` names a session of that
+//!   person that is still live. A person's banking app, signed in through the code flow, can so
+//!   approve what a terminal asks without a browser, and loses that power when the person signs
+//!   out, is suspended, or the session expires. The approval carries the session's
+//!   authentication (`auth_time`, `acr`, `amr`) either way.
+//!
 //! Rules:
-//! - No live session of this host's tenant (no cookie, an ended or expired session, a
-//!   suspended person): `401 unauthorized`. A session of another tenant is not one here.
+//! - With an `Authorization` header the token alone counts (a cookie beside it is ignored):
+//!   the contract's refusals (`401 invalid_token`, `403 insufficient_scope`); an API key,
+//!   a delegated token or a pairwise `sub` (a third-party application) is `403 forbidden`; a
+//!   token issued outside a session (token exchange) is `403`; an ended session, or a person
+//!   who may no longer sign in, is `401 invalid_token`.
+//! - Without one, no live session of this host's tenant (no cookie, an ended or expired session,
+//!   a suspended person): `401 unauthorized`. A session of another tenant is not one here.
 //! - A cookie-authenticated decision must come from the tenant's own origin: `POST` without an
 //!   `Origin` header equal to the issuer's origin is `403 forbidden`. The cookie is `SameSite=Lax`
 //!   already; the origin check also stops a same-site page (another tenant's subdomain) from
-//!   deciding for the person.
+//!   deciding for the person. A token is no ambient credential, so it needs no origin.
 //! - The person sees and decides only their own pending, unexpired requests; an unknown id,
 //!   another person's, a decoy, an expired or an already decided one are one answer:
 //!   `404 not_found`.
 //! - Served only while `[ciba].enabled` (the runtime merges the routes then).
 //!
-//! Not built yet: a bearer token for the person (instead of the session) as the credential.
-//!
 //! [`AuthorizeEndpoint::backchannel_requests`]: svc_oauth::authorize::AuthorizeEndpoint::backchannel_requests
 //! [`AuthorizeEndpoint::decide_backchannel`]: svc_oauth::authorize::AuthorizeEndpoint::decide_backchannel
 
 use crate::Problem;
-use crate::api::ApiState;
+use crate::api::{ApiState, validated_access_token};
+use crate::error::bearer::{api_refused, api_session_ended};
 use crate::hosted::cookies::CookiePolicy;
 use crate::openapi::tags;
 use crate::tenancy::{CurrentTenant, TenantResolver};
@@ -32,7 +47,7 @@ use axum::{Json, Router};
 use http::request::Parts;
 use serde::Serialize;
 use std::sync::Arc;
-use svc_domain::{BackchannelRequestId, Session};
+use svc_domain::{BackchannelRequestId, CIBA_APPROVE_SCOPE, Session, SessionId, UserId};
 use svc_oauth::authorize::{AuthorizeEndpoint, BackchannelDecision};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -89,23 +104,81 @@ impl FromRequestParts<IdentityState> for SignedInPerson {
         state: &IdentityState,
     ) -> Result<Self, Self::Rejection> {
         let tenant = CurrentTenant::from_request_parts(parts, state).await?;
-        let cookies = CookiePolicy::for_issuer(&tenant.issuer);
-        if parts.method != http::Method::GET && !same_origin(parts, &tenant.issuer) {
-            return Err(Problem::forbidden(
-                "a decision must come from a page of this tenant's own origin (Origin header)",
-            ));
-        }
-        let signed_in = match cookies.session(&parts.headers) {
-            Some(cookie) => state.api.authn.session(&tenant.tenant, &cookie).await?,
-            None => None,
-        };
-        let Some((session, _person)) = signed_in else {
-            return Err(Problem::unauthorized(
-                "sign in first: this API acts for the person of the browser's session",
-            ));
+        let session = if parts.headers.contains_key(http::header::AUTHORIZATION) {
+            by_token(parts, state, &tenant).await?
+        } else {
+            by_cookie(parts, state, &tenant).await?
         };
         Ok(Self { tenant, session })
     }
+}
+
+/// The live session behind the browser's cookie; decisions only from the tenant's origin.
+async fn by_cookie(
+    parts: &Parts,
+    state: &IdentityState,
+    tenant: &CurrentTenant,
+) -> Result<Session, Problem> {
+    if parts.method != http::Method::GET && !same_origin(parts, &tenant.issuer) {
+        return Err(Problem::forbidden(
+            "a decision must come from a page of this tenant's own origin (Origin header)",
+        ));
+    }
+    let cookies = CookiePolicy::for_issuer(&tenant.issuer);
+    let signed_in = match cookies.session(&parts.headers) {
+        Some(cookie) => state.api.authn.session(&tenant.tenant, &cookie).await?,
+        None => None,
+    };
+    signed_in.map(|(session, _person)| session).ok_or_else(|| {
+        Problem::unauthorized(
+            "sign in first: this API acts for the person of the browser's session",
+        )
+    })
+}
+
+/// The live session a person's token was issued in (see the module documentation).
+async fn by_token(
+    parts: &Parts,
+    state: &IdentityState,
+    tenant: &CurrentTenant,
+) -> Result<Session, Problem> {
+    let header = parts
+        .headers
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let (scheme, token) = svc_sdk::authorization_token(header).map_err(|e| api_refused(&e))?;
+    if token.starts_with(svc_domain::API_KEY_PREFIX) {
+        return Err(Problem::forbidden(
+            "an API key acts for no person: present a person's access token or the session cookie",
+        ));
+    }
+    let claims = validated_access_token(
+        &state.api,
+        parts,
+        tenant,
+        (scheme, token),
+        CIBA_APPROVE_SCOPE,
+        vec![svc_sdk::SubjectType::Human],
+    )
+    .await?;
+    // A pairwise subject (third-party application) names nobody this API can check.
+    let Ok(person) = UserId::parse(&claims.sub) else {
+        return Err(Problem::forbidden(
+            "a person's token reaches this API only through a first-party application",
+        ));
+    };
+    let Some(sid) = claims.sid.as_deref().and_then(|s| SessionId::parse(s).ok()) else {
+        return Err(Problem::forbidden(
+            "this token was not issued in a sign-in session (code flow), so it acts for nobody here",
+        ));
+    };
+    state
+        .api
+        .authn
+        .live_session(&tenant.tenant, &sid, &person)
+        .await?
+        .map(|(session, _person)| session)
+        .ok_or_else(api_session_ended)
 }
 
 /// Whether the request's `Origin` is the issuer's origin (scheme, host and port).
@@ -205,12 +278,13 @@ pub struct DecisionView {
         first: the application's name, the scopes, the binding message to compare with what \
         the application's device shows, the RAR details (RFC 9396) as sent and in words, and \
         the expiry. Requests for unknown people (decoys) \
-        are never listed. Authenticated by the hosted session cookie; served while \
+        are never listed. Authenticated by the hosted session cookie, or by a person's token \
+        with `ciba:approve` issued in a session that is still live; served while \
         `[ciba].enabled`.",
     responses(
         (status = 200, description = "The pending requests.", body = BackchannelRequestList),
     ),
-    security(("session" = [])),
+    security(("session" = []), ("person_token" = ["ciba:approve"])),
 )]
 async fn list(
     State(state): State<IdentityState>,
@@ -286,13 +360,13 @@ async fn decide(
     description = "The person of the session approves request `id`: the application's next \
         poll of the token endpoint gets the tokens, carrying this session's authentication \
         (`auth_time`, `acr`, `amr`). Only the person's own pending, unexpired requests can be \
-        approved; anything else is 404. Requires an `Origin` header equal to the tenant's \
-        origin (403 otherwise).",
+        approved; anything else is 404. With the session cookie, requires an `Origin` header \
+        equal to the tenant's origin (403 otherwise); a person's token needs none.",
     params(("id" = String, Path, description = "The request's id (`cib_…`).")),
     responses(
         (status = 200, description = "Approved.", body = DecisionView),
     ),
-    security(("session" = [])),
+    security(("session" = []), ("person_token" = ["ciba:approve"])),
 )]
 async fn approve(
     State(state): State<IdentityState>,
@@ -313,7 +387,7 @@ async fn approve(
     responses(
         (status = 200, description = "Denied.", body = DecisionView),
     ),
-    security(("session" = [])),
+    security(("session" = []), ("person_token" = ["ciba:approve"])),
 )]
 async fn deny(
     State(state): State<IdentityState>,

@@ -155,6 +155,8 @@ impl TokenEndpoint {
             auth_time,
             acr: subject.get("acr").and_then(Value::as_str),
             amr: &amr,
+            // An exchanged token acts beside the session, never as it: no `sid`.
+            session: None,
         });
         let organization = match (
             subject.get("org_id").and_then(Value::as_str),

@@ -619,6 +619,7 @@ impl TokenEndpoint {
                     auth_time: grant.auth_time,
                     acr: grant.acr,
                     amr: grant.amr,
+                    session: grant.session,
                 }),
                 organization: grant.org_claims(),
                 confirmation: grant.proof,

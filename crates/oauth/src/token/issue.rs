@@ -192,6 +192,10 @@ pub struct Authentication<'a> {
     pub acr: Option<&'a str>,
     /// The methods used.
     pub amr: &'a [String],
+    /// The sign-in session the token was issued in (`sid`, as in the ID token): the identity
+    /// API acts for the person only while it is live (ADR 0010). `None` for a grant that came
+    /// from no session (token exchange).
+    pub session: Option<&'a svc_domain::SessionId>,
 }
 
 /// A signed access token.
@@ -321,6 +325,9 @@ impl AccessTokenIssuer<'_> {
             }
             if !auth.amr.is_empty() {
                 map.insert("amr".into(), json!(auth.amr));
+            }
+            if let Some(sid) = auth.session {
+                map.insert("sid".into(), json!(sid.as_str()));
             }
         }
         if let (Some(org), Some(map)) = (token.organization, claims.as_object_mut()) {

@@ -599,7 +599,27 @@ async fn openid_client(backend: Backend) {
     )
     .await;
     let gateway_id = str_field(&gateway, "client_id");
+    // The person's own app: a first-party public client whose tokens are for the tenant's API
+    // and may carry `ciba:approve`, with which it approves a CIBA request (ADR 0010).
+    let approver = create_application(
+        &fixture.app,
+        &management,
+        json!({
+            "name": "Interop approver app (ciba:approve)",
+            "redirect_uris": [REDIRECT_URI],
+            "grant_types": ["authorization_code"],
+            "token_endpoint_auth_method": "none",
+            "allowed_scopes": ["openid", "ciba:approve"],
+            "first_party": true,
+            "api_audience": format!("{}/api/v1", fixture.issuer),
+        }),
+    )
+    .await;
     let mut env = fixture.common_env();
+    env.push((
+        "APPROVER_CLIENT_ID".into(),
+        str_field(&approver, "client_id"),
+    ));
     env.push(("GATEWAY_CLIENT_ID".into(), gateway_id.clone()));
     env.push((
         "GATEWAY_CLIENT_SECRET".into(),
@@ -648,6 +668,7 @@ async fn openid_client(backend: Backend) {
             "dpop_refresh_bound",
             "device_authorization_grant",
             "ciba_poll",
+            "ciba_token_approval",
             "organization_claims",
             "organization_not_a_member",
             "resource_permissions_from_roles",

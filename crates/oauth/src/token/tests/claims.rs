@@ -1,7 +1,7 @@
 //! The `claims` request parameter (OIDC Core §5.5) and `acr` (§2, §3.1.2.1, §5.5.1.1) through
 //! authorize, the code exchange, refresh and UserInfo: requested claims reach the ID token only
 //! within consent, `acr` is the session's level, and an essential `acr` we cannot meet is
-//! `unmet_authentication_requirements`.
+//! `unmet_authentication_requirements`. Access tokens carry the session's `sid` too.
 
 use super::flow::*;
 use crate::authorize::AuthorizeOutcome;
@@ -160,6 +160,13 @@ async fn acr_values_are_recorded_and_the_id_token_says_the_sessions_level_also_a
         .id_claims(refreshed.id_token.as_deref().unwrap(), SigningAlg::Rs256)
         .await;
     assert_eq!(again["acr"], ACR_PASSWORD);
+    // The access tokens name the session they were issued in, as the ID tokens do (ADR 0010),
+    // also after a refresh of the grant.
+    for access in [&tokens.access_token, &refreshed.access_token] {
+        let access = super::organizations::claims(access);
+        assert_eq!(access["sid"], flow.session.id.as_str(), "{access}");
+        assert_eq!(access["sid"], claims["sid"]);
+    }
 }
 
 #[tokio::test]

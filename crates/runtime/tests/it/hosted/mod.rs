@@ -20,5 +20,5 @@ mod recovery;
 mod security;
 mod security_keys;
 pub(crate) mod support;
-mod tokens;
+pub(crate) mod tokens;
 mod two_factor;
