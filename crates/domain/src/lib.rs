@@ -118,7 +118,8 @@ pub use policy::{
 pub use recovery::{Guardian, RecoveryApproval, RecoveryRequest, RecoveryStatus};
 pub use redirect_uri::{RedirectUri, RedirectUriError};
 pub use registration::{
-    INITIAL_ACCESS_TOKEN_PREFIX, InitialAccessToken, REGISTRATION_TOKEN_PREFIX, RegistrationPolicy,
+    INITIAL_ACCESS_TOKEN_PREFIX, InitialAccessToken, MAX_TENANT_STATEMENT_ISSUERS,
+    REGISTRATION_TOKEN_PREFIX, RegistrationPolicy, StatementIssuer,
 };
 pub use rng::{OsRandom, Rng, SeededRandom};
 pub use scim::{

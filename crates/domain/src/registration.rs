@@ -50,6 +50,21 @@ impl fmt::Display for RegistrationPolicy {
     }
 }
 
+/// Most software statement issuers one tenant may trust (beside the deployment's).
+pub const MAX_TENANT_STATEMENT_ISSUERS: usize = 8;
+
+/// An authority a tenant trusts to vouch for clients in software statements (RFC 7591 §2.3),
+/// beside those the deployment trusts (`[dynamic_registration].software_statement_issuers`):
+/// its `iss` and the JWK Set (JSON text, public keys only) its statements verify with. Only this
+/// tenant's registrations accept its statements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatementIssuer {
+    /// The statements' `iss`, compared exactly.
+    pub issuer: String,
+    /// The JWK Set document, as checked and stored.
+    pub jwks: String,
+}
+
 /// Prefix of initial access tokens (`iatok_…`, RFC 7591 §3), distinct from their ids (`iat_…`).
 pub const INITIAL_ACCESS_TOKEN_PREFIX: &str = "iatok_";
 

@@ -8,7 +8,8 @@
 //! 2. Its `iss` is one of the configured issuers; otherwise it is unapproved (RFC 7591 §3.2.2
 //!    `unapproved_software_statement`), whatever its signature.
 //! 3. The signature verifies with that issuer's configured keys (by `kid`, or its only key);
-//!    never another issuer's.
+//!    never another issuer's. An issuer trusted both by the deployment and by a tenant
+//!    ([`SoftwareStatements::joined`]) verifies with the keys of either.
 //! 4. `exp`, when present, is in the future; `iat`, when present, not more than a minute ahead
 //!    (clock skew); `nbf`, when present, reached.
 
@@ -32,6 +33,7 @@ pub enum StatementError {
 }
 
 /// One trusted authority and its public keys.
+#[derive(Clone)]
 struct TrustedIssuer {
     issuer: String,
     keys: Vec<Jwk>,
@@ -76,6 +78,14 @@ impl SoftwareStatements {
         self.issuers.is_empty()
     }
 
+    /// These authorities and `more` (a tenant's own, beside the deployment's).
+    #[must_use]
+    pub fn joined(&self, more: &Self) -> Self {
+        let mut issuers = self.issuers.clone();
+        issuers.extend(more.issuers.iter().cloned());
+        Self { issuers }
+    }
+
     /// The authentic claims of `statement` at `now` (rules 1–4).
     pub fn verify(
         &self,
@@ -89,17 +99,19 @@ impl SoftwareStatements {
         let issuer = unverified.claim("iss").ok_or_else(|| {
             StatementError::Unapproved("the software statement names no issuer (iss)".into())
         })?;
-        let trusted = self
+        let keys: Vec<Jwk> = self
             .issuers
             .iter()
-            .find(|t| t.issuer == issuer)
-            .ok_or_else(|| {
-                StatementError::Unapproved(format!(
-                    "software statements of {issuer:?} are not accepted here"
-                ))
-            })?;
+            .filter(|t| t.issuer == issuer)
+            .flat_map(|t| t.keys.iter().cloned())
+            .collect();
+        if keys.is_empty() {
+            return Err(StatementError::Unapproved(format!(
+                "software statements of {issuer:?} are not accepted here"
+            )));
+        }
         // 3. The reason stays in the logs: it must not tell which key or why.
-        let claims = verify_with(&trusted.keys, statement, &unverified).map_err(|e| {
+        let claims = verify_with(&keys, statement, &unverified).map_err(|e| {
             tracing::info!(issuer, reason = ?e, "software statement refused");
             StatementError::Invalid(
                 "the software statement's signature does not verify with its issuer's keys".into(),
@@ -265,5 +277,43 @@ mod tests {
                 .unwrap();
             assert!(err.contains("https://house.example"), "{err}");
         }
+    }
+
+    #[test]
+    fn a_joined_set_trusts_both_and_each_issuer_keeps_its_own_keys() {
+        let house = SigningKey::generate(SigningAlg::Es256).unwrap();
+        let tenant = SigningKey::generate(SigningAlg::EdDsa).unwrap();
+        let (h, t) = (jwks_of(&house), jwks_of(&tenant));
+        let deployment = SoftwareStatements::new([("https://house.example", h.as_str())]).unwrap();
+        let own = SoftwareStatements::new([
+            ("https://tenant.example", t.as_str()),
+            // The tenant adds a key for the deployment's issuer too.
+            ("https://house.example", t.as_str()),
+        ])
+        .unwrap();
+        let joined = deployment.joined(&own);
+        let exp = now().unix_timestamp() + 600;
+        let by_tenant = tenant
+            .sign_jwt("JWT", &json!({"iss": "https://tenant.example", "exp": exp}))
+            .unwrap();
+        assert!(matches!(
+            deployment.verify(&by_tenant, now()),
+            Err(StatementError::Unapproved(_))
+        ));
+        assert!(joined.verify(&by_tenant, now()).is_ok());
+        for key in [&house, &tenant] {
+            let for_house = key
+                .sign_jwt("JWT", &json!({"iss": "https://house.example", "exp": exp}))
+                .unwrap();
+            assert!(joined.verify(&for_house, now()).is_ok());
+        }
+        // The deployment's key never signs for the tenant's issuer.
+        let forged = house
+            .sign_jwt("JWT", &json!({"iss": "https://tenant.example", "exp": exp}))
+            .unwrap();
+        assert!(matches!(
+            joined.verify(&forged, now()),
+            Err(StatementError::Invalid(_))
+        ));
     }
 }

@@ -13,7 +13,8 @@ use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
-    ClientId, InitialAccessToken, InitialAccessTokenId, RegistrationPolicy, SecretHash, TenantId,
+    ClientId, InitialAccessToken, InitialAccessTokenId, RegistrationPolicy, SecretHash,
+    StatementIssuer, TenantId,
 };
 use svc_store::{RegistrationReads, RegistrationWrites, StoreError};
 use time::OffsetDateTime;
@@ -30,6 +31,11 @@ const SET_DOCUMENTS: &str = "INSERT INTO registration_policies \
      ON CONFLICT (tenant_id) DO UPDATE SET \
      client_id_metadata_documents = excluded.client_id_metadata_documents, \
      updated_at = excluded.updated_at";
+const ISSUERS: &str = "SELECT issuer, jwks FROM software_statement_issuers \
+     WHERE tenant_id = $1 ORDER BY issuer";
+const CLEAR_ISSUERS: &str = "DELETE FROM software_statement_issuers WHERE tenant_id = $1";
+const INSERT_ISSUER: &str = "INSERT INTO software_statement_issuers \
+     (tenant_id, issuer, jwks, created_at) VALUES ($1, $2, $3, $4)";
 const TOKEN: &str = "SELECT token_hash FROM registration_access_tokens \
      WHERE tenant_id = $1 AND client_id = $2";
 const INITIAL_TOKENS: &str = "SELECT id, tenant_id, token_hash, expires_at, max_uses, uses, \
@@ -83,6 +89,22 @@ impl<D: Dialect> RegistrationReads for SqlTx<D> {
             })
             .await?;
         Ok(stored.unwrap_or(false))
+    }
+
+    async fn statement_issuers(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<StatementIssuer>, StoreError> {
+        Stmt::new(ISSUERS)
+            .bind(tenant.as_str())
+            .fetch_all_with::<D, _>(self.conn(), |row: &Row<D>| {
+                let columns = Columns::<D>::new(row, "software_statement_issuers");
+                Ok(StatementIssuer {
+                    issuer: columns.get("issuer")?,
+                    jwks: columns.get("jwks")?,
+                })
+            })
+            .await
     }
 
     async fn registration_token(
@@ -147,6 +169,29 @@ impl<D: Dialect> RegistrationWrites for SqlTx<D> {
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, "registration_policies_tenant_id_fkey"))?;
+        Ok(())
+    }
+
+    async fn set_statement_issuers(
+        &mut self,
+        tenant: &TenantId,
+        issuers: &[StatementIssuer],
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        Stmt::new(CLEAR_ISSUERS)
+            .bind(tenant.as_str())
+            .execute::<D>(self.conn())
+            .await?;
+        for trusted in issuers {
+            Stmt::new(INSERT_ISSUER)
+                .bind(tenant.as_str())
+                .bind(trusted.issuer.as_str())
+                .bind(trusted.jwks.as_str())
+                .bind(now)
+                .execute::<D>(self.conn())
+                .await
+                .map_err(|e| naming::foreign_key(e, "software_statement_issuers_tenant_id_fkey"))?;
+        }
         Ok(())
     }
 

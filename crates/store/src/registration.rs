@@ -10,7 +10,8 @@
 use crate::StoreError;
 use async_trait::async_trait;
 use svc_domain::{
-    ClientId, InitialAccessToken, InitialAccessTokenId, RegistrationPolicy, SecretHash, TenantId,
+    ClientId, InitialAccessToken, InitialAccessTokenId, RegistrationPolicy, SecretHash,
+    StatementIssuer, TenantId,
 };
 use time::OffsetDateTime;
 
@@ -26,6 +27,12 @@ pub trait RegistrationReads {
     /// Whether `tenant` accepts client ID metadata documents (an `https` URL as `client_id`):
     /// `false` until set.
     async fn metadata_documents_accepted(&mut self, tenant: &TenantId) -> Result<bool, StoreError>;
+
+    /// The software statement issuers `tenant` trusts itself, by issuer; none until set.
+    async fn statement_issuers(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<StatementIssuer>, StoreError>;
 
     /// The hash of the registration access token of the application `client` of `tenant`;
     /// `None` when it has none (created through the management API, or absent).
@@ -62,6 +69,17 @@ pub trait RegistrationWrites {
         &mut self,
         tenant: &TenantId,
         accepted: bool,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+
+    /// Replaces the software statement issuers `tenant` trusts with `issuers` (distinct by
+    /// issuer), set at `now`; an empty list trusts none. [`StoreError::Conflict`] naming
+    /// `software_statement_issuers_tenant_id_fkey` when the tenant does not exist, or
+    /// `software_statement_issuers_pkey` when an issuer is listed twice.
+    async fn set_statement_issuers(
+        &mut self,
+        tenant: &TenantId,
+        issuers: &[StatementIssuer],
         now: OffsetDateTime,
     ) -> Result<(), StoreError>;
 

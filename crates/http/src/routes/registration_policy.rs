@@ -47,7 +47,9 @@ pub fn operations() -> utoipa::openapi::OpenApi {
         (the default: nobody), `open` (anyone, within the deployment's hourly limit per \
         address) or `protected` (only with one of the tenant's initial access tokens, \
         `/api/v1/registration-tokens`). Registration works only while the deployment also enables it \
-        (`[dynamic_registration].enabled`), which discovery's `registration_endpoint` shows.",
+        (`[dynamic_registration].enabled`), which discovery's `registration_endpoint` shows. \
+        Also whether client ID metadata documents are accepted, and the software statement \
+        issuers (RFC 7591 §2.3) this tenant trusts beside the deployment's.",
     responses((status = 200, description = "The policy.", body = RegistrationPolicyView)),
     security(("tenant_token" = ["applications:read"])),
 )]
@@ -67,8 +69,10 @@ async fn read(
     summary = "Set the dynamic client registration policy",
     description = "Sets who may register applications at `/oauth/register`: `disabled`, \
         `open` or `protected`. Applications already registered stay (delete them through \
-        `/api/v1/applications`); closing registration refuses new ones at once. Audited as \
-        `registration_policy.set`.",
+        `/api/v1/applications`); closing registration refuses new ones at once. \
+        `software_statement_issuers`, when sent, replaces the tenant's own trusted issuers (at \
+        most 8; public JWK Sets only; a refusal names `software_statement_issuers[i].issuer` or \
+        `.jwks`). Audited as `registration_policy.set`.",
     request_body(content = RegistrationPolicyInput, content_type = "application/json"),
     responses((status = 200, description = "The policy now in force.",
                body = RegistrationPolicyView)),

@@ -48,7 +48,8 @@ pub async fn replace(
     let existing = read(ctx, tenant, client_id, token).await?;
     check_same_client(&metadata, &existing)?;
     let input = metadata
-        .vouched(ctx)?
+        .vouched(ctx, tenant)
+        .await?
         .to_input(Kept::of(&existing))
         .map_err(in_metadata_terms)?;
     applications::update(

@@ -39,7 +39,10 @@ pub use metadata::{ClientInformation, ClientMetadata};
 pub use metadata_document::{MAX_METADATA_DOCUMENT_BYTES, adopt, document_input};
 pub use policy::{RegistrationPolicyInput, RegistrationPolicyView, get_policy, set_policy};
 pub use register::{Registered, register};
-pub use statement::{SoftwareStatementVerifier, StatementRefusal, UNAPPROVED_FIELD};
+pub use statement::{
+    SoftwareStatementVerifier, StatementIssuerInput, StatementIssuerView, StatementRefusal,
+    UNAPPROVED_FIELD,
+};
 
 use crate::ManageError;
 use svc_domain::{ClientId, SecretHash, TenantId};

@@ -79,7 +79,8 @@ pub async fn register(
     };
     check_assigned_by_server(&metadata)?;
     let valid = metadata
-        .vouched(ctx)?
+        .vouched(ctx, tenant)
+        .await?
         .to_input(Kept::new_registration())?
         .validate()
         .and_then(|valid| valid.offered_by(ctx))

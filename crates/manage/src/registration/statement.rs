@@ -9,20 +9,31 @@
 use super::metadata::ClientMetadata;
 use crate::{ManageContext, ManageError};
 use serde_json::{Map, Value};
+use svc_domain::{StatementIssuer, TenantId};
 use time::OffsetDateTime;
 
 /// Field name of the refusal of an untrusted issuer: `svc-http` answers it with
 /// `unapproved_software_statement` (RFC 7591 §3.2.2).
 pub const UNAPPROVED_FIELD: &str = "software_statement.iss";
 
-/// Verifies software statements for the deployment's trusted issuers.
+/// Verifies software statements for the issuers the deployment trusts and those a tenant
+/// trusts beside them.
 pub trait SoftwareStatementVerifier: Send + Sync {
-    /// The authentic claims of `statement` at `now`, or why it is refused.
+    /// The authentic claims of `statement` at `now`, from an issuer the deployment trusts or
+    /// one of `tenant` (the registering tenant's own), or why it is refused.
     fn verify(
         &self,
         statement: &str,
+        tenant: &[StatementIssuer],
         now: OffsetDateTime,
     ) -> Result<Map<String, Value>, StatementRefusal>;
+
+    /// Whether `issuer` could vouch: its key set is a JWK Set holding a public key statements
+    /// can be verified with. `Err` says what is wrong.
+    fn check_issuer(&self, issuer: &StatementIssuer) -> Result<(), String>;
+
+    /// Whether the deployment itself trusts any issuer.
+    fn deployment_trusts_any(&self) -> bool;
 }
 
 /// Why a statement is refused.
@@ -47,29 +58,158 @@ const STATEMENT_CLAIMS: [&str; 9] = [
     "software_version",
 ];
 
+/// Longest issuer identifier a tenant may trust.
+const MAX_ISSUER_BYTES: usize = 255;
+/// Largest JWK Set a tenant may store for one issuer.
+const MAX_JWKS_BYTES: usize = 16 * 1024;
+/// JWK members that hold private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1;
+/// RFC 8037 §2): a key set holding one would let whoever reads it vouch.
+const PRIVATE_MEMBERS: [&str; 9] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k", "priv"];
+
+/// An issuer a tenant asks to trust, as sent to the registration-policy API.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatementIssuerInput {
+    /// The statements' `iss`, compared exactly (at most 255 bytes, no spaces or controls).
+    pub issuer: String,
+    /// Its JWK Set document (`{"keys": [...]}`), public keys only, at most 16 KiB.
+    #[schema(value_type = Object)]
+    pub jwks: Value,
+}
+
+/// An issuer a tenant trusts, as the registration-policy API shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct StatementIssuerView {
+    /// The statements' `iss`.
+    pub issuer: String,
+    /// Its JWK Set document (public keys).
+    #[schema(value_type = Object)]
+    pub jwks: Value,
+}
+
+impl StatementIssuerView {
+    pub(super) fn of(stored: StatementIssuer) -> Self {
+        Self {
+            jwks: serde_json::from_str(&stored.jwks).unwrap_or(Value::Null),
+            issuer: stored.issuer,
+        }
+    }
+}
+
+/// Rule: the issuers a tenant trusts — at most [`svc_domain::MAX_TENANT_STATEMENT_ISSUERS`],
+/// each named once by a printable identifier, each with a JWK Set of public keys the verifier
+/// can use. Errors name the field (`software_statement_issuers[i].issuer|jwks`).
+pub(super) fn check_trusted(
+    ctx: &ManageContext,
+    input: Vec<StatementIssuerInput>,
+) -> Result<Vec<StatementIssuer>, ManageError> {
+    const FIELD: &str = "software_statement_issuers";
+    let Some(verifier) = ctx.software_statements.as_deref() else {
+        return Err(ManageError::invalid(
+            FIELD,
+            "this deployment does not accept software statements",
+        ));
+    };
+    if input.len() > svc_domain::MAX_TENANT_STATEMENT_ISSUERS {
+        return Err(ManageError::invalid(
+            FIELD,
+            format!(
+                "a tenant may trust at most {} issuers",
+                svc_domain::MAX_TENANT_STATEMENT_ISSUERS
+            ),
+        ));
+    }
+    let mut trusted: Vec<StatementIssuer> = Vec::with_capacity(input.len());
+    for (i, given) in input.into_iter().enumerate() {
+        let field = |member: &str| format!("{FIELD}[{i}].{member}");
+        let issuer = given.issuer;
+        if issuer.is_empty()
+            || issuer.len() > MAX_ISSUER_BYTES
+            || issuer.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
+            return Err(ManageError::invalid(
+                field("issuer"),
+                format!(
+                    "an issuer is 1 to {MAX_ISSUER_BYTES} bytes without spaces or control \
+                     characters"
+                ),
+            ));
+        }
+        if trusted.iter().any(|t| t.issuer == issuer) {
+            return Err(ManageError::invalid(
+                field("issuer"),
+                "this issuer is listed twice",
+            ));
+        }
+        let Some(keys) = given.jwks.get("keys").and_then(Value::as_array) else {
+            return Err(ManageError::invalid(
+                field("jwks"),
+                "a JWK Set is an object with a keys array",
+            ));
+        };
+        if let Some(member) = keys
+            .iter()
+            .find_map(|k| PRIVATE_MEMBERS.into_iter().find(|m| k.get(*m).is_some()))
+        {
+            return Err(ManageError::invalid(
+                field("jwks"),
+                format!("a key holds private or symmetric material ({member}): public keys only"),
+            ));
+        }
+        let jwks = given.jwks.to_string();
+        if jwks.len() > MAX_JWKS_BYTES {
+            return Err(ManageError::invalid(
+                field("jwks"),
+                format!("a JWK Set is at most {MAX_JWKS_BYTES} bytes"),
+            ));
+        }
+        let candidate = StatementIssuer { issuer, jwks };
+        verifier
+            .check_issuer(&candidate)
+            .map_err(|e| ManageError::invalid(field("jwks"), e))?;
+        trusted.push(candidate);
+    }
+    Ok(trusted)
+}
+
 impl ClientMetadata {
-    /// The metadata with its software statement (if any) verified and applied, and removed.
+    /// The metadata with its software statement (if any) verified and applied, and removed:
+    /// verified against the issuers the deployment trusts and those `tenant` trusts (read only
+    /// when a statement is there).
     ///
     /// Errors: [`ManageError::Invalid`] on `software_statement` (no trusted issuer is
-    /// configured, the statement is invalid, or it carries what a statement may not) or on
-    /// [`UNAPPROVED_FIELD`].
-    pub(super) fn vouched(mut self, ctx: &ManageContext) -> Result<Self, ManageError> {
+    /// configured for the deployment or the tenant, the statement is invalid, or it carries
+    /// what a statement may not) or on [`UNAPPROVED_FIELD`].
+    pub(super) async fn vouched(
+        mut self,
+        ctx: &ManageContext,
+        tenant: &TenantId,
+    ) -> Result<Self, ManageError> {
         let Some(statement) = self.software_statement.take() else {
             return Ok(self);
         };
-        let Some(verifier) = ctx.software_statements.as_deref() else {
-            return Err(ManageError::invalid(
+        let not_accepted = || {
+            ManageError::invalid(
                 "software_statement",
-                "software statements are not accepted by this deployment",
-            ));
+                "software statements are not accepted here: neither this deployment nor this \
+                 tenant trusts an issuer",
+            )
         };
-        let mut claims =
-            verifier
-                .verify(&statement, ctx.now())
-                .map_err(|refusal| match refusal {
-                    StatementRefusal::Unapproved(m) => ManageError::invalid(UNAPPROVED_FIELD, m),
-                    StatementRefusal::Invalid(m) => ManageError::invalid("software_statement", m),
-                })?;
+        let Some(verifier) = ctx.software_statements.as_deref() else {
+            return Err(not_accepted());
+        };
+        let mut tx = ctx.store.read().await?;
+        let trusted = tx.statement_issuers(tenant).await?;
+        tx.finish().await?;
+        if trusted.is_empty() && !verifier.deployment_trusts_any() {
+            return Err(not_accepted());
+        }
+        let mut claims = verifier
+            .verify(&statement, &trusted, ctx.now())
+            .map_err(|refusal| match refusal {
+                StatementRefusal::Unapproved(m) => ManageError::invalid(UNAPPROVED_FIELD, m),
+                StatementRefusal::Invalid(m) => ManageError::invalid("software_statement", m),
+            })?;
         for claim in STATEMENT_CLAIMS {
             claims.remove(claim);
         }
@@ -109,6 +249,7 @@ mod tests {
         fn verify(
             &self,
             s: &str,
+            _: &[StatementIssuer],
             _: OffsetDateTime,
         ) -> Result<Map<String, Value>, StatementRefusal> {
             match s {
@@ -119,6 +260,18 @@ mod tests {
                 },
             }
         }
+
+        fn check_issuer(&self, _: &StatementIssuer) -> Result<(), String> {
+            Ok(())
+        }
+
+        fn deployment_trusts_any(&self) -> bool {
+            true
+        }
+    }
+
+    fn tenant() -> TenantId {
+        TenantId::parse("ten_01jd3xk1q7e8ccbz6r9v0w2y4m").unwrap()
     }
 
     async fn ctx(with: bool) -> ManageContext {
@@ -157,7 +310,10 @@ mod tests {
             "client_name": "Vouched", "redirect_uris": ["https://vouched.example/cb"],
         })
         .to_string();
-        let vouched = metadata(&statement).vouched(&ctx(true).await).unwrap();
+        let vouched = metadata(&statement)
+            .vouched(&ctx(true).await, &tenant())
+            .await
+            .unwrap();
         assert_eq!(vouched.client_name.as_deref(), Some("Vouched"));
         assert_eq!(
             vouched.redirect_uris,
@@ -174,11 +330,11 @@ mod tests {
     #[tokio::test]
     async fn refusals_name_the_right_field() {
         let (on, off) = (ctx(true).await, ctx(false).await);
-        let (field, _) = refused_field(metadata("{}").vouched(&off));
+        let (field, _) = refused_field(metadata("{}").vouched(&off, &tenant()).await);
         assert_eq!(field, "software_statement");
-        let (field, _) = refused_field(metadata("stranger").vouched(&on));
+        let (field, _) = refused_field(metadata("stranger").vouched(&on, &tenant()).await);
         assert_eq!(field, UNAPPROVED_FIELD);
-        let (field, _) = refused_field(metadata("not json").vouched(&on));
+        let (field, _) = refused_field(metadata("not json").vouched(&on, &tenant()).await);
         assert_eq!(field, "software_statement");
         for carried in [
             json!({"client_id": "app_x"}),
@@ -186,11 +342,12 @@ mod tests {
             json!({"software_statement": "nested"}),
             json!({"logo_uri": "https://x.example/logo.png"}),
         ] {
-            let (field, message) = refused_field(metadata(&carried.to_string()).vouched(&on));
+            let (field, message) =
+                refused_field(metadata(&carried.to_string()).vouched(&on, &tenant()).await);
             assert_eq!(field, "software_statement", "{carried}: {message}");
         }
         // No statement: nothing to do, with or without a verifier.
         let plain: ClientMetadata = serde_json::from_value(json!({"client_name": "P"})).unwrap();
-        assert_eq!(plain.clone().vouched(&off).unwrap(), plain);
+        assert_eq!(plain.clone().vouched(&off, &tenant()).await.unwrap(), plain);
     }
 }

@@ -409,6 +409,12 @@ impl svc_store::RegistrationReads for FaultyTx {
     async fn metadata_documents_accepted(&mut self, tenant: &TenantId) -> Result<bool, StoreError> {
         self.inner.metadata_documents_accepted(tenant).await
     }
+    async fn statement_issuers(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<Vec<svc_domain::StatementIssuer>, StoreError> {
+        self.inner.statement_issuers(tenant).await
+    }
     async fn registration_token(
         &mut self,
         tenant: &TenantId,
@@ -459,6 +465,14 @@ impl svc_store::RegistrationWrites for FaultyTx {
         self.inner
             .set_metadata_documents_accepted(tenant, accepted, now)
             .await
+    }
+    async fn set_statement_issuers(
+        &mut self,
+        tenant: &TenantId,
+        issuers: &[svc_domain::StatementIssuer],
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner.set_statement_issuers(tenant, issuers, now).await
     }
     async fn insert_registration_token(
         &mut self,

@@ -33,6 +33,7 @@ fn accept(on: bool) -> RegistrationPolicyInput {
     RegistrationPolicyInput {
         policy: "disabled".into(),
         client_id_metadata_documents: Some(on),
+        software_statement_issuers: None,
     }
 }
 

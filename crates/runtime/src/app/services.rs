@@ -88,10 +88,7 @@ impl Services {
             .with_domain_probe(Arc::new(crate::domain_probe::RuntimeDomainProbe::new(
                 &config.verified_domains,
             )?));
-        let manage = match crate::software_statements::verifier(config)? {
-            Some(verifier) => manage.with_software_statements(verifier),
-            None => manage,
-        };
+        let manage = manage.with_software_statements(crate::software_statements::verifier(config)?);
         let dpop = Arc::new(dpop(config, store.clone(), clock.clone()));
         let api_keys = api_keys(config, &store, &clock, &rng).await?;
         let api = ApiState {

@@ -268,7 +268,8 @@ async fn a_client_known_by_its_document_signs_a_person_in_once_both_switches_are
         assert_eq!(status, 200, "{policy}");
         assert_eq!(
             policy,
-            json!({"policy": "disabled", "client_id_metadata_documents": true})
+            json!({"policy": "disabled", "client_id_metadata_documents": true,
+                "software_statement_issuers": []})
         );
         assert_eq!(advertised(&world).await, Some(json!(true)));
         let openid = world.discovery().await;

@@ -5,8 +5,10 @@
 //! the refusals: fragments and `javascript:` in redirect URIs, a `jwks_uri` at an internal
 //! address, unknown metadata, software statements, management scopes, another client's token,
 //! an application created through the management API, and the rate limit per address; the
-//! `protected` policy with initial access tokens (missing, wrong, spent, deleted); and software
-//! statements of a trusted issuer (their metadata win) and every way one is refused.
+//! `protected` policy with initial access tokens (missing, wrong, spent, deleted); software
+//! statements of a trusted issuer (their metadata win) and every way one is refused; and a
+//! tenant's own trusted issuers (set through the registration policy, refused by name when
+//! hostile, vouching for that tenant alone).
 
 use crate::hosted::support::{REDIRECT, Setup, World};
 use reqwest::Method;
@@ -130,7 +132,8 @@ async fn a_registered_client_signs_a_person_in_and_manages_its_registration() {
         assert_eq!(policy.status(), 200);
         assert_eq!(
             policy.json::<Value>().await.unwrap(),
-            json!({"policy": "open", "client_id_metadata_documents": false})
+            json!({"policy": "open", "client_id_metadata_documents": false,
+                "software_statement_issuers": []})
         );
         let endpoint = advertised(&world).await;
         assert_eq!(endpoint, Some(format!("{}/oauth/register", world.issuer())));
@@ -508,7 +511,8 @@ async fn a_deployment_without_registration_serves_and_advertises_none() {
             .unwrap();
         assert_eq!(
             read,
-            json!({"policy": "open", "client_id_metadata_documents": false})
+            json!({"policy": "open", "client_id_metadata_documents": false,
+                "software_statement_issuers": []})
         );
         assert_eq!(advertised(&world).await, None);
         let (status, _, _) = call(
@@ -769,6 +773,204 @@ async fn software_statements_of_a_trusted_issuer_vouch_for_metadata() {
             application_ids(&world).await.len(),
             before,
             "nothing written"
+        );
+        world.shutdown().await;
+    }
+}
+
+/// `PUT /api/v1/registration-policy` with `body` as the world's management client: status and
+/// body.
+async fn put_policy(world: &World, body: &Value) -> (u16, Value) {
+    let response = world
+        .api(Method::PUT, "/api/v1/registration-policy")
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_tenant_trusts_its_own_statement_issuers_which_vouch_for_it_alone() {
+    const ISSUER: &str = "https://tenant-house.example";
+    let key = svc_crypto::SigningKey::generate(svc_crypto::SigningAlg::EdDsa).unwrap();
+    let jwks = json!({"keys": [key.public_key().to_json()]});
+    for backend in BACKENDS {
+        // No issuer in the deployment's configuration.
+        let world = world(backend, "50").await;
+        let now = svc_domain::Clock::now(&svc_domain::SystemClock).unix_timestamp();
+        let vouched = json!({
+            "iss": ISSUER, "iat": now, "exp": now + 600,
+            "client_name": "Vouched by the tenant's house", "redirect_uris": [REDIRECT],
+        });
+        let metadata = json!({
+            "redirect_uris": ["https://other.example/cb"],
+            "software_statement": statement(&key, &vouched),
+        });
+        assert_eq!(set_policy(&world, "open").await.status(), 200);
+        // Nobody trusts anyone yet: refused, as before.
+        let (status, body) = register(&world, &metadata).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some("invalid_software_statement")),
+            "{body}"
+        );
+
+        // Hostile issuer lists: each refused by name, nothing stored.
+        let mut private = key.public_key().to_json();
+        private["d"] = json!("nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A");
+        let many: Vec<Value> = (0..9)
+            .map(|i| json!({"issuer": format!("https://h{i}.example"), "jwks": jwks}))
+            .collect();
+        let hostile = [
+            (
+                json!([{"issuer": "", "jwks": jwks}]),
+                "software_statement_issuers[0].issuer",
+            ),
+            (
+                json!([{"issuer": "https://a.example\n", "jwks": jwks}]),
+                "software_statement_issuers[0].issuer",
+            ),
+            (
+                json!([{"issuer": ISSUER, "jwks": jwks}, {"issuer": ISSUER, "jwks": jwks}]),
+                "software_statement_issuers[1].issuer",
+            ),
+            (
+                json!([{"issuer": ISSUER, "jwks": {"keys": [private]}}]),
+                "software_statement_issuers[0].jwks",
+            ),
+            (
+                json!([{"issuer": ISSUER, "jwks": {"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}}]),
+                "software_statement_issuers[0].jwks",
+            ),
+            (
+                json!([{"issuer": ISSUER, "jwks": {"keys": []}}]),
+                "software_statement_issuers[0].jwks",
+            ),
+            (
+                json!([{"issuer": ISSUER, "jwks": "not a set"}]),
+                "software_statement_issuers[0].jwks",
+            ),
+            (
+                json!([{"issuer": ISSUER, "jwks": {"keys": [{"kty": "EC", "x": "A".repeat(17_000)}]}}]),
+                "software_statement_issuers[0].jwks",
+            ),
+            (Value::Array(many), "software_statement_issuers"),
+        ];
+        for (issuers, field) in hostile {
+            let (status, body) = put_policy(
+                &world,
+                &json!({"policy": "open", "software_statement_issuers": issuers}),
+            )
+            .await;
+            assert_eq!(status, 400, "{backend:?} {field}: {body}");
+            assert!(
+                body["detail"].as_str().unwrap().contains(field),
+                "{field}: {body}"
+            );
+        }
+        let (status, body) = put_policy(
+            &world,
+            &json!({"policy": "open", "software_statement_issuers": [{"issuer": ISSUER, "extra": 1, "jwks": jwks}]}),
+        )
+        .await;
+        assert_eq!(status, 400, "unknown member: {body}");
+        let read = world
+            .api(Method::GET, "/api/v1/registration-policy")
+            .send()
+            .await
+            .unwrap();
+        let body: Value = read.json().await.unwrap();
+        assert_eq!(
+            body["software_statement_issuers"],
+            json!([]),
+            "nothing stored: {body}"
+        );
+
+        // Trusted by this tenant: the statement vouches here.
+        let (status, body) = put_policy(
+            &world,
+            &json!({"policy": "open", "software_statement_issuers": [{"issuer": ISSUER, "jwks": jwks}]}),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["software_statement_issuers"][0]["issuer"], ISSUER);
+        assert_eq!(body["software_statement_issuers"][0]["jwks"], jwks);
+        let (status, body) = register(&world, &metadata).await;
+        assert_eq!(status, 201, "{backend:?}: {body}");
+        assert_eq!(body["client_name"], "Vouched by the tenant's house");
+        assert_eq!(body["redirect_uris"], json!([REDIRECT]));
+        // Leaving the list out keeps it; the audit log names the issuers.
+        let (status, body) = put_policy(&world, &json!({"policy": "open"})).await;
+        assert_eq!(
+            (
+                status,
+                body["software_statement_issuers"][0]["issuer"].as_str()
+            ),
+            (200, Some(ISSUER))
+        );
+        let audit: Value = world
+            .api(
+                Method::GET,
+                "/api/v1/audit-logs?action=registration_policy.set",
+            )
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert!(
+            audit
+                .to_string()
+                .contains(&format!("software_statement_issuers={ISSUER}")),
+            "{audit}"
+        );
+
+        // Another tenant of the same deployment does not trust it.
+        let beta = world.other_tenant("beta").await;
+        let beta_token = crate::hosted::support::management_token(
+            &world.app,
+            &beta.host,
+            &beta.client_id,
+            &beta.client_secret,
+        )
+        .await;
+        let opened = world
+            .app
+            .request(Method::PUT, "/api/v1/registration-policy")
+            .header("host", &beta.host)
+            .bearer_auth(&beta_token)
+            .json(&json!({"policy": "open"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(opened.status(), 200);
+        let response = world
+            .app
+            .request(Method::POST, "/oauth/register")
+            .header("host", &beta.host)
+            .json(&json!({"redirect_uris": [REDIRECT], "software_statement": statement(&key, &vouched)}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"], "invalid_software_statement", "{body}");
+
+        // An empty list trusts none of its own again.
+        let (status, _) = put_policy(
+            &world,
+            &json!({"policy": "open", "software_statement_issuers": []}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let (status, body) = register(&world, &metadata).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some("invalid_software_statement")),
+            "{body}"
         );
         world.shutdown().await;
     }

@@ -255,6 +255,7 @@ macro_rules! conformance_suite {
             expired_device_authorizations_are_purged,
             registration_policies_default_to_disabled_and_are_per_tenant,
             metadata_document_acceptance_is_per_tenant_and_beside_the_policy,
+            statement_issuers_are_per_tenant_and_replaced_whole,
             registration_tokens_belong_to_one_application_and_go_with_it,
             initial_access_tokens_spend_their_uses_until_expiry,
             scim_tokens_are_found_by_hash_in_their_tenant_until_revoked,

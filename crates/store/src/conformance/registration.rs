@@ -7,7 +7,122 @@ use super::applications::application_fixture;
 use super::grants::stored_tenant;
 use crate::{Store, StoreError};
 use std::sync::Arc;
-use svc_domain::{RegistrationPolicy, SecretHash};
+use svc_domain::{RegistrationPolicy, SecretHash, StatementIssuer};
+
+/// A tenant's software statement issuers: none until set, replaced as a whole (in issuer
+/// order), per tenant, independent of the policy; an issuer listed twice or an unknown tenant
+/// names its constraint and, in the transaction, leaves the list as it was only if rolled back;
+/// the rows go with their tenant.
+pub async fn statement_issuers_are_per_tenant_and_replaced_whole(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let other = stored_tenant(&store, "other", 2).await;
+    let issuer = |name: &str| StatementIssuer {
+        issuer: format!("https://{name}.example"),
+        jwks: format!(r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{name}"}}]}}"#),
+    };
+    let mut tx = store.write().await.expect("write");
+    assert!(
+        tx.statement_issuers(&acme.id)
+            .await
+            .expect("unset")
+            .is_empty()
+    );
+    tx.set_statement_issuers(
+        &acme.id,
+        &[issuer("zeta"), issuer("alpha")],
+        acme.created_at,
+    )
+    .await
+    .expect("set");
+    tx.commit().await.expect("commit");
+
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.statement_issuers(&acme.id).await.expect("read"),
+        [issuer("alpha"), issuer("zeta")]
+    );
+    assert!(
+        read.statement_issuers(&other.id)
+            .await
+            .expect("read")
+            .is_empty()
+    );
+    assert_eq!(
+        read.registration_policy(&acme.id).await.expect("policy"),
+        RegistrationPolicy::Disabled,
+        "trusting an issuer opens no registration"
+    );
+    read.finish().await.expect("finish");
+
+    let mut tx = store.write().await.expect("write");
+    tx.set_statement_issuers(&acme.id, &[issuer("beta")], acme.created_at)
+        .await
+        .expect("replace");
+    tx.commit().await.expect("commit");
+    let mut tx = store.write().await.expect("write");
+    match tx
+        .set_statement_issuers(
+            &acme.id,
+            &[issuer("gamma"), issuer("gamma")],
+            acme.created_at,
+        )
+        .await
+    {
+        Err(StoreError::Conflict { constraint }) => {
+            assert_eq!(constraint, "software_statement_issuers_pkey");
+        }
+        other => panic!("expected the primary key, got {other:?}"),
+    }
+    drop(tx);
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.statement_issuers(&acme.id).await.expect("read"),
+        [issuer("beta")],
+        "the refused replacement was rolled back"
+    );
+    read.finish().await.expect("finish");
+
+    let mut tx = store.write().await.expect("write");
+    tx.set_statement_issuers(&acme.id, &[], acme.created_at)
+        .await
+        .expect("clear");
+    tx.set_statement_issuers(&other.id, &[issuer("omega")], other.created_at)
+        .await
+        .expect("other");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert!(
+        read.statement_issuers(&acme.id)
+            .await
+            .expect("read")
+            .is_empty()
+    );
+    read.finish().await.expect("finish");
+
+    let gone = super::tenant_fixture("gone", 3);
+    let mut tx = store.write().await.expect("write");
+    match tx
+        .set_statement_issuers(&gone.id, &[issuer("alpha")], gone.created_at)
+        .await
+    {
+        Err(StoreError::Conflict { constraint }) => {
+            assert_eq!(constraint, "software_statement_issuers_tenant_id_fkey");
+        }
+        other => panic!("expected the foreign key, got {other:?}"),
+    }
+    drop(tx);
+    let mut tx = store.write().await.expect("write");
+    tx.delete_tenant(&other.id).await.expect("delete");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert!(
+        read.statement_issuers(&other.id)
+            .await
+            .expect("read")
+            .is_empty()
+    );
+    read.finish().await.expect("finish");
+}
 
 /// Accepting client ID metadata documents is off until set, set per tenant, and independent of
 /// the registration policy in both directions.

@@ -344,7 +344,7 @@ impl World {
 }
 
 /// A management access token (client_credentials) for the tenant at `host`.
-async fn management_token(app: &TestApp, host: &str, id: &str, secret: &str) -> String {
+pub(crate) async fn management_token(app: &TestApp, host: &str, id: &str, secret: &str) -> String {
     let response = app
         .request(reqwest::Method::POST, "/oauth/token")
         .header("host", host)
