@@ -125,48 +125,35 @@ pub async fn set_policy(
     if tx.tenant_by_id(tenant).await?.is_none() {
         return Err(ManageError::NotFound);
     }
+    // Each setting changed is one `registration_policy.set` entry naming it.
+    let mut changed = Vec::new();
     tx.set_registration_policy(tenant, policy, ctx.now())
         .await?;
     if let Some(issuers) = &issuers {
         tx.set_statement_issuers(tenant, issuers, ctx.now()).await?;
         let names: Vec<&str> = issuers.iter().map(|i| i.issuer.as_str()).collect();
-        let target = format!("software_statement_issuers={}", names.join(" "));
-        let entry = audit::entry(
-            ctx,
-            actor,
-            meta,
-            Some(tenant),
-            action::REGISTRATION_POLICY_SET,
-            Some(&target),
-        );
-        audit::record(tx.as_mut(), &entry).await?;
+        changed.push(format!("software_statement_issuers={}", names.join(" ")));
     }
     if let Some(accepted) = input.client_id_metadata_documents {
         tx.set_metadata_documents_accepted(tenant, accepted, ctx.now())
             .await?;
-        let target = format!("client_id_metadata_documents={accepted}");
+        changed.push(format!("client_id_metadata_documents={accepted}"));
+    }
+    changed.push(policy.as_str().to_owned());
+    for target in &changed {
         let entry = audit::entry(
             ctx,
             actor,
             meta,
             Some(tenant),
             action::REGISTRATION_POLICY_SET,
-            Some(&target),
+            Some(target),
         );
         audit::record(tx.as_mut(), &entry).await?;
     }
     let client_id_metadata_documents =
         ctx.metadata_documents && tx.metadata_documents_accepted(tenant).await?;
     let trusted = tx.statement_issuers(tenant).await?;
-    let entry = audit::entry(
-        ctx,
-        actor,
-        meta,
-        Some(tenant),
-        action::REGISTRATION_POLICY_SET,
-        Some(policy.as_str()),
-    );
-    audit::record(tx.as_mut(), &entry).await?;
     tx.commit().await?;
     Ok(RegistrationPolicyView {
         policy,
