@@ -12,7 +12,11 @@
 //
 // Environment: ISSUER, MCP_URL (the sample server's /mcp, also its RFC 8707 resource),
 // REDIRECT_URI, USER_EMAIL, USER_PASSWORD, USER_ID, MANAGEMENT_TOKEN, GRANT_URL, GRANT_BODY (JSON),
-// CHROMIUM_PATH. Prints one JSON line on stdout; exits 1 with "interop check failed: …" otherwise.
+// CHROMIUM_PATH; optional CLIENT_METADATA_URL: the https URL of a client ID metadata document
+// (draft-ietf-oauth-client-id-metadata-document, the SDK's `clientMetadataUrl`), served by the
+// test. With it the SDK must use that URL as its client_id instead of registering (the tenant's
+// registration is closed then), and the token's client_id is the URL.
+// Prints one JSON line on stdout; exits 1 with "interop check failed: …" otherwise.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -24,8 +28,8 @@ let closeBrowser = async () => {};
 
 /** An OAuthClientProvider that keeps everything in memory and plays the person in Chromium. */
 class BrowserProvider {
-  constructor({ context, page, redirectUri, email, password }) {
-    Object.assign(this, { context, page, redirectUri, email, password });
+  constructor({ context, page, redirectUri, email, password, metadataUrl }) {
+    Object.assign(this, { context, page, redirectUri, email, password, metadataUrl });
     this.client = undefined;
     this.saved = undefined;
     this.verifier = undefined;
@@ -35,6 +39,11 @@ class BrowserProvider {
 
   get redirectUrl() {
     return this.redirectUri;
+  }
+
+  /** The URL-based client_id (SEP-991); undefined: the SDK registers (RFC 7591) instead. */
+  get clientMetadataUrl() {
+    return this.metadataUrl;
   }
 
   get clientMetadata() {
@@ -130,6 +139,7 @@ async function main(step) {
   const mcpUrl = env('MCP_URL');
   const redirectUri = env('REDIRECT_URI');
   const userId = env('USER_ID');
+  const metadataUrl = process.env.CLIENT_METADATA_URL || undefined;
   const svc = [];
 
   step('chromium');
@@ -144,6 +154,7 @@ async function main(step) {
     redirectUri,
     email: env('USER_EMAIL'),
     password: env('USER_PASSWORD'),
+    metadataUrl,
   });
   const transportFetch = recordingFetch(new URL(issuer).origin, svc);
   const newTransport = () => new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider, fetch: transportFetch });
@@ -165,9 +176,14 @@ async function main(step) {
   checkEqual(client.getServerVersion()?.name, 'trips', 'MCP server name after initialize');
 
   const registration = svc.find((r) => r.method === 'POST' && r.path === '/oauth/register');
-  check(registration, `the SDK did not register at svc's registration endpoint: ${JSON.stringify(svc)}`);
-  checkEqual(registration.body.scope, 'tools:search tools:book', 'scope registered (from the RFC 9728 scopes_supported)');
-  check(provider.client?.client_id?.startsWith('app_'), `registered client_id: ${provider.client?.client_id}`);
+  if (metadataUrl) {
+    check(!registration, 'the SDK registered although svc accepts its client ID metadata document');
+    checkEqual(provider.client?.client_id, metadataUrl, 'the SDK uses its document URL as client_id');
+  } else {
+    check(registration, `the SDK did not register at svc's registration endpoint: ${JSON.stringify(svc)}`);
+    checkEqual(registration.body.scope, 'tools:search tools:book', 'scope registered (from the RFC 9728 scopes_supported)');
+    check(provider.client?.client_id?.startsWith('app_'), `registered client_id: ${provider.client?.client_id}`);
+  }
   const [first] = provider.interactions;
   checkEqual(first.request.resource, mcpUrl, 'authorization request resource (RFC 8707)');
   checkEqual(first.request.code_challenge_method, 'S256', 'authorization request PKCE method');
@@ -235,6 +251,7 @@ async function main(step) {
     issuer,
     resource: mcpUrl,
     client_id: provider.client.client_id,
+    registered: Boolean(registration),
     sub: claims.sub,
     first_scope: claims.scope,
     step_up_scope: upgraded.scope,

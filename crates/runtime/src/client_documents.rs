@@ -55,12 +55,13 @@ impl DocumentClients {
         manage: ManageContext,
         production: bool,
         fetches_per_hour: u32,
+        roots: &[Vec<u8>],
     ) -> Self {
         Self {
             store,
             clock,
             manage,
-            fetcher: GuardedFetcher::new(production),
+            fetcher: GuardedFetcher::trusting(production, roots),
             allow_http: !production,
             fetches_per_hour,
         }
@@ -257,7 +258,7 @@ mod tests {
         .await;
         let url = format!("{base}/client.json");
         *url_cell.lock().unwrap() = url.clone();
-        let documents = DocumentClients::new(store, clock.clone(), manage, false, budget);
+        let documents = DocumentClients::new(store, clock.clone(), manage, false, budget, &[]);
         (documents, clock, tenant, url, hits)
     }
 

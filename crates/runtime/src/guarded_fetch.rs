@@ -18,7 +18,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 use svc_domain::{TargetPolicy, WebhookUrl};
-use svc_webhooks::egress::{check_target, describe_failure, guarded_client};
+use svc_webhooks::egress::{check_target, describe_failure};
 
 /// Time for the whole fetch.
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -52,13 +52,38 @@ pub(crate) struct GuardedFetcher {
 
 impl GuardedFetcher {
     pub(crate) fn new(production: bool) -> Self {
+        Self::trusting(production, &[])
+    }
+
+    /// Like [`GuardedFetcher::new`], trusting the CA certificates `roots` (PEM) besides the
+    /// platform's ([`crate::BuildOptions::outbound_roots`]); a root that does not parse leaves
+    /// the fetcher without a client (every fetch then fails, naming it).
+    pub(crate) fn trusting(production: bool, roots: &[Vec<u8>]) -> Self {
         let policy = TargetPolicy {
             https_only: production,
             standard_port_only: false,
             public_only: production,
         };
-        let client = guarded_client(policy, TIMEOUT, Arc::new(svc_webhooks::SystemLookup)).ok();
-        Self { policy, client }
+        let mut builder = svc_webhooks::guarded_client_builder(
+            policy,
+            TIMEOUT,
+            Arc::new(svc_webhooks::SystemLookup),
+        );
+        for pem in roots {
+            match reqwest::Certificate::from_pem(pem) {
+                Ok(root) => builder = builder.add_root_certificate(root),
+                Err(_) => {
+                    return Self {
+                        policy,
+                        client: None,
+                    };
+                }
+            }
+        }
+        Self {
+            policy,
+            client: builder.build().ok(),
+        }
     }
 
     /// GETs `uri` as a document of `kind`.

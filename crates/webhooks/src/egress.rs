@@ -69,6 +69,16 @@ pub fn guarded_client(
     timeout: Duration,
     lookup: Arc<dyn Lookup>,
 ) -> Result<reqwest::Client, reqwest::Error> {
+    guarded_client_builder(policy, timeout, lookup).build()
+}
+
+/// The builder behind [`guarded_client`], for a caller that adds to it (trusted roots) before
+/// building; everything the guard needs is already set.
+pub fn guarded_client_builder(
+    policy: TargetPolicy,
+    timeout: Duration,
+    lookup: Arc<dyn Lookup>,
+) -> reqwest::ClientBuilder {
     reqwest::Client::builder()
         .dns_resolver(Arc::new(GuardedResolver {
             public_only: policy.public_only,
@@ -79,7 +89,6 @@ pub fn guarded_client(
         .connect_timeout(timeout.min(Duration::from_secs(5)))
         .timeout(timeout)
         .user_agent(concat!("svc-webhooks/", env!("CARGO_PKG_VERSION")))
-        .build()
 }
 
 /// The static half of the guard, for every attempt (a policy may have tightened since the

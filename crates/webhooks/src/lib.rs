@@ -20,7 +20,7 @@ pub mod retry;
 pub mod send;
 pub mod worker;
 
-pub use egress::{Lookup, SystemLookup, guarded_client};
+pub use egress::{Lookup, SystemLookup, guarded_client, guarded_client_builder};
 pub use metrics::WebhookMetrics;
 pub use relay::Relay;
 pub use retry::{Outcome, RetryPolicy};

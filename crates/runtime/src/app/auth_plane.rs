@@ -189,6 +189,7 @@ pub(super) fn protocol_context(config: &Config, services: &Services) -> Protocol
         services.api.manage.clone(),
         config.is_production(),
         config.dynamic_registration.max_document_fetches_per_hour,
+        &services.outbound_roots,
     )))
 }
 

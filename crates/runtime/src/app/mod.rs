@@ -44,6 +44,10 @@ pub struct BuildOptions {
     pub rotation_interval: Duration,
     /// How long a tenant's cached signing keys are served before the store is read again.
     pub key_refresh: Duration,
+    /// CA certificates (PEM) the client ID metadata document fetcher trusts besides the
+    /// platform's (which a deployment extends through `SSL_CERT_FILE`): a seam for tests that
+    /// serve documents over TLS on loopback with a throw-away CA, in process. Empty by default.
+    pub outbound_roots: Vec<Vec<u8>>,
 }
 
 impl Default for BuildOptions {
@@ -54,6 +58,7 @@ impl Default for BuildOptions {
             watchdog_interval: Duration::from_secs(5),
             rotation_interval: Duration::from_secs(60),
             key_refresh: Duration::from_secs(30),
+            outbound_roots: Vec::new(),
         }
     }
 }

@@ -43,6 +43,8 @@ pub(super) struct Services {
     pub(super) api: ApiState,
     /// DPoP proofs (RFC 9449): one replay record for every plane of the process.
     pub(super) dpop: Arc<Dpop>,
+    /// Extra CA certificates (PEM) outbound document fetches trust ([`BuildOptions`]).
+    pub(super) outbound_roots: Vec<Vec<u8>>,
 }
 
 impl Services {
@@ -112,6 +114,7 @@ impl Services {
             authn,
             api,
             dpop,
+            outbound_roots: options.outbound_roots.clone(),
         })
     }
 }

@@ -156,9 +156,26 @@ pub(crate) async fn single_tenant(
     backend: svc_testkit::Backend,
     extra: &[(&str, &str)],
 ) -> (TestApp, CreatedTenant, String) {
+    single_tenant_trusting(backend, extra, Vec::new()).await
+}
+
+/// [`single_tenant`] whose client ID metadata document fetches also trust the CA certificates
+/// `roots` (PEM; `svc_runtime::BuildOptions::outbound_roots`).
+pub(crate) async fn single_tenant_trusting(
+    backend: svc_testkit::Backend,
+    extra: &[(&str, &str)],
+    roots: Vec<Vec<u8>>,
+) -> (TestApp, CreatedTenant, String) {
     let mut env = vec![("SVC_TENANT__DEFAULT_TENANT_SLUG", "default")];
     env.extend_from_slice(extra);
-    let app = TestApp::spawn_with(backend, &env).await;
+    let options = svc_runtime::BuildOptions {
+        watchdog_interval: std::time::Duration::from_millis(200),
+        outbound_roots: roots,
+        ..svc_runtime::BuildOptions::default()
+    };
+    let app = TestApp::try_spawn_with_options(backend, &env, options)
+        .await
+        .unwrap_or_else(|e| panic!("test app failed to start: {e}"));
     let tenant = default_tenant(&app, &operator_token(&app).await).await;
     let response = app
         .request(reqwest::Method::POST, "/oauth/token")

@@ -6,8 +6,14 @@
 //! calls tools with the audience-bound token; a tool the person's roles do not grant is refused
 //! until an administrator grants it, then the SDK's step-up re-authorization gets it. The service
 //! runs single-tenant (issuer `http://127.0.0.1:<port>`) on SQLite and PostgreSQL.
+//!
+//! Then the same run with the SDK's `clientMetadataUrl`: registration is closed, the tenant
+//! accepts client ID metadata documents, and the SDK's client_id is the https URL of a document
+//! served on loopback with a certificate of a throw-away CA (the SDK takes only https URLs with
+//! a path), which the service's document fetcher trusts (`BuildOptions::outbound_roots`): svc
+//! fetches the document, the SDK never registers, and the tokens name the URL as `client_id`.
 
-use crate::common::{send_json as call, single_tenant};
+use crate::common::{send_json as call, single_tenant_trusting};
 use crate::interop::{
     Prerequisite, chromium_path, repo_root, require_prerequisites, run_script, str_field,
 };
@@ -22,22 +28,61 @@ const REDIRECT_URI: &str = "http://127.0.0.1:65501/callback";
 const EMAIL: &str = "grace.hopper@example.com";
 const PASSWORD: &str = "Compiler-A-0-1952!";
 
-async fn mcp_typescript_sdk(backend: Backend) {
+/// Serves the MCP client's metadata document over https on loopback, with a server certificate
+/// of `tls`'s CA: its URL.
+async fn serve_document_over_tls(tls: &svc_testkit::tls::TlsFixture) -> String {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("https://{}/mcp-client.json", listener.local_addr().unwrap());
+    let document = json!({
+        "client_id": url,
+        "client_name": "MCP interop client (client ID metadata document)",
+        "redirect_uris": [REDIRECT_URI],
+        "grant_types": ["authorization_code"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "scope": "tools:search tools:book",
+    })
+    .to_string();
+    let router = axum::Router::new().route(
+        "/mcp-client.json",
+        axum::routing::get(
+            move || async move { ([("content-type", "application/json")], document) },
+        ),
+    );
+    let config =
+        axum_server::tls_rustls::RustlsConfig::from_pem_file(&tls.cert_path, &tls.key_path)
+            .await
+            .unwrap();
+    let server = axum_server::from_tcp_rustls(listener, config).unwrap();
+    tokio::spawn(async move { server.serve(router.into_make_service()).await });
+    url
+}
+
+async fn mcp_typescript_sdk(backend: Backend, by_document: bool) {
     require_prerequisites(&[
         Prerequisite::Chromium,
         Prerequisite::NodeModules,
         Prerequisite::PlaywrightCore,
         Prerequisite::McpSdk,
     ]);
-    let (app, tenant, token) = single_tenant(
-        backend,
-        &[
-            ("SVC_AUTH__ARGON2_MEMORY_KIB", "8192"),
-            ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
-            ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
-        ],
-    )
-    .await;
+    let certificates = tempfile::tempdir().unwrap();
+    let tls = svc_testkit::tls::generate(certificates.path());
+    let mut settings = vec![
+        ("SVC_AUTH__ARGON2_MEMORY_KIB", "8192"),
+        ("SVC_AUTH__ARGON2_ITERATIONS", "1"),
+        ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
+    ];
+    let mut roots = Vec::new();
+    if by_document {
+        settings.push((
+            "SVC_DYNAMIC_REGISTRATION__CLIENT_ID_METADATA_DOCUMENTS",
+            "true",
+        ));
+        roots.push(tls.ca_pem.clone().into_bytes());
+    }
+    let (app, tenant, token) = single_tenant_trusting(backend, &settings, roots).await;
 
     // The MCP server on a loopback port, registered as an API with a permission per tool.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -97,14 +142,23 @@ async fn mcp_typescript_sdk(backend: Backend) {
         &token,
         Method::PUT,
         "/api/v1/registration-policy",
-        json!({"policy": "open"}),
+        if by_document {
+            json!({"policy": "disabled", "client_id_metadata_documents": true})
+        } else {
+            json!({"policy": "open"})
+        },
         200,
     )
     .await;
+    let document_url = if by_document {
+        Some(serve_document_over_tls(&tls).await)
+    } else {
+        None
+    };
 
     let grant = json!({"permissions": [{"resource": mcp_url, "name": "tools:search"},
                                        {"resource": mcp_url, "name": "tools:book"}]});
-    let env: Vec<(String, String)> = [
+    let mut env: Vec<(String, String)> = [
         ("ISSUER", app.url.clone()),
         ("MCP_URL", mcp_url.clone()),
         ("REDIRECT_URI", REDIRECT_URI.to_owned()),
@@ -119,6 +173,9 @@ async fn mcp_typescript_sdk(backend: Backend) {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
+    if let Some(url) = &document_url {
+        env.push(("CLIENT_METADATA_URL".to_owned(), url.clone()));
+    }
     let run = run_script(
         Path::new("node"),
         &repo_root().join("interop/mcp/client.mjs"),
@@ -141,6 +198,28 @@ async fn mcp_typescript_sdk(backend: Backend) {
     );
     assert_eq!(summary["refused_status"], 403, "{summary}");
 
+    if let Some(url) = &document_url {
+        // The SDK never registered: the application is the document's, listed by its URL.
+        assert_eq!(summary["client_id"], url.as_str(), "{summary}");
+        assert_eq!(summary["registered"], false, "{summary}");
+        let listed = call(
+            &app,
+            &token,
+            Method::GET,
+            "/api/v1/applications",
+            Value::Null,
+            200,
+        )
+        .await;
+        assert!(
+            listed.to_string().contains(url.as_str()),
+            "the document's application is listed: {listed}"
+        );
+        server.abort();
+        app.shutdown().await;
+        return;
+    }
+    assert_eq!(summary["registered"], true, "{summary}");
     // The client the SDK registered is an ordinary application of the tenant: public, PKCE,
     // the registered scope the MCP server's metadata offered.
     let client_id = str_field(&summary, "client_id");
@@ -168,10 +247,20 @@ async fn mcp_typescript_sdk(backend: Backend) {
 
 #[tokio::test]
 async fn interop_mcp_typescript_sdk_sqlite() {
-    mcp_typescript_sdk(Backend::Sqlite).await;
+    mcp_typescript_sdk(Backend::Sqlite, false).await;
+}
+
+#[tokio::test]
+async fn interop_mcp_typescript_sdk_by_document_sqlite() {
+    mcp_typescript_sdk(Backend::Sqlite, true).await;
+}
+
+#[tokio::test]
+async fn interop_mcp_typescript_sdk_by_document_postgres() {
+    mcp_typescript_sdk(Backend::Postgres, true).await;
 }
 
 #[tokio::test]
 async fn interop_mcp_typescript_sdk_postgres() {
-    mcp_typescript_sdk(Backend::Postgres).await;
+    mcp_typescript_sdk(Backend::Postgres, false).await;
 }
