@@ -14,6 +14,10 @@
 //!    serves them only on the routes about that organization (its profile, members, domains and
 //!    invitations), and only for it.
 //!
+//! The person's own API scope `ciba:approve` (ADR 0010) follows rule 1 alone: a third-party
+//! application's grant never carries it, whatever its registration says, since its pairwise
+//! `sub` names nobody the identity API can act for ([`for_persons_application`]).
+//!
 //! Otherwise those scopes are left out of the grant (the way resource-server RBAC drops what a
 //! role does not hold, rather than failing the sign-in), and the API answers 403
 //! `insufficient_scope`. Scopes other than the management ones are not this module's concern.
@@ -23,8 +27,8 @@
 use crate::discovery::management_api_resource;
 use std::collections::BTreeSet;
 use svc_domain::{
-    Application, MANAGEMENT_API_SCOPES, ORG_ADMIN, ORG_OWNER, OrganizationId, RoleKey, ScopeSet,
-    TENANT_ADMIN, TenantId, UserId,
+    Application, CIBA_APPROVE_SCOPE, MANAGEMENT_API_SCOPES, ORG_ADMIN, ORG_OWNER, OrganizationId,
+    RoleKey, ScopeSet, TENANT_ADMIN, TenantId, UserId,
 };
 use svc_store::{OrganizationReads, StoreError, UserRoleReads};
 
@@ -70,6 +74,21 @@ pub(crate) fn for_management_api(app: &Application, issuer: &str) -> bool {
     app.api_audience
         .as_deref()
         .is_some_and(|aud| aud == management_api_resource(issuer))
+}
+
+/// `scope` without the scopes that act for the person at the tenant's identity API
+/// (`ciba:approve`) unless `app` is first-party: dropped, as management scopes are, rather than
+/// failing the sign-in. No read is needed: it is rule 1 alone.
+pub(crate) fn for_persons_application(scope: ScopeSet, app: &Application) -> ScopeSet {
+    if app.first_party || !scope.contains(CIBA_APPROVE_SCOPE) {
+        return scope;
+    }
+    ScopeSet::from_scopes(
+        scope
+            .iter()
+            .filter(|s| s.as_str() != CIBA_APPROVE_SCOPE)
+            .cloned(),
+    )
 }
 
 /// Whether the grant asks for any management scope (only then are the person's roles read).
@@ -181,6 +200,25 @@ mod tests {
     }
 
     use svc_domain::Clock;
+
+    #[test]
+    fn only_first_party_applications_keep_ciba_approve() {
+        let asked = ScopeSet::parse("openid ciba:approve").unwrap();
+        let audience = format!("{ISSUER}/api/v1");
+        assert_eq!(
+            for_persons_application(asked.clone(), &app(Some(&audience), true)),
+            asked
+        );
+        assert_eq!(
+            for_persons_application(asked.clone(), &app(Some(&audience), false)),
+            ScopeSet::parse("openid").unwrap()
+        );
+        let plain = ScopeSet::parse("openid profile").unwrap();
+        assert_eq!(
+            for_persons_application(plain.clone(), &app(None, false)),
+            plain
+        );
+    }
 
     #[test]
     fn only_first_party_tenant_admins_keep_management_scopes() {

@@ -82,7 +82,7 @@ impl AuthorizeEndpoint {
         session: &Session,
         organization: Option<&OrganizationId>,
     ) -> Result<Option<(svc_domain::ScopeSet, Option<ApiResourceId>)>, StoreError> {
-        let mut scope = req.scopes();
+        let mut scope = crate::administrators::for_persons_application(req.scopes(), app);
         let management = crate::administrators::for_management_api(app, issuer)
             && crate::administrators::asks_management_scopes(&scope);
         if !management && req.resource.is_none() {

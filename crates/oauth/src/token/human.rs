@@ -421,7 +421,11 @@ impl TokenEndpoint {
         check_client(&family, &app.id)?;
         check_alive(&token, &family, now)?;
         check_key(family.dpop_jkt.as_deref(), request.proof_jkt())?;
-        let mut scope = narrow_scope(&token.scope, request.scope())?;
+        // An application that became third-party since the grant keeps no person API scope.
+        let mut scope = crate::administrators::for_persons_application(
+            narrow_scope(&token.scope, request.scope())?,
+            app,
+        );
         let details = crate::details::from_grant(
             app,
             family.authorization_details.as_ref(),
