@@ -62,9 +62,6 @@ const STATEMENT_CLAIMS: [&str; 9] = [
 const MAX_ISSUER_BYTES: usize = 255;
 /// Largest JWK Set a tenant may store for one issuer.
 const MAX_JWKS_BYTES: usize = 16 * 1024;
-/// JWK members that hold private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1;
-/// RFC 8037 §2): a key set holding one would let whoever reads it vouch.
-const PRIVATE_MEMBERS: [&str; 9] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k", "priv"];
 
 /// An issuer a tenant asks to trust, as sent to the registration-policy API.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
@@ -141,28 +138,24 @@ pub(super) fn check_trusted(
                 "this issuer is listed twice",
             ));
         }
-        let Some(keys) = given.jwks.get("keys").and_then(Value::as_array) else {
-            return Err(ManageError::invalid(
-                field("jwks"),
-                "a JWK Set is an object with a keys array",
-            ));
-        };
-        if let Some(member) = keys
-            .iter()
-            .find_map(|k| PRIVATE_MEMBERS.into_iter().find(|m| k.get(*m).is_some()))
-        {
-            return Err(ManageError::invalid(
-                field("jwks"),
-                format!("a key holds private or symmetric material ({member}): public keys only"),
-            ));
-        }
-        let jwks = given.jwks.to_string();
-        if jwks.len() > MAX_JWKS_BYTES {
-            return Err(ManageError::invalid(
-                field("jwks"),
-                format!("a JWK Set is at most {MAX_JWKS_BYTES} bytes"),
-            ));
-        }
+        // The application rule (a JWK Set of 1 to 10 public keys), then a tighter size.
+        let jwks = crate::applications::check_jwks(&given.jwks)
+            .and_then(|text| {
+                if text.len() > MAX_JWKS_BYTES {
+                    Err(ManageError::invalid(
+                        "jwks",
+                        format!("a JWK Set is at most {MAX_JWKS_BYTES} bytes"),
+                    ))
+                } else {
+                    Ok(text)
+                }
+            })
+            .map_err(|e| match e {
+                ManageError::Invalid { message, .. } => {
+                    ManageError::invalid(field("jwks"), message)
+                }
+                other => other,
+            })?;
         let candidate = StatementIssuer { issuer, jwks };
         verifier
             .check_issuer(&candidate)
