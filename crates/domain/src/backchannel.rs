@@ -4,8 +4,15 @@
 //! A request whose hint names nobody who can sign in is still stored, as a decoy: it answers
 //! the start and every poll exactly like a real one, but has no person, so it is never listed
 //! for anyone and never approved (spec "A CIBA request for an unknown or inactive login hint").
+//!
+//! An agent starts one too, to use a delegation whose person asked to approve each use
+//! ([`BackchannelRequester::Agent`]): the same page, the same API and the same poll carry that approval,
+//! and its grant is the agent's token for the person rather than an authorization code.
 
-use crate::{BackchannelRequestId, ClientId, DeviceStatus, ScopeSet, SecretHash, TenantId, UserId};
+use crate::{
+    AgentId, BackchannelRequestId, ClientId, DelegationId, DeviceStatus, ScopeSet, SecretHash,
+    TenantId, UserId,
+};
 use time::OffsetDateTime;
 
 /// Prefix of `auth_req_id`s (CIBA Core §7.3): a leaked string says what it is.
@@ -24,8 +31,8 @@ pub struct BackchannelRequest {
     pub hash: SecretHash,
     /// Owner tenant.
     pub tenant_id: TenantId,
-    /// The client that started it, the only one that may poll.
-    pub client_id: ClientId,
+    /// Who started it, the only one that may poll.
+    pub requester: BackchannelRequester,
     /// The person asked; `None` for a decoy.
     pub user_id: Option<UserId>,
     /// The scopes asked for.
@@ -44,6 +51,44 @@ pub struct BackchannelRequest {
     pub created_at: OffsetDateTime,
     /// After this the request is `expired_token`.
     pub expires_at: OffsetDateTime,
+}
+
+/// Who started a backchannel request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackchannelRequester {
+    /// A confidential application, through `/bc-authorize` (CIBA Core §7.1).
+    Application(ClientId),
+    /// An agent asking its person to approve one use of a delegation that asks for it.
+    Agent(DelegatedUse),
+}
+
+/// The use of a delegation an agent asks its person to approve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelegatedUse {
+    /// The agent asking (and polling).
+    pub agent_id: AgentId,
+    /// The delegation it would act on.
+    pub delegation_id: DelegationId,
+    /// The API (its identifier) the token would be for.
+    pub resource: String,
+}
+
+impl BackchannelRequester {
+    /// Its id as stored and compared at a poll: the `client_id` (`app_…`) or the agent's id.
+    pub fn id(&self) -> &str {
+        match self {
+            Self::Application(client) => client.as_str(),
+            Self::Agent(using) => using.agent_id.as_str(),
+        }
+    }
+
+    /// The application, for an application's request.
+    pub fn application(&self) -> Option<&ClientId> {
+        match self {
+            Self::Application(client) => Some(client),
+            Self::Agent(_) => None,
+        }
+    }
 }
 
 /// What a poll found, recorded as it happened.

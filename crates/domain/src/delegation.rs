@@ -30,6 +30,9 @@ pub struct Delegation {
     pub resources: Vec<String>,
     /// When it ends by itself.
     pub expires_at: OffsetDateTime,
+    /// Whether the person approves each use (a token for them) when the agent asks, through
+    /// the backchannel approval (`BackchannelRequester::Agent`), instead of once on the consent page.
+    pub per_use_approval: bool,
     /// When the person granted it.
     pub created_at: OffsetDateTime,
     /// When it was revoked, if it was.
@@ -78,6 +81,7 @@ mod tests {
             scopes: ScopeSet::parse("bookings:read").unwrap(),
             resources: vec!["https://api.example.com/bookings".into()],
             expires_at: now + Duration::days(1),
+            per_use_approval: false,
             created_at: now,
             revoked_at: None,
         }

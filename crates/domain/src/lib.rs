@@ -62,7 +62,8 @@ pub use authorization_details::{
     MAX_DETAILS_BYTES, MAX_DETAILS_DEPTH, check_detail_types,
 };
 pub use backchannel::{
-    AUTH_REQ_ID_PREFIX, BackchannelPoll, BackchannelRequest, MAX_BINDING_MESSAGE_CHARS,
+    AUTH_REQ_ID_PREFIX, BackchannelPoll, BackchannelRequest, BackchannelRequester, DelegatedUse,
+    MAX_BINDING_MESSAGE_CHARS,
 };
 pub use client_id_url::{ClientIdUrl, ClientIdUrlError, MAX_CLIENT_ID_URL_LEN};
 pub use clock::{Clock, ManualClock, SystemClock};

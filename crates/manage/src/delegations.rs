@@ -17,7 +17,7 @@ use utoipa::ToSchema;
     "id": "dlg_01jd3k2m4n5p6q7r8s9t0v1w2x", "user_id": "usr_01jd2p6r8t0v2x4z6b8d0f2h4k",
     "agent_id": "agt_01jd3k2m4n5p6q7r8s9t0v1w2x", "scopes": ["bookings:read"],
     "resources": ["https://api.example.com/bookings"], "live": true,
-    "expires_at": "2026-12-25T10:00:00Z", "created_at": "2026-11-25T10:00:00Z",
+    "per_use_approval": false, "expires_at": "2026-12-25T10:00:00Z", "created_at": "2026-11-25T10:00:00Z",
     "revoked_at": null
 }))]
 pub struct DelegationView {
@@ -33,6 +33,9 @@ pub struct DelegationView {
     pub resources: Vec<String>,
     /// Whether the agent may act on it now (not revoked, not expired).
     pub live: bool,
+    /// Whether the person approves each use the agent makes of it (through the CIBA approval
+    /// page or API): the agent then starts a backchannel request for each token.
+    pub per_use_approval: bool,
     /// When it ends by itself.
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -61,6 +64,7 @@ impl DelegationView {
                 .collect(),
             resources: delegation.resources.clone(),
             live: delegation.is_live(now),
+            per_use_approval: delegation.per_use_approval,
             expires_at: delegation.expires_at,
             created_at: delegation.created_at,
             revoked_at: delegation.revoked_at,

@@ -31,6 +31,21 @@
 //! ([`BackchannelSettings::answer_floor`], 25 ms after the client was authenticated), which
 //! hides the rest (reading the person's record). A rank test over interleaved samples holds it
 //! (`crates/runtime/tests/it/ciba.rs`).
+//!
+//! **An agent's start** (issue 19 item 2, per-use approval; served with `[challenge]`): an
+//! agent whose person asked to approve each use of a delegation authenticates with its key
+//! instead of a client's credentials — its signed answer to a challenge as `client_assertion`
+//! (RFC 7523 §2.2, `iss` = `sub` = the agent) — and names the person by id in `login_hint`,
+//! the API in `resource` (RFC 8707; default its only allowed one) and the permissions in
+//! `scope` (default: all the delegation grants there). Then, in order: the parameters of
+//! check 2, `authorization_details` and `openid` are refused by name; `binding_message` and
+//! `requested_expiry` as for a client; the agent is checked as at the agent grant
+//! (`invalid_client` for its assertion, `invalid_target`/`invalid_scope` for what it asks);
+//! a live delegation from that person covering the API and the permissions must exist
+//! (`access_denied` otherwise: the agent learns no more than the agent grant tells it); the
+//! challenge is spent; the request is stored naming the agent, the delegation and the API, and
+//! the person is notified with the agent's name. There is no decoy: the agent is authenticated
+//! and the person delegated to it. It polls as `crate::token::agent_use` says.
 
 use crate::client_auth;
 use crate::context::ProtocolContext;
@@ -40,8 +55,9 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::time::Duration;
 use svc_domain::{
-    AUTH_REQ_ID_PREFIX, Application, BackchannelRequest, BackchannelRequestId, DeviceStatus, Email,
-    GeneratedSecret, GrantType, MAX_BINDING_MESSAGE_CHARS, ScopeSet, Tenant, User, UserId,
+    AUTH_REQ_ID_PREFIX, Application, BackchannelRequest, BackchannelRequestId,
+    BackchannelRequester, DelegatedUse, DeviceStatus, Email, GeneratedSecret, GrantType,
+    MAX_BINDING_MESSAGE_CHARS, ScopeSet, Tenant, User, UserId,
 };
 
 /// The path of the hosted approval page, under the issuer.
@@ -65,6 +81,9 @@ pub struct BackchannelSettings {
     /// `[oidc].authorization_details` (RFC 9396): a request may ask for details of its
     /// application's registered types (see `crate::details`).
     pub authorization_details: bool,
+    /// `[challenge].enabled`: agents may start requests for a use of a delegation their person
+    /// approves each time ([`BackchannelEndpoint::start`], "An agent's start").
+    pub agent_requests: bool,
 }
 
 impl Default for BackchannelSettings {
@@ -76,6 +95,7 @@ impl Default for BackchannelSettings {
             interval_secs: 5,
             answer_floor: Duration::from_millis(25),
             authorization_details: false,
+            agent_requests: false,
         }
     }
 }
@@ -149,6 +169,13 @@ impl BackchannelEndpoint {
         form: &[(String, String)],
         authorization: Option<&str>,
     ) -> Result<BackchannelStartResponse, OAuthError> {
+        if self.settings.agent_requests
+            && let Some(assertion) = crate::token::agent::agent_client_assertion(form)
+        {
+            return self
+                .start_for_agent(tenant, issuer, form, authorization, assertion)
+                .await;
+        }
         let client_request = ClientRequest::parse(form, authorization)?;
         let auth = self.ctx.client_auth(&tenant.id, issuer);
         // 1.
@@ -184,7 +211,7 @@ impl BackchannelEndpoint {
             id: BackchannelRequestId::generate(self.ctx.clock.as_ref(), self.ctx.rng.as_ref()),
             hash: secret.hash,
             tenant_id: tenant.id.clone(),
-            client_id: app.id.clone(),
+            requester: BackchannelRequester::Application(app.id.clone()),
             user_id: person.as_ref().map(|p| p.id.clone()),
             scope,
             binding_message,
@@ -208,6 +235,132 @@ impl BackchannelEndpoint {
         // Never whether it was a decoy: that is the point of one.
         tracing::info!(tenant = %tenant.id, client_id = %app.id, request = %request.id,
             "backchannel authentication started");
+        Ok(BackchannelStartResponse {
+            auth_req_id: secret.plaintext,
+            expires_in: lifetime.as_secs(),
+            interval: self.settings.interval_secs,
+        })
+    }
+
+    /// An agent's start (see the module documentation).
+    async fn start_for_agent(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        form: &[(String, String)],
+        authorization: Option<&str>,
+        assertion: &str,
+    ) -> Result<BackchannelStartResponse, OAuthError> {
+        use crate::token::agent::{AgentChecks, Using, agent_client, target_of};
+        let (agent_id, unverified) = agent_client(form, authorization, assertion)?;
+        let param = |name: &str| {
+            form.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        if let Some(name) = REJECTED
+            .into_iter()
+            .chain(["authorization_details"])
+            .find(|name| param(name).is_some())
+        {
+            return Err(OAuthError::invalid_request(format!(
+                "{name} is not supported in an agent's request"
+            )));
+        }
+        let person = param("login_hint")
+            .ok_or_else(|| OAuthError::invalid_request("login_hint is required"))
+            .and_then(|hint| {
+                UserId::parse(hint).map_err(|_| {
+                    OAuthError::invalid_request(
+                        "login_hint of an agent's request is the id (usr_…) of the person it acts for",
+                    )
+                })
+            })?;
+        let asked = param("scope")
+            .map(ScopeSet::parse)
+            .transpose()
+            .map_err(|e| OAuthError::invalid_scope(format!("scope: {e}")))?;
+        if asked.as_ref().is_some_and(|s| s.contains("openid")) {
+            return Err(OAuthError::invalid_scope(
+                "an agent asks for an API's permissions: openid is not one",
+            ));
+        }
+        let binding_message = check_binding_message(param("binding_message"))?;
+        let lifetime = self.lifetime(param("requested_expiry"))?;
+
+        let checks = AgentChecks { ctx: &self.ctx };
+        let now = crate::authorize::truncate_micros(self.ctx.clock.now());
+        let (agent, challenge) = checks
+            .verify_signed(tenant, issuer, &agent_id, assertion, &unverified, now)
+            .await
+            .map_err(|e| match e.code() {
+                ErrorCode::InvalidGrant => OAuthError::invalid_client(e.description().to_owned()),
+                _ => e,
+            })?;
+        let target = target_of(&agent, param("resource"))?;
+        if target == crate::discovery::management_api_resource(issuer) {
+            return Err(OAuthError::invalid_target(
+                "agents obtain tokens for the tenant's APIs, never the management API",
+            ));
+        }
+        let api = checks.agent_api(tenant, &agent, target).await?;
+        let (scope, delegation) = checks
+            .delegated(
+                tenant,
+                &agent,
+                &person,
+                &api,
+                asked.as_ref(),
+                Using::ToApprove,
+                now,
+            )
+            .await
+            .map_err(|e| match e.code() {
+                ErrorCode::InvalidGrant => OAuthError::new(
+                    ErrorCode::AccessDenied,
+                    "no live delegation from this person to this agent covers the request",
+                ),
+                _ => e,
+            })?;
+        checks
+            .spend_challenge(tenant, &agent.id, &challenge, now)
+            .await
+            .map_err(|e| OAuthError::invalid_client(e.description().to_owned()))?;
+
+        let secret = GeneratedSecret::generate(AUTH_REQ_ID_PREFIX, self.ctx.rng.as_ref());
+        let request = BackchannelRequest {
+            id: BackchannelRequestId::generate(self.ctx.clock.as_ref(), self.ctx.rng.as_ref()),
+            hash: secret.hash,
+            tenant_id: tenant.id.clone(),
+            requester: BackchannelRequester::Agent(DelegatedUse {
+                agent_id: agent.id.clone(),
+                delegation_id: delegation.id.clone(),
+                resource: api.identifier.clone(),
+            }),
+            user_id: Some(person.clone()),
+            scope,
+            binding_message,
+            authorization_details: None,
+            status: DeviceStatus::Pending,
+            interval_secs: self.settings.interval_secs,
+            last_polled_at: None,
+            created_at: now,
+            expires_at: now + lifetime,
+        };
+        let mut tx = self.ctx.store.write().await?;
+        let user = tx.user(&tenant.id, &person).await?;
+        tx.insert_backchannel_request(&request).await?;
+        tx.commit().await?;
+        self.notifier.notify(
+            tenant,
+            issuer,
+            user.as_ref(),
+            // The notice's wording is for applications; the name says who really asks.
+            &format!("{} (an agent acting for you)", agent.name),
+            request.binding_message.as_deref(),
+        );
+        tracing::info!(tenant = %tenant.id, agent = %agent.id, delegation = %delegation.id,
+            request = %request.id, "an agent asks its person to approve a use");
         Ok(BackchannelStartResponse {
             auth_req_id: secret.plaintext,
             expires_in: lifetime.as_secs(),

@@ -11,7 +11,11 @@
 //! 2. the agent exists in this tenant and is active;
 //! 3. each resource is one the agent may obtain tokens for, an API the tenant registered, and
 //!    never the management API;
-//! 4. each permission is within the agent's `allowed_scopes` and defined by one of those APIs.
+//! 4. each permission is within the agent's `allowed_scopes` and defined by one of those APIs;
+//! 5. `approval`, when sent, is `each_use` (the person approves every use the agent makes,
+//!    through the backchannel approval: `crate::token::agent_use`) or `standing`; `each_use`
+//!    only where that approval is served (`[ciba]` and `[challenge]`). The agent's `each_use`
+//!    binds the delegation; without it the person may still choose it on the page.
 //!
 //! Nothing here checks what the person holds: a delegation never gives more than the person
 //! has, because the agent grant intersects it with the person's permissions at every use.
@@ -44,6 +48,8 @@ pub enum Refused {
     Scope(String),
     /// The person holds too many live delegations already.
     TooMany,
+    /// Approval of each use asked where it is not served.
+    PerUseUnavailable,
 }
 
 impl Refused {
@@ -57,6 +63,9 @@ impl Refused {
             Self::TooMany => format!(
                 "You already have {MAX_LIVE_PER_PERSON} delegations; revoke one on your account page first."
             ),
+            Self::PerUseUnavailable => {
+                "The agent asks you to approve each use, which this service does not offer.".into()
+            }
         }
     }
 }
@@ -74,6 +83,8 @@ pub struct DelegationRequest {
     pub lifetime_days: i64,
     /// When it would end, were it granted now.
     pub expires_at: OffsetDateTime,
+    /// Whether the person would approve each use (`approval=each_use`).
+    pub per_use_approval: bool,
 }
 
 impl DelegationRequest {
@@ -85,6 +96,9 @@ impl DelegationRequest {
         }
         pairs.push(("scope", self.scopes.to_string()));
         pairs.push(("expires_in_days", self.lifetime_days.to_string()));
+        if self.per_use_approval {
+            pairs.push(("approval", APPROVE_EACH_USE.to_owned()));
+        }
         pairs
     }
 }
@@ -100,9 +114,13 @@ pub struct ListedDelegation {
     pub live: bool,
 }
 
+/// `approval` of a request whose person approves each use.
+pub const APPROVE_EACH_USE: &str = "each_use";
+
 /// Delegations for every tenant.
 pub struct Delegations {
     ctx: ProtocolContext,
+    per_use_approval: bool,
 }
 
 fn one<'f>(pairs: &'f [(String, String)], name: &'static str) -> Result<Option<&'f str>, Refused> {
@@ -119,7 +137,21 @@ fn one<'f>(pairs: &'f [(String, String)], name: &'static str) -> Result<Option<&
 impl Delegations {
     /// Delegations over `ctx`.
     pub fn new(ctx: ProtocolContext) -> Self {
-        Self { ctx }
+        Self {
+            ctx,
+            per_use_approval: false,
+        }
+    }
+
+    /// The same, offering approval of each use when `served` (`[ciba]` and `[challenge]`).
+    pub fn with_per_use_approval(mut self, served: bool) -> Self {
+        self.per_use_approval = served;
+        self
+    }
+
+    /// Whether a person may choose to approve each use.
+    pub fn offers_per_use_approval(&self) -> bool {
+        self.per_use_approval
     }
 
     /// Checks 1–4 for the request `pairs` (a query or a form) in `tenant` of `issuer`.
@@ -156,9 +188,16 @@ impl Delegations {
             if resources.is_empty() || resources.len() > 20 {
                 return Err(Refused::Malformed("resource"));
             }
-            Ok((agent, scopes, lifetime_days, resources))
+            // 5.
+            let per_use = match one(pairs, "approval")? {
+                None | Some("standing") => false,
+                Some(APPROVE_EACH_USE) if self.per_use_approval => true,
+                Some(APPROVE_EACH_USE) => return Err(Refused::PerUseUnavailable),
+                Some(_) => return Err(Refused::Malformed("approval")),
+            };
+            Ok((agent, scopes, lifetime_days, resources, per_use))
         })();
-        let (agent_id, scopes, lifetime_days, resources) = match parsed {
+        let (agent_id, scopes, lifetime_days, resources, per_use_approval) = match parsed {
             Ok(p) => p,
             Err(refused) => return Ok(Err(refused)),
         };
@@ -215,6 +254,7 @@ impl Delegations {
             scopes,
             lifetime_days,
             expires_at: self.ctx.clock.now() + Duration::days(lifetime_days),
+            per_use_approval,
         }))
     }
 
@@ -248,6 +288,7 @@ impl Delegations {
                 .map(|(api, _)| api.identifier.clone())
                 .collect(),
             expires_at: now + Duration::days(request.lifetime_days),
+            per_use_approval: request.per_use_approval,
             created_at: now,
             revoked_at: None,
         };

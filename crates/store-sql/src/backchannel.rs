@@ -12,8 +12,8 @@ use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt, encode_scopes};
 use async_trait::async_trait;
 use svc_domain::{
-    BackchannelPoll, BackchannelRequest, BackchannelRequestId, ClientId, DeviceStatus, SecretHash,
-    TenantId, UserId,
+    AgentId, BackchannelPoll, BackchannelRequest, BackchannelRequestId, BackchannelRequester,
+    ClientId, DelegatedUse, DelegationId, DeviceStatus, SecretHash, TenantId, UserId,
 };
 use svc_store::{BackchannelReads, BackchannelWrites, StoreError};
 use time::OffsetDateTime;
@@ -21,19 +21,20 @@ use time::OffsetDateTime;
 macro_rules! columns {
     () => {
         "id, hash, tenant_id, client_id, user_id, scope, binding_message, status, \
-         interval_secs, last_polled_at, created_at, expires_at, authorization_details"
+         interval_secs, last_polled_at, created_at, expires_at, authorization_details, \
+         delegation_id, resource"
     };
 }
 
 const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO backchannel_requests (id, hash, tenant_id, client_id, user_id, scope, \
          binding_message, status, interval_secs, last_polled_at, last_polled_at_ns, created_at, \
-         expires_at, expires_at_ns, authorization_details) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+         expires_at, expires_at_ns, authorization_details, delegation_id, resource) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
     postgres: "INSERT INTO backchannel_requests (id, hash, tenant_id, client_id, user_id, scope, \
          binding_message, status, interval_secs, last_polled_at, created_at, expires_at, \
-         authorization_details) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+         authorization_details, delegation_id, resource) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
 };
 const PENDING: PerDialect = PerDialect {
     sqlite: concat!(
@@ -63,6 +64,11 @@ const DECIDE: PerDialect = PerDialect {
         columns!()
     ),
 };
+const TAKE_APPROVED: &str = concat!(
+    "DELETE FROM backchannel_requests WHERE tenant_id = $1 AND hash = $2 AND client_id = $3 \
+     AND status = 'approved' AND delegation_id IS NOT NULL RETURNING ",
+    columns!()
+);
 const POLL: PollStatements = PollStatements {
     on_time: PerDialect {
         sqlite: concat!(
@@ -117,11 +123,15 @@ impl<D: Dialect> BackchannelWrites for SqlTx<D> {
         &mut self,
         r: &BackchannelRequest,
     ) -> Result<(), StoreError> {
+        let delegated = match &r.requester {
+            BackchannelRequester::Application(_) => None,
+            BackchannelRequester::Agent(using) => Some(using),
+        };
         Stmt::new(INSERT.pick::<D>())
             .bind(r.id.as_str())
             .bind(r.hash.as_bytes())
             .bind(r.tenant_id.as_str())
-            .bind(r.client_id.as_str())
+            .bind(r.requester.id())
             .bind(r.user_id.as_ref().map(UserId::as_str))
             .bind_json(encode_scopes(&r.scope)?)
             .bind(r.binding_message.as_deref())
@@ -133,6 +143,8 @@ impl<D: Dialect> BackchannelWrites for SqlTx<D> {
             .bind(r.expires_at)
             .bind_twin(r.expires_at)
             .bind(r.authorization_details.as_ref().map(|d| d.to_json()))
+            .bind(delegated.map(|u| u.delegation_id.as_str()))
+            .bind(delegated.map(|u| u.resource.as_str()))
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, "backchannel_requests_tenant_id_fkey"))?;
@@ -166,13 +178,32 @@ impl<D: Dialect> BackchannelWrites for SqlTx<D> {
         &mut self,
         tenant: &TenantId,
         hash: &SecretHash,
-        client: &ClientId,
+        requester: &str,
         now: OffsetDateTime,
     ) -> Result<Option<BackchannelPoll>, StoreError> {
-        let polled =
-            polled::poll::<D, _>(self.conn(), &POLL, (tenant, hash, client), now, decode::<D>)
-                .await?;
+        let polled = polled::poll::<D, _>(
+            self.conn(),
+            &POLL,
+            (tenant, hash, requester),
+            now,
+            decode::<D>,
+        )
+        .await?;
         Ok(polled.map(|(request, too_fast)| BackchannelPoll { request, too_fast }))
+    }
+
+    async fn take_approved_agent_request(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        agent: &AgentId,
+    ) -> Result<Option<BackchannelRequest>, StoreError> {
+        Stmt::new(TAKE_APPROVED)
+            .bind(tenant.as_str())
+            .bind(hash.as_bytes())
+            .bind(agent.as_str())
+            .fetch_optional_with::<D, _>(self.conn(), decode::<D>)
+            .await
     }
 }
 
@@ -192,6 +223,8 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<BackchannelRequest, StoreError> {
         created_at: c.get("created_at")?,
         expires_at: c.get("expires_at")?,
         authorization_details: c.get("authorization_details")?,
+        delegation_id: c.get("delegation_id")?,
+        resource: c.get("resource")?,
     }
     .decode()
 }
@@ -225,6 +258,10 @@ pub(crate) struct BackchannelRow {
     pub expires_at: OffsetDateTime,
     /// `authorization_details` (JSON text).
     pub authorization_details: Option<String>,
+    /// `delegation_id` (an agent's request only).
+    pub delegation_id: Option<String>,
+    /// `resource` (an agent's request only).
+    pub resource: Option<String>,
 }
 
 impl BackchannelRow {
@@ -238,7 +275,25 @@ impl BackchannelRow {
             id: r.parse("id", &self.id, BackchannelRequestId::parse)?,
             hash: r.hash("hash", &self.hash)?,
             tenant_id: r.parse("tenant_id", &self.tenant_id, TenantId::parse)?,
-            client_id: r.parse("client_id", &self.client_id, ClientId::parse)?,
+            requester: match (self.delegation_id, self.resource) {
+                (None, None) => BackchannelRequester::Application(r.parse(
+                    "client_id",
+                    &self.client_id,
+                    ClientId::parse,
+                )?),
+                (Some(delegation), Some(resource)) => BackchannelRequester::Agent(DelegatedUse {
+                    agent_id: r.parse("client_id", &self.client_id, AgentId::parse)?,
+                    delegation_id: r.parse("delegation_id", &delegation, DelegationId::parse)?,
+                    resource,
+                }),
+                (delegation, _) => {
+                    return Err(r.corrupt(
+                        "resource",
+                        &delegation.as_deref().unwrap_or("NULL"),
+                        &"delegation_id and resource come together",
+                    ));
+                }
+            },
             user_id: r.parse_opt("user_id", self.user_id.as_deref(), UserId::parse)?,
             scope: r.scopes("scope", &self.scope)?,
             status: r.parse("status", &self.status, |s| {
@@ -290,6 +345,8 @@ mod tests {
             created_at: AT,
             expires_at: AT,
             authorization_details: None,
+            delegation_id: None,
+            resource: None,
         };
         check(
             row,
@@ -306,6 +363,13 @@ mod tests {
                 }),
                 ("backchannel_requests.authorization_details", |r| {
                     r.authorization_details = Some("{}".into())
+                }),
+                ("backchannel_requests.resource", |r| {
+                    r.delegation_id = Some("dlg_01jd0000000000000000000000".into())
+                }),
+                ("backchannel_requests.client_id", |r| {
+                    r.delegation_id = Some("dlg_01jd0000000000000000000000".into());
+                    r.resource = Some("https://api.example.com".into());
                 }),
             ],
         );

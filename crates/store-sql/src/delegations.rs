@@ -22,7 +22,7 @@ macro_rules! select_delegations {
     ($where:literal) => {
         concat!(
             "SELECT id, tenant_id, user_id, agent_id, scopes, resources, expires_at, created_at, \
-             revoked_at FROM delegations ",
+             revoked_at, per_use_approval FROM delegations ",
             $where
         )
     };
@@ -37,7 +37,8 @@ const OF_USER_TO_AGENT: &str = select_delegations!(
 const OF_AGENT: &str =
     select_delegations!("WHERE tenant_id = $1 AND agent_id = $2 ORDER BY id DESC LIMIT $3");
 const INSERT: &str = "INSERT INTO delegations (id, tenant_id, user_id, agent_id, scopes, \
-     resources, expires_at, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+     resources, expires_at, created_at, revoked_at, per_use_approval) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 const REVOKE: &str = "UPDATE delegations SET revoked_at = $4 \
      WHERE tenant_id = $1 AND user_id = $2 AND id = $3 AND revoked_at IS NULL";
 
@@ -105,6 +106,7 @@ impl<D: Dialect> DelegationWrites for SqlTx<D> {
             .bind(delegation.expires_at)
             .bind(delegation.created_at)
             .bind(delegation.revoked_at)
+            .bind(delegation.per_use_approval)
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -141,6 +143,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Delegation, StoreError> {
         expires_at: c.get("expires_at")?,
         created_at: c.get("created_at")?,
         revoked_at: c.get("revoked_at")?,
+        per_use_approval: c.get("per_use_approval")?,
     }
     .decode()
 }
@@ -159,6 +162,7 @@ struct DelegationRow {
     expires_at: OffsetDateTime,
     created_at: OffsetDateTime,
     revoked_at: Option<OffsetDateTime>,
+    per_use_approval: bool,
 }
 
 impl DelegationRow {
@@ -177,6 +181,7 @@ impl DelegationRow {
             expires_at: self.expires_at,
             created_at: self.created_at,
             revoked_at: self.revoked_at,
+            per_use_approval: self.per_use_approval,
         })
     }
 }
@@ -200,6 +205,7 @@ mod tests {
             expires_at: AT,
             created_at: AT,
             revoked_at: None,
+            per_use_approval: true,
         }
     }
 
@@ -208,6 +214,7 @@ mod tests {
         let decoded = row().decode().unwrap();
         assert!(decoded.scopes.contains("bookings:read"));
         assert_eq!(decoded.resources, ["https://api.example.com/bookings"]);
+        assert!(decoded.per_use_approval);
         check(
             row(),
             DelegationRow::decode,

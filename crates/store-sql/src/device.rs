@@ -177,9 +177,14 @@ impl<D: Dialect> DeviceWrites for SqlTx<D> {
         client: &ClientId,
         now: OffsetDateTime,
     ) -> Result<Option<DevicePoll>, StoreError> {
-        let polled =
-            polled::poll::<D, _>(self.conn(), &POLL, (tenant, hash, client), now, decode::<D>)
-                .await?;
+        let polled = polled::poll::<D, _>(
+            self.conn(),
+            &POLL,
+            (tenant, hash, client.as_str()),
+            now,
+            decode::<D>,
+        )
+        .await?;
         Ok(polled.map(|(authorization, too_fast)| DevicePoll {
             authorization,
             too_fast,

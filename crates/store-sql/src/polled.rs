@@ -9,11 +9,11 @@
 
 use crate::Stmt;
 use crate::dialect::{Conn, Dialect, PerDialect, Row};
-use svc_domain::{ClientId, SecretHash, TenantId};
+use svc_domain::{SecretHash, TenantId};
 use svc_store::StoreError;
 use time::OffsetDateTime;
 
-/// A table's two poll statements: `$1` tenant, `$2` hash, `$3` client, `$4` now (with its `_ns`
+/// A table's two poll statements: `$1` tenant, `$2` hash, `$3` client (or agent) id, `$4` now (with its `_ns`
 /// twin on SQLite), then, for the first, the instant compared.
 pub(crate) struct PollStatements {
     /// Records an on-time poll.
@@ -22,19 +22,19 @@ pub(crate) struct PollStatements {
     pub(crate) too_soon: PerDialect,
 }
 
-/// Polls the request of `tenant` with `hash` for `client` at `now`: the request after the poll
+/// Polls the request of `tenant` with `hash` for `client` (a `client_id`, or an agent's id) at `now`: the request after the poll
 /// and whether it came too soon, or `None` when there is no such request.
 pub(crate) async fn poll<D: Dialect, T>(
     conn: &mut Conn<D>,
     statements: &PollStatements,
-    (tenant, hash, client): (&TenantId, &SecretHash, &ClientId),
+    (tenant, hash, client): (&TenantId, &SecretHash, &str),
     now: OffsetDateTime,
     decode: impl Fn(&Row<D>) -> Result<T, StoreError> + Copy,
 ) -> Result<Option<(T, bool)>, StoreError> {
     let on_time = Stmt::new(statements.on_time.pick::<D>())
         .bind(tenant.as_str())
         .bind(hash.as_bytes())
-        .bind(client.as_str())
+        .bind(client)
         .bind(now)
         .bind_twin(now)
         .bind_instant(now)
@@ -46,7 +46,7 @@ pub(crate) async fn poll<D: Dialect, T>(
     let too_soon = Stmt::new(statements.too_soon.pick::<D>())
         .bind(tenant.as_str())
         .bind(hash.as_bytes())
-        .bind(client.as_str())
+        .bind(client)
         .bind(now)
         .bind_twin(now)
         .fetch_optional_with::<D, _>(conn, decode)

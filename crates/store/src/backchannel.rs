@@ -4,13 +4,15 @@
 //! As for device authorizations (`crate::device`), a decision is one conditional `UPDATE` (only
 //! a pending, unexpired request of that very person, so never a decoy), and a poll records
 //! itself in the statement that checks its timing. The approved grant is an authorization code
-//! stored under the `auth_req_id`'s hash ([`svc_domain::CodeBinding::Backchannel`]). Expired
-//! requests are left to [`crate::GrantWrites::purge_expired_grants`].
+//! stored under the `auth_req_id`'s hash ([`svc_domain::CodeBinding::Backchannel`]); an agent's
+//! approved request ([`svc_domain::BackchannelRequester::Agent`]) is its own grant, taken (deleted)
+//! once by the poll that redeems it. Expired requests are left to
+//! [`crate::GrantWrites::purge_expired_grants`].
 
 use crate::StoreError;
 use async_trait::async_trait;
 use svc_domain::{
-    BackchannelPoll, BackchannelRequest, BackchannelRequestId, ClientId, DeviceStatus, SecretHash,
+    AgentId, BackchannelPoll, BackchannelRequest, BackchannelRequestId, DeviceStatus, SecretHash,
     TenantId, UserId,
 };
 use time::OffsetDateTime;
@@ -48,14 +50,24 @@ pub trait BackchannelWrites {
         now: OffsetDateTime,
     ) -> Result<Option<BackchannelRequest>, StoreError>;
 
-    /// One poll by `client` at `now` (CIBA Core §10–11, RFC 8628 §3.5's `slow_down`): stores
-    /// the poll time and grows the interval by 5 s when it came too soon. `None` when no
-    /// request of `tenant` has this `auth_req_id` hash for this client.
+    /// One poll by `requester` (a `client_id`, or an agent's id: their prefixes keep them
+    /// apart) at `now` (CIBA Core §10–11, RFC 8628 §3.5's `slow_down`): stores the poll time and
+    /// grows the interval by 5 s when it came too soon. `None` when no request of `tenant` has
+    /// this `auth_req_id` hash for this requester.
     async fn poll_backchannel_request(
         &mut self,
         tenant: &TenantId,
         hash: &SecretHash,
-        client: &ClientId,
+        requester: &str,
         now: OffsetDateTime,
     ) -> Result<Option<BackchannelPoll>, StoreError>;
+
+    /// Takes (deletes) `agent`'s approved request with this hash, so that it is redeemed once:
+    /// it as it was, or `None` when there is no such approved request (any more).
+    async fn take_approved_agent_request(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        agent: &AgentId,
+    ) -> Result<Option<BackchannelRequest>, StoreError>;
 }

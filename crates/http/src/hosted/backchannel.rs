@@ -77,21 +77,31 @@ pub(crate) async fn page(
         if let Some(said) = said {
             page = page.alert(said);
         }
-        page = page.line(
-            s.ciba.asks,
-            Some(first.client_name.clone()),
-            s.ciba.asks_tail,
-        );
+        let tail = match &first.agent {
+            Some(_) => s.ciba.agent_asks_tail,
+            None => s.ciba.asks_tail,
+        };
+        page = page.line(s.ciba.asks, Some(first.client_name.clone()), tail);
         if let Some(message) = &first.binding_message {
             page = page
                 .detail(s.ciba.binding_label, message.clone())
                 .text(s.ciba.binding_hint);
         }
-        for scope in &first.scopes {
-            page = match s.scope(scope) {
-                Some(description) => page.item(description, None),
-                None => page.item(s.scope_unknown, Some(scope.clone())),
-            };
+        if let Some(agent) = &first.agent {
+            page = page.detail(s.ciba.agent_at_label, agent.resource_name.clone());
+            for (name, description) in &agent.permissions {
+                page = page.item(
+                    description.clone().unwrap_or_else(|| name.clone()),
+                    Some(name.clone()),
+                );
+            }
+        } else {
+            for scope in &first.scopes {
+                page = match s.scope(scope) {
+                    Some(description) => page.item(description, None),
+                    None => page.item(s.scope_unknown, Some(scope.clone())),
+                };
+            }
         }
         for detail in &first.details {
             page = page.item(super::authorize::detail_text(detail), None);

@@ -8,10 +8,12 @@
 //! request again and grants it through the engine ([`svc_oauth::delegations::Delegations`]).
 //! Someone not signed in is asked to sign in, and the sign-in comes back here with the same
 //! request (the return cookie, as for the CIBA page). Served only while `[challenge].enabled`:
-//! a delegation is used through the agent grant.
+//! a delegation is used through the agent grant. Where `[ciba]` is on too, the person may tick
+//! "ask me each time" (or the agent asks for it with `approval=each_use`): each use is then
+//! approved on the CIBA page or API (`svc_oauth::token::agent_use`).
 
 use super::links::{checked_form, with_csrf};
-use super::view::{Button, Form, Page};
+use super::view::{Button, Field, Form, Page};
 use super::{Ctx, HostedState, cookies, see_other};
 use crate::error::page as error;
 use axum::body::Body;
@@ -21,13 +23,16 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use http::StatusCode;
 use svc_oauth::OAuthError;
-use svc_oauth::delegations::{DelegationRequest, Delegations, Refused};
+use svc_oauth::delegations::{APPROVE_EACH_USE, DelegationRequest, Delegations, Refused};
 
 /// The consent page.
 pub(crate) const PATH: &str = "/auth/delegate";
 
 /// The account page's list.
 pub(crate) const LIST_PATH: &str = "/auth/account/delegations";
+
+/// The consent form's checkbox by which the person asks to approve each use.
+const EACH_USE_FIELD: &str = "each_use";
 
 /// The return cookie's value starts so: the rest is the request's query, base64url.
 const RETURN_PREFIX: &str = "delegate-";
@@ -77,11 +82,12 @@ pub(crate) async fn page(
         Ok(Err(refused)) => return refused_page(&ctx, &refused),
         Err(e) => return unavailable(&ctx, &e),
     };
-    with_csrf(&state, &ctx, |csrf| consent(&ctx, &request, csrf))
+    let offers = delegations.offers_per_use_approval();
+    with_csrf(&state, &ctx, |csrf| consent(&ctx, &request, offers, csrf))
 }
 
-/// The consent page for `request`.
-fn consent(ctx: &Ctx, request: &DelegationRequest, csrf: &str) -> Page {
+/// The consent page for `request`; `offers` approval of each use as a choice.
+fn consent(ctx: &Ctx, request: &DelegationRequest, offers: bool, csrf: &str) -> Page {
     let s = ctx.s();
     let mut page = Page::new(s.delegate.title).line(
         s.delegate.asks,
@@ -104,17 +110,23 @@ fn consent(ctx: &Ctx, request: &DelegationRequest, csrf: &str) -> Page {
     for (name, value) in request.pairs() {
         form = form.hidden(name, Some(&value));
     }
-    page.detail(s.delegate.until_label, until)
-        .text(s.delegate.explain)
-        .form(
-            form.button(Button::choice(
-                "decision",
-                "allow",
-                s.delegate.approve,
-                true,
-            ))
-            .button(Button::choice("decision", "deny", s.delegate.deny, false)),
-        )
+    let mut page = page
+        .detail(s.delegate.until_label, until)
+        .text(s.delegate.explain);
+    if request.per_use_approval {
+        page = page.text(s.delegate.each_use_asked);
+    } else if offers {
+        form = form.field(Field::checkbox(EACH_USE_FIELD, s.delegate.each_use_label));
+    }
+    page.form(
+        form.button(Button::choice(
+            "decision",
+            "allow",
+            s.delegate.approve,
+            true,
+        ))
+        .button(Button::choice("decision", "deny", s.delegate.deny, false)),
+    )
 }
 
 /// `POST /auth/delegate`: allows or denies.
@@ -151,9 +163,14 @@ pub(crate) async fn submit(State(state): State<HostedState>, ctx: Ctx, body: Bod
             .render(&ctx.chrome);
     }
     let tenant = &ctx.current.tenant;
+    // The person's choice of approving each use, unless the agent asked for it already.
+    let mut pairs = fields.pairs().to_vec();
+    if fields.get(EACH_USE_FIELD) == Some("yes") && fields.get("approval").is_none() {
+        pairs.push(("approval".to_owned(), APPROVE_EACH_USE.to_owned()));
+    }
     // The request is checked again: the agent or the APIs may have changed since the page.
     let request = match delegations
-        .request(tenant, &ctx.current.issuer, fields.pairs())
+        .request(tenant, &ctx.current.issuer, &pairs)
         .await
     {
         Ok(Ok(request)) => request,
@@ -206,11 +223,14 @@ pub(crate) async fn list(
         for entry in &listed {
             let d = &entry.delegation;
             let scopes: Vec<&str> = d.scopes.iter().map(|s| s.as_str()).collect();
-            let ends = if entry.live {
+            let mut ends = if entry.live {
                 format!("{} {}", s.delegate.list_until, d.expires_at.date())
             } else {
                 s.delegate.list_ended.to_owned()
             };
+            if d.per_use_approval {
+                ends = format!("{ends}, {}", s.delegate.list_each_use);
+            }
             page = page.item(
                 format!(
                     "{}{} — {} — {} ({ends})",

@@ -228,6 +228,41 @@ pub struct BackchannelRequestView {
     /// When it expires (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     pub expires_at: OffsetDateTime,
+    /// Present when an agent asks to use a delegation the person approves each time
+    /// (`client_name` is then the agent's name); absent for an application's request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentUseView>,
+}
+
+/// What an agent asks to do for the person.
+#[derive(Serialize, ToSchema)]
+#[schema(as = BackchannelAgentUse, example = json!({
+    "agent_id": "agt_01jd3k2m4n5p6q7r8s9t0v1w2x",
+    "delegation_id": "dlg_01jd3k2m4n5p6q7r8s9t0v1w2x",
+    "resource": "https://api.example.com/bookings", "resource_name": "Bookings",
+    "permissions": [{"name": "bookings:write", "description": "Book and cancel trips"}]
+}))]
+pub struct AgentUseView {
+    /// The agent asking.
+    pub agent_id: String,
+    /// The delegation it would act on.
+    pub delegation_id: String,
+    /// The API's identifier (the token's audience).
+    pub resource: String,
+    /// The API's name (tenant-written: escape it).
+    pub resource_name: String,
+    /// Each permission asked, with the API's description of it.
+    pub permissions: Vec<PermissionWords>,
+}
+
+/// A permission and its description.
+#[derive(Serialize, ToSchema)]
+pub struct PermissionWords {
+    /// The permission (`bookings:write`).
+    pub name: String,
+    /// The API's description of it; absent when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// One requested detail object in words.
@@ -317,6 +352,17 @@ async fn list(
                     })
                     .collect(),
                 expires_at: p.expires_at,
+                agent: p.agent.map(|a| AgentUseView {
+                    agent_id: a.agent_id.to_string(),
+                    delegation_id: a.delegation_id.to_string(),
+                    resource: a.resource,
+                    resource_name: a.resource_name,
+                    permissions: a
+                        .permissions
+                        .into_iter()
+                        .map(|(name, description)| PermissionWords { name, description })
+                        .collect(),
+                }),
             })
             .collect(),
     }))

@@ -532,11 +532,21 @@ impl BackchannelWrites for FaultyTx {
         &mut self,
         tenant: &TenantId,
         hash: &SecretHash,
-        client: &ClientId,
+        requester: &str,
         now: OffsetDateTime,
     ) -> Result<Option<BackchannelPoll>, StoreError> {
         self.inner
-            .poll_backchannel_request(tenant, hash, client, now)
+            .poll_backchannel_request(tenant, hash, requester, now)
+            .await
+    }
+    async fn take_approved_agent_request(
+        &mut self,
+        tenant: &TenantId,
+        hash: &SecretHash,
+        agent: &svc_domain::AgentId,
+    ) -> Result<Option<BackchannelRequest>, StoreError> {
+        self.inner
+            .take_approved_agent_request(tenant, hash, agent)
             .await
     }
 }

@@ -19,8 +19,8 @@ use super::consent_details::{ConsentDetail, describe};
 use super::request::{AuthorizationRequest, Prompt};
 use super::{AuthorizeEndpoint, grant, truncate_micros};
 use svc_domain::{
-    AuthorizationDetails, BackchannelRequest, BackchannelRequestId, CodeBinding, DeviceStatus,
-    Session, Tenant,
+    AgentId, AuthorizationDetails, BackchannelRequest, BackchannelRequestId, BackchannelRequester,
+    CodeBinding, DelegatedUse, DelegationId, DeviceStatus, Session, Tenant,
 };
 use svc_store::StoreError;
 use time::OffsetDateTime;
@@ -42,6 +42,24 @@ pub struct BackchannelPrompt {
     pub details: Vec<ConsentDetail>,
     /// When it expires.
     pub expires_at: OffsetDateTime,
+    /// For an agent asking to act for the person on a delegation they approve use by use:
+    /// the agent and the API (`client_name` is then the agent's name).
+    pub agent: Option<AgentAsk>,
+}
+
+/// What an agent asks to do for the person, on the approval page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentAsk {
+    /// The agent.
+    pub agent_id: AgentId,
+    /// The delegation it would act on.
+    pub delegation_id: DelegationId,
+    /// The API's identifier.
+    pub resource: String,
+    /// The API's name (tenant-written text: render it escaped).
+    pub resource_name: String,
+    /// Each permission asked with the API's description of it, when it has one.
+    pub permissions: Vec<(String, Option<String>)>,
 }
 
 /// What a decision did.
@@ -68,7 +86,14 @@ impl AuthorizeEndpoint {
             .await?;
         let mut prompts = Vec::with_capacity(pending.len());
         for request in pending {
-            let app = tx.application(&tenant.id, &request.client_id).await?;
+            if let BackchannelRequester::Agent(using) = &request.requester {
+                prompts.push(agent_prompt(tx.as_mut(), tenant, &request, using).await?);
+                continue;
+            }
+            let Some(client) = request.requester.application() else {
+                continue;
+            };
+            let app = tx.application(&tenant.id, client).await?;
             let types = app
                 .as_ref()
                 .map_or(&[][..], |a| &a.authorization_details_types);
@@ -77,8 +102,7 @@ impl AuthorizeEndpoint {
                 .as_ref()
                 .map(|d| describe(d, types))
                 .unwrap_or_default();
-            let client_name =
-                app.map_or_else(|| request.client_id.as_str().to_owned(), |app| app.name);
+            let client_name = app.map_or_else(|| client.as_str().to_owned(), |app| app.name);
             prompts.push(BackchannelPrompt {
                 id: request.id,
                 client_name,
@@ -91,6 +115,7 @@ impl AuthorizeEndpoint {
                 authorization_details: request.authorization_details,
                 details,
                 expires_at: request.expires_at,
+                agent: None,
             });
         }
         tx.finish().await?;
@@ -108,23 +133,16 @@ impl AuthorizeEndpoint {
     ) -> Result<BackchannelDecision, StoreError> {
         let now = self.clock.now();
         if !allow {
-            let mut tx = self.store.write().await?;
-            let denied = tx
-                .decide_backchannel_request(
-                    &tenant.id,
-                    id,
-                    &session.user_id,
-                    DeviceStatus::Denied,
-                    now,
-                )
+            let denied = self
+                .decide_only(tenant, session, id, DeviceStatus::Denied, now)
                 .await?;
-            tx.commit().await?;
-            return Ok(match denied {
-                Some(_) => {
-                    tracing::info!(tenant = %tenant.id, request = %id, "backchannel request denied");
-                    BackchannelDecision::Denied
-                }
-                None => BackchannelDecision::Gone,
+            if denied {
+                tracing::info!(tenant = %tenant.id, request = %id, "backchannel request denied");
+            }
+            return Ok(if denied {
+                BackchannelDecision::Denied
+            } else {
+                BackchannelDecision::Gone
             });
         }
         // What is approved is read first (its client and scopes decide the grant); the
@@ -132,7 +150,20 @@ impl AuthorizeEndpoint {
         let Some(request) = self.pending_of(tenant, session, id, now).await? else {
             return Ok(BackchannelDecision::Gone);
         };
-        let Some(app) = self.application(tenant, request.client_id.as_str()).await? else {
+        let Some(client) = request.requester.application() else {
+            // An agent's request is its own grant: approving it is the decision alone, and the
+            // agent's poll checks the delegation and the person's permissions again.
+            let approved = self
+                .decide_only(tenant, session, id, DeviceStatus::Approved, now)
+                .await?;
+            if !approved {
+                return Ok(BackchannelDecision::Gone);
+            }
+            tracing::info!(tenant = %tenant.id, session = %session.id, request = %id,
+                "an agent's use of a delegation approved");
+            return Ok(BackchannelDecision::Approved);
+        };
+        let Some(app) = self.application(tenant, client.as_str()).await? else {
             return Ok(BackchannelDecision::Gone);
         };
         let req = as_authorization_request(&request, issuer);
@@ -178,6 +209,24 @@ impl AuthorizeEndpoint {
         Ok(BackchannelDecision::Approved)
     }
 
+    /// Records the decision alone (a denial, or the approval of an agent's request): whether
+    /// the request was the person's and still pending.
+    async fn decide_only(
+        &self,
+        tenant: &Tenant,
+        session: &Session,
+        id: &BackchannelRequestId,
+        decision: DeviceStatus,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.store.write().await?;
+        let decided = tx
+            .decide_backchannel_request(&tenant.id, id, &session.user_id, decision, now)
+            .await?;
+        tx.commit().await?;
+        Ok(decided.is_some())
+    }
+
     async fn pending_of(
         &self,
         tenant: &Tenant,
@@ -194,11 +243,60 @@ impl AuthorizeEndpoint {
     }
 }
 
+/// An agent's request on the approval page: its name, the API and each permission in the API's
+/// words. An agent or API deleted since is named by its id.
+async fn agent_prompt(
+    tx: &mut dyn svc_store::ReadTx,
+    tenant: &Tenant,
+    request: &BackchannelRequest,
+    using: &DelegatedUse,
+) -> Result<BackchannelPrompt, StoreError> {
+    let agent = tx.agent(&tenant.id, &using.agent_id).await?;
+    let api = tx
+        .api_resource_by_identifier(&tenant.id, &using.resource)
+        .await?;
+    let described = |name: &str| {
+        api.as_ref().and_then(|a| {
+            a.permissions
+                .iter()
+                .find(|p| p.name.as_str() == name)
+                .map(|p| p.description.clone())
+                .filter(|d| !d.is_empty())
+        })
+    };
+    let scopes: Vec<String> = request
+        .scope
+        .iter()
+        .map(|s| s.as_str().to_owned())
+        .collect();
+    Ok(BackchannelPrompt {
+        id: request.id.clone(),
+        client_name: agent.map_or_else(|| using.agent_id.as_str().to_owned(), |a| a.name),
+        binding_message: request.binding_message.clone(),
+        authorization_details: None,
+        details: Vec::new(),
+        expires_at: request.expires_at,
+        agent: Some(AgentAsk {
+            agent_id: using.agent_id.clone(),
+            delegation_id: using.delegation_id.clone(),
+            resource: using.resource.clone(),
+            resource_name: api
+                .as_ref()
+                .map_or_else(|| using.resource.clone(), |a| a.name.clone()),
+            permissions: scopes
+                .iter()
+                .map(|name| (name.clone(), described(name)))
+                .collect(),
+        }),
+        scopes,
+    })
+}
+
 /// The request in the authorization endpoint's terms, for the grant's scope rules and the code:
 /// no redirect, no PKCE, no nonce (CIBA ID tokens carry none), no `claims` request.
 fn as_authorization_request(request: &BackchannelRequest, issuer: &str) -> AuthorizationRequest {
     AuthorizationRequest {
-        client_id: request.client_id.as_str().to_owned(),
+        client_id: request.requester.id().to_owned(),
         redirect_uri: format!("{issuer}{}", crate::backchannel::APPROVAL_PATH),
         scope: request.scope.to_string(),
         state: None,

@@ -52,7 +52,7 @@ mod settings;
 pub mod signed;
 mod storage;
 
-pub use backchannel::{BackchannelDecision, BackchannelPrompt};
+pub use backchannel::{AgentAsk, BackchannelDecision, BackchannelPrompt};
 pub use consent_details::ConsentDetail;
 pub use device::DeviceEntry;
 pub use settings::AuthorizeSettings;

@@ -36,7 +36,9 @@
 //! (without `scope`: the one that expires last, with all it grants there) — `invalid_grant`
 //! when none does; the token carries the permissions of that API the person still holds
 //! (`invalid_scope` when that is none), names the delegation in `act` (`delegation_id`), and
-//! never outlives it.
+//! never outlives it. Only delegations the person does not approve use by use count here: when
+//! only such a one covers the request, the refusal says to ask through `/bc-authorize`
+//! (`crate::backchannel`, then `super::agent_use`), where the person approves that use.
 //!
 //! The token lives `access_token_lifetime_agent_secs`, is DPoP-bound when a proof came, and
 //! comes without a refresh token (an agent can always answer a new challenge). Revoking or
@@ -121,6 +123,62 @@ fn params<'f>(
     })
 }
 
+/// The assertion of a request that authenticates an agent the way a client authenticates with a
+/// JWT (RFC 7523 §2.2: `client_assertion_type` jwt-bearer, `client_assertion` whose `iss` is an
+/// agent's id): an agent's backchannel start and poll (per-use approval of a delegation). Any
+/// other request (an application's assertion, a malformed one) is left to client
+/// authentication, which refuses what it must.
+pub(crate) fn agent_client_assertion(form: &[(String, String)]) -> Option<&str> {
+    let get = |name: &str| {
+        form.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if get("client_assertion_type") != Some(super::JWT_BEARER_ASSERTION_TYPE) {
+        return None;
+    }
+    let assertion = get("client_assertion")?;
+    let unverified = Unverified::parse(assertion, MAX_ASSERTION_BYTES).ok()?;
+    AgentId::parse(unverified.claim("iss")?).ok()?;
+    Some(assertion)
+}
+
+/// An agent authenticating as a client (see [`agent_client_assertion`]): no parameter repeated
+/// (RFC 6749 §3.2), no other authentication beside the assertion, `client_id` absent or the
+/// agent's id (RFC 7523 §3), `iss` and `sub` the agent. Its id.
+pub(crate) fn agent_client(
+    form: &[(String, String)],
+    authorization: Option<&str>,
+    assertion: &str,
+) -> Result<(AgentId, Unverified), OAuthError> {
+    let mut seen = BTreeSet::new();
+    for (name, _) in form {
+        if !seen.insert(name.as_str()) {
+            return Err(OAuthError::invalid_request(format!(
+                "{name} must not be repeated (RFC 6749 §3.2)"
+            )));
+        }
+    }
+    if authorization.is_some() || seen.contains("client_secret") {
+        return Err(OAuthError::invalid_request(
+            "an agent authenticates with its signed assertion alone: send no other client authentication",
+        ));
+    }
+    let unverified = Unverified::parse(assertion, MAX_ASSERTION_BYTES)
+        .map_err(|e| OAuthError::invalid_client(e.describe("agent assertion")))?;
+    let (agent, subject) = agent_named(&unverified)?;
+    let named = form
+        .iter()
+        .find(|(k, _)| k == "client_id")
+        .map(|(_, v)| v.as_str());
+    if subject != Subject::Agent || named.is_some_and(|id| id != agent.as_str()) {
+        return Err(OAuthError::invalid_client(
+            "an agent's client assertion names the agent as iss, sub and client_id (RFC 7523 §3)",
+        ));
+    }
+    Ok((agent, unverified))
+}
+
 /// Whom the token is for (check 3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Subject {
@@ -183,7 +241,10 @@ fn check_claims(claims: &Value, issuer: &str, now: i64) -> Result<(), OAuthError
 }
 
 /// Check 8, first half: the resource named, or the agent's only allowed one.
-fn target_of<'a>(agent: &'a Agent, named: Option<&'a str>) -> Result<&'a str, OAuthError> {
+pub(crate) fn target_of<'a>(
+    agent: &'a Agent,
+    named: Option<&'a str>,
+) -> Result<&'a str, OAuthError> {
     if let Some(named) = named {
         return Ok(named);
     }
@@ -251,6 +312,7 @@ impl TokenEndpoint {
         // 5–7.
         let now = self.ctx.clock.now();
         let (agent, challenge) = self
+            .agents()
             .verify_signed(
                 tenant,
                 issuer,
@@ -267,7 +329,7 @@ impl TokenEndpoint {
                 "agents obtain tokens for the tenant's APIs, never the management API",
             ));
         }
-        let api = self.agent_api(tenant, &agent, target).await?;
+        let api = self.agents().agent_api(tenant, &agent, target).await?;
         // Parsed once here, for both subjects.
         let asked = params
             .scope
@@ -278,19 +340,56 @@ impl TokenEndpoint {
             Subject::Agent => (scope_of(&agent, &api, asked.as_ref())?, None),
             Subject::Person(person) => {
                 let (scope, delegation) = self
-                    .delegated(tenant, &agent, person, &api, asked.as_ref(), now)
+                    .agents()
+                    .delegated(
+                        tenant,
+                        &agent,
+                        person,
+                        &api,
+                        asked.as_ref(),
+                        Using::Standing,
+                        now,
+                    )
                     .await?;
                 (scope, Some((person, delegation)))
             }
         };
         // 10.
-        self.spend_challenge(tenant, &agent.id, &challenge, now)
+        self.agents()
+            .spend_challenge(tenant, &agent.id, &challenge, now)
             .await?;
         let proof = match (self.ctx.dpop(), checked) {
             (Some(dpop), Some(checked)) => Some(dpop.record(tenant, checked).await?),
             _ => None,
-        }; // A person's token names the agent in `act` (RFC 8693 §4.1) with the delegation it
-        // acts on, and never outlives that delegation.
+        };
+        self.agent_token(
+            tenant,
+            issuer,
+            &agent,
+            &api,
+            &scope,
+            delegated,
+            proof.as_ref().map(|p| p.jkt.as_str()),
+            "agent_assertion",
+        )
+        .await
+    }
+
+    /// The access token of an agent's request: for the agent, or for a person on `delegated`
+    /// (the person and the delegation), then naming the agent in `act` (RFC 8693 §4.1) with the
+    /// delegation it acts on and never outliving it; bound to `jkt` when a proof came.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn agent_token(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        agent: &Agent,
+        api: &ApiResource,
+        scope: &ScopeSet,
+        delegated: Option<(&UserId, Delegation)>,
+        jkt: Option<&str>,
+        grant: &'static str,
+    ) -> Result<TokenResponse, OAuthError> {
         let actor = delegated.as_ref().map(|(_, d)| {
             serde_json::json!({
                 "sub": agent.id.as_str(),
@@ -312,10 +411,10 @@ impl TokenEndpoint {
                     subject_type,
                     client_id: agent.id.as_str(),
                     audience: &api.identifier,
-                    scope: &scope,
+                    scope,
                     authentication: None,
                     organization: None,
-                    confirmation: proof.as_ref().map(|p| p.jkt.as_str()),
+                    confirmation: jkt,
                     actor: actor.as_ref(),
                     not_after: delegated
                         .as_ref()
@@ -325,20 +424,71 @@ impl TokenEndpoint {
             )
             .await?;
         tracing::info!(
-            tenant = %tenant.id,            agent = %agent.id,
+            tenant = %tenant.id,
+            agent = %agent.id,
             delegation = delegated.as_ref().map(|(_, d)| d.id.as_str()),
-            grant_type = "agent_assertion",
+            grant_type = grant,
             jti = %access.jti,
             scope = %scope,
             "access token issued"
         );
-        Ok(TokenResponse::access_only(access, &scope, proof.is_some()))
+        Ok(TokenResponse::access_only(access, scope, jkt.is_some()))
     }
 
+    /// An agent's assertion presented as the actor token of a token exchange: checks 2, 3 and
+    /// 5–7 as for the agent grant, with `sub` the agent itself (it vouches for its presence, not
+    /// for a person). The challenge is returned unspent: the exchange spends it only once
+    /// everything else holds ([`Self::spend_challenge`]).
+    pub(super) async fn assertion_actor(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        assertion: &str,
+    ) -> Result<(Agent, agent_challenge::Opened), OAuthError> {
+        let unverified = Unverified::parse(assertion, MAX_ASSERTION_BYTES)
+            .map_err(|e| OAuthError::invalid_grant(e.describe("agent assertion")))?;
+        let (agent_id, subject) = agent_named(&unverified)?;
+        if subject != Subject::Agent {
+            return Err(OAuthError::invalid_request(
+                "an agent assertion as actor_token names the agent as sub: it vouches for the agent, the subject token for the person",
+            ));
+        }
+        let now = self.ctx.clock.now();
+        self.agents()
+            .verify_signed(tenant, issuer, &agent_id, assertion, &unverified, now)
+            .await
+    }
+
+    /// The checks agents' requests share, over this endpoint's context.
+    pub(crate) fn agents(&self) -> AgentChecks<'_> {
+        AgentChecks { ctx: &self.ctx }
+    }
+}
+
+/// Which of a person's delegations to an agent a request may act on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Using<'a> {
+    /// One the person does not approve use by use (the agent grant, token exchange): the one
+    /// that ends last among those covering the request. When only delegations approved per use
+    /// cover it, the refusal says to ask through the backchannel endpoint.
+    Standing,
+    /// Any covering one, the one that ends last: the person is asked to approve this use.
+    ToApprove,
+    /// This one, whose use the person approved: it must still be live and cover the request.
+    Approved(&'a svc_domain::DelegationId),
+}
+
+/// The checks of the module documentation that every request of an agent runs (the agent grant,
+/// an agent's actor token, an agent's backchannel start and poll), over one protocol context.
+pub(crate) struct AgentChecks<'a> {
+    pub(crate) ctx: &'a crate::context::ProtocolContext,
+}
+
+impl AgentChecks<'_> {
     /// Checks 5–7 of `assertion` (parsed as `unverified`, naming `agent_id`): the agent is
     /// active and signed it, its claims hold at `now`, and its `nonce` is an unexpired challenge
     /// given to this agent — not yet spent ([`Self::spend_challenge`]).
-    async fn verify_signed(
+    pub(crate) async fn verify_signed(
         &self,
         tenant: &Tenant,
         issuer: &str,
@@ -378,38 +528,17 @@ impl TokenEndpoint {
         Ok((agent, challenge))
     }
 
-    /// An agent's assertion presented as the actor token of a token exchange: checks 2, 3 and
-    /// 5–7 as for the agent grant, with `sub` the agent itself (it vouches for its presence, not
-    /// for a person). The challenge is returned unspent: the exchange spends it only once
-    /// everything else holds ([`Self::spend_challenge`]).
-    pub(super) async fn assertion_actor(
-        &self,
-        tenant: &Tenant,
-        issuer: &str,
-        assertion: &str,
-    ) -> Result<(Agent, agent_challenge::Opened), OAuthError> {
-        let unverified = Unverified::parse(assertion, MAX_ASSERTION_BYTES)
-            .map_err(|e| OAuthError::invalid_grant(e.describe("agent assertion")))?;
-        let (agent_id, subject) = agent_named(&unverified)?;
-        if subject != Subject::Agent {
-            return Err(OAuthError::invalid_request(
-                "an agent assertion as actor_token names the agent as sub: it vouches for the agent, the subject token for the person",
-            ));
-        }
-        let now = self.ctx.clock.now();
-        self.verify_signed(tenant, issuer, &agent_id, assertion, &unverified, now)
-            .await
-    }
-
     /// Checks 8 and 9 for a person (see the module documentation): the scope of the token and
-    /// the delegation it acts on.
-    pub(super) async fn delegated(
+    /// the delegation it acts on, chosen as `using` says.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn delegated(
         &self,
         tenant: &Tenant,
         agent: &Agent,
         person: &UserId,
         api: &ApiResource,
         asked: Option<&ScopeSet>,
+        using: Using<'_>,
         now: time::OffsetDateTime,
     ) -> Result<(ScopeSet, Delegation), OAuthError> {
         let none = || {
@@ -423,14 +552,31 @@ impl TokenEndpoint {
             tx.finish().await?;
             return Err(none());
         }
-        let delegation = tx
+        let covering: Vec<Delegation> = tx
             .delegations_of_user(&tenant.id, person, Some(&agent.id))
             .await?
             .into_iter()
             .filter(|d| d.is_live(now) && d.resources.contains(&api.identifier))
             .filter(|d| asked.is_none_or(|a| a.iter().all(|s| d.scopes.contains(s.as_str()))))
-            .max_by_key(|d| d.expires_at);
-        let Some(delegation) = delegation else {
+            .collect();
+        let chosen = match using {
+            Using::Standing => {
+                let standing = covering
+                    .iter()
+                    .filter(|d| !d.per_use_approval)
+                    .max_by_key(|d| d.expires_at);
+                if standing.is_none() && !covering.is_empty() {
+                    tx.finish().await?;
+                    return Err(OAuthError::invalid_grant(
+                        "the person approves each use of this delegation: ask them through the backchannel endpoint (/bc-authorize)",
+                    ));
+                }
+                standing
+            }
+            Using::ToApprove => covering.iter().max_by_key(|d| d.expires_at),
+            Using::Approved(id) => covering.iter().find(|d| &d.id == id),
+        };
+        let Some(delegation) = chosen.cloned() else {
             tx.finish().await?;
             return Err(none());
         };
@@ -464,7 +610,7 @@ impl TokenEndpoint {
 
     /// Check 8: `target` is one of the agent's allowed resources and an API the tenant
     /// registered.
-    async fn agent_api(
+    pub(crate) async fn agent_api(
         &self,
         tenant: &Tenant,
         agent: &Agent,
@@ -486,7 +632,7 @@ impl TokenEndpoint {
     }
 
     /// Check 10, first half: the challenge is answered once.
-    pub(super) async fn spend_challenge(
+    pub(crate) async fn spend_challenge(
         &self,
         tenant: &Tenant,
         agent: &AgentId,

@@ -167,7 +167,8 @@ impl TokenEndpoint {
         };
         if let Some((agent, challenge)) = &assertion {
             let now = self.ctx.clock.now();
-            self.spend_challenge(tenant, &agent.id, challenge, now)
+            self.agents()
+                .spend_challenge(tenant, &agent.id, challenge, now)
                 .await
                 .map_err(as_exchange_refusal)?;
         }
@@ -392,7 +393,16 @@ impl TokenEndpoint {
         let asked = request.scope().map(|_| scope);
         let now = self.ctx.clock.now();
         let (granted, delegation) = self
-            .delegated(tenant, agent, &person.id, &api, asked, now)
+            .agents()
+            .delegated(
+                tenant,
+                agent,
+                &person.id,
+                &api,
+                asked,
+                super::agent::Using::Standing,
+                now,
+            )
             .await
             .map_err(as_exchange_refusal)?;
         let within = ScopeSet::from_scopes(

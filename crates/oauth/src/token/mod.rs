@@ -17,13 +17,15 @@
 //!
 //! The agent grant ([`agent`], `[challenge]`) has no client to authenticate: an agent proves
 //! itself with a signed answer to a challenge, so it leaves the list before step 1's client
-//! parsing and runs its own ordered checks.
+//! parsing and runs its own ordered checks; so does an agent's CIBA poll for a use of a
+//! delegation its person approves each time ([`agent_use`]).
 //!
 //! `authorization_code` and `refresh_token` run in [`human`], one write transaction each; the
 //! polls of the device and CIBA grants ([`polled`]) end in the same redemption as
 //! `authorization_code`.
 
 pub mod agent;
+mod agent_use;
 mod exchange;
 mod human;
 pub mod issue;
@@ -128,6 +130,12 @@ impl TokenEndpoint {
         let (tenant, issuer) = (call.tenant, call.issuer);
         if self.settings.agent_assertions && agent::is_agent_grant(call.form) {
             return self.agent_assertion(call).await;
+        }
+        if self.settings.agent_assertions
+            && self.settings.serves(GrantType::Ciba)
+            && let Some(assertion) = agent_use::agent_poll(call.form)
+        {
+            return self.agent_poll(call, assertion).await;
         }
         // 1.
         let request = TokenRequest::parse(call.form, call.authorization)?.from_peer(call.peer);

@@ -76,7 +76,7 @@ impl TokenEndpoint {
                     Polled::new(a.status, a.interval_secs, a.expires_at, p.too_fast)
                 }),
             PolledGrant::Backchannel => tx
-                .poll_backchannel_request(&tenant.id, &hash, &app.id, now)
+                .poll_backchannel_request(&tenant.id, &hash, app.id.as_str(), now)
                 .await?
                 .map(|p| {
                     let r = &p.request;
@@ -95,7 +95,7 @@ impl TokenEndpoint {
 }
 
 /// What checks 2–4 read of a device authorization or a backchannel request after a poll.
-struct Polled {
+pub(super) struct Polled {
     status: DeviceStatus,
     interval_secs: u32,
     expires_at: OffsetDateTime,
@@ -103,7 +103,7 @@ struct Polled {
 }
 
 impl Polled {
-    fn new(
+    pub(super) fn new(
         status: DeviceStatus,
         interval_secs: u32,
         expires_at: OffsetDateTime,
@@ -119,7 +119,7 @@ impl Polled {
 }
 
 /// Checks 2–4.
-fn check_poll(poll: &Polled, now: OffsetDateTime) -> Result<(), OAuthError> {
+pub(super) fn check_poll(poll: &Polled, now: OffsetDateTime) -> Result<(), OAuthError> {
     // 2.
     if now >= poll.expires_at {
         return Err(OAuthError::new(

@@ -84,10 +84,9 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             rng: services.rng.clone(),
             device: device.enabled.then(|| Arc::new(device.clone())),
             ciba: ciba.enabled,
-            delegations: config
-                .challenge
-                .enabled
-                .then(|| Arc::new(Delegations::new(ctx.clone()))),
+            delegations: config.challenge.enabled.then(|| {
+                Arc::new(Delegations::new(ctx.clone()).with_per_use_approval(ciba.enabled))
+            }),
         }));
     // OpenID CIBA: likewise.
     if ciba.enabled {
@@ -248,6 +247,7 @@ fn backchannel_settings(config: &Config) -> BackchannelSettings {
         max_expiry: secs(ciba.max_requested_expiry_secs),
         interval_secs: ciba.interval_secs,
         authorization_details: config.oidc.authorization_details,
+        agent_requests: config.challenge.enabled,
         ..BackchannelSettings::default()
     }
 }

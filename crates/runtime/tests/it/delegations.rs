@@ -17,7 +17,7 @@ use svc_testkit::BACKENDS;
 
 /// The APIs, a resource server for bookings, and a role giving `bookings:read` to people who
 /// hold it: `(resource server, role key)`.
-async fn setup(world: &World) -> (String, String) {
+pub(crate) async fn setup(world: &World) -> (String, String) {
     for (identifier, permissions) in [
         (
             BOOKINGS,
@@ -59,7 +59,7 @@ async fn setup(world: &World) -> (String, String) {
         .await
 }
 
-async fn give_role(world: &World, user: &str) {
+pub(crate) async fn give_role(world: &World, user: &str) {
     let held = world
         .api(Method::PUT, &format!("/api/v1/tenant-users/{user}/roles"))
         .json(&json!({"roles": ["traveller"]}))
@@ -69,7 +69,7 @@ async fn give_role(world: &World, user: &str) {
     assert_eq!(held.status(), 200);
 }
 
-async fn agent(world: &World, key: &SigningKey, name: &str) -> String {
+pub(crate) async fn agent(world: &World, key: &SigningKey, name: &str) -> String {
     let created = world
         .api(Method::POST, "/api/v1/agents")
         .json(&json!({
@@ -86,7 +86,7 @@ async fn agent(world: &World, key: &SigningKey, name: &str) -> String {
     body["id"].as_str().expect("agent").to_owned()
 }
 
-fn consent_path(agent: &str, scope: &str, resource: &str) -> String {
+pub(crate) fn consent_path(agent: &str, scope: &str, resource: &str) -> String {
     let query = url::form_urlencoded::Serializer::new(String::new())
         .append_pair("agent_id", agent)
         .append_pair("resource", resource)
@@ -97,7 +97,7 @@ fn consent_path(agent: &str, scope: &str, resource: &str) -> String {
 }
 
 /// The agent's token for `sub`, answering a fresh challenge: status and body.
-async fn token_for(
+pub(crate) async fn token_for(
     world: &World,
     key: &SigningKey,
     agent: &str,
@@ -173,14 +173,14 @@ async fn sdk_accepts(world: &World, token: &str, agent: &str, allow_delegation: 
 }
 
 /// A browser signed in as `email`.
-async fn signed_in(world: &World, email: &str, password: &str) -> Browser {
+pub(crate) async fn signed_in(world: &World, email: &str, password: &str) -> Browser {
     let browser = world.browser();
     let signed = browser.sign_in(None, email, password).await;
     assert_eq!(signed.status, 303, "{}", signed.body);
     browser
 }
 
-fn assert_refused(answer: &(u16, Value), error: &str, what: &str) {
+pub(crate) fn assert_refused(answer: &(u16, Value), error: &str, what: &str) {
     assert_eq!(answer.0, 400, "{what}: {}", answer.1);
     assert_eq!(answer.1["error"], error, "{what}: {}", answer.1);
 }
@@ -529,6 +529,21 @@ async fn consent_requests_beyond_the_agent_are_refused_and_forms_need_csrf() {
             .replace("expires_in_days=7&", ""),
             "expires_in_days",
         ),
+        // Approval of each use rides on CIBA, which is off here (ADR 0011).
+        (
+            format!(
+                "{}&approval=each_use",
+                consent_path(&id, "bookings:read", BOOKINGS)
+            ),
+            "does not offer",
+        ),
+        (
+            format!(
+                "{}&approval=sometimes",
+                consent_path(&id, "bookings:read", BOOKINGS)
+            ),
+            "approval",
+        ),
     ] {
         let page = browser.get(&path).await;
         assert_eq!(page.status, 400, "{path}: {}", page.body);
@@ -548,6 +563,11 @@ async fn consent_requests_beyond_the_agent_are_refused_and_forms_need_csrf() {
         )
         .await;
     assert_eq!(forged.status, 403, "{}", forged.body);
+    let plain = browser
+        .get(&consent_path(&id, "bookings:read", BOOKINGS))
+        .await;
+    assert_eq!(plain.status, 200);
+    assert!(!plain.body.contains("each time"), "no choice without CIBA");
     let list = browser.get("/auth/account/delegations").await;
     assert!(list.body.contains("not let any agent"), "{}", list.body);
     world.shutdown().await;

@@ -18,6 +18,7 @@ mod client_documents;
 mod common;
 mod dcr;
 mod delegations;
+mod delegations_per_use;
 mod device;
 mod discovery;
 mod dns;

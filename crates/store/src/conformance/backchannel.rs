@@ -1,14 +1,17 @@
 //! Conformance: backchannel requests (OpenID CIBA) are listed only for their person while
 //! pending and live, decided once and only by that person (never a decoy), polled only by their
-//! client with the interval enforced, and purged a day after they expire.
+//! client with the interval enforced, and purged a day after they expire. An agent's request
+//! (the use of a delegation its person approves each time) round-trips with what it names, is
+//! polled by that agent only and is taken once, only once approved.
 
 use super::grants::{base, client, stored_tenant};
 use super::{tenant_fixture, user_fixture};
 use crate::{Store, StoreError};
 use std::sync::Arc;
 use svc_domain::{
-    BackchannelRequest, BackchannelRequestId, ClientId, DeviceStatus, ManualClock, ScopeSet,
-    SecretHash, SeededRandom, Tenant, User, UserId,
+    AgentId, BackchannelRequest, BackchannelRequestId, BackchannelRequester, ClientId,
+    DelegatedUse, DelegationId, DeviceStatus, ManualClock, ScopeSet, SecretHash, SeededRandom,
+    Tenant, User, UserId,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -26,7 +29,7 @@ pub fn backchannel_fixture(
         id: BackchannelRequestId::generate(&ManualClock::new(at), &SeededRandom::new(seed)),
         hash: SecretHash::of(reference),
         tenant_id: tenant.id.clone(),
-        client_id: client.clone(),
+        requester: BackchannelRequester::Application(client.clone()),
         user_id: user.cloned(),
         scope: ScopeSet::parse("openid").expect("scopes"),
         binding_message: Some("W4-\"SCT\" ü".into()),
@@ -138,32 +141,42 @@ pub async fn backchannel_polls_enforce_and_grow_the_interval(store: Arc<dyn Stor
     let mut tx = store.write().await.expect("write");
     let hash = &decoy.hash;
     assert!(
-        tx.poll_backchannel_request(&other.id, hash, &client(1), t0)
+        tx.poll_backchannel_request(&other.id, hash, client(1).as_str(), t0)
             .await
             .expect("tenant")
             .is_none()
     );
     assert!(
-        tx.poll_backchannel_request(&acme.id, hash, &client(2), t0)
+        tx.poll_backchannel_request(&acme.id, hash, client(2).as_str(), t0)
             .await
             .expect("client")
             .is_none()
     );
     let first = tx
-        .poll_backchannel_request(&acme.id, hash, &client(1), t0)
+        .poll_backchannel_request(&acme.id, hash, client(1).as_str(), t0)
         .await
         .expect("first")
         .expect("found");
     assert!(!first.too_fast);
     let soon = tx
-        .poll_backchannel_request(&acme.id, hash, &client(1), t0 + Duration::seconds(2))
+        .poll_backchannel_request(
+            &acme.id,
+            hash,
+            client(1).as_str(),
+            t0 + Duration::seconds(2),
+        )
         .await
         .expect("soon")
         .expect("found");
     assert!(soon.too_fast);
     assert_eq!(soon.request.interval_secs, 10);
     let later = tx
-        .poll_backchannel_request(&acme.id, hash, &client(1), t0 + Duration::seconds(12))
+        .poll_backchannel_request(
+            &acme.id,
+            hash,
+            client(1).as_str(),
+            t0 + Duration::seconds(12),
+        )
         .await
         .expect("later")
         .expect("found");
@@ -184,13 +197,13 @@ pub async fn expired_backchannel_requests_are_purged(store: Arc<dyn Store>) {
     let mut tx = store.write().await.expect("write");
     assert!(tx.purge_expired_grants(now).await.expect("purge") >= 1);
     assert!(
-        tx.poll_backchannel_request(&acme.id, &dead.hash, &client(1), now)
+        tx.poll_backchannel_request(&acme.id, &dead.hash, client(1).as_str(), now)
             .await
             .expect("dead")
             .is_none()
     );
     assert!(
-        tx.poll_backchannel_request(&acme.id, &live.hash, &client(1), now)
+        tx.poll_backchannel_request(&acme.id, &live.hash, client(1).as_str(), now)
             .await
             .expect("live")
             .is_some()
@@ -208,4 +221,79 @@ pub async fn expired_backchannel_requests_are_purged(store: Arc<dyn Store>) {
         }
         other => panic!("expected a conflict, got {other:?}"),
     }
+}
+
+/// An agent's request for a use of a delegation reads back with the agent, the delegation and
+/// the API; an application polling its hash finds nothing; it
+/// cannot be taken before it is approved, is taken once after, and never by another agent.
+pub async fn agent_backchannel_requests_are_taken_once_approved(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let (ada, _) = people(&store, &acme).await;
+    let t0 = base(&acme);
+    let id = |seed| AgentId::generate(&ManualClock::new(t0), &SeededRandom::new(seed));
+    let (agent, other) = (id(1), id(2));
+    let using = DelegatedUse {
+        agent_id: agent.clone(),
+        delegation_id: DelegationId::generate(&ManualClock::new(t0), &SeededRandom::new(3)),
+        resource: "https://api.example.com/bookings".into(),
+    };
+    let request = BackchannelRequest {
+        requester: BackchannelRequester::Agent(using),
+        scope: ScopeSet::parse("bookings:read").expect("scope"),
+        authorization_details: None,
+        ..backchannel_fixture(&acme, &client(1), Some(&ada.id), "ar_agent", t0)
+    };
+    insert(&store, &request).await;
+    let mut tx = store.write().await.expect("write");
+    assert_eq!(
+        tx.pending_backchannel_requests(&acme.id, &ada.id, t0)
+            .await
+            .expect("listed"),
+        vec![request.clone()]
+    );
+    assert!(
+        tx.poll_backchannel_request(&acme.id, &request.hash, client(1).as_str(), t0)
+            .await
+            .expect("an application")
+            .is_none()
+    );
+    let polled = tx
+        .poll_backchannel_request(&acme.id, &request.hash, agent.as_str(), t0)
+        .await
+        .expect("the agent")
+        .expect("found");
+    assert_eq!(polled.request.requester, request.requester);
+    assert_eq!(
+        tx.take_approved_agent_request(&acme.id, &request.hash, &agent)
+            .await
+            .expect("pending"),
+        None,
+        "not before it is approved"
+    );
+    tx.decide_backchannel_request(&acme.id, &request.id, &ada.id, DeviceStatus::Approved, t0)
+        .await
+        .expect("approve")
+        .expect("pending");
+    assert_eq!(
+        tx.take_approved_agent_request(&acme.id, &request.hash, &other)
+            .await
+            .expect("other"),
+        None,
+        "another agent's take"
+    );
+    let taken = tx
+        .take_approved_agent_request(&acme.id, &request.hash, &agent)
+        .await
+        .expect("take")
+        .expect("approved");
+    assert_eq!(taken.status, DeviceStatus::Approved);
+    assert_eq!(taken.scope, request.scope);
+    assert_eq!(
+        tx.take_approved_agent_request(&acme.id, &request.hash, &agent)
+            .await
+            .expect("again"),
+        None,
+        "taken once"
+    );
+    tx.commit().await.expect("commit");
 }

@@ -30,6 +30,7 @@ pub fn delegation_fixture(
             "https://mcp.example.com".into(),
         ],
         expires_at: at + Duration::days(30) + Duration::microseconds(17),
+        per_use_approval: seed.is_multiple_of(2),
         created_at: at,
         revoked_at: None,
     }

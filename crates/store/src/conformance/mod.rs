@@ -268,6 +268,7 @@ macro_rules! conformance_suite {
             backchannel_requests_are_listed_and_decided_by_their_person_only,
             backchannel_polls_enforce_and_grow_the_interval,
             expired_backchannel_requests_are_purged,
+            agent_backchannel_requests_are_taken_once_approved,
             racing_code_redemptions_admit_exactly_one,
             racing_refresh_rotations_admit_exactly_one,
             writes_for_an_unknown_tenant_name_the_foreign_key,

@@ -44,6 +44,10 @@ pub struct CibaStrings {
     pub mail_link: &'static str,
     /// The mail's closing line.
     pub mail_ignore: &'static str,
+    /// After an agent's name, when it asks to use a delegation the person approves each time.
+    pub agent_asks_tail: &'static str,
+    /// Label before the API an agent would act at.
+    pub agent_at_label: &'static str,
 }
 
 /// English.
@@ -67,4 +71,6 @@ pub(super) static EN: CibaStrings = CibaStrings {
     mail_binding: "It shows this code:",
     mail_link: "Approve or deny it here:",
     mail_ignore: "If you did not expect this, deny it.",
+    agent_asks_tail: ", an agent you let act for you, asks to act for you now with these permissions.",
+    agent_at_label: "At",
 };

@@ -51,6 +51,12 @@ pub struct DelegateStrings {
     pub revoked: &'static str,
     /// Link from the account page.
     pub account_link: &'static str,
+    /// The checkbox that makes the person approve each use.
+    pub each_use_label: &'static str,
+    /// Shown when the agent itself asks that each use be approved.
+    pub each_use_asked: &'static str,
+    /// In the list, beside a delegation whose uses the person approves each time.
+    pub list_each_use: &'static str,
 }
 
 /// English.
@@ -78,4 +84,7 @@ pub(super) static EN: DelegateStrings = DelegateStrings {
     revoke: "Revoke",
     revoked: "The delegation was revoked: the agent can no longer act for you with it.",
     account_link: "Agents acting for you",
+    each_use_label: "Ask me to approve each time it acts for me",
+    each_use_asked: "You will be asked to approve each time it acts for you.",
+    list_each_use: "approved each time",
 };
