@@ -115,6 +115,9 @@ pub struct Agent {
     pub allowed_scopes: ScopeSet,
     /// The API resources (their identifiers) it may obtain tokens for.
     pub allowed_resources: Vec<String>,
+    /// The RAR detail types (RFC 9396) it may ask a person to delegate, as an application
+    /// registers its own.
+    pub authorization_details_types: Vec<crate::DetailType>,
     /// Free JSON object the tenant keeps with it.
     pub metadata: serde_json::Map<String, serde_json::Value>,
     /// Whether it may act.

@@ -28,6 +28,9 @@ pub struct Delegation {
     pub scopes: ScopeSet,
     /// The APIs (their identifiers) it may use them at.
     pub resources: Vec<String>,
+    /// The RAR details (RFC 9396) the person approved, of the agent's registered types; the
+    /// agent's tokens on it carry them (or fewer).
+    pub authorization_details: Option<crate::AuthorizationDetails>,
     /// When it ends by itself.
     pub expires_at: OffsetDateTime,
     /// Whether the person approves each use (a token for them) when the agent asks, through
@@ -80,6 +83,7 @@ mod tests {
             agent_id: AgentId::generate(&clock, &rng),
             scopes: ScopeSet::parse("bookings:read").unwrap(),
             resources: vec!["https://api.example.com/bookings".into()],
+            authorization_details: None,
             expires_at: now + Duration::days(1),
             per_use_approval: false,
             created_at: now,

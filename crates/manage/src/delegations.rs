@@ -33,6 +33,11 @@ pub struct DelegationView {
     pub resources: Vec<String>,
     /// Whether the agent may act on it now (not revoked, not expired).
     pub live: bool,
+    /// The RAR details (RFC 9396) the person approved, as the agent asked for them; absent
+    /// without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub authorization_details: Option<serde_json::Value>,
     /// Whether the person approves each use the agent makes of it (through the CIBA approval
     /// page or API): the agent then starts a backchannel request for each token.
     pub per_use_approval: bool,
@@ -65,6 +70,10 @@ impl DelegationView {
             resources: delegation.resources.clone(),
             live: delegation.is_live(now),
             per_use_approval: delegation.per_use_approval,
+            authorization_details: delegation
+                .authorization_details
+                .as_ref()
+                .map(|d| d.to_value()),
             expires_at: delegation.expires_at,
             created_at: delegation.created_at,
             revoked_at: delegation.revoked_at,

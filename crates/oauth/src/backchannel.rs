@@ -340,7 +340,8 @@ impl BackchannelEndpoint {
             user_id: Some(person.clone()),
             scope,
             binding_message,
-            authorization_details: None,
+            // The delegation's, shown to the person again with this use.
+            authorization_details: delegation.authorization_details.clone(),
             status: DeviceStatus::Pending,
             interval_secs: self.settings.interval_secs,
             last_polled_at: None,

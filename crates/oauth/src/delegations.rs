@@ -15,17 +15,23 @@
 //! 5. `approval`, when sent, is `each_use` (the person approves every use the agent makes,
 //!    through the backchannel approval: `crate::token::agent_use`) or `standing`; `each_use`
 //!    only where that approval is served (`[ciba]` and `[challenge]`). The agent's `each_use`
-//!    binds the delegation; without it the person may still choose it on the page.
+//!    binds the delegation; without it the person may still choose it on the page;
+//! 6. `authorization_details`, when sent (RFC 9396, only while `[oidc].authorization_details`),
+//!    are of the agent's registered detail types and match their schemas; the page shows them
+//!    in words and the delegation keeps them: the agent's tokens for the person carry them, or
+//!    fewer (`crate::details` rule 2), never more.
 //!
 //! Nothing here checks what the person holds: a delegation never gives more than the person
 //! has, because the agent grant intersects it with the person's permissions at every use.
 
+use crate::authorize::ConsentDetail;
+use crate::authorize::consent_details::describe;
 use crate::authorize::truncate_micros;
 use crate::context::ProtocolContext;
 use crate::error::OAuthError;
 use svc_domain::{
-    Agent, AgentId, ApiResource, AuditEntry, AuditEntryId, AuditOutcome, Delegation, DelegationId,
-    MAX_DELEGATION_LIFETIME_DAYS, ScopeSet, Tenant, UserId,
+    Agent, AgentId, ApiResource, AuditEntry, AuditEntryId, AuditOutcome, AuthorizationDetails,
+    Delegation, DelegationId, MAX_DELEGATION_LIFETIME_DAYS, ScopeSet, Tenant, UserId,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -50,6 +56,8 @@ pub enum Refused {
     TooMany,
     /// Approval of each use asked where it is not served.
     PerUseUnavailable,
+    /// RAR details asked where they are not taken, or not valid for the agent (why).
+    Details(String),
 }
 
 impl Refused {
@@ -66,6 +74,7 @@ impl Refused {
             Self::PerUseUnavailable => {
                 "The agent asks you to approve each use, which this service does not offer.".into()
             }
+            Self::Details(why) => format!("The details the agent asks for are not valid: {why}."),
         }
     }
 }
@@ -85,6 +94,10 @@ pub struct DelegationRequest {
     pub expires_at: OffsetDateTime,
     /// Whether the person would approve each use (`approval=each_use`).
     pub per_use_approval: bool,
+    /// The RAR details asked for (RFC 9396), of the agent's types.
+    pub authorization_details: Option<AuthorizationDetails>,
+    /// The same in words, for the page (agent- and tenant-written text: render it escaped).
+    pub details: Vec<ConsentDetail>,
 }
 
 impl DelegationRequest {
@@ -98,6 +111,9 @@ impl DelegationRequest {
         pairs.push(("expires_in_days", self.lifetime_days.to_string()));
         if self.per_use_approval {
             pairs.push(("approval", APPROVE_EACH_USE.to_owned()));
+        }
+        if let Some(details) = &self.authorization_details {
+            pairs.push(("authorization_details", details.to_json()));
         }
         pairs
     }
@@ -121,6 +137,7 @@ pub const APPROVE_EACH_USE: &str = "each_use";
 pub struct Delegations {
     ctx: ProtocolContext,
     per_use_approval: bool,
+    authorization_details: bool,
 }
 
 fn one<'f>(pairs: &'f [(String, String)], name: &'static str) -> Result<Option<&'f str>, Refused> {
@@ -140,7 +157,14 @@ impl Delegations {
         Self {
             ctx,
             per_use_approval: false,
+            authorization_details: false,
         }
+    }
+
+    /// The same, taking RAR details in requests when `on` (`[oidc].authorization_details`).
+    pub fn with_authorization_details(mut self, on: bool) -> Self {
+        self.authorization_details = on;
+        self
     }
 
     /// The same, offering approval of each use when `served` (`[ciba]` and `[challenge]`).
@@ -195,12 +219,20 @@ impl Delegations {
                 Some(APPROVE_EACH_USE) => return Err(Refused::PerUseUnavailable),
                 Some(_) => return Err(Refused::Malformed("approval")),
             };
-            Ok((agent, scopes, lifetime_days, resources, per_use))
+            // 6, first half: the text, read once; checked against the agent's types below.
+            let details = one(pairs, "authorization_details")?;
+            if details.is_some() && !self.authorization_details {
+                return Err(Refused::Details(
+                    "rich authorization requests are switched off on this service".into(),
+                ));
+            }
+            Ok((agent, scopes, lifetime_days, resources, per_use, details))
         })();
-        let (agent_id, scopes, lifetime_days, resources, per_use_approval) = match parsed {
-            Ok(p) => p,
-            Err(refused) => return Ok(Err(refused)),
-        };
+        let (agent_id, scopes, lifetime_days, resources, per_use_approval, raw_details) =
+            match parsed {
+                Ok(p) => p,
+                Err(refused) => return Ok(Err(refused)),
+            };
         let mut tx = self.ctx.store.read().await?;
         // 2.
         let agent = match tx.agent(&tenant.id, &agent_id).await? {
@@ -236,6 +268,19 @@ impl Delegations {
                 return Ok(Err(Refused::Scope(scope.as_str().to_owned())));
             }
         }
+        // 6.
+        let authorization_details = match raw_details {
+            None => None,
+            Some(raw) => match AuthorizationDetails::parse(raw, &agent.authorization_details_types)
+            {
+                Ok(details) => Some(details),
+                Err(e) => return Ok(Err(Refused::Details(e.0))),
+            },
+        };
+        let details = authorization_details
+            .as_ref()
+            .map(|d| describe(d, &agent.authorization_details_types))
+            .unwrap_or_default();
         let apis = apis
             .into_iter()
             .map(|api| {
@@ -255,6 +300,8 @@ impl Delegations {
             lifetime_days,
             expires_at: self.ctx.clock.now() + Duration::days(lifetime_days),
             per_use_approval,
+            authorization_details,
+            details,
         }))
     }
 
@@ -289,6 +336,7 @@ impl Delegations {
                 .collect(),
             expires_at: now + Duration::days(request.lifetime_days),
             per_use_approval: request.per_use_approval,
+            authorization_details: request.authorization_details.clone(),
             created_at: now,
             revoked_at: None,
         };

@@ -14,9 +14,13 @@
 //!    of the application's registered types (§6): client credentials at the token endpoint,
 //!    and the device authorization and CIBA endpoints, whose requests keep them for the
 //!    person to approve (the code their approval stores carries them into rule 2).
+//!
+//! Agents register detail types as applications do; their grants read the same rules over the
+//! agent's types (`*_types` below): details asked directly for the agent itself (rule 3), the
+//! details of a delegation a person approved for a token acting for them (rule 2).
 
 use crate::error::OAuthError;
-use svc_domain::{Application, AuthorizationDetails};
+use svc_domain::{Application, AuthorizationDetails, DetailType};
 
 /// Rule 1.
 fn enabled(on: bool) -> Result<(), OAuthError> {
@@ -30,14 +34,24 @@ fn enabled(on: bool) -> Result<(), OAuthError> {
     }
 }
 
-fn parse(app: &Application, raw: &str) -> Result<AuthorizationDetails, OAuthError> {
-    AuthorizationDetails::parse(raw, &app.authorization_details_types)
+fn parse(types: &[DetailType], raw: &str) -> Result<AuthorizationDetails, OAuthError> {
+    AuthorizationDetails::parse(raw, types)
         .map_err(|e| OAuthError::invalid_authorization_details(e.0))
 }
 
 /// Rule 2: the details of a token issued from `granted`, given the request's `raw` parameter.
 pub(crate) fn from_grant(
     app: &Application,
+    granted: Option<&AuthorizationDetails>,
+    raw: Option<&str>,
+    on: bool,
+) -> Result<Option<AuthorizationDetails>, OAuthError> {
+    from_grant_types(&app.authorization_details_types, granted, raw, on)
+}
+
+/// Rule 2 over the detail types `types` (an agent's).
+pub(crate) fn from_grant_types(
+    types: &[DetailType],
     granted: Option<&AuthorizationDetails>,
     raw: Option<&str>,
     on: bool,
@@ -52,7 +66,7 @@ pub(crate) fn from_grant(
              the details the person approved",
         ));
     };
-    let wanted = parse(app, raw)?;
+    let wanted = parse(types, raw)?;
     if wanted.narrows(granted) {
         Ok(Some(wanted))
     } else {
@@ -69,11 +83,20 @@ pub(crate) fn direct(
     raw: Option<&str>,
     on: bool,
 ) -> Result<Option<AuthorizationDetails>, OAuthError> {
+    direct_types(&app.authorization_details_types, raw, on)
+}
+
+/// Rule 3 over the detail types `types` (an agent's).
+pub(crate) fn direct_types(
+    types: &[DetailType],
+    raw: Option<&str>,
+    on: bool,
+) -> Result<Option<AuthorizationDetails>, OAuthError> {
     let Some(raw) = raw else {
         return Ok(None);
     };
     enabled(on)?;
-    parse(app, raw).map(Some)
+    parse(types, raw).map(Some)
 }
 
 #[cfg(test)]
@@ -82,7 +105,6 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
     use serde_json::json;
-    use svc_domain::DetailType;
 
     fn app() -> Application {
         let tenant = svc_store::conformance::tenant_fixture("acme", 1);

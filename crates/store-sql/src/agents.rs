@@ -25,7 +25,8 @@ macro_rules! select_agents {
     ($where:literal) => {
         concat!(
             "SELECT id, tenant_id, name, owner_id, jwks, allowed_scopes, allowed_resources, \
-             metadata, status, created_at, updated_at, revoked_at FROM agents ",
+             metadata, status, created_at, updated_at, revoked_at, authorization_details_types \
+             FROM agents ",
             $where
         )
     };
@@ -39,11 +40,13 @@ const LIST: Sorted = Sorted {
 };
 const COUNT: &str = "SELECT COUNT(*) AS agents FROM agents WHERE tenant_id = $1";
 const INSERT: &str = "INSERT INTO agents (id, tenant_id, name, owner_id, jwks, allowed_scopes, \
-     allowed_resources, metadata, status, created_at, updated_at, revoked_at) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+     allowed_resources, metadata, status, created_at, updated_at, revoked_at, \
+     authorization_details_types) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 // Never id, tenant_id, owner_id or created_at; only at the revision read ($11).
 const UPDATE: &str = "UPDATE agents SET name = $3, jwks = $4, allowed_scopes = $5, \
-     allowed_resources = $6, metadata = $7, status = $8, updated_at = $9, revoked_at = $10 \
+     allowed_resources = $6, metadata = $7, status = $8, updated_at = $9, revoked_at = $10, \
+     authorization_details_types = $12 \
      WHERE tenant_id = $1 AND id = $2 AND updated_at = $11";
 /// Tells a stale revision from a missing agent after a conditional update changed nothing.
 const EXISTS: &str = "SELECT id FROM agents WHERE tenant_id = $1 AND id = $2";
@@ -105,6 +108,7 @@ impl<D: Dialect> AgentWrites for SqlTx<D> {
             .bind(agent.created_at)
             .bind(agent.updated_at)
             .bind(agent.revoked_at)
+            .bind_json(lists.detail_types)
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -131,6 +135,7 @@ impl<D: Dialect> AgentWrites for SqlTx<D> {
             .bind(agent.updated_at)
             .bind(agent.revoked_at)
             .bind(read_at)
+            .bind_json(lists.detail_types)
             .execute::<D>(self.conn())
             .await?;
         if changed > 0 {
@@ -155,6 +160,7 @@ struct Lists {
     scopes: String,
     resources: String,
     metadata: String,
+    detail_types: String,
 }
 
 impl Lists {
@@ -164,6 +170,8 @@ impl Lists {
             resources: encode_strings(agent.allowed_resources.iter().map(String::as_str))?,
             metadata: serde_json::to_string(&agent.metadata)
                 .map_err(|e| StoreError::Corrupt(format!("cannot encode a JSON object: {e}")))?,
+            detail_types: serde_json::to_string(&agent.authorization_details_types)
+                .map_err(|e| StoreError::Corrupt(format!("cannot encode detail types: {e}")))?,
         })
     }
 }
@@ -183,6 +191,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Agent, StoreError> {
         created_at: c.get("created_at")?,
         updated_at: c.get("updated_at")?,
         revoked_at: c.get("revoked_at")?,
+        detail_types: c.json("authorization_details_types")?,
     }
     .decode()
 }
@@ -206,6 +215,8 @@ struct AgentRow {
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
     revoked_at: Option<OffsetDateTime>,
+    /// JSON array text of detail types.
+    detail_types: String,
 }
 
 impl AgentRow {
@@ -230,6 +241,13 @@ impl AgentRow {
             owner: r.parse("owner_id", &self.owner_id, AgentOwner::parse)?,
             allowed_scopes: r.scopes("allowed_scopes", &self.allowed_scopes)?,
             allowed_resources: r.strings("allowed_resources", &self.allowed_resources)?,
+            authorization_details_types: serde_json::from_str(&self.detail_types).map_err(|e| {
+                r.corrupt(
+                    "authorization_details_types",
+                    &"(JSON)",
+                    &format_args!("not detail types: {e}"),
+                )
+            })?,
             // Named by its length: the tenant's object may be long.
             metadata: serde_json::from_str(&self.metadata).map_err(|e| {
                 r.corrupt(
@@ -271,6 +289,7 @@ mod tests {
             created_at: AT,
             updated_at: AT,
             revoked_at: Some(AT),
+            detail_types: "[]".into(),
         }
     }
 
@@ -298,6 +317,9 @@ mod tests {
                     r.allowed_resources = "[1]".into();
                 }),
                 ("agents.metadata", |r| r.metadata = "[]".into()),
+                ("agents.authorization_details_types", |r| {
+                    r.detail_types = "{}".into();
+                }),
                 ("agents.status", |r| r.status = "deleted".into()),
             ],
         );

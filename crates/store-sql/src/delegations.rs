@@ -22,7 +22,7 @@ macro_rules! select_delegations {
     ($where:literal) => {
         concat!(
             "SELECT id, tenant_id, user_id, agent_id, scopes, resources, expires_at, created_at, \
-             revoked_at, per_use_approval FROM delegations ",
+             revoked_at, per_use_approval, authorization_details FROM delegations ",
             $where
         )
     };
@@ -37,8 +37,8 @@ const OF_USER_TO_AGENT: &str = select_delegations!(
 const OF_AGENT: &str =
     select_delegations!("WHERE tenant_id = $1 AND agent_id = $2 ORDER BY id DESC LIMIT $3");
 const INSERT: &str = "INSERT INTO delegations (id, tenant_id, user_id, agent_id, scopes, \
-     resources, expires_at, created_at, revoked_at, per_use_approval) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+     resources, expires_at, created_at, revoked_at, per_use_approval, authorization_details) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 const REVOKE: &str = "UPDATE delegations SET revoked_at = $4 \
      WHERE tenant_id = $1 AND user_id = $2 AND id = $3 AND revoked_at IS NULL";
 
@@ -107,6 +107,12 @@ impl<D: Dialect> DelegationWrites for SqlTx<D> {
             .bind(delegation.created_at)
             .bind(delegation.revoked_at)
             .bind(delegation.per_use_approval)
+            .bind(
+                delegation
+                    .authorization_details
+                    .as_ref()
+                    .map(|d| d.to_json()),
+            )
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, TENANT_FKEY))?;
@@ -144,6 +150,7 @@ fn decode<D: Dialect>(row: &Row<D>) -> Result<Delegation, StoreError> {
         created_at: c.get("created_at")?,
         revoked_at: c.get("revoked_at")?,
         per_use_approval: c.get("per_use_approval")?,
+        authorization_details: c.get("authorization_details")?,
     }
     .decode()
 }
@@ -163,6 +170,8 @@ struct DelegationRow {
     created_at: OffsetDateTime,
     revoked_at: Option<OffsetDateTime>,
     per_use_approval: bool,
+    /// JSON text of the approved details.
+    authorization_details: Option<String>,
 }
 
 impl DelegationRow {
@@ -182,6 +191,10 @@ impl DelegationRow {
             created_at: self.created_at,
             revoked_at: self.revoked_at,
             per_use_approval: self.per_use_approval,
+            authorization_details: r.details(
+                "authorization_details",
+                self.authorization_details.as_deref(),
+            )?,
         })
     }
 }
@@ -206,6 +219,7 @@ mod tests {
             created_at: AT,
             revoked_at: None,
             per_use_approval: true,
+            authorization_details: None,
         }
     }
 
@@ -225,6 +239,9 @@ mod tests {
                 ("delegations.agent_id", |r| r.agent_id = USER.into()),
                 ("delegations.scopes", |r| r.scopes = "{}".into()),
                 ("delegations.resources", |r| r.resources = "[1]".into()),
+                ("delegations.authorization_details", |r| {
+                    r.authorization_details = Some("{}".into());
+                }),
             ],
         );
     }

@@ -105,6 +105,9 @@ fn consent(ctx: &Ctx, request: &DelegationRequest, offers: bool, csrf: &str) -> 
             page = page.item(text, Some(permission.name.as_str().to_owned()));
         }
     }
+    for detail in &request.details {
+        page = page.item(super::authorize::detail_text(detail), None);
+    }
     let until = request.expires_at.date().to_string();
     let mut form = Form::new(PATH, csrf);
     for (name, value) in request.pairs() {

@@ -61,6 +61,13 @@ pub struct NewAgent {
     #[serde(default)]
     #[schema(value_type = Option<Vec<String>>, nullable = false, max_items = 20)]
     pub allowed_resources: Option<Vec<String>>,
+    /// RFC 9396: the `authorization_details` types it may ask people to delegate, each with the
+    /// words the consent page shows and the JSON Schema every object of the type must match, as
+    /// an application registers them. At most 16. Needs `[oidc].authorization_details`.
+    /// Default: none.
+    #[serde(default)]
+    #[schema(nullable = false, max_items = 16)]
+    pub authorization_details_types: Option<Vec<crate::applications::DetailTypeInput>>,
     /// Free JSON object kept with it (at most 4 KiB). Default: `{}`.
     #[serde(default)]
     #[schema(value_type = Option<Object>, nullable = false)]
@@ -89,6 +96,10 @@ pub struct AgentPatch {
     #[serde(default, deserialize_with = "not_null")]
     #[schema(value_type = Option<Vec<String>>, nullable = false, max_items = 20)]
     pub allowed_resources: Option<Vec<String>>,
+    /// New RAR detail types (replace the old ones).
+    #[serde(default, deserialize_with = "not_null")]
+    #[schema(nullable = false, max_items = 16)]
+    pub authorization_details_types: Option<Vec<crate::applications::DetailTypeInput>>,
     /// New metadata.
     #[serde(default, deserialize_with = "not_null")]
     #[schema(value_type = Option<Object>, nullable = false)]

@@ -90,6 +90,17 @@ fn agent_id(raw: &str) -> Result<AgentId, ManageError> {
     AgentId::parse(raw).map_err(|_| ManageError::NotFound)
 }
 
+/// Rule: an agent's RAR detail types follow the applications' rules (RFC 9396 §2), and exist
+/// only where the deployment takes `authorization_details`.
+fn detail_types(
+    ctx: &ManageContext,
+    types: &[crate::applications::DetailTypeInput],
+) -> Result<Vec<svc_domain::DetailType>, ManageError> {
+    let parsed = crate::applications::rules::check_detail_types(types)?;
+    crate::applications::rules::check_details_offered(&parsed, ctx.authorization_details)?;
+    Ok(parsed)
+}
+
 /// Registers the agent `input` describes in `tenant`, active, audited as `agent.registered`
 /// and announced as `admin.agent.registered`.
 ///
@@ -109,6 +120,13 @@ pub async fn register(
     let allowed_scopes = check_scopes(input.allowed_scopes.as_deref().unwrap_or_default())?;
     let allowed_resources =
         check_resources(input.allowed_resources.as_deref().unwrap_or_default())?;
+    let authorization_details_types = detail_types(
+        ctx,
+        input
+            .authorization_details_types
+            .as_deref()
+            .unwrap_or_default(),
+    )?;
     let metadata = match &input.metadata {
         Some(raw) => check_metadata(raw)?,
         None => serde_json::Map::new(),
@@ -133,6 +151,7 @@ pub async fn register(
         jwks,
         allowed_scopes,
         allowed_resources,
+        authorization_details_types,
         metadata,
         status: AgentStatus::Active,
         created_at: now,
@@ -213,6 +232,11 @@ pub async fn update(
         .as_deref()
         .map(check_resources)
         .transpose()?;
+    let detail_types = patch
+        .authorization_details_types
+        .as_deref()
+        .map(|types| detail_types(ctx, types))
+        .transpose()?;
     let metadata = patch.metadata.as_ref().map(check_metadata).transpose()?;
     let status = patch.status.as_deref().map(check_status).transpose()?;
 
@@ -236,6 +260,9 @@ pub async fn update(
     }
     if let Some(resources) = resources {
         agent.allowed_resources = resources;
+    }
+    if let Some(types) = detail_types {
+        agent.authorization_details_types = types;
     }
     if let Some(metadata) = metadata {
         agent.metadata = metadata;

@@ -14,6 +14,7 @@ use utoipa::ToSchema;
                         "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]},
     "allowed_scopes": ["bookings:read", "bookings:write"],
     "allowed_resources": ["https://api.example.com/bookings"],
+    "authorization_details_types": [],
     "metadata": {"model": "assistant-2"}, "status": "active",
     "created_at": "2026-11-25T10:00:00Z", "updated_at": "2026-11-25T10:00:00Z",
     "revoked_at": null
@@ -32,6 +33,8 @@ pub struct AgentView {
     pub allowed_scopes: Vec<String>,
     /// The API resources it may obtain tokens for.
     pub allowed_resources: Vec<String>,
+    /// The RAR detail types (RFC 9396) it may ask people to delegate.
+    pub authorization_details_types: Vec<crate::applications::DetailTypeInput>,
     /// What the tenant keeps with it.
     #[schema(value_type = Object)]
     pub metadata: serde_json::Map<String, serde_json::Value>,
@@ -66,6 +69,11 @@ impl From<&Agent> for AgentView {
                 .map(|s| s.as_str().to_owned())
                 .collect(),
             allowed_resources: agent.allowed_resources.clone(),
+            authorization_details_types: agent
+                .authorization_details_types
+                .iter()
+                .map(Into::into)
+                .collect(),
             metadata: agent.metadata.clone(),
             status: agent.status.as_str(),
             created_at: agent.created_at,

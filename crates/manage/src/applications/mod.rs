@@ -11,7 +11,7 @@ mod management;
 mod names;
 mod read;
 mod rotate_secret;
-mod rules;
+pub(crate) mod rules;
 mod update;
 mod view;
 

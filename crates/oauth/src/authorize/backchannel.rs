@@ -269,12 +269,21 @@ async fn agent_prompt(
         .iter()
         .map(|s| s.as_str().to_owned())
         .collect();
+    let details = match &request.authorization_details {
+        Some(d) => describe(
+            d,
+            agent
+                .as_ref()
+                .map_or(&[][..], |a| &a.authorization_details_types),
+        ),
+        None => Vec::new(),
+    };
     Ok(BackchannelPrompt {
         id: request.id.clone(),
         client_name: agent.map_or_else(|| using.agent_id.as_str().to_owned(), |a| a.name),
         binding_message: request.binding_message.clone(),
-        authorization_details: None,
-        details: Vec::new(),
+        authorization_details: request.authorization_details.clone(),
+        details,
         expires_at: request.expires_at,
         agent: Some(AgentAsk {
             agent_id: using.agent_id.clone(),

@@ -17,7 +17,7 @@ pub struct ConsentDetail {
 }
 
 /// The details of `details` in words, using the schemas of `types`.
-pub(super) fn describe(details: &AuthorizationDetails, types: &[DetailType]) -> Vec<ConsentDetail> {
+pub(crate) fn describe(details: &AuthorizationDetails, types: &[DetailType]) -> Vec<ConsentDetail> {
     details
         .objects()
         .iter()

@@ -40,7 +40,7 @@
 
 mod assurance;
 mod backchannel;
-mod consent_details;
+pub(crate) mod consent_details;
 mod device;
 mod gate;
 mod grant;

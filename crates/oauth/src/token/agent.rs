@@ -88,6 +88,7 @@ struct AgentParams<'f> {
     assertion: &'f str,
     scope: Option<&'f str>,
     resource: Option<&'f str>,
+    authorization_details: Option<&'f str>,
 }
 
 /// Check 1.
@@ -120,6 +121,7 @@ fn params<'f>(
         assertion,
         scope: get("scope"),
         resource: get("resource"),
+        authorization_details: get("authorization_details"),
     })
 }
 
@@ -354,6 +356,19 @@ impl TokenEndpoint {
                 (scope, Some((person, delegation)))
             }
         };
+        // RFC 9396: details of the agent's own types for itself; for a person, the
+        // delegation's (or fewer).
+        let on = self.settings.authorization_details;
+        let types = &agent.authorization_details_types;
+        let details = match &delegated {
+            None => crate::details::direct_types(types, params.authorization_details, on)?,
+            Some((_, d)) => crate::details::from_grant_types(
+                types,
+                d.authorization_details.as_ref(),
+                params.authorization_details,
+                on,
+            )?,
+        };
         // 10.
         self.agents()
             .spend_challenge(tenant, &agent.id, &challenge, now)
@@ -369,6 +384,7 @@ impl TokenEndpoint {
             &api,
             &scope,
             delegated,
+            details.as_ref(),
             proof.as_ref().map(|p| p.jkt.as_str()),
             "agent_assertion",
         )
@@ -377,7 +393,8 @@ impl TokenEndpoint {
 
     /// The access token of an agent's request: for the agent, or for a person on `delegated`
     /// (the person and the delegation), then naming the agent in `act` (RFC 8693 §4.1) with the
-    /// delegation it acts on and never outliving it; bound to `jkt` when a proof came.
+    /// delegation it acts on and never outliving it; carrying `details` (RFC 9396 §9.1) in the
+    /// token and the response; bound to `jkt` when a proof came.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn agent_token(
         &self,
@@ -387,6 +404,7 @@ impl TokenEndpoint {
         api: &ApiResource,
         scope: &ScopeSet,
         delegated: Option<(&UserId, Delegation)>,
+        details: Option<&svc_domain::AuthorizationDetails>,
         jkt: Option<&str>,
         grant: &'static str,
     ) -> Result<TokenResponse, OAuthError> {
@@ -419,7 +437,7 @@ impl TokenEndpoint {
                     not_after: delegated
                         .as_ref()
                         .map(|(_, d)| d.expires_at.unix_timestamp()),
-                    details: None,
+                    details,
                 },
             )
             .await?;
@@ -432,7 +450,9 @@ impl TokenEndpoint {
             scope = %scope,
             "access token issued"
         );
-        Ok(TokenResponse::access_only(access, scope, jkt.is_some()))
+        let mut response = TokenResponse::access_only(access, scope, jkt.is_some());
+        response.authorization_details = details.map(|d| d.to_value());
+        Ok(response)
     }
 
     /// An agent's assertion presented as the actor token of a token exchange: checks 2, 3 and

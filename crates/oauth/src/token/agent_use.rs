@@ -19,7 +19,8 @@
 //!    poll (`super::polled::check_poll`).
 //! 6. Approved: the request is taken (deleted) once, and the token is what the agent grant
 //!    gives for the person on that very delegation, which must still be live and cover the API
-//!    and the approved permissions; those the person no longer holds are dropped. No refresh
+//!    and the approved permissions; those the person no longer holds are dropped. It carries
+//!    the delegation's RAR details, which the person saw again when approving. No refresh
 //!    token: each use is approved anew.
 
 use super::TokenEndpoint;
@@ -141,6 +142,7 @@ impl TokenEndpoint {
             &api,
             &scope,
             Some((person, delegation)),
+            request.authorization_details.as_ref(),
             proof.as_ref().map(|p| p.jkt.as_str()),
             "agent_ciba",
         )

@@ -85,7 +85,11 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             device: device.enabled.then(|| Arc::new(device.clone())),
             ciba: ciba.enabled,
             delegations: config.challenge.enabled.then(|| {
-                Arc::new(Delegations::new(ctx.clone()).with_per_use_approval(ciba.enabled))
+                Arc::new(
+                    Delegations::new(ctx.clone())
+                        .with_per_use_approval(ciba.enabled)
+                        .with_authorization_details(config.oidc.authorization_details),
+                )
             }),
         }));
     // OpenID CIBA: likewise.

@@ -96,14 +96,13 @@ pub(crate) fn consent_path(agent: &str, scope: &str, resource: &str) -> String {
     format!("/auth/delegate?{query}")
 }
 
-/// The agent's token for `sub`, answering a fresh challenge: status and body.
-pub(crate) async fn token_for(
+/// `agent`'s signed answer to a fresh challenge, naming `sub` as its subject.
+pub(crate) async fn signed_answer(
     world: &World,
     key: &SigningKey,
     agent: &str,
     sub: &str,
-    extra: &[(&str, &str)],
-) -> (u16, Value) {
+) -> String {
     let challenge: Value = world
         .app
         .request(Method::POST, "/oauth/agent/challenge")
@@ -115,13 +114,23 @@ pub(crate) async fn token_for(
         .json()
         .await
         .unwrap();
-    let assertion = key
-        .sign_jwt(
-            "JWT",
-            &json!({"iss": agent, "sub": sub, "aud": world.issuer(), "exp": now() + 60,
-                    "iat": now(), "nonce": challenge["challenge"]}),
-        )
-        .unwrap();
+    key.sign_jwt(
+        "JWT",
+        &json!({"iss": agent, "sub": sub, "aud": world.issuer(), "exp": now() + 60,
+                "iat": now(), "nonce": challenge["challenge"]}),
+    )
+    .unwrap()
+}
+
+/// The agent's token for `sub`, answering a fresh challenge: status and body.
+pub(crate) async fn token_for(
+    world: &World,
+    key: &SigningKey,
+    agent: &str,
+    sub: &str,
+    extra: &[(&str, &str)],
+) -> (u16, Value) {
+    let assertion = signed_answer(world, key, agent, sub).await;
     let mut form = vec![
         ("grant_type", JWT_BEARER),
         ("assertion", assertion.as_str()),
@@ -568,6 +577,31 @@ async fn consent_requests_beyond_the_agent_are_refused_and_forms_need_csrf() {
         .await;
     assert_eq!(plain.status, 200);
     assert!(!plain.body.contains("each time"), "no choice without CIBA");
+    // RAR is off here: no details in a consent request, no detail types on an agent.
+    let details = url::form_urlencoded::byte_serialize(br#"[{"type":"trip"}]"#).collect::<String>();
+    let page = browser
+        .get(&format!(
+            "{}&authorization_details={details}",
+            consent_path(&id, "bookings:read", BOOKINGS)
+        ))
+        .await;
+    assert_eq!(page.status, 400);
+    assert!(page.body.contains("switched off"), "{}", page.body);
+    let refused = world
+        .api(Method::POST, "/api/v1/agents")
+        .json(&json!({"name": "Typed", "owner": world.client_id,
+            "jwks": {"keys": [key.public_jwk()]},
+            "authorization_details_types": [{"type": "trip", "description": "Trips",
+                                             "schema": {"type": "object"}}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body.to_string().contains("authorization_details_types"),
+        "{body}"
+    );
     let list = browser.get("/auth/account/delegations").await;
     assert!(list.body.contains("not let any agent"), "{}", list.body);
     world.shutdown().await;

@@ -18,7 +18,7 @@ mod client_documents;
 mod common;
 mod dcr;
 mod delegations;
-mod delegations_per_use;
+mod delegations_more;
 mod device;
 mod discovery;
 mod dns;

@@ -34,6 +34,14 @@ pub fn agent_fixture(tenant: &Tenant, seed: u64, at: OffsetDateTime) -> Agent {
             r#"{"model":"m-1","limits":{"daily":[10,2.5,null]},"note":"Zürich \"HQ\" 東京"}"#,
         )
         .expect("metadata"),
+        authorization_details_types: vec![
+            svc_domain::DetailType::parse(
+                "trip_booking",
+                "Book trips \"up to\" a price — ü",
+                serde_json::json!({"properties": {"max_price": {"type": "number", "title": "Up to"}}}),
+            )
+            .expect("detail type"),
+        ],
         status: AgentStatus::Active,
         created_at: at,
         updated_at: at + Duration::microseconds(1_000_017),
@@ -70,6 +78,7 @@ pub async fn agents_round_trip_per_tenant(store: Arc<dyn Store>) {
         allowed_scopes: ScopeSet::default(),
         allowed_resources: Vec::new(),
         metadata: Default::default(),
+        authorization_details_types: Vec::new(),
         status: AgentStatus::Revoked,
         revoked_at: Some(at + Duration::microseconds(77)),
         ..agent_fixture(&acme, 2, at + Duration::microseconds(9))

@@ -31,6 +31,7 @@ pub fn delegation_fixture(
         ],
         expires_at: at + Duration::days(30) + Duration::microseconds(17),
         per_use_approval: seed.is_multiple_of(2),
+        authorization_details: seed.is_multiple_of(2).then(super::grants::details_fixture),
         created_at: at,
         revoked_at: None,
     }

@@ -1,4 +1,6 @@
-//! Per-use approval of delegations (issue 19 item 2) over HTTP, on SQLite and PostgreSQL: a
+//! Delegations beyond the basics (issue 19 item 2) over HTTP, on SQLite and PostgreSQL.
+//!
+//! Per-use approval: a
 //! person lets an agent act for them but asks to approve each use (the agent asks for it with
 //! `approval=each_use`, or the person ticks it); the agent grant then refuses and points to
 //! `/bc-authorize`; the agent starts a backchannel request authenticated by its key; the person
@@ -7,11 +9,18 @@
 //! naming it and the delegation. Hostile cases: a spent challenge at the start and at a poll,
 //! another agent's and an application's poll of the reference, a second redemption, a person
 //! who delegated nothing, `openid` or RAR details in the start, an email as hint, a delegation
-//! revoked after the approval. (`approval=each_use` where CIBA is off: `delegations::consent_requests_beyond_the_agent_are_refused_and_forms_need_csrf`.)
+//! revoked after the approval. (`approval=each_use` where CIBA is off:
+//! `delegations::consent_requests_beyond_the_agent_are_refused_and_forms_need_csrf`.)
+//!
+//! RAR details (RFC 9396) in delegations: an agent registered with detail types asks a person
+//! for details on the consent page, which shows them in words; the delegation keeps them; the
+//! agent's tokens for the person carry them whole or narrowed, never widened; a per-use approval
+//! shows them again and its token carries them. Hostile: an unregistered type, malformed JSON,
+//! a widening token request, details on an agent's own token of a type it did not register.
 
-use crate::agent_challenge::{BOOKINGS, claims_of, introspect, now};
+use crate::agent_challenge::{BOOKINGS, claims_of, introspect};
 use crate::delegations::{
-    agent, assert_refused, consent_path, give_role, setup, signed_in, token_for,
+    agent, assert_refused, consent_path, give_role, setup, signed_answer, signed_in, token_for,
 };
 use crate::hosted::support::{Browser, PASSWORD, Setup, World};
 use reqwest::Method;
@@ -27,23 +36,7 @@ const REQUESTS: &str = "/api/v1/identity/ciba/requests";
 
 /// `agent`'s signed answer to a fresh challenge, naming itself as `iss` and `sub`.
 async fn assertion(world: &World, key: &SigningKey, agent: &str) -> String {
-    let challenge: Value = world
-        .app
-        .request(Method::POST, "/oauth/agent/challenge")
-        .header("host", &world.host)
-        .form(&[("agent_id", agent)])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    key.sign_jwt(
-        "JWT",
-        &json!({"iss": agent, "sub": agent, "aud": world.issuer(), "exp": now() + 60,
-                "iat": now(), "nonce": challenge["challenge"]}),
-    )
-    .unwrap()
+    signed_answer(world, key, agent, agent).await
 }
 
 /// POSTs `form` to `path` with `assertion` as the client assertion: status and body.
@@ -112,6 +105,23 @@ async fn decide(world: &World, browser: &Browser, id: &str, decision: &str) {
     assert_eq!(response.status(), 200, "{decision}");
 }
 
+/// The agent starts a request for `person`, who answers `decision` through the identity API
+/// (as the first of their pending requests): its `auth_req_id`.
+async fn answered(
+    world: &World,
+    browser: &Browser,
+    key: &SigningKey,
+    agent: &str,
+    person: &str,
+    decision: &str,
+) -> String {
+    let (status, started) = start(world, key, agent, person, &[]).await;
+    assert_eq!(status, 200, "{started}");
+    let listed = pending(browser).await;
+    decide(world, browser, listed[0]["id"].as_str().unwrap(), decision).await;
+    started["auth_req_id"].as_str().unwrap().to_owned()
+}
+
 /// The id of the delegation a consent page granted.
 fn granted_id(page: &crate::hosted::support::Page) -> String {
     assert_eq!(page.status, 200, "{}", page.body);
@@ -139,9 +149,25 @@ fn world_setup() -> Setup {
             ("SVC_CHALLENGE__ENABLED", "true"),
             ("SVC_CIBA__ENABLED", "true"),
             ("SVC_CIBA__INTERVAL_SECS", "1"),
+            ("SVC_OIDC__AUTHORIZATION_DETAILS", "true"),
         ],
         ..Setup::default()
     }
+}
+
+/// The id of the tenant's default person (`world.user`).
+async fn ada_id(world: &World) -> String {
+    world
+        .api(Method::GET, "/api/v1/tenant-users?email=ada@example.com")
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap()["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 #[tokio::test]
@@ -149,17 +175,7 @@ async fn each_use_of_a_delegation_is_approved_by_the_person_through_ciba() {
     for backend in BACKENDS {
         let world = World::new(backend, world_setup()).await;
         let server = setup(&world).await;
-        let ada = world
-            .api(Method::GET, "/api/v1/tenant-users?email=ada@example.com")
-            .send()
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()["items"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let ada = ada_id(&world).await;
         give_role(&world, &ada).await;
         let key = SigningKey::generate(SigningAlg::Es256).unwrap();
         let id = agent(&world, &key, "Trip planner").await;
@@ -325,10 +341,7 @@ async fn each_use_of_a_delegation_is_approved_by_the_person_through_ciba() {
         );
 
         // Denied: access_denied.
-        let (_, started) = start(&world, &key, &id, &ada, &[]).await;
-        let denied = started["auth_req_id"].as_str().unwrap().to_owned();
-        let listed = pending(&browser).await;
-        decide(&world, &browser, listed[0]["id"].as_str().unwrap(), "deny").await;
+        let denied = answered(&world, &browser, &key, &id, &ada, "deny").await;
         let (status, body) = poll(&world, &key, &id, &denied).await;
         assert_eq!(
             (status, body["error"].as_str()),
@@ -336,16 +349,7 @@ async fn each_use_of_a_delegation_is_approved_by_the_person_through_ciba() {
         );
 
         // Approved, then the delegation is revoked before the agent polls: nothing.
-        let (_, started) = start(&world, &key, &id, &ada, &[]).await;
-        let late = started["auth_req_id"].as_str().unwrap().to_owned();
-        let listed = pending(&browser).await;
-        decide(
-            &world,
-            &browser,
-            listed[0]["id"].as_str().unwrap(),
-            "approve",
-        )
-        .await;
+        let late = answered(&world, &browser, &key, &id, &ada, "approve").await;
         let revoked = world
             .api(Method::DELETE, &format!("/api/v1/delegations/{dlg}"))
             .send()
@@ -400,6 +404,162 @@ async fn each_use_of_a_delegation_is_approved_by_the_person_through_ciba() {
         );
         let list = browser.get("/auth/account/delegations").await;
         assert!(list.body.contains("approved each time"), "{}", list.body);
+        world.shutdown().await;
+    }
+}
+
+const TRIPS: &str = r#"[{"type":"trip_booking","max_price":500,"cities":["Paris","Rome"]}]"#;
+
+/// An agent allowed bookings that registered the `trip_booking` detail type.
+async fn agent_with_details(world: &World, key: &SigningKey) -> String {
+    let created = world
+        .api(Method::POST, "/api/v1/agents")
+        .json(&json!({
+            "name": "Trip planner",
+            "owner": world.client_id,
+            "jwks": {"keys": [key.public_jwk()]},
+            "allowed_scopes": ["bookings:read", "bookings:write"],
+            "allowed_resources": [BOOKINGS],
+            "authorization_details_types": [{
+                "type": "trip_booking",
+                "description": "Book trips for you",
+                "schema": {"type": "object", "required": ["type", "max_price"],
+                    "properties": {"type": {"const": "trip_booking"},
+                        "max_price": {"type": "number", "title": "Up to"},
+                        "cities": {"type": "array", "items": {"type": "string"},
+                                   "title": "Cities"}}}
+            }],
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    let body: Value = created.json().await.unwrap();
+    assert_eq!(
+        body["authorization_details_types"][0]["type"], "trip_booking",
+        "{body}"
+    );
+    body["id"].as_str().unwrap().to_owned()
+}
+
+fn with_details(path: &str, details: &str) -> String {
+    let encoded: String = url::form_urlencoded::byte_serialize(details.as_bytes()).collect();
+    format!("{path}&authorization_details={encoded}")
+}
+
+#[tokio::test]
+async fn delegations_carry_rar_details_into_the_agents_tokens() {
+    for backend in BACKENDS {
+        let world = World::new(backend, world_setup()).await;
+        setup(&world).await;
+        let ada = ada_id(&world).await;
+        give_role(&world, &ada).await;
+        let key = SigningKey::generate(SigningAlg::Es256).unwrap();
+        let id = agent_with_details(&world, &key).await;
+        let browser = signed_in(&world, &world.user, PASSWORD).await;
+        let plain = consent_path(&id, "bookings:read", BOOKINGS);
+
+        // Hostile consent requests: an unregistered type, malformed JSON.
+        for bad in [
+            r#"[{"type":"wire_transfer"}]"#,
+            "[{",
+            r#"[{"type":"trip_booking"}]"#,
+        ] {
+            let page = browser.get(&with_details(&plain, bad)).await;
+            assert_eq!(page.status, 400, "{bad}: {}", page.body);
+            assert!(page.body.contains("not valid"), "{bad}: {}", page.body);
+        }
+
+        // The page shows the details in words; the delegation keeps them.
+        let path = with_details(&plain, TRIPS);
+        let page = browser.get(&path).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        for shown in ["Book trips for you", "Up to", "500", "Paris, Rome"] {
+            assert!(page.body.contains(shown), "{shown}: {}", page.body);
+        }
+        let dlg = granted_id(
+            &browser
+                .submit(&path, "/auth/delegate", &[("decision", "allow")])
+                .await,
+        );
+        let trips: Value = serde_json::from_str(TRIPS).unwrap();
+        assert_eq!(
+            delegation(&world, &dlg).await["authorization_details"],
+            trips
+        );
+
+        // The agent's token for Ada carries them, whole or narrowed, never widened.
+        let (status, tokens) = token_for(&world, &key, &id, &ada, &[]).await;
+        assert_eq!(status, 200, "{backend:?}: {tokens}");
+        assert_eq!(tokens["authorization_details"], trips);
+        let claims = claims_of(tokens["access_token"].as_str().unwrap());
+        assert_eq!(claims["authorization_details"], trips);
+        let paris = r#"[{"type":"trip_booking","max_price":500,"cities":["Paris"]}]"#;
+        let (status, tokens) =
+            token_for(&world, &key, &id, &ada, &[("authorization_details", paris)]).await;
+        assert_eq!(status, 200, "{tokens}");
+        assert_eq!(
+            claims_of(tokens["access_token"].as_str().unwrap())["authorization_details"],
+            serde_json::from_str::<Value>(paris).unwrap()
+        );
+        for wider in [
+            r#"[{"type":"trip_booking","max_price":500,"cities":["Paris","Berlin"]}]"#,
+            r#"[{"type":"trip_booking","max_price":900,"cities":["Paris"]}]"#,
+        ] {
+            assert_refused(
+                &token_for(&world, &key, &id, &ada, &[("authorization_details", wider)]).await,
+                "invalid_authorization_details",
+                wider,
+            );
+        }
+
+        // For itself, the agent asks for details of its own types only.
+        let (status, own) =
+            token_for(&world, &key, &id, &id, &[("authorization_details", paris)]).await;
+        assert_eq!(status, 200, "{own}");
+        assert_eq!(
+            own["authorization_details"],
+            serde_json::from_str::<Value>(paris).unwrap()
+        );
+        assert_refused(
+            &token_for(
+                &world,
+                &key,
+                &id,
+                &id,
+                &[("authorization_details", r#"[{"type":"wire_transfer"}]"#)],
+            )
+            .await,
+            "invalid_authorization_details",
+            "a type it did not register",
+        );
+
+        // Approved each use: the person sees the details again, and the token carries them.
+        let per_use = with_details(&format!("{plain}&approval=each_use"), TRIPS);
+        granted_id(
+            &browser
+                .submit(&per_use, "/auth/delegate", &[("decision", "allow")])
+                .await,
+        );
+        let (status, started) = start(&world, &key, &id, &ada, &[]).await;
+        assert_eq!(status, 200, "{started}");
+        let listed = pending(&browser).await;
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        assert_eq!(listed[0]["authorization_details"], trips);
+        assert_eq!(listed[0]["details"][0]["description"], "Book trips for you");
+        let page = browser.get("/auth/ciba").await;
+        assert!(page.body.contains("Paris, Rome"), "{}", page.body);
+        decide(
+            &world,
+            &browser,
+            listed[0]["id"].as_str().unwrap(),
+            "approve",
+        )
+        .await;
+        let (status, tokens) =
+            poll(&world, &key, &id, started["auth_req_id"].as_str().unwrap()).await;
+        assert_eq!(status, 200, "{tokens}");
+        assert_eq!(tokens["authorization_details"], trips);
         world.shutdown().await;
     }
 }

@@ -10,3 +10,13 @@ ALTER TABLE backchannel_requests ADD COLUMN delegation_id TEXT;
 ALTER TABLE backchannel_requests ADD COLUMN resource TEXT
     CONSTRAINT backchannel_requests_delegated_check
     CHECK ((resource IS NULL) = (delegation_id IS NULL));
+
+-- RAR details in delegations (RFC 9396): an agent registers the detail types it may ask for,
+-- as an application does (a JSON array of {type, description, schema}, empty for every existing
+-- agent), and a delegation keeps the details the person approved (JSON text validated when
+-- written; absent for a delegation made without them).
+ALTER TABLE agents ADD COLUMN authorization_details_types TEXT NOT NULL DEFAULT '[]'
+    CONSTRAINT agents_authorization_details_types_check
+    CHECK (json_valid(authorization_details_types)
+           AND json_type(authorization_details_types) = 'array');
+ALTER TABLE delegations ADD COLUMN authorization_details TEXT;
