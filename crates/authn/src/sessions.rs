@@ -55,8 +55,8 @@ impl Authn {
         Ok(Some((session, user)))
     }
 
-    /// The live session `id` of `tenant` and its person, when that is `user` and may still sign
-    /// in; `None` otherwise (unknown, another person's, revoked or expired session, suspended or
+    /// The live session `id` of `tenant`, when its person is `user` and may still sign in;
+    /// `None` otherwise (unknown, another person's, revoked or expired session, suspended or
     /// removed person). What a token issued in a session (`sid`) acts through, where the person
     /// must still be signed in (ADR 0010). Not touched: a token is no browser visit.
     pub async fn live_session(
@@ -64,19 +64,22 @@ impl Authn {
         tenant: &Tenant,
         id: &SessionId,
         user: &UserId,
-    ) -> Result<Option<(Session, User)>, AuthnError> {
+    ) -> Result<Option<Session>, AuthnError> {
         let now = self.now();
         let mut tx = self.store.read().await?;
         let session = tx
             .session(&tenant.id, id)
             .await?
             .filter(|s| s.is_live(now) && &s.user_id == user);
-        let person = match &session {
-            Some(_) => tx.user(&tenant.id, user).await?.filter(User::can_sign_in),
-            None => None,
+        let may_sign_in = match &session {
+            Some(_) => tx
+                .user(&tenant.id, user)
+                .await?
+                .is_some_and(|p| p.can_sign_in()),
+            None => false,
         };
         tx.finish().await?;
-        Ok(session.zip(person))
+        Ok(session.filter(|_| may_sign_in))
     }
 
     /// Ends `session` for `reason`, recording `auth.logout` when it was still live

@@ -78,9 +78,6 @@ pub struct BackchannelSettings {
     /// then, so what a real hint costs more than a decoy's (finding and reading the person's
     /// record, composing their mail) never shows in the answer's timing.
     pub answer_floor: Duration,
-    /// `[oidc].authorization_details` (RFC 9396): a request may ask for details of its
-    /// application's registered types (see `crate::details`).
-    pub authorization_details: bool,
     /// `[challenge].enabled`: agents may start requests for a use of a delegation their person
     /// approves each time ([`BackchannelEndpoint::start`], "An agent's start").
     pub agent_requests: bool,
@@ -94,7 +91,6 @@ impl Default for BackchannelSettings {
             max_expiry: Duration::from_secs(600),
             interval_secs: 5,
             answer_floor: Duration::from_millis(25),
-            authorization_details: false,
             agent_requests: false,
         }
     }
@@ -190,7 +186,7 @@ impl BackchannelEndpoint {
         let details = crate::details::direct(
             &app,
             client_request.param("authorization_details"),
-            self.settings.authorization_details,
+            self.ctx.authorization_details(),
         )?;
         // 3.
         let scope = check_scope(&app, client_request.param("scope"))?;

@@ -35,6 +35,9 @@ pub struct ProtocolContext {
     pub(crate) dpop: Option<Arc<Dpop>>,
     /// Resolves URL `client_id`s (client ID metadata documents); `None`: such an id is unknown.
     pub(crate) documents: Option<Arc<dyn ClientDocuments>>,
+    /// `[oidc].authorization_details` (RFC 9396): whether requests may carry RAR details, read
+    /// by every endpoint that takes them (the one place the switch lives; see `crate::details`).
+    pub(crate) authorization_details: bool,
 }
 
 impl ProtocolContext {
@@ -55,7 +58,20 @@ impl ProtocolContext {
             dpop: None,
             clients: None,
             documents: None,
+            authorization_details: false,
         }
+    }
+
+    /// Takes RAR `authorization_details` (RFC 9396) where `on`.
+    #[must_use]
+    pub fn with_authorization_details(mut self, on: bool) -> Self {
+        self.authorization_details = on;
+        self
+    }
+
+    /// Whether RAR `authorization_details` are taken.
+    pub fn authorization_details(&self) -> bool {
+        self.authorization_details
     }
 
     /// Lets `private_key_jwt` clients register a `jwks_uri`, fetched through `fetcher`.

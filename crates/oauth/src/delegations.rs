@@ -137,7 +137,6 @@ pub const APPROVE_EACH_USE: &str = "each_use";
 pub struct Delegations {
     ctx: ProtocolContext,
     per_use_approval: bool,
-    authorization_details: bool,
 }
 
 fn one<'f>(pairs: &'f [(String, String)], name: &'static str) -> Result<Option<&'f str>, Refused> {
@@ -157,14 +156,7 @@ impl Delegations {
         Self {
             ctx,
             per_use_approval: false,
-            authorization_details: false,
         }
-    }
-
-    /// The same, taking RAR details in requests when `on` (`[oidc].authorization_details`).
-    pub fn with_authorization_details(mut self, on: bool) -> Self {
-        self.authorization_details = on;
-        self
     }
 
     /// The same, offering approval of each use when `served` (`[ciba]` and `[challenge]`).
@@ -221,7 +213,7 @@ impl Delegations {
             };
             // 6, first half: the text, read once; checked against the agent's types below.
             let details = one(pairs, "authorization_details")?;
-            if details.is_some() && !self.authorization_details {
+            if details.is_some() && !self.ctx.authorization_details() {
                 return Err(Refused::Details(
                     "rich authorization requests are switched off on this service".into(),
                 ));

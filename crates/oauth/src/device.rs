@@ -45,9 +45,6 @@ pub struct DeviceSettings {
     pub user_code_attempts: u32,
     /// The window the attempts are counted in.
     pub attempt_window: Duration,
-    /// `[oidc].authorization_details` (RFC 9396): a device may ask for details of its
-    /// application's registered types (see `crate::details`).
-    pub authorization_details: bool,
 }
 
 impl Default for DeviceSettings {
@@ -58,7 +55,6 @@ impl Default for DeviceSettings {
             interval_secs: 5,
             user_code_attempts: 10,
             attempt_window: Duration::from_secs(15 * 60),
-            authorization_details: false,
         }
     }
 }
@@ -114,7 +110,7 @@ impl DeviceEndpoint {
         let details = crate::details::direct(
             &app,
             client_request.param("authorization_details"),
-            self.settings.authorization_details,
+            self.ctx.authorization_details(),
         )?;
         let scope = check_scope(&app, client_request.param("scope"), None)
             .map_err(|e| OAuthError::invalid_scope(e.description))?;

@@ -177,7 +177,6 @@ async fn by_token(
         .authn
         .live_session(&tenant.tenant, &sid, &person)
         .await?
-        .map(|(session, _person)| session)
         .ok_or_else(api_session_ended)
 }
 

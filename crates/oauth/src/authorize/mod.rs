@@ -234,6 +234,8 @@ pub struct AuthorizeEndpoint {
     dpop: bool,
     /// Resolves URL `client_id`s (client ID metadata documents).
     documents: Option<Arc<dyn crate::client_documents::ClientDocuments>>,
+    /// `[oidc].authorization_details`: RAR details are taken.
+    authorization_details: bool,
 }
 
 impl AuthorizeEndpoint {
@@ -243,6 +245,7 @@ impl AuthorizeEndpoint {
     pub fn new(ctx: crate::context::ProtocolContext, settings: AuthorizeSettings) -> Self {
         Self {
             dpop: ctx.dpop().is_some(),
+            authorization_details: ctx.authorization_details(),
             store: ctx.store,
             clock: ctx.clock,
             rng: ctx.rng,
@@ -395,7 +398,7 @@ impl AuthorizeEndpoint {
             params,
             (client_id, redirect_uri.clone()),
             target.api(),
-            self.settings.authorization_details,
+            self.authorization_details,
         )
         .map_err(refuse)?;
         // With DPoP off nothing is bound: a bound code could never be redeemed.

@@ -33,8 +33,6 @@ pub struct AuthorizeSettings {
     /// application, so ending the session can tell it (one more row per code otherwise not
     /// written).
     pub remember_session_clients: bool,
-    /// `[oidc].authorization_details` (RFC 9396): whether `authorization_details` are taken.
-    pub authorization_details: bool,
 }
 
 /// What second factors mean for one tenant's requests: the deployment's settings with the
@@ -88,7 +86,6 @@ impl Default for AuthorizeSettings {
             pushed: PushedRequests::default(),
             request_objects: RequestObjects::default(),
             remember_session_clients: false,
-            authorization_details: false,
         }
     }
 }

@@ -358,7 +358,7 @@ impl TokenEndpoint {
         };
         // RFC 9396: details of the agent's own types for itself; for a person, the
         // delegation's (or fewer).
-        let on = self.settings.authorization_details;
+        let on = self.ctx.authorization_details();
         let types = &agent.authorization_details_types;
         let details = match &delegated {
             None => crate::details::direct_types(types, params.authorization_details, on)?,

@@ -15,7 +15,8 @@
 //! owned by the presenting client, makes the agent the actor for a person only on a live
 //! delegation from them ([`TokenEndpoint::on_delegation`]): the result is the token the agent
 //! grant would give it on that delegation, bounded again by the subject token, issued to the
-//! presenting client.
+//! presenting client, with the delegation's RAR details (or fewer, when the request narrows
+//! them with `authorization_details`). No other exchange carries details.
 //!
 //! A person's token is exchanged only while the person may still sign in, and the new token
 //! names them as the presenting client sees them: their id for a first-party client, else the
@@ -116,8 +117,13 @@ impl TokenEndpoint {
             None => rules::not_after(&subject, actor_claims.as_ref()),
         };
         // An agent acts for a person only on a live delegation from them: the scope and the
-        // audience stay within it, `act` names it, the token never outlives it.
-        let scope = match &agent {
+        // audience stay within it, `act` names it, the token never outlives it, and it carries
+        // the RAR details the person approved there, or fewer (RFC 9396 §6.1). Other
+        // exchanges carry none: the exchanged token has fewer rights, not more, so a request
+        // for details there has nothing to narrow (`crate::details` rule 2).
+        let asked_details = request.param("authorization_details");
+        let on = self.ctx.authorization_details();
+        let (scope, details) = match &agent {
             Some(agent) => {
                 let (scope, delegation) = self
                     .on_delegation(tenant, app, agent, &subject, &audience, &scope, request)
@@ -127,9 +133,18 @@ impl TokenEndpoint {
                 }
                 let end = delegation.expires_at.unix_timestamp();
                 not_after = Some(not_after.map_or(end, |at| at.min(end)));
-                scope
+                let details = crate::details::from_grant_types(
+                    &agent.authorization_details_types,
+                    delegation.authorization_details.as_ref(),
+                    asked_details,
+                    on,
+                )?;
+                (scope, details)
             }
-            None => scope,
+            None => (
+                scope,
+                crate::details::from_grant_types(&[], None, asked_details, on)?,
+            ),
         };
 
         let subject_type = subject_type_of(&subject);
@@ -188,9 +203,7 @@ impl TokenEndpoint {
                     confirmation: request.proof_jkt(),
                     actor: act.as_ref(),
                     not_after,
-                    // RFC 9396 details are not carried across an exchange (issue 19 leaves RAR
-                    // in delegations for later): the exchanged token has fewer rights, not more.
-                    details: None,
+                    details: details.as_ref(),
                 },
             )
             .await?;
@@ -206,6 +219,7 @@ impl TokenEndpoint {
         );
         Ok(TokenResponse {
             issued_token_type: Some(ACCESS_TOKEN_TYPE),
+            authorization_details: details.map(|d| d.to_value()),
             ..TokenResponse::access_only(access, &scope, request.proof().is_some())
         })
     }

@@ -219,7 +219,7 @@ impl TokenEndpoint {
                     app,
                     code.authorization_details.as_ref(),
                     request.param("authorization_details"),
-                    self.settings.authorization_details,
+                    self.ctx.authorization_details(),
                 )
             });
         let details = match details {
@@ -430,7 +430,7 @@ impl TokenEndpoint {
             app,
             family.authorization_details.as_ref(),
             request.param("authorization_details"),
-            self.settings.authorization_details,
+            self.ctx.authorization_details(),
         )?;
         // Management scopes last only as long as the role behind them.
         if crate::administrators::for_management_api(app, issuer)

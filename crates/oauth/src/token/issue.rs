@@ -88,9 +88,6 @@ pub struct TokenSettings {
     /// `[challenge].enabled`: agents' signed answers to challenges are accepted (the JWT bearer
     /// grant, `super::agent`); otherwise that grant type is `unsupported_grant_type`.
     pub agent_assertions: bool,
-    /// `[oidc].authorization_details` (RFC 9396): token requests may send
-    /// `authorization_details` (see `crate::details`).
-    pub authorization_details: bool,
 }
 
 impl Default for TokenSettings {
@@ -107,7 +104,6 @@ impl Default for TokenSettings {
             token_exchange: true,
             max_chain_depth: 3,
             agent_assertions: false,
-            authorization_details: false,
         }
     }
 }

@@ -205,7 +205,7 @@ impl TokenEndpoint {
         let details = crate::details::direct(
             app,
             request.param("authorization_details"),
-            self.settings.authorization_details,
+            self.ctx.authorization_details(),
         )?;
         let access = self
             .issuer()

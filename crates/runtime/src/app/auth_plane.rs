@@ -85,11 +85,7 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             device: device.enabled.then(|| Arc::new(device.clone())),
             ciba: ciba.enabled,
             delegations: config.challenge.enabled.then(|| {
-                Arc::new(
-                    Delegations::new(ctx.clone())
-                        .with_per_use_approval(ciba.enabled)
-                        .with_authorization_details(config.oidc.authorization_details),
-                )
+                Arc::new(Delegations::new(ctx.clone()).with_per_use_approval(ciba.enabled))
             }),
         }));
     // OpenID CIBA: likewise.
@@ -182,7 +178,8 @@ pub(super) fn protocol_context(config: &Config, services: &Services) -> Protocol
     )
     .with_jwks_fetcher(Arc::new(fetcher))
     .with_client_cache(services.clients.clone())
-    .with_dpop(services.dpop.clone());
+    .with_dpop(services.dpop.clone())
+    .with_authorization_details(config.oidc.authorization_details);
     if !config.dynamic_registration.client_id_metadata_documents {
         return ctx;
     }
@@ -237,7 +234,6 @@ fn token_settings(config: &Config) -> TokenSettings {
         token_exchange: config.delegation.enabled,
         max_chain_depth: usize::from(config.delegation.max_chain_depth),
         agent_assertions: config.challenge.enabled,
-        authorization_details: config.oidc.authorization_details,
     }
 }
 
@@ -250,7 +246,6 @@ fn backchannel_settings(config: &Config) -> BackchannelSettings {
         expiry: secs(ciba.request_expiry_secs),
         max_expiry: secs(ciba.max_requested_expiry_secs),
         interval_secs: ciba.interval_secs,
-        authorization_details: config.oidc.authorization_details,
         agent_requests: config.challenge.enabled,
         ..BackchannelSettings::default()
     }
@@ -264,7 +259,6 @@ fn device_settings(config: &Config) -> DeviceSettings {
         lifetime: Duration::from_secs(u64::from(device.code_lifetime_secs)),
         interval_secs: device.interval_secs,
         user_code_attempts: device.max_user_code_attempts,
-        authorization_details: config.oidc.authorization_details,
         ..DeviceSettings::default()
     }
 }
@@ -282,7 +276,6 @@ pub(super) fn authorize_settings(config: &Config) -> AuthorizeSettings {
         pushed: pushed_requests(config),
         request_objects: request_objects(config),
         remember_session_clients: crate::logout::remembers_session_clients(config),
-        authorization_details: config.oidc.authorization_details,
         ..AuthorizeSettings::default()
     }
 }

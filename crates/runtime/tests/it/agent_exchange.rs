@@ -7,7 +7,9 @@
 //! `act` naming the agent and the delegation; `svc-sdk` accepts it where the route trusts the
 //! agent, introspection describes it until the delegation is revoked. Refused, each named: an
 //! agent the gateway does not own, a permission the delegation does not cover, an API the
-//! agent may not reach, and any exchange once the delegation is gone.
+//! agent may not reach, and any exchange once the delegation is gone. With RAR on, the
+//! exchanged token carries the delegation's details, or fewer when the request narrows them;
+//! wider details, and details on an exchange that is not through a delegation, are refused.
 
 use crate::agent_challenge::{JWT_BEARER, challenge, introspect, now};
 use crate::hosted::support::{PASSWORD, World};
@@ -26,11 +28,17 @@ const JWT: &str = "urn:ietf:params:oauth:token-type:jwt";
 
 /// An agent owned by `owner`, allowed the orders API's two permissions there.
 async fn agent(world: &World, key: &SigningKey, owner: &str) -> String {
+    typed_agent(world, key, owner, json!([])).await
+}
+
+/// The same, registering the RAR detail `types`.
+async fn typed_agent(world: &World, key: &SigningKey, owner: &str, types: Value) -> String {
     let created = world
         .api(Method::POST, "/api/v1/agents")
         .json(&json!({
             "name": "Order assistant", "owner": owner, "jwks": {"keys": [key.public_jwk()]},
             "allowed_scopes": ["orders:read", "orders:write"], "allowed_resources": [ORDERS_API],
+            "authorization_details_types": types,
         }))
         .send()
         .await
@@ -79,15 +87,24 @@ async fn agent_token(world: &World, key: &SigningKey, agent: &str) -> String {
 
 /// The clerk allows `agent` `scope` at the orders API on the consent page; the delegation's id.
 async fn delegate(world: &World, agent: &str, scope: &str) -> String {
+    delegate_with(world, agent, scope, None).await
+}
+
+/// The same, with RAR `details` when given.
+async fn delegate_with(world: &World, agent: &str, scope: &str, details: Option<&str>) -> String {
     let browser = world.browser();
     let signed = browser.sign_in(None, CLERK, PASSWORD).await;
     assert_eq!(signed.status, 303, "{}", signed.body);
-    let query = url::form_urlencoded::Serializer::new(String::new())
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    query
         .append_pair("agent_id", agent)
         .append_pair("resource", ORDERS_API)
         .append_pair("scope", scope)
-        .append_pair("expires_in_days", "7")
-        .finish();
+        .append_pair("expires_in_days", "7");
+    if let Some(details) = details {
+        query.append_pair("authorization_details", details);
+    }
+    let query = query.finish();
     let path = format!("/auth/delegate?{query}");
     let granted = browser
         .submit(&path, "/auth/delegate", &[("decision", "allow")])
@@ -277,6 +294,74 @@ async fn a_gateway_lets_its_agent_act_for_a_person_on_their_delegation() {
             &exchange(&world, &gateway, &form(&pairs)).await,
             "invalid_request",
             "after the revocation",
+        );
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn an_exchange_through_a_delegation_carries_its_rar_details() {
+    const REFUNDS: &str = r#"[{"type":"refund","max_amount":50,"reasons":["damaged","late"]}]"#;
+    for backend in BACKENDS {
+        let Fixture {
+            world,
+            gateway,
+            person,
+            ..
+        } = fixture(
+            backend,
+            vec![
+                ("SVC_CHALLENGE__ENABLED", "true"),
+                ("SVC_OIDC__AUTHORIZATION_DETAILS", "true"),
+            ],
+        )
+        .await;
+        let key = SigningKey::generate(SigningAlg::EdDsa).unwrap();
+        let types = json!([{"type": "refund", "description": "Refund orders",
+            "schema": {"type": "object", "properties": {
+                "max_amount": {"type": "number"},
+                "reasons": {"type": "array", "items": {"type": "string"}}}}}]);
+        let assistant = typed_agent(&world, &key, &gateway.0, types).await;
+        let actor = agent_token(&world, &key, &assistant).await;
+        delegate_with(&world, &assistant, "orders:read", Some(REFUNDS)).await;
+        let ask = |details: Option<&str>| {
+            let mut pairs = subject(&person);
+            pairs.push(("actor_token", actor.clone()));
+            pairs.push(("actor_token_type", ACCESS_TOKEN.to_owned()));
+            pairs.push(("audience", ORDERS_API.to_owned()));
+            if let Some(details) = details {
+                pairs.push(("authorization_details", details.to_owned()));
+            }
+            pairs
+        };
+        let refunds: Value = serde_json::from_str(REFUNDS).unwrap();
+        let (status, body) = exchange(&world, &gateway, &form(&ask(None))).await;
+        assert_eq!(status, 200, "{backend:?}: {body}");
+        assert_eq!(body["authorization_details"], refunds);
+        let token = body["access_token"].as_str().unwrap().to_owned();
+        assert_eq!(claims_of(&token)["authorization_details"], refunds);
+
+        let late = r#"[{"type":"refund","max_amount":50,"reasons":["late"]}]"#;
+        let (status, body) = exchange(&world, &gateway, &form(&ask(Some(late)))).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            claims_of(body["access_token"].as_str().unwrap())["authorization_details"],
+            serde_json::from_str::<Value>(late).unwrap()
+        );
+        let wider = r#"[{"type":"refund","max_amount":500,"reasons":["late"]}]"#;
+        assert_refused(
+            &exchange(&world, &gateway, &form(&ask(Some(wider)))).await,
+            "invalid_authorization_details",
+            "wider than the delegation",
+        );
+        // Without an actor there is no delegation and nothing to narrow.
+        let mut plain = subject(&person);
+        plain.push(("audience", ORDERS_API.to_owned()));
+        plain.push(("authorization_details", late.to_owned()));
+        assert_refused(
+            &exchange(&world, &gateway, &form(&plain)).await,
+            "invalid_authorization_details",
+            "details on an exchange not through a delegation",
         );
         world.shutdown().await;
     }
