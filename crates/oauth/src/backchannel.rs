@@ -96,6 +96,15 @@ impl Default for BackchannelSettings {
     }
 }
 
+/// Who asks the person to approve, as a notice names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asker<'a> {
+    /// An application (its display name) asks to sign the person in.
+    Application(&'a str),
+    /// An agent (its name) asks to act for the person once, on their delegation.
+    Agent(&'a str),
+}
+
 /// Tells a person that a client asks them to approve a request (a mail, in the runtime).
 ///
 /// Called for every request, decoys included (`person` is then `None`), so that an
@@ -103,14 +112,14 @@ impl Default for BackchannelSettings {
 /// the hint named someone.
 pub trait BackchannelNotifier: Send + Sync {
     /// Notifies `person` (nobody, for a decoy) of tenant `tenant` (issuer `issuer`) that
-    /// `client_name` asks, showing `binding_message`; must return at once (deliver in the
+    /// `asker` asks, showing `binding_message`; must return at once (deliver in the
     /// background).
     fn notify(
         &self,
         tenant: &Tenant,
         issuer: &str,
         person: Option<&User>,
-        client_name: &str,
+        asker: Asker<'_>,
         binding_message: Option<&str>,
     );
 }
@@ -224,7 +233,7 @@ impl BackchannelEndpoint {
             tenant,
             issuer,
             person.as_ref(),
-            &app.name,
+            Asker::Application(&app.name),
             request.binding_message.as_deref(),
         );
         tokio::time::sleep_until(floor).await;
@@ -352,8 +361,7 @@ impl BackchannelEndpoint {
             tenant,
             issuer,
             user.as_ref(),
-            // The notice's wording is for applications; the name says who really asks.
-            &format!("{} (an agent acting for you)", agent.name),
+            Asker::Agent(&agent.name),
             request.binding_message.as_deref(),
         );
         tracing::info!(tenant = %tenant.id, agent = %agent.id, delegation = %delegation.id,

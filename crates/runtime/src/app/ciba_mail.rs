@@ -13,7 +13,7 @@ use std::time::Duration;
 use svc_authn::{Authn, Mail};
 use svc_domain::{Tenant, User};
 use svc_http::hosted::strings::EN;
-use svc_oauth::backchannel::{APPROVAL_PATH, BackchannelNotifier};
+use svc_oauth::backchannel::{APPROVAL_PATH, Asker, BackchannelNotifier};
 
 /// How long after the start the mail leaves.
 const DELAY: Duration = Duration::from_millis(150);
@@ -29,15 +29,16 @@ impl BackchannelNotifier for CibaMail {
         tenant: &Tenant,
         issuer: &str,
         person: Option<&User>,
-        client_name: &str,
+        asker: Asker<'_>,
         binding_message: Option<&str>,
     ) {
         let s = EN.ciba;
+        let (subject, intro, name) = match asker {
+            Asker::Application(name) => (s.mail_subject, s.mail_intro, name),
+            Asker::Agent(name) => (s.mail_agent_subject, s.mail_agent_intro, name),
+        };
         let link = format!("{}{APPROVAL_PATH}", issuer.trim_end_matches('/'));
-        let mut text = format!(
-            "{}\n\n  {client_name} ({})\n\n",
-            s.mail_intro, tenant.display_name
-        );
+        let mut text = format!("{intro}\n\n  {name} ({})\n\n", tenant.display_name);
         if let Some(message) = binding_message {
             text.push_str(&format!("{}\n\n  {message}\n\n", s.mail_binding));
         }
@@ -48,7 +49,7 @@ impl BackchannelNotifier for CibaMail {
         // A decoy's text is composed as well, then dropped when the task wakes.
         let mail = person.map(|person| Mail {
             to: person.email.clone(),
-            subject: s.mail_subject.to_owned(),
+            subject: subject.to_owned(),
             text: text.clone(),
             link: Some(link.clone()),
         });

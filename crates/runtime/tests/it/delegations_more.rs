@@ -122,6 +122,22 @@ async fn answered(
     started["auth_req_id"].as_str().unwrap().to_owned()
 }
 
+/// The mail telling the default person an agent asks to act for them (waiting for it).
+async fn agent_mail(world: &World) -> Value {
+    for _ in 0..200 {
+        let found = world
+            .mails_to(&world.user, 1)
+            .await
+            .into_iter()
+            .find(|m| m["subject"] == "Approve an agent acting for you");
+        if let Some(mail) = found {
+            return mail;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no mail about the agent's request");
+}
+
 /// The id of the delegation a consent page granted.
 fn granted_id(page: &crate::hosted::support::Page) -> String {
     assert_eq!(page.status, 200, "{}", page.body);
@@ -287,6 +303,15 @@ async fn each_use_of_a_delegation_is_approved_by_the_person_through_ciba() {
             (status, body["error"].as_str()),
             (400, Some("invalid_grant"))
         );
+
+        // Ada is mailed a link to the approval page, naming the agent.
+        let mail = agent_mail(&world).await;
+        let text = mail["text"].as_str().unwrap();
+        assert!(
+            text.contains("Trip planner") && text.contains("TRIP-42"),
+            "{mail}"
+        );
+        assert!(text.contains("/auth/ciba"), "{mail}");
 
         // Ada sees the agent, the API and the permission in words, on the API and the page.
         let listed = pending(&browser).await;

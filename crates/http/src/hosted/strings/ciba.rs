@@ -48,6 +48,10 @@ pub struct CibaStrings {
     pub agent_asks_tail: &'static str,
     /// Label before the API an agent would act at.
     pub agent_at_label: &'static str,
+    /// Subject of the mail when an agent asks to act for the person.
+    pub mail_agent_subject: &'static str,
+    /// That mail's text before the agent's name.
+    pub mail_agent_intro: &'static str,
 }
 
 /// English.
@@ -73,4 +77,6 @@ pub(super) static EN: CibaStrings = CibaStrings {
     mail_ignore: "If you did not expect this, deny it.",
     agent_asks_tail: ", an agent you let act for you, asks to act for you now with these permissions.",
     agent_at_label: "At",
+    mail_agent_subject: "Approve an agent acting for you",
+    mail_agent_intro: "An agent you let act for you asks to do so now:",
 };
