@@ -311,8 +311,10 @@ pub struct DecisionView {
         applications made for the person of the browser's session and that still wait, oldest \
         first: the application's name, the scopes, the binding message to compare with what \
         the application's device shows, the RAR details (RFC 9396) as sent and in words, and \
-        the expiry. Requests for unknown people (decoys) \
-        are never listed. Authenticated by the hosted session cookie, or by a person's token \
+        the expiry. Agents asking to use a delegation the person approves each time are \
+        listed too, with an `agent` member (the agent, the delegation, the API and each \
+        permission in words; approving lets the agent's next poll take one token). Requests \
+        for unknown people (decoys) are never listed. Authenticated by the hosted session cookie, or by a person's token \
         with `ciba:approve` issued in a session that is still live; served while \
         `[ciba].enabled`.",
     responses(
@@ -404,8 +406,9 @@ async fn decide(
     summary = "Approve a pending CIBA request",
     description = "The person of the session approves request `id`: the application's next \
         poll of the token endpoint gets the tokens, carrying this session's authentication \
-        (`auth_time`, `acr`, `amr`). Only the person's own pending, unexpired requests can be \
-        approved; anything else is 404. With the session cookie, requires an `Origin` header \
+        (`auth_time`, `acr`, `amr`); for an agent's request, the agent's next poll gets one \
+        access token acting for the person on that delegation. Only the person's own pending, \
+        unexpired requests can be approved; anything else is 404. With the session cookie, requires an `Origin` header \
         equal to the tenant's origin (403 otherwise); a person's token needs none.",
     params(("id" = String, Path, description = "The request's id (`cib_…`).")),
     responses(
