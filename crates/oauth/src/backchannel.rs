@@ -256,7 +256,7 @@ impl BackchannelEndpoint {
         authorization: Option<&str>,
         assertion: &str,
     ) -> Result<BackchannelStartResponse, OAuthError> {
-        use crate::token::agent::{AgentChecks, Using, agent_client, target_of};
+        use crate::token::agent::{AgentChecks, Using, agent_client, as_client_error, target_of};
         let (agent_id, unverified) = agent_client(form, authorization, assertion)?;
         let param = |name: &str| {
             form.iter()
@@ -298,10 +298,7 @@ impl BackchannelEndpoint {
         let (agent, challenge) = checks
             .verify_signed(tenant, issuer, &agent_id, assertion, &unverified, now)
             .await
-            .map_err(|e| match e.code() {
-                ErrorCode::InvalidGrant => OAuthError::invalid_client(e.description().to_owned()),
-                _ => e,
-            })?;
+            .map_err(as_client_error)?;
         let target = target_of(&agent, param("resource"))?;
         if target == crate::discovery::management_api_resource(issuer) {
             return Err(OAuthError::invalid_target(
@@ -330,7 +327,7 @@ impl BackchannelEndpoint {
         checks
             .spend_challenge(tenant, &agent.id, &challenge, now)
             .await
-            .map_err(|e| OAuthError::invalid_client(e.description().to_owned()))?;
+            .map_err(as_client_error)?;
 
         let secret = GeneratedSecret::generate(AUTH_REQ_ID_PREFIX, self.ctx.rng.as_ref());
         let request = BackchannelRequest {

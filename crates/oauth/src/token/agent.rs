@@ -181,6 +181,18 @@ pub(crate) fn agent_client(
     Ok((agent, unverified))
 }
 
+/// A refusal of an agent's assertion where it authenticates the agent as a client (its
+/// backchannel start and poll): `invalid_client` (RFC 6749 §5.2) instead of the grant's
+/// `invalid_grant`; any other error (a store failure) unchanged.
+pub(crate) fn as_client_error(error: OAuthError) -> OAuthError {
+    match error.code() {
+        crate::error::ErrorCode::InvalidGrant => {
+            OAuthError::invalid_client(error.description().to_owned())
+        }
+        _ => error,
+    }
+}
+
 /// Whom the token is for (check 3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Subject {
@@ -304,13 +316,7 @@ impl TokenEndpoint {
             .map_err(|e| OAuthError::invalid_grant(e.describe("agent assertion")))?;
         let (agent_id, subject) = agent_named(&unverified)?;
         // 4.
-        let checked = match self.ctx.dpop() {
-            Some(dpop) => {
-                let url = crate::discovery::token_endpoint(issuer);
-                dpop.check(tenant, call.dpop.clone(), "POST", &url, None)?
-            }
-            None => None,
-        };
+        let checked = self.check_proof(call)?;
         // 5–7.
         let now = self.ctx.clock.now();
         let (agent, challenge) = self
@@ -373,10 +379,7 @@ impl TokenEndpoint {
         self.agents()
             .spend_challenge(tenant, &agent.id, &challenge, now)
             .await?;
-        let proof = match (self.ctx.dpop(), checked) {
-            (Some(dpop), Some(checked)) => Some(dpop.record(tenant, checked).await?),
-            _ => None,
-        };
+        let proof = self.record_proof(tenant, checked).await?;
         self.agent_token(
             tenant,
             issuer,
@@ -679,10 +682,11 @@ impl AgentChecks<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    /// Form pairs as the HTTP layer hands them over.
+    pub(in crate::token) fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))

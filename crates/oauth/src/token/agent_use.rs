@@ -24,10 +24,10 @@
 //!    token: each use is approved anew.
 
 use super::TokenEndpoint;
-use super::agent::{AgentChecks, Using, agent_client};
+use super::agent::{AgentChecks, Using, agent_client, as_client_error};
 use super::issue::TokenResponse;
 use super::polled::{Polled, check_poll};
-use crate::error::{ErrorCode, OAuthError};
+use crate::error::OAuthError;
 use crate::token::TokenCall;
 use svc_domain::{BackchannelRequester, CIBA_GRANT, SecretHash};
 
@@ -40,14 +40,6 @@ pub(super) fn agent_poll(form: &[(String, String)]) -> Option<&str> {
         super::agent::agent_client_assertion(form)
     } else {
         None
-    }
-}
-
-/// A refusal of check 3, as client authentication (RFC 6749 §5.2).
-fn as_client_error(error: OAuthError) -> OAuthError {
-    match error.code() {
-        ErrorCode::InvalidGrant => OAuthError::invalid_client(error.description().to_owned()),
-        _ => error,
     }
 }
 
@@ -68,13 +60,7 @@ impl TokenEndpoint {
             .map(|(_, v)| v.as_str())
             .ok_or_else(|| OAuthError::invalid_request("auth_req_id is required"))?;
         // 2.
-        let checked = match self.ctx.dpop() {
-            Some(dpop) => {
-                let url = crate::discovery::token_endpoint(issuer);
-                dpop.check(tenant, call.dpop.clone(), "POST", &url, None)?
-            }
-            None => None,
-        };
+        let checked = self.check_proof(call)?;
         // 3.
         let checks: AgentChecks<'_> = self.agents();
         let now = self.ctx.clock.now();
@@ -129,10 +115,7 @@ impl TokenEndpoint {
                 now,
             )
             .await?;
-        let proof = match (self.ctx.dpop(), checked) {
-            (Some(dpop), Some(checked)) => Some(dpop.record(tenant, checked).await?),
-            _ => None,
-        };
+        let proof = self.record_proof(tenant, checked).await?;
         tracing::info!(tenant = %tenant.id, agent = %agent.id, request = %request.id,
             "approved use of a delegation redeemed");
         self.agent_token(
@@ -153,13 +136,7 @@ impl TokenEndpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::token::agent::tests::form;
 
     /// `{"alg":"ES256"}.{"iss":<iss>,"sub":<iss>}.sig`, unsigned: enough to be recognised.
     fn assertion(iss: &str) -> String {

@@ -146,21 +146,12 @@ impl TokenEndpoint {
             )));
         }
         // 1, continued. RFC 9449 §5: the proof is for this endpoint, whatever the grant.
-        let checked = match self.ctx.dpop() {
-            Some(dpop) => {
-                let url = crate::discovery::token_endpoint(issuer);
-                dpop.check(tenant, call.dpop.clone(), "POST", &url, None)?
-            }
-            None => None,
-        };
+        let checked = self.check_proof(call)?;
         // 2.
         let auth = self.ctx.client_auth(&tenant.id, issuer);
         let client = client_auth::authenticate(&auth, request.client()).await?;
         // 1, end: the proof's `jti` is spent only by an authenticated client.
-        let proof = match (self.ctx.dpop(), checked) {
-            (Some(dpop), Some(checked)) => Some(dpop.record(tenant, checked).await?),
-            _ => None,
-        };
+        let proof = self.record_proof(tenant, checked).await?;
         let request = request.with_proof(proof);
         // 3.
         grant_allowed(&client, request.grant_type())?;
@@ -267,6 +258,34 @@ impl TokenEndpoint {
                 .await?;
         tx.finish().await?;
         Ok(Some((api, held)))
+    }
+
+    /// RFC 9449 §4.3 steps 1–4 for the call's `DPoP` header at this endpoint, whatever the
+    /// grant: the checked proof, not yet recorded (`None` without a header or with DPoP off).
+    fn check_proof(
+        &self,
+        call: &TokenCall<'_>,
+    ) -> Result<Option<crate::dpop::CheckedProof>, OAuthError> {
+        match self.ctx.dpop() {
+            Some(dpop) => {
+                let url = crate::discovery::token_endpoint(call.issuer);
+                dpop.check(call.tenant, call.dpop.clone(), "POST", &url, None)
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Step 5: spends the proof's `jti` once whoever presents it is authenticated; the proof
+    /// tokens are bound to.
+    async fn record_proof(
+        &self,
+        tenant: &Tenant,
+        checked: Option<crate::dpop::CheckedProof>,
+    ) -> Result<Option<crate::dpop::Proof>, OAuthError> {
+        match (self.ctx.dpop(), checked) {
+            (Some(dpop), Some(checked)) => Ok(Some(dpop.record(tenant, checked).await?)),
+            _ => Ok(None),
+        }
     }
 
     fn issuer(&self) -> AccessTokenIssuer<'_> {

@@ -59,6 +59,21 @@ pub(crate) async fn setup(world: &World) -> (String, String) {
         .await
 }
 
+/// The id of the tenant's default person (`world.user`, ada@example.com).
+pub(crate) async fn ada_id(world: &World) -> String {
+    world
+        .api(Method::GET, "/api/v1/tenant-users?email=ada@example.com")
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap()["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 pub(crate) async fn give_role(world: &World, user: &str) {
     let held = world
         .api(Method::PUT, &format!("/api/v1/tenant-users/{user}/roles"))
@@ -206,17 +221,7 @@ async fn a_person_delegates_to_an_agent_which_acts_for_them_until_revoked() {
         )
         .await;
         let server = setup(&world).await;
-        let ada = world
-            .api(Method::GET, "/api/v1/tenant-users?email=ada@example.com")
-            .send()
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()["items"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let ada = ada_id(&world).await;
         give_role(&world, &ada).await;
         let key = SigningKey::generate(SigningAlg::Es256).unwrap();
         let id = agent(&world, &key, "Trip planner").await;

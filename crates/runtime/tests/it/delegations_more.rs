@@ -20,7 +20,8 @@
 
 use crate::agent_challenge::{BOOKINGS, claims_of, introspect};
 use crate::delegations::{
-    agent, assert_refused, consent_path, give_role, setup, signed_answer, signed_in, token_for,
+    ada_id, agent, assert_refused, consent_path, give_role, setup, signed_answer, signed_in,
+    token_for,
 };
 use crate::hosted::support::{Browser, PASSWORD, Setup, World};
 use reqwest::Method;
@@ -169,21 +170,6 @@ fn world_setup() -> Setup {
         ],
         ..Setup::default()
     }
-}
-
-/// The id of the tenant's default person (`world.user`).
-async fn ada_id(world: &World) -> String {
-    world
-        .api(Method::GET, "/api/v1/tenant-users?email=ada@example.com")
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap()["items"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned()
 }
 
 #[tokio::test]
