@@ -117,6 +117,39 @@ impl ApiKey {
     }
 }
 
+/// Most keys a person may hold at once that a tenant may allow ([`ApiKeyPolicy::max_per_person`]).
+pub const MAX_KEYS_PER_PERSON: u32 = 20;
+/// Longest lifetime, in days, a tenant may allow people's own keys.
+pub const MAX_PERSON_KEY_DAYS: u32 = 365;
+
+/// A tenant's rules for the keys its people create for themselves on the account page: whether
+/// they may, for which of the tenant's APIs, how many at once and for how long. Absent, nobody
+/// may ([`ApiKeyPolicy::default`]). A person's own key acts as them at one of `resources`, with
+/// at most the permissions their roles grant there (checked again at every introspection).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeyPolicy {
+    /// Whether people may create keys for themselves.
+    pub self_service: bool,
+    /// The APIs they may create them for; never empty while `self_service`.
+    pub resources: Vec<ApiResourceId>,
+    /// Most live keys one person holds (1 to [`MAX_KEYS_PER_PERSON`]).
+    pub max_per_person: u32,
+    /// Longest lifetime of one of their keys, in days (1 to [`MAX_PERSON_KEY_DAYS`]): a person's
+    /// key always expires.
+    pub max_lifetime_days: u32,
+}
+
+impl Default for ApiKeyPolicy {
+    fn default() -> Self {
+        Self {
+            self_service: false,
+            resources: Vec::new(),
+            max_per_person: 5,
+            max_lifetime_days: 90,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

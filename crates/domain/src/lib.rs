@@ -48,8 +48,9 @@ pub use agent::{
     Agent, AgentOwner, AgentStatus, AgentValueError, MAX_AGENT_JWKS_BYTES, MAX_AGENT_METADATA_BYTES,
 };
 pub use api_key::{
-    API_KEY_PREFIX, ApiKey, KeyReach, KeySubject, MAX_API_KEY_CHARS, MAX_API_KEY_NAME_CHARS,
-    MAX_API_KEY_SCOPES, looks_like_api_key,
+    API_KEY_PREFIX, ApiKey, ApiKeyPolicy, KeyReach, KeySubject, MAX_API_KEY_CHARS,
+    MAX_API_KEY_NAME_CHARS, MAX_API_KEY_SCOPES, MAX_KEYS_PER_PERSON, MAX_PERSON_KEY_DAYS,
+    looks_like_api_key,
 };
 pub use application::{
     Application, CIBA_GRANT, DEVICE_CODE_GRANT, GrantType, MetadataDocument, OperatorToken,

@@ -135,6 +135,8 @@ pub mod action {
     pub const API_KEY_REVOKED: &str = "api_key.revoked";
     /// An API key was rotated (target: the new key; the old one expires after the overlap).
     pub const API_KEY_ROTATED: &str = "api_key.rotated";
+    /// The tenant's policy for its people's own API keys was set (target: its summary).
+    pub const API_KEY_POLICY_SET: &str = "api_key_policy.set";
     /// A SCIM token was issued.
     pub const SCIM_TOKEN_CREATED: &str = "scim_token.created";
     /// A SCIM token was revoked.

@@ -6,15 +6,19 @@
 //! expiries on the `_ns` twin on SQLite and the `timestamptz` column on PostgreSQL; the scopes
 //! are a JSON array of strings, like an application's. A key's reach is two columns, both empty
 //! (management) or both set (`resource_id`, `subject`); the table's check keeps them together.
+//!
+//! A tenant's policy for its people's own keys is an upsert on its row (absent reads as the
+//! default: nobody may); its APIs are a JSON array of resource ids.
 
 use crate::dialect::{Dialect, PerDialect};
 use crate::naming;
-use crate::record::{Record, encode_scopes};
+use crate::record::{Record, encode_scopes, encode_strings};
 use crate::sorted::{self, Sorted};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
-    ApiKey, ApiKeyId, ApiResourceId, KeyReach, KeySubject, Scope, ScopeSet, SecretHash, TenantId,
+    ApiKey, ApiKeyId, ApiKeyPolicy, ApiResourceId, KeyReach, KeySubject, Scope, ScopeSet,
+    SecretHash, TenantId,
 };
 use svc_store::{ApiKeyReads, ApiKeyWrites, Order, StoreError};
 use time::OffsetDateTime;
@@ -41,6 +45,21 @@ const COUNT_LIVE: PerDialect = PerDialect {
     postgres: "SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL \
          AND (expires_at IS NULL OR expires_at > $2)",
 };
+const BY_SUBJECT: &str =
+    select_keys!("WHERE tenant_id = $1 AND subject = $2 ORDER BY id DESC LIMIT $3");
+const COUNT_LIVE_OF_SUBJECT: PerDialect = PerDialect {
+    sqlite: "SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = $1 AND subject = $2 \
+         AND revoked_at IS NULL AND (expires_at_ns IS NULL OR expires_at_ns > $3)",
+    postgres: "SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = $1 AND subject = $2 \
+         AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $3)",
+};
+const POLICY: &str = "SELECT self_service, resource_ids, max_per_person, max_lifetime_days \
+     FROM api_key_policies WHERE tenant_id = $1";
+const SET_POLICY: &str = "INSERT INTO api_key_policies (tenant_id, self_service, resource_ids, \
+     max_per_person, max_lifetime_days, updated_at) VALUES ($1, $2, $3, $4, $5, $6) \
+     ON CONFLICT (tenant_id) DO UPDATE SET self_service = excluded.self_service, \
+     resource_ids = excluded.resource_ids, max_per_person = excluded.max_per_person, \
+     max_lifetime_days = excluded.max_lifetime_days, updated_at = excluded.updated_at";
 const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO api_keys (id, tenant_id, name, scopes, key_hash, created_by, \
          created_at, expires_at, last_used_at, revoked_at, rotated_from, resource_id, subject, \
@@ -112,6 +131,46 @@ impl<D: Dialect> ApiKeyReads for SqlTx<D> {
             .await?;
         let n: i64 = Columns::<D>::new(&row, "api_keys").get("n")?;
         Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    async fn subject_api_keys(
+        &mut self,
+        tenant: &TenantId,
+        subject: &KeySubject,
+        limit: u32,
+    ) -> Result<Vec<ApiKey>, StoreError> {
+        Stmt::new(BY_SUBJECT)
+            .bind(tenant.as_str())
+            .bind(subject.as_str())
+            .bind(i64::from(limit))
+            .fetch_all_with::<D, _>(self.conn(), decode::<D>)
+            .await
+    }
+
+    async fn count_live_subject_api_keys(
+        &mut self,
+        tenant: &TenantId,
+        subject: &KeySubject,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError> {
+        let row = Stmt::new(COUNT_LIVE_OF_SUBJECT.pick::<D>())
+            .bind(tenant.as_str())
+            .bind(subject.as_str())
+            .bind_instant(now)
+            .fetch_one::<D>(self.conn())
+            .await?;
+        let n: i64 = Columns::<D>::new(&row, "api_keys").get("n")?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    async fn api_key_policy(&mut self, tenant: &TenantId) -> Result<ApiKeyPolicy, StoreError> {
+        let stored = Stmt::new(POLICY)
+            .bind(tenant.as_str())
+            .fetch_optional_with::<D, _>(self.conn(), |row: &Row<D>| {
+                decode_policy::<D>(row, tenant)
+            })
+            .await?;
+        Ok(stored.unwrap_or_default())
     }
 }
 
@@ -188,6 +247,50 @@ impl<D: Dialect> ApiKeyWrites for SqlTx<D> {
             .await?;
         Ok(())
     }
+
+    async fn set_api_key_policy(
+        &mut self,
+        tenant: &TenantId,
+        policy: &ApiKeyPolicy,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        Stmt::new(SET_POLICY)
+            .bind(tenant.as_str())
+            .bind(policy.self_service)
+            .bind(encode_strings(
+                policy.resources.iter().map(ApiResourceId::as_str),
+            )?)
+            .bind(i64::from(policy.max_per_person))
+            .bind(i64::from(policy.max_lifetime_days))
+            .bind(now)
+            .execute::<D>(self.conn())
+            .await
+            .map_err(|e| naming::foreign_key(e, "api_key_policies_tenant_id_fkey"))?;
+        Ok(())
+    }
+}
+
+fn decode_policy<D: Dialect>(row: &Row<D>, tenant: &TenantId) -> Result<ApiKeyPolicy, StoreError> {
+    let c = Columns::<D>::new(row, "api_key_policies");
+    let r = Record {
+        table: "api_key_policies",
+        name: tenant.as_str(),
+    };
+    let resources: String = c.get("resource_ids")?;
+    let max_per_person: i64 = c.get("max_per_person")?;
+    let max_lifetime_days: i64 = c.get("max_lifetime_days")?;
+    let count =
+        |column: &str, value: i64| u32::try_from(value).map_err(|e| r.corrupt(column, &value, &e));
+    Ok(ApiKeyPolicy {
+        self_service: c.get("self_service")?,
+        resources: r
+            .strings("resource_ids", &resources)?
+            .iter()
+            .map(|id| r.parse("resource_ids", id, ApiResourceId::parse))
+            .collect::<Result<_, _>>()?,
+        max_per_person: count("max_per_person", max_per_person)?,
+        max_lifetime_days: count("max_lifetime_days", max_lifetime_days)?,
+    })
 }
 
 fn decode<D: Dialect>(row: &Row<D>) -> Result<ApiKey, StoreError> {

@@ -1,10 +1,11 @@
 //! Port of API keys: a tenant's long-lived management credentials, found by their keyed hash
-//! within the tenant, listed by id, revoked, brought forward to expire (rotation) and marked
-//! used.
+//! within the tenant, listed by id or by the person or agent they act as, revoked, brought
+//! forward to expire (rotation) and marked used; and each tenant's policy for the keys its
+//! people create for themselves.
 
 use crate::{Order, StoreError};
 use async_trait::async_trait;
-use svc_domain::{ApiKey, ApiKeyId, SecretHash, TenantId};
+use svc_domain::{ApiKey, ApiKeyId, ApiKeyPolicy, KeySubject, SecretHash, TenantId};
 use time::OffsetDateTime;
 
 /// Reads of API keys.
@@ -42,6 +43,26 @@ pub trait ApiKeyReads {
         tenant: &TenantId,
         now: OffsetDateTime,
     ) -> Result<u64, StoreError>;
+
+    /// Up to `limit` keys of `tenant` acting as `subject`, newest first, revoked and expired
+    /// ones included.
+    async fn subject_api_keys(
+        &mut self,
+        tenant: &TenantId,
+        subject: &KeySubject,
+        limit: u32,
+    ) -> Result<Vec<ApiKey>, StoreError>;
+
+    /// How many keys of `tenant` acting as `subject` still work at `now`.
+    async fn count_live_subject_api_keys(
+        &mut self,
+        tenant: &TenantId,
+        subject: &KeySubject,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError>;
+
+    /// The policy of `tenant` for its people's own keys; the default (nobody may) until set.
+    async fn api_key_policy(&mut self, tenant: &TenantId) -> Result<ApiKeyPolicy, StoreError>;
 }
 
 /// Writes of API keys.
@@ -74,5 +95,15 @@ pub trait ApiKeyWrites {
         tenant: &TenantId,
         id: &ApiKeyId,
         at: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+
+    /// Sets the policy of `tenant` for its people's own keys (an upsert), changed at `now`.
+    /// [`StoreError::Conflict`] naming `api_key_policies_tenant_id_fkey` when the tenant does
+    /// not exist.
+    async fn set_api_key_policy(
+        &mut self,
+        tenant: &TenantId,
+        policy: &ApiKeyPolicy,
+        now: OffsetDateTime,
     ) -> Result<(), StoreError>;
 }

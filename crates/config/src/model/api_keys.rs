@@ -25,8 +25,10 @@ pub struct ApiKeysConfig {
     /// Let administrators create keys that act as a person (with `users:write`) or an agent
     /// (with `agents:write`) at one of the tenant's API resources (`subject` and `resource` on
     /// `POST /api/v1/api-keys`); that API's resource servers accept them through token
-    /// introspection. When false such a request is refused (400) and keys already created stay
-    /// valid. Default: false.
+    /// introspection. Also lets a tenant offer its people keys of their own on the account page
+    /// (`/auth/account/api-keys`, per the tenant's `/api/v1/api-key-policy`). When false such a
+    /// request is refused (400), the page is not served, and keys already created stay valid.
+    /// Default: false.
     pub subject_keys: bool,
 }
 

@@ -75,6 +75,17 @@ pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Respo
             super::delegate::LIST_PATH.to_owned(),
         );
     }
+    match super::api_keys::offered(&state, &ctx, &user.id).await {
+        Ok(true) => {
+            page = page.link(
+                None,
+                s.api_keys.account_link,
+                super::api_keys::PATH.to_owned(),
+            );
+        }
+        Ok(false) => {}
+        Err(response) => return response,
+    }
     let mut response = page
         .link(None, s.sessions_link, "/auth/sessions".to_owned())
         .link(None, s.history_link, "/auth/account/history".to_owned())

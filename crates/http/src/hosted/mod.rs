@@ -24,6 +24,7 @@
 //! under `/auth/*` are ours, not API operations.
 
 mod account;
+mod api_keys;
 mod authorize;
 mod backchannel;
 pub(crate) mod cookies;
@@ -42,6 +43,7 @@ mod second_factor;
 mod session;
 mod sign_in;
 pub mod strings;
+pub use api_keys::OwnKeys;
 pub(crate) mod view;
 
 use crate::openapi::refusals::{self, Refusals};
@@ -86,6 +88,10 @@ pub struct HostedState {
     pub ciba: bool,
     /// While `[challenge].enabled`: the delegation pages are served.
     pub delegations: Option<Arc<svc_oauth::delegations::Delegations>>,
+    /// While the deployment allows keys acting as a person (`[api_keys].enabled` and
+    /// `.subject_keys`): the API keys page is served (to people of tenants whose policy
+    /// allows).
+    pub own_keys: Option<OwnKeys>,
 }
 
 impl std::fmt::Debug for HostedState {
@@ -218,6 +224,9 @@ pub fn router(state: HostedState) -> Router {
                 delegate::LIST_PATH,
                 get(delegate::list).post(delegate::revoke),
             );
+    }
+    if state.own_keys.is_some() {
+        api = api.route(api_keys::PATH, get(api_keys::page).post(api_keys::submit));
     }
     api.split_for_parts()
         .0

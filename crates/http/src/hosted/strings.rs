@@ -5,12 +5,14 @@
 //! value (a client name, a scope) are split around it, so the value is inserted by the template
 //! and escaped there, never formatted into trusted text.
 
+mod api_keys;
 mod ciba;
 mod delegate;
 mod device;
 mod join;
 mod recovery;
 
+pub use api_keys::ApiKeyStrings;
 pub use ciba::CibaStrings;
 pub use delegate::DelegateStrings;
 pub use device::DeviceStrings;
@@ -439,6 +441,8 @@ pub struct Strings {
     pub ciba: &'static CibaStrings,
     /// The delegation pages.
     pub delegate: &'static DelegateStrings,
+    /// The API keys page.
+    pub api_keys: &'static ApiKeyStrings,
 }
 
 /// English.
@@ -657,6 +661,7 @@ pub static EN: Strings = Strings {
     device: &device::EN,
     ciba: &ciba::EN,
     delegate: &delegate::EN,
+    api_keys: &api_keys::EN,
 };
 
 impl Strings {

@@ -2,7 +2,9 @@
 //! the tenant's API keys (`svck_…`), created with scopes and an optional expiry and shown once,
 //! listed and read without secrets, rotated with an overlap, revoked. Thin handlers over
 //! `svc_manage::api_keys`, always within the caller's own tenant; another tenant's key id, or a
-//! malformed one, is simply not found. Routed only while `[api_keys].enabled`.
+//! malformed one, is simply not found. Beside them, `/api/v1/api-key-policy`: whether the
+//! tenant's people may create keys for themselves on the account page, and for which APIs.
+//! Routed only while `[api_keys].enabled`.
 
 use crate::Problem;
 use crate::api::conventions::{self, ListQuery};
@@ -19,6 +21,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::sync::Arc;
 use svc_domain::ApiKeyId;
+use svc_manage::api_keys::policy::{self, ApiKeyPolicyInput, ApiKeyPolicyView};
 use svc_manage::api_keys::{self, ApiKeyView, ApiKeys, CreatedApiKeyView, NewApiKey, RotateApiKey};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -28,6 +31,7 @@ fn api() -> OpenApiRouter<ApiState> {
         .routes(routes!(create, list))
         .routes(routes!(read, revoke))
         .routes(routes!(rotate))
+        .routes(routes!(read_policy, set_policy))
 }
 
 /// The API-key routes, state applied.
@@ -255,6 +259,68 @@ async fn rotate(
     Ok(conventions::created(&location(&created.view.id), &created))
 }
 
+/// Reads the policy for people's own keys.
+#[utoipa::path(
+    get, path = "/api/v1/api-key-policy", tag = tags::APPLICATIONS,
+    operation_id = "getApiKeyPolicy",
+    summary = "Read the policy for people's own API keys",
+    description = "Whether the tenant's people may create API keys for themselves on the \
+        account page (`/auth/account/api-keys`), for which of the tenant's APIs, how many live \
+        keys one person holds at most and how many days one lives. Off until set; it takes \
+        effect only where the deployment allows keys acting as a person \
+        (`api_keys.subject_keys`).",
+    responses((status = 200, description = "The policy.", body = ApiKeyPolicyView)),
+    security(("tenant_token" = ["applications:read"])),
+)]
+async fn read_policy(
+    State(state): State<ApiState>,
+    caller: Authorized<ApplicationsRead>,
+) -> Result<Json<ApiKeyPolicyView>, Problem> {
+    Ok(Json(
+        policy::get_policy(&state.manage, &caller.tenant.tenant.id).await?,
+    ))
+}
+
+/// Sets the policy for people's own keys.
+#[utoipa::path(
+    put, path = "/api/v1/api-key-policy", tag = tags::APPLICATIONS,
+    operation_id = "setApiKeyPolicy",
+    summary = "Set the policy for people's own API keys",
+    description = "Lets the tenant's people create keys for themselves (`self_service`) for \
+        the APIs named in `resources` (identifiers of the tenant's API resources, at least one \
+        when on, at most 20), each key acting as its person at one of them with permissions \
+        their roles grant there (introspection narrows it again at every use). \
+        `max_per_person` (1 to 20, default 5) bounds a person's live keys; \
+        `max_lifetime_days` (1 to 365 and within the deployment's `api_keys.max_lifetime_days`, \
+        default 90) bounds a key's life: a person's key always expires. Turning it on where \
+        the deployment does not allow keys acting as a person is refused (400 naming \
+        `self_service`). Turning it off stops new keys only: existing ones work until revoked \
+        (`DELETE /api/v1/api-keys/{id}`) or expired. Audited as `api_key_policy.set`.",
+    request_body(content = ApiKeyPolicyInput, content_type = "application/json"),
+    responses((status = 200, description = "The policy now in force.", body = ApiKeyPolicyView)),
+    security(("tenant_token" = ["applications:write"])),
+)]
+async fn set_policy(
+    State(state): State<ApiState>,
+    caller: Authorized<ApplicationsWrite>,
+    bytes: Bytes,
+) -> Result<Json<ApiKeyPolicyView>, Problem> {
+    let keys = service(&state)?;
+    let input: ApiKeyPolicyInput = serde_json::from_slice(&bytes)
+        .map_err(|e| Problem::bad_request(format!("invalid API key policy: {e}")))?;
+    Ok(Json(
+        policy::set_policy(
+            &state.manage,
+            keys,
+            &caller.tenant.tenant.id,
+            &caller.actor,
+            &caller.meta,
+            input,
+        )
+        .await?,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -294,6 +360,20 @@ mod tests {
                 (
                     "/api/v1/api-keys/{id}/rotate",
                     "post",
+                    "applications:write",
+                    false,
+                    "Applications",
+                ),
+                (
+                    "/api/v1/api-key-policy",
+                    "get",
+                    "applications:read",
+                    false,
+                    "Applications",
+                ),
+                (
+                    "/api/v1/api-key-policy",
+                    "put",
                     "applications:write",
                     false,
                     "Applications",

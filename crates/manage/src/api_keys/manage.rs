@@ -10,14 +10,14 @@ use crate::audit::{self, action};
 use crate::page::{clamp_limit, split_page};
 use crate::{Actor, ManageContext, ManageError, RequestMeta};
 use svc_domain::{
-    ApiKey, ApiKeyId, EventData, EventType, KeyReach, KeySubject, MANAGEMENT_API_SCOPES,
-    MAX_API_KEY_NAME_CHARS, MAX_API_KEY_SCOPES, Scope, ScopeSet, TenantId,
+    ApiKey, ApiKeyId, EventData, EventType, GeneratedSecret, KeyReach, KeySubject,
+    MANAGEMENT_API_SCOPES, MAX_API_KEY_NAME_CHARS, MAX_API_KEY_SCOPES, Scope, ScopeSet, TenantId,
 };
 use svc_store::{Order, WriteTx};
 use time::{Duration, OffsetDateTime};
 
 /// The checked name: trimmed, 1 to 100 characters, no control characters.
-fn name(raw: &str) -> Result<String, ManageError> {
+pub(super) fn name(raw: &str) -> Result<String, ManageError> {
     let name = raw.trim();
     if name.is_empty() || name.chars().count() > MAX_API_KEY_NAME_CHARS {
         return Err(ManageError::invalid(
@@ -100,7 +100,7 @@ fn caller_scopes(caller: &[String]) -> ScopeSet {
 }
 
 /// Most permissions one key for an API carries.
-const MAX_API_PERMISSIONS: usize = 50;
+pub(super) const MAX_API_PERMISSIONS: usize = 50;
 
 /// The scope a caller needs to hand out a key in `subject`'s name.
 fn authority(subject: &KeySubject) -> &'static str {
@@ -232,7 +232,63 @@ async fn api_reach(
     ))
 }
 
-async fn announce(
+/// A new key before its secret: what each way of making one (creation, rotation, a person's own)
+/// decides.
+pub(super) struct Draft {
+    pub(super) name: String,
+    pub(super) reach: KeyReach,
+    pub(super) scopes: ScopeSet,
+    pub(super) expires_at: Option<OffsetDateTime>,
+    pub(super) rotated_from: Option<ApiKeyId>,
+}
+
+/// A fresh key of `tenant` from `draft`, made by `actor` at `now`, and its secret.
+pub(super) fn mint(
+    ctx: &ManageContext,
+    keys: &ApiKeys,
+    (tenant, actor): (&TenantId, &Actor),
+    now: OffsetDateTime,
+    draft: Draft,
+) -> (ApiKey, GeneratedSecret) {
+    let secret = keys.hasher.generate(tenant, ctx.rng.as_ref());
+    let key = ApiKey {
+        id: ApiKeyId::generate(ctx.clock.as_ref(), ctx.rng.as_ref()),
+        tenant_id: tenant.clone(),
+        name: draft.name,
+        reach: draft.reach,
+        scopes: draft.scopes,
+        hash: secret.hash.clone(),
+        created_by: actor.as_audit_string(),
+        created_at: now,
+        expires_at: draft.expires_at,
+        last_used_at: None,
+        revoked_at: None,
+        rotated_from: draft.rotated_from,
+    };
+    (key, secret)
+}
+
+/// Stores the minted `key`, audits and announces it (`event`, `audit_action`) and commits `tx`;
+/// the answer that shows the secret this once.
+pub(super) async fn store_new(
+    mut tx: Box<dyn WriteTx>,
+    ctx: &ManageContext,
+    actor: &Actor,
+    meta: &RequestMeta,
+    (key, secret): (ApiKey, GeneratedSecret),
+    event: EventType,
+    audit_action: &str,
+) -> Result<CreatedApiKeyView, ManageError> {
+    tx.insert_api_key(&key).await?;
+    announce(tx.as_mut(), ctx, actor, meta, &key, event, audit_action).await?;
+    tx.commit().await?;
+    Ok(CreatedApiKeyView {
+        view: ApiKeyView::from(&key),
+        key: secret.plaintext.clone(),
+    })
+}
+
+pub(super) async fn announce(
     tx: &mut dyn WriteTx,
     ctx: &ManageContext,
     actor: &Actor,
@@ -303,43 +359,29 @@ pub async fn create(
             api_reach(tx.as_mut(), tenant, subject, resource, &input.scopes).await?
         }
     };
-    let secret = keys.hasher.generate(tenant, ctx.rng.as_ref());
-    let key = ApiKey {
-        id: ApiKeyId::generate(ctx.clock.as_ref(), ctx.rng.as_ref()),
-        tenant_id: tenant.clone(),
-        name,
-        reach,
-        scopes,
-        hash: secret.hash.clone(),
-        created_by: actor.as_audit_string(),
-        created_at: now,
-        expires_at,
-        last_used_at: None,
-        revoked_at: None,
-        rotated_from: None,
-    };
     let max = keys.settings.max_per_tenant;
     if tx.count_live_api_keys(tenant, now).await? >= u64::from(max) {
         return Err(ManageError::Conflict(format!(
             "the tenant already has {max} live API keys: revoke one first"
         )));
     }
-    tx.insert_api_key(&key).await?;
-    announce(
-        tx.as_mut(),
+    let draft = Draft {
+        name,
+        reach,
+        scopes,
+        expires_at,
+        rotated_from: None,
+    };
+    store_new(
+        tx,
         ctx,
         actor,
         meta,
-        &key,
+        mint(ctx, keys, (tenant, actor), now, draft),
         EventType::AdminApiKeyCreated,
         action::API_KEY_CREATED,
     )
-    .await?;
-    tx.commit().await?;
-    Ok(CreatedApiKeyView {
-        view: ApiKeyView::from(&key),
-        key: secret.plaintext.clone(),
-    })
+    .await
 }
 
 /// Up to `limit` (default 50, clamped to 1..=200) keys of `tenant` in creation `order`
@@ -475,19 +517,11 @@ pub async fn rotate(
         _ => {}
     }
     let lifetime = old.expires_at.map(|at| at - old.created_at);
-    let secret = keys.hasher.generate(tenant, ctx.rng.as_ref());
-    let new = ApiKey {
-        id: ApiKeyId::generate(ctx.clock.as_ref(), ctx.rng.as_ref()),
-        tenant_id: tenant.clone(),
+    let draft = Draft {
         name: old.name.clone(),
         reach: old.reach.clone(),
         scopes: old.scopes.clone(),
-        hash: secret.hash.clone(),
-        created_by: actor.as_audit_string(),
-        created_at: now,
         expires_at: lifetime.map(|d| now + d),
-        last_used_at: None,
-        revoked_at: None,
         rotated_from: Some(old.id.clone()),
     };
     let end = now + Duration::seconds(i64::from(overlap));
@@ -497,23 +531,18 @@ pub async fn rotate(
             "the API key is revoked or expired: create a new one".into(),
         ));
     }
-    tx.insert_api_key(&new).await?;
-    announce(
-        tx.as_mut(),
+    let created = store_new(
+        tx,
         ctx,
         actor,
         meta,
-        &new,
+        mint(ctx, keys, (tenant, actor), now, draft),
         EventType::AdminApiKeyRotated,
         action::API_KEY_ROTATED,
     )
     .await?;
-    tx.commit().await?;
     keys.cache.forget(tenant, &id);
-    Ok(CreatedApiKeyView {
-        view: ApiKeyView::from(&new),
-        key: secret.plaintext.clone(),
-    })
+    Ok(created)
 }
 
 #[cfg(test)]

@@ -22,11 +22,16 @@
 //! `allowed_resources`). Creating or rotating one needs `users:write` (a person) or
 //! `agents:write` (an agent): it hands out a credential in that subject's name.
 //!
+//! Where the tenant's policy also allows ([`policy`], `/api/v1/api-key-policy`), people create
+//! such keys for themselves on the account page ([`own`]).
+//!
 //! [`ApiKeys`] is the service the runtime builds once per process: the hasher, the limits and
 //! the short positive cache of authenticated keys ([`auth`]).
 
 pub mod auth;
 mod manage;
+pub mod own;
+pub mod policy;
 
 pub use manage::{create, get, list, revoke, rotate};
 

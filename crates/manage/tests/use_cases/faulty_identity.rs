@@ -787,6 +787,30 @@ impl svc_store::ApiKeyReads for FaultyTx {
     ) -> Result<u64, StoreError> {
         self.inner.count_live_api_keys(tenant, now).await
     }
+    async fn subject_api_keys(
+        &mut self,
+        tenant: &TenantId,
+        subject: &svc_domain::KeySubject,
+        limit: u32,
+    ) -> Result<Vec<svc_domain::ApiKey>, StoreError> {
+        self.inner.subject_api_keys(tenant, subject, limit).await
+    }
+    async fn count_live_subject_api_keys(
+        &mut self,
+        tenant: &TenantId,
+        subject: &svc_domain::KeySubject,
+        now: OffsetDateTime,
+    ) -> Result<u64, StoreError> {
+        self.inner
+            .count_live_subject_api_keys(tenant, subject, now)
+            .await
+    }
+    async fn api_key_policy(
+        &mut self,
+        tenant: &TenantId,
+    ) -> Result<svc_domain::ApiKeyPolicy, StoreError> {
+        self.inner.api_key_policy(tenant).await
+    }
 }
 
 #[async_trait]
@@ -817,5 +841,13 @@ impl svc_store::ApiKeyWrites for FaultyTx {
         at: OffsetDateTime,
     ) -> Result<(), StoreError> {
         self.inner.touch_api_key(tenant, id, at).await
+    }
+    async fn set_api_key_policy(
+        &mut self,
+        tenant: &TenantId,
+        policy: &svc_domain::ApiKeyPolicy,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner.set_api_key_policy(tenant, policy, now).await
     }
 }

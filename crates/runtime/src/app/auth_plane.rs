@@ -87,6 +87,15 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
             delegations: config.challenge.enabled.then(|| {
                 Arc::new(Delegations::new(ctx.clone()).with_per_use_approval(ciba.enabled))
             }),
+            own_keys: services
+                .api
+                .api_keys
+                .clone()
+                .filter(|_| config.api_keys.subject_keys)
+                .map(|keys| svc_http::hosted::OwnKeys {
+                    manage: services.api.manage.clone(),
+                    keys,
+                }),
         }));
     // OpenID CIBA: likewise.
     if ciba.enabled {

@@ -82,6 +82,7 @@ pub(super) fn reference(config: &svc_config::Config) -> Router {
         (!config.api_keys.enabled, "/api/v1/api-keys"),
         (!config.api_keys.enabled, "/api/v1/api-keys/{id}"),
         (!config.api_keys.enabled, "/api/v1/api-keys/{id}/rotate"),
+        (!config.api_keys.enabled, "/api/v1/api-key-policy"),
         (!config.dynamic_registration.enabled, "/oauth/register"),
         (
             !config.dynamic_registration.enabled,

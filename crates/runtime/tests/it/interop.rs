@@ -516,7 +516,7 @@ pub(crate) async fn run_command(
     }
 }
 
-fn assert_checks(summary: &Value, names: &[&str]) {
+pub(crate) fn assert_checks(summary: &Value, names: &[&str]) {
     for name in names {
         assert_eq!(
             summary["checks"][name], true,

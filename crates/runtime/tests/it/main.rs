@@ -9,6 +9,7 @@ mod agents;
 mod api_conventions;
 mod api_key_subjects;
 mod api_keys;
+mod api_keys_own;
 mod api_resources;
 mod browser_cors;
 mod ciba;

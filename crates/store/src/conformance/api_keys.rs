@@ -1,6 +1,7 @@
 //! Conformance: API keys are found by hash within their tenant whatever their state, listed by
 //! id in both directions, revoked once, brought forward to expire, marked used; only live keys
-//! count; an unknown tenant names the foreign key.
+//! count; an unknown tenant names the foreign key. A subject's keys list newest first and count
+//! while live; a tenant's policy for its people's own keys reads as the default until set.
 
 use super::access::api_resource_fixture;
 use super::grants::stored_tenant;
@@ -8,8 +9,8 @@ use super::tenant_fixture;
 use crate::{Order, Store, StoreError};
 use std::sync::Arc;
 use svc_domain::{
-    AgentId, ApiKey, ApiKeyId, KeyReach, KeySubject, ManualClock, ScopeSet, SecretHash,
-    SeededRandom, Tenant, UserId,
+    AgentId, ApiKey, ApiKeyId, ApiKeyPolicy, KeyReach, KeySubject, ManualClock, ScopeSet,
+    SecretHash, SeededRandom, Tenant, UserId,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -264,4 +265,130 @@ pub async fn api_keys_for_an_api_keep_their_subject_and_go_with_the_api(store: A
         tx.insert_api_key(&foreign).await.is_err(),
         "another tenant's API"
     );
+}
+
+/// A person's keys list newest first (revoked ones included, bounded by the limit) and only their
+/// live ones count; another subject's and another tenant's are apart. The policy reads as the
+/// default until set, round-trips, is per tenant, and names the foreign key for a tenant that
+/// does not exist.
+pub async fn subject_keys_list_and_count_and_the_policy_round_trips(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let at = acme.created_at + Duration::seconds(5);
+    let api = api_resource_fixture(
+        &acme,
+        3,
+        "https://api.example.com/trips",
+        &["trips:read"],
+        at,
+    );
+    let rng = SeededRandom::new(4);
+    let clock = ManualClock::new(at);
+    let ada = KeySubject::User(UserId::generate(&clock, &rng));
+    let grace = KeySubject::User(UserId::generate(&clock, &rng));
+    let keyed = |seed: u64, subject: &KeySubject| {
+        let mut key = key_fixture(&acme, seed, at);
+        key.reach = KeyReach::Api {
+            resource: api.id.clone(),
+            subject: subject.clone(),
+        };
+        key.scopes = ScopeSet::parse("trips:read").expect("scopes");
+        key
+    };
+    let first = keyed(40, &ada);
+    let mut revoked = keyed(41, &ada);
+    revoked.revoked_at = Some(at);
+    let mut expired = keyed(42, &ada);
+    expired.expires_at = Some(at + Duration::seconds(1));
+    let newest = keyed(43, &ada);
+    let graces = keyed(44, &grace);
+    let mut tx = store.write().await.expect("write");
+    tx.insert_api_resource(&api).await.expect("api");
+    for key in [&first, &revoked, &expired, &newest, &graces] {
+        tx.insert_api_key(key).await.expect("insert");
+    }
+    tx.insert_api_key(&key_fixture(&acme, 45, at))
+        .await
+        .expect("management");
+    tx.commit().await.expect("commit");
+
+    let mut read = store.read().await.expect("read");
+    let listed = read
+        .subject_api_keys(&acme.id, &ada, 10)
+        .await
+        .expect("list");
+    let ids: Vec<&ApiKeyId> = listed.iter().map(|k| &k.id).collect();
+    assert_eq!(ids, [&newest.id, &expired.id, &revoked.id, &first.id]);
+    assert_eq!(listed[0], newest);
+    let two = read
+        .subject_api_keys(&acme.id, &ada, 2)
+        .await
+        .expect("list");
+    assert_eq!(two.len(), 2);
+    let later = at + Duration::seconds(2);
+    assert_eq!(
+        read.count_live_subject_api_keys(&acme.id, &ada, later)
+            .await
+            .expect("count"),
+        2,
+        "the first and the newest: the revoked and the expired do not count"
+    );
+    assert_eq!(
+        read.count_live_subject_api_keys(&acme.id, &grace, later)
+            .await
+            .expect("count"),
+        1
+    );
+    let other = stored_tenant(&store, "other", 2).await;
+    assert!(
+        read.subject_api_keys(&other.id, &ada, 10)
+            .await
+            .expect("list")
+            .is_empty()
+    );
+
+    assert_eq!(
+        read.api_key_policy(&acme.id).await.expect("policy"),
+        ApiKeyPolicy::default()
+    );
+    read.finish().await.expect("finish");
+
+    let policy = ApiKeyPolicy {
+        self_service: true,
+        resources: vec![api.id.clone()],
+        max_per_person: 3,
+        max_lifetime_days: 30,
+    };
+    let mut tx = store.write().await.expect("write");
+    tx.set_api_key_policy(&acme.id, &policy, at)
+        .await
+        .expect("set");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(read.api_key_policy(&acme.id).await.expect("policy"), policy);
+    assert_eq!(
+        read.api_key_policy(&other.id).await.expect("policy"),
+        ApiKeyPolicy::default()
+    );
+    read.finish().await.expect("finish");
+    let off = ApiKeyPolicy {
+        self_service: false,
+        ..policy.clone()
+    };
+    let mut tx = store.write().await.expect("write");
+    tx.set_api_key_policy(&acme.id, &off, at)
+        .await
+        .expect("again");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(read.api_key_policy(&acme.id).await.expect("policy"), off);
+    read.finish().await.expect("finish");
+
+    let gone = tenant_fixture("gone", 9);
+    let mut tx = store.write().await.expect("write");
+    match tx.set_api_key_policy(&gone.id, &policy, at).await {
+        Err(StoreError::Conflict { constraint }) => {
+            assert_eq!(constraint, "api_key_policies_tenant_id_fkey");
+        }
+        other => panic!("a policy for a tenant that does not exist: {other:?}"),
+    }
 }

@@ -25,12 +25,14 @@ use http::header::CONTENT_TYPE;
 use http::{HeaderValue, StatusCode};
 
 mod account;
+mod api_keys;
 mod form;
 mod security;
 
 pub(crate) use account::{
     HistoryRow, HistoryView, PasskeyRow, PasskeysView, SessionRow, SessionsView,
 };
+pub(crate) use api_keys::{ApiKeyCreatedView, ApiKeyRow, ApiKeysView, OfferedApiView};
 pub(crate) use form::{Button, CaptchaWidget, Field, Form, PasskeyForm};
 use security::CSS;
 pub(crate) use security::{FormTargets, secure_headers};

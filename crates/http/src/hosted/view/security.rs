@@ -23,6 +23,8 @@ main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radi
 main:has(table){max-width:56rem}\
 @media (max-width:32rem){main{margin:0;border-radius:0;box-shadow:none;min-height:100vh}}\
 h1{font-size:1.5rem;margin:.25rem 0 1rem}\
+h2{font-size:1.15rem;margin:1.5rem 0 .5rem;overflow-wrap:anywhere}\
+fieldset{min-width:0;margin:0 0 1rem;border:1px solid #d0d0d7;border-radius:.25rem}\
 .tenant{margin:0;color:#4a4a55;font-weight:600}\
 .field{margin:0 0 1rem}\
 label{display:block;font-weight:600;margin-bottom:.25rem}\
