@@ -125,8 +125,8 @@ pub use registration::{
 };
 pub use rng::{OsRandom, Rng, SeededRandom};
 pub use scim::{
-    MAX_SCIM_GROUP_NAME_CHARS, SCIM_TOKEN_PREFIX, ScimGroup, ScimProfile, ScimToken,
-    generate_scim_token,
+    EnterpriseUser, MAX_SCIM_GROUP_NAME_CHARS, SCIM_TOKEN_PREFIX, ScimGroup, ScimProfile,
+    ScimToken, generate_scim_token,
 };
 pub use scope::{CIBA_APPROVE_SCOPE, MANAGEMENT_API_SCOPES, Scope, ScopeError, ScopeSet};
 pub use secret::{GeneratedSecret, SecretHash, base32_secret};

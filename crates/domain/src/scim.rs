@@ -1,6 +1,7 @@
 //! SCIM 2.0 provisioning (RFC 7643, RFC 7644) as the domain sees it: the bearer tokens a
 //! directory (Entra ID, Okta) presents at a tenant's `/scim/v2`, and the few SCIM attributes of a
-//! person that are not already a [`crate::User`] field (`userName`, `externalId`).
+//! person that are not already a [`crate::User`] field (`userName`, `externalId`, and the
+//! enterprise User extension's attributes, RFC 7643 §4.3).
 //!
 //! A token belongs to a tenant and, optionally, to one organization of it: an organization's
 //! token provisions that organization's members only. Only its SHA-256 is stored; a revoked
@@ -53,8 +54,44 @@ pub struct ScimProfile {
     pub user_name: String,
     /// `externalId` (RFC 7643 §3.1): the directory's own identifier, never ours.
     pub external_id: Option<String>,
-    /// Last change of either attribute (part of the resource's version).
+    /// The enterprise User extension's attributes (RFC 7643 §4.3); empty when none was given.
+    pub enterprise: EnterpriseUser,
+    /// Last change of any of these attributes (part of the resource's version).
     pub updated_at: OffsetDateTime,
+}
+
+/// The enterprise User extension (RFC 7643 §4.3,
+/// `urn:ietf:params:scim:schemas:extension:enterprise:2.0:User`), as a directory sends it: free
+/// text the directory owns, shown back as given. `manager` keeps the manager's `value` (the
+/// directory's id of them); its read-only `displayName` and `$ref` are not stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EnterpriseUser {
+    /// `employeeNumber`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub employee_number: Option<String>,
+    /// `costCenter`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_center: Option<String>,
+    /// `organization`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub organization: Option<String>,
+    /// `division`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub division: Option<String>,
+    /// `department`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub department: Option<String>,
+    /// `manager.value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manager: Option<String>,
+}
+
+impl EnterpriseUser {
+    /// Whether no attribute is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// Longest `displayName` of a group, in characters.

@@ -12,7 +12,8 @@ use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt, scim_filter, users};
 use async_trait::async_trait;
 use svc_domain::{
-    OrganizationId, ScimProfile, ScimToken, ScimTokenId, SecretHash, TenantId, UserId,
+    EnterpriseUser, OrganizationId, ScimProfile, ScimToken, ScimTokenId, SecretHash, TenantId,
+    UserId,
 };
 use svc_store::{ScimFilter, ScimPage, ScimReads, ScimSort, ScimUser, ScimWrites, StoreError};
 use time::OffsetDateTime;
@@ -25,12 +26,13 @@ const INSERT_TOKEN: &str = "INSERT INTO scim_tokens (id, tenant_id, organization
      token_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)";
 const REVOKE_TOKEN: &str = "UPDATE scim_tokens SET revoked_at = $3 \
      WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL";
-const PROFILE: &str = "SELECT user_id, user_name, external_id, updated_at FROM scim_users \
-     WHERE tenant_id = $1 AND user_id = $2";
+const PROFILE: &str = "SELECT user_id, user_name, external_id, enterprise, updated_at \
+     FROM scim_users WHERE tenant_id = $1 AND user_id = $2";
 const SET_PROFILE: &str = "INSERT INTO scim_users (tenant_id, user_id, user_name, external_id, \
-     updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, user_id) DO UPDATE SET \
+     updated_at, enterprise) VALUES ($1, $2, $3, $4, $5, $6) \
+     ON CONFLICT (tenant_id, user_id) DO UPDATE SET \
      user_name = excluded.user_name, external_id = excluded.external_id, \
-     updated_at = excluded.updated_at";
+     updated_at = excluded.updated_at, enterprise = excluded.enterprise";
 const DELETE_PROFILE: &str = "DELETE FROM scim_users WHERE tenant_id = $1 AND user_id = $2";
 
 /// The people of a tenant as SCIM sees them: not removed, with their SCIM attributes if any.
@@ -41,7 +43,7 @@ const COUNT: &str = "SELECT COUNT(*) AS n";
 const PAGE: &str = "SELECT u.id, u.tenant_id, u.email, u.email_verified, u.name, u.given_name, \
      u.family_name, u.status, u.password_hash, u.created_at, u.updated_at, u.last_sign_in_at, \
      s.user_name AS scim_user_name, s.external_id AS scim_external_id, \
-     s.updated_at AS scim_updated_at";
+     s.enterprise AS scim_enterprise, s.updated_at AS scim_updated_at";
 const MEMBER_OF: &str = " AND EXISTS (SELECT 1 FROM organization_members m \
      WHERE m.tenant_id = u.tenant_id AND m.user_id = u.id AND m.organization_id = ";
 
@@ -95,10 +97,12 @@ impl<D: Dialect> ScimReads for SqlTx<D> {
             .bind(user.as_str())
             .fetch_optional_with::<D, _>(self.conn(), |row: &Row<D>| {
                 let c = Columns::<D>::new(row, "scim_users");
+                let enterprise: Option<String> = c.get("enterprise")?;
                 Ok(ScimProfile {
                     user_id: user.clone(),
                     user_name: c.get("user_name")?,
                     external_id: c.get("external_id")?,
+                    enterprise: decode_enterprise(enterprise.as_deref(), user)?,
                     updated_at: c.get("updated_at")?,
                 })
             })
@@ -185,6 +189,7 @@ impl<D: Dialect> ScimWrites for SqlTx<D> {
             .bind(profile.user_name.as_str())
             .bind(profile.external_id.as_deref())
             .bind(profile.updated_at)
+            .bind(encode_enterprise(&profile.enterprise)?)
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, "scim_users_user_fkey"))?;
@@ -229,14 +234,39 @@ fn decode_token<D: Dialect>(row: &Row<D>) -> Result<ScimToken, StoreError> {
     })
 }
 
+/// The enterprise attributes as stored: a JSON object, or NULL when there are none.
+fn encode_enterprise(enterprise: &EnterpriseUser) -> Result<Option<String>, StoreError> {
+    if enterprise.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_string(enterprise)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt(format!("cannot encode enterprise attributes: {e}")))
+}
+
+fn decode_enterprise(text: Option<&str>, user: &UserId) -> Result<EnterpriseUser, StoreError> {
+    let Some(text) = text else {
+        return Ok(EnterpriseUser::default());
+    };
+    Record {
+        table: "scim_users",
+        name: user.as_str(),
+    }
+    .parse("enterprise", text, |t| {
+        serde_json::from_str::<EnterpriseUser>(t)
+    })
+}
+
 fn decode_person<D: Dialect>(row: &Row<D>) -> Result<ScimUser, StoreError> {
     let user = users::decode::<D>(row)?;
     let c = Columns::<D>::new(row, "scim_users");
     let user_name: Option<String> = c.get("scim_user_name")?;
     let external_id: Option<String> = c.get("scim_external_id")?;
+    let enterprise: Option<String> = c.get("scim_enterprise")?;
     let updated_at: Option<OffsetDateTime> = c.get("scim_updated_at")?;
     let profile = match (user_name, updated_at) {
         (Some(user_name), Some(updated_at)) => Some(ScimProfile {
+            enterprise: decode_enterprise(enterprise.as_deref(), &user.id)?,
             user_id: user.id.clone(),
             user_name,
             external_id,

@@ -2,7 +2,8 @@
 //! `/Schemas`, advertising exactly what this service does: PATCH, filtering (up to
 //! `max_results` per page), sorting (`super::sort`), ETags, bulk (`super::bulk`); no password
 //! change; two
-//! resource types, User (with the attributes a person has here) and Group (`displayName`,
+//! resource types, User (with the attributes a person has here, and the enterprise User
+//! extension, RFC 7643 §4.3, without filtering or sorting on it) and Group (`displayName`,
 //! `externalId`, `members` that are people). `emails` and `active` are `required`: every
 //! person here has an address and a state, so neither can be removed (creates are lenient: an
 //! address may come as `userName`, and `active` defaults to true).
@@ -12,6 +13,7 @@ use super::filter::MAX_FILTER_CHARS;
 use serde_json::{Value, json};
 
 const USER: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
+const ENTERPRISE: &str = super::resource::ENTERPRISE_SCHEMA;
 const GROUP: &str = super::group_filter::GROUP_SCHEMA;
 const SCHEMA: &str = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 const RESOURCE_TYPE: &str = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
@@ -57,7 +59,7 @@ pub fn user_resource_type(base: &str) -> Value {
         "endpoint": "/Users",
         "description": "A person of the tenant (or of the token's organization)",
         "schema": USER,
-        "schemaExtensions": [],
+        "schemaExtensions": [{"schema": ENTERPRISE, "required": false}],
         "meta": {"resourceType": "ResourceType", "location": format!("{base}/ResourceTypes/User")},
     })
 }
@@ -193,6 +195,35 @@ pub fn user_schema(base: &str) -> Value {
     })
 }
 
+/// The enterprise User extension (RFC 7643 §4.3): strings the directory owns, shown back as
+/// given; of `manager`, `value` is stored (`displayName` and `$ref` are not).
+pub fn enterprise_schema(base: &str) -> Value {
+    let text =
+        |name: &str, description: &str| attribute(name, description, false, "none", "readWrite");
+    let mut manager_value = text("value", "The directory's id of the person's manager");
+    manager_value["caseExact"] = json!(true);
+    json!({
+        "schemas": [SCHEMA],
+        "id": ENTERPRISE,
+        "name": "EnterpriseUser",
+        "description": "Enterprise User",
+        "attributes": [
+            text("employeeNumber", "Numeric or alphanumeric identifier assigned to a person"),
+            text("costCenter", "Name of a cost center"),
+            text("organization", "Name of an organization"),
+            text("division", "Name of a division"),
+            text("department", "Name of a department"),
+            {
+                "name": "manager", "type": "complex", "multiValued": false,
+                "description": "The person's manager", "required": false,
+                "mutability": "readWrite", "returned": "default", "uniqueness": "none",
+                "subAttributes": [manager_value],
+            },
+        ],
+        "meta": {"resourceType": "Schema", "location": format!("{base}/Schemas/{ENTERPRISE}")},
+    })
+}
+
 /// The core Group schema as this service supports it (RFC 7643 §7, §4.2): members are people.
 pub fn group_schema(base: &str) -> Value {
     let mut external = attribute(
@@ -242,7 +273,11 @@ pub fn group_schema(base: &str) -> Value {
 
 /// `/Schemas` as a ListResponse.
 pub fn schemas(base: &str) -> Value {
-    list(vec![user_schema(base), group_schema(base)])
+    list(vec![
+        user_schema(base),
+        enterprise_schema(base),
+        group_schema(base),
+    ])
 }
 
 fn list(resources: Vec<Value>) -> Value {
@@ -259,6 +294,8 @@ fn list(resources: Vec<Value>) -> Value {
 pub fn schema(base: &str, id: &str) -> Option<Value> {
     if id.eq_ignore_ascii_case(USER) {
         Some(user_schema(base))
+    } else if id.eq_ignore_ascii_case(ENTERPRISE) {
+        Some(enterprise_schema(base))
     } else if id.eq_ignore_ascii_case(GROUP) {
         Some(group_schema(base))
     } else {

@@ -3,16 +3,18 @@
 //!
 //! What directories really send is accepted: `"op": "Replace"` in any of the RFC's spellings
 //! (parsed by `scim_v2`), path-less operations whose `value` is an object of attributes (keys
-//! may themselves be paths, `"name.givenName"`), `"active": "False"` as a string, and
-//! operations on attributes RFC 7643 defines (core or enterprise extension) that are not stored
-//! here, which change nothing, as on POST and PUT.
+//! may themselves be paths, `"name.givenName"`), `"active": "False"` as a string, the enterprise
+//! extension by path (`urn:…:enterprise:2.0:User:department`, `…:manager` with the bare id as
+//! Entra ID sends it, `…:manager.value`) or as a whole object in a path-less `value`, and
+//! operations on core attributes RFC 7643 defines that are not stored here, which change
+//! nothing, as on POST and PUT.
 //!
 //! Refused: `id`, `meta`, `schemas` and `groups` (`mutability`: server-owned or read-only),
 //! `password` (`mutability`: never provisioned), removing a required attribute (`userName`,
 //! `emails`, `active`: `invalidValue`), names no schema defines (`invalidPath`), a value path that selects nothing for `replace` or `remove` (`noTarget`).
 
 use super::ScimError;
-use super::resource::boolean;
+use super::resource::{ENTERPRISE_SCHEMA, boolean};
 use scim_v2::filter::{AttrExp, AttrPath, CompValue, CompareOp, PatchPath, ValFilter};
 use scim_v2::models::others::{OperationTarget, PatchOp, PatchOperation};
 use serde_json::{Map, Value};
@@ -79,8 +81,18 @@ fn apply_target(
         }
         OperationTarget::WithoutPath { value } => {
             for (key, item) in value {
-                // A whole extension object (`{"urn:…:enterprise:2.0:User": {…}}`): not stored.
+                // A whole extension object (`{"urn:…:enterprise:2.0:User": {…}}`).
                 if key.eq_ignore_ascii_case(ENTERPRISE_SCHEMA) {
+                    let Value::Object(attrs) = item else {
+                        return Err(ScimError::InvalidValue(format!(
+                            "{ENTERPRISE_SCHEMA} must be an object"
+                        )));
+                    };
+                    for (name, v) in attrs {
+                        if !is_schemas(name) {
+                            set_enterprise(resource, kind, name, None, Some(v.clone()))?;
+                        }
+                    }
                     continue;
                 }
                 let path: PatchPath = key.parse().map_err(|_| {
@@ -93,8 +105,72 @@ fn apply_target(
     }
 }
 
-/// The enterprise User extension (RFC 7643 §4.3), whose attributes are not stored here.
-const ENTERPRISE_SCHEMA: &str = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+/// Whether `name` is `schemas`, which clients (scim2-tester's models) put in an extension's
+/// object though it belongs to the resource: ignored there.
+fn is_schemas(name: &str) -> bool {
+    name.eq_ignore_ascii_case("schemas")
+}
+
+/// The canonical name of an attribute of the enterprise extension (RFC 7643 §4.3).
+fn enterprise_attribute(name: &str) -> Result<&'static str, ScimError> {
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "employeenumber" => "employeeNumber",
+        "costcenter" => "costCenter",
+        "organization" => "organization",
+        "division" => "division",
+        "department" => "department",
+        "manager" => "manager",
+        _ => {
+            return Err(ScimError::InvalidPath(format!(
+                "{name} is not an attribute of {ENTERPRISE_SCHEMA}"
+            )));
+        }
+    })
+}
+
+/// Applies one operation to the extension object of `resource` (made when absent). Of
+/// `manager`, only `value` is stored: its read-only `displayName` and `$ref` change nothing.
+fn set_enterprise(
+    resource: &mut Map<String, Value>,
+    kind: Kind,
+    name: &str,
+    sub: Option<&str>,
+    value: Option<Value>,
+) -> Result<(), ScimError> {
+    let name = enterprise_attribute(name)?;
+    match (name, sub.map(str::to_ascii_lowercase).as_deref()) {
+        (_, None) | ("manager", Some("value")) => {}
+        ("manager", Some("displayname" | "$ref")) => return Ok(()),
+        (_, Some(other)) => {
+            return Err(ScimError::InvalidPath(format!(
+                "{ENTERPRISE_SCHEMA}:{name}.{other} is not an attribute"
+            )));
+        }
+    }
+    let slot = resource
+        .entry(ENTERPRISE_SCHEMA)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    let Value::Object(object) = slot else {
+        return Ok(());
+    };
+    match (kind, value) {
+        (Kind::Remove, _) => {
+            object.remove(name);
+        }
+        (_, Some(value)) => {
+            object.insert(name.to_owned(), value);
+        }
+        (_, None) => {
+            return Err(ScimError::InvalidValue(
+                "add and replace need a value".into(),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// User attributes RFC 7643 §4.1 defines that are not stored here (lowercased).
 const NOT_STORED: [&str; 14] = [
@@ -186,6 +262,38 @@ fn apply_path(
     value: Option<Value>,
 ) -> Result<(), ScimError> {
     match path {
+        // The whole extension: `add`/`replace` set the sub-attributes given (others are left,
+        // RFC 7644 §3.5.2.1, §3.5.2.3), `remove` clears it.
+        PatchPath::Attr(attr)
+            if attr.sub_attr.is_none()
+                && attr.to_string().eq_ignore_ascii_case(ENTERPRISE_SCHEMA) =>
+        {
+            match (kind, value) {
+                (Kind::Remove, _) => {
+                    resource.remove(ENTERPRISE_SCHEMA);
+                    Ok(())
+                }
+                (_, Some(Value::Object(attrs))) => {
+                    for (name, v) in attrs {
+                        if !is_schemas(&name) {
+                            set_enterprise(resource, kind, &name, None, Some(v))?;
+                        }
+                    }
+                    Ok(())
+                }
+                _ => Err(ScimError::InvalidValue(format!(
+                    "{ENTERPRISE_SCHEMA} takes an object of its attributes"
+                ))),
+            }
+        }
+        PatchPath::Attr(attr)
+            if attr
+                .uri
+                .as_deref()
+                .is_some_and(|u| u.eq_ignore_ascii_case(ENTERPRISE_SCHEMA)) =>
+        {
+            set_enterprise(resource, kind, &attr.name, attr.sub_attr.as_deref(), value)
+        }
         PatchPath::Attr(attr) => {
             let Some(name) = attribute(attr)? else {
                 return Ok(());
@@ -523,17 +631,61 @@ mod tests {
             {"op": "Add", "path": "title", "value": "Rear Admiral"},
             {"op": "Replace", "path": "phoneNumbers[type eq \"work\"].value", "value": "1"},
             {"op": "Replace", "path": "name.formatted", "value": "Ada L"},
-            {"op": "Add", "path":
-                "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department",
-             "value": "Navy"},
-            {"op": "Replace", "value": {
-                "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {"division": "x"},
-                "nickName": "Amazing Grace", "active": "False"}},
+            {"op": "Replace", "value": {"nickName": "Amazing Grace", "active": "False"}},
         ]))
         .unwrap_or_else(|e| panic!("{e:?}"));
         let mut expected = doc();
         expected.insert("active".into(), json!(false));
         assert_eq!(d, expected);
+    }
+
+    #[test]
+    fn the_enterprise_extension_is_patched_as_entra_and_okta_send_it() {
+        const EXT: &str = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+        let d = patch(json!([
+            {"op": "Add", "path": format!("{EXT}:department"), "value": "Navy"},
+            // Entra ID: the manager as the bare id, by path.
+            {"op": "Add", "path": format!("{EXT}:manager"), "value": "mgr-7"},
+            // Okta: the whole object, path-less, names in any case.
+            {"op": "Replace", "value": {EXT: {"Division": "Research", "costCenter": "42"}}},
+            {"op": "Replace", "path": format!("{EXT}:manager.displayName"), "value": "ignored"},
+            {"op": "Remove", "path": format!("{EXT}:costCenter")},
+        ]))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(
+            d[EXT],
+            json!({"department": "Navy", "manager": "mgr-7", "division": "Research"})
+        );
+        let replaced = patch(json!([
+            {"op": "Replace", "path": format!("{EXT}:manager.value"), "value": "mgr-8"},
+        ]))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(replaced[EXT], json!({"manager": "mgr-8"}));
+        let whole = patch(json!([
+            {"op": "Add", "path": EXT, "value": {"department": "Navy", "division": "R"}},
+            {"op": "Replace", "path": EXT, "value": {"division": "S"}},
+        ]))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(whole[EXT], json!({"department": "Navy", "division": "S"}));
+        let cleared = patch(json!([
+            {"op": "Add", "path": EXT, "value": {"department": "Navy"}},
+            {"op": "Remove", "path": EXT},
+        ]))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(!cleared.contains_key(EXT), "{cleared:?}");
+        for bad in [
+            json!([{"op": "Add", "path": format!("{EXT}:shoeSize"), "value": "9"}]),
+            json!([{"op": "Add", "path": format!("{EXT}:department.name"), "value": "x"}]),
+            json!([{"op": "Replace", "value": {EXT: "Navy"}}]),
+        ] {
+            assert!(
+                matches!(
+                    patch(bad.clone()),
+                    Err(ScimError::InvalidPath(_) | ScimError::InvalidValue(_))
+                ),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! A person is shown with `id`, `externalId`, `userName` (their profile's, else their email),
 //! `name.givenName` / `name.familyName`, `displayName` (the full name), one `emails` entry (the
 //! sign-in address, `type: "work"`, primary), `active` (not suspended) and `meta` (with
-//! `version`, the weak entity tag of the revision). Nothing else is stored, so nothing else is
-//! shown or advertised in `/Schemas`.
+//! `version`, the weak entity tag of the revision), and the enterprise User extension (RFC 7643
+//! §4.3: `employeeNumber`, `costCenter`, `organization`, `division`, `department`,
+//! `manager.value`) when the directory gave any, its URN then listed in `schemas`. Nothing else
+//! is stored, so nothing else is shown or advertised in `/Schemas`.
 //!
 //! Reading a resource is lenient where directories differ (RFC 7643 §2.1: attribute names are
 //! case-insensitive; Entra ID sends `"active": "False"`), strict where a value would be lost:
@@ -17,13 +19,86 @@ use super::ScimError;
 use super::filter::USER_SCHEMA;
 use crate::Revision;
 use serde_json::{Map, Value, json};
-use svc_domain::UserStatus;
+use svc_domain::{EnterpriseUser, UserStatus};
 use svc_store::ScimUser;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-/// Longest `userName` / `externalId`, in characters.
+/// Longest `userName` / `externalId` (and each enterprise attribute), in characters.
 pub const MAX_IDENTIFIER_CHARS: usize = 256;
+
+/// The enterprise User extension's URN (RFC 7643 §4.3).
+pub(crate) const ENTERPRISE_SCHEMA: &str =
+    "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+
+/// The extension's attributes as a resource shows them (`manager` as `{"value": …}`).
+fn enterprise_object(enterprise: &EnterpriseUser) -> Value {
+    let mut out = Map::new();
+    for (name, value) in [
+        ("employeeNumber", &enterprise.employee_number),
+        ("costCenter", &enterprise.cost_center),
+        ("organization", &enterprise.organization),
+        ("division", &enterprise.division),
+        ("department", &enterprise.department),
+    ] {
+        if let Some(value) = value {
+            out.insert(name.into(), json!(value));
+        }
+    }
+    if let Some(manager) = &enterprise.manager {
+        out.insert("manager".into(), json!({"value": manager}));
+    }
+    Value::Object(out)
+}
+
+/// Reads the extension object a directory sent: names case-insensitive, each a string (empty is
+/// absent), `manager` as `{"value": …}` or, as Entra ID's PATCH sends it, the bare id.
+fn read_enterprise(value: Option<&Value>) -> Result<EnterpriseUser, ScimError> {
+    let object = match value {
+        None | Some(Value::Null) => return Ok(EnterpriseUser::default()),
+        Some(Value::Object(object)) => lowered_with(object, ENTERPRISE_SCHEMA),
+        Some(_) => return Err(invalid(format!("{ENTERPRISE_SCHEMA} must be an object"))),
+    };
+    let manager = match object.get("manager") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(manager)) => {
+            let manager = lowered(manager);
+            text_of(manager.get("value"), "manager.value")?
+        }
+        Some(other) => text_of(Some(other), "manager")?,
+    };
+    if let Some(unknown) = object.keys().find(|k| {
+        !matches!(
+            k.as_str(),
+            "employeenumber"
+                | "costcenter"
+                | "organization"
+                | "division"
+                | "department"
+                | "manager"
+                // Some clients repeat the resource's `schemas` inside the extension: ignored.
+                | "schemas"
+        )
+    }) {
+        return Err(invalid(format!(
+            "{unknown} is not an attribute of {ENTERPRISE_SCHEMA}"
+        )));
+    }
+    Ok(EnterpriseUser {
+        employee_number: text_of(object.get("employeenumber"), "employeeNumber")?,
+        cost_center: text_of(object.get("costcenter"), "costCenter")?,
+        organization: text_of(object.get("organization"), "organization")?,
+        division: text_of(object.get("division"), "division")?,
+        department: text_of(object.get("department"), "department")?,
+        manager,
+    })
+}
+
+/// One enterprise string attribute, checked like an identifier.
+fn text_of(value: Option<&Value>, shown: &str) -> Result<Option<String>, ScimError> {
+    let attr = format!("{ENTERPRISE_SCHEMA}:{shown}");
+    identifier(opt_string(value, &attr)?, &attr)
+}
 
 /// The version of a person as SCIM sees them: the later of their record's and their SCIM
 /// attributes' last change.
@@ -59,7 +134,16 @@ pub(crate) fn time(at: OffsetDateTime) -> String {
 pub fn represent(person: &ScimUser, base: &str) -> Value {
     let user = &person.user;
     let mut out = Map::new();
-    out.insert("schemas".into(), json!([USER_SCHEMA]));
+    let enterprise = person
+        .profile
+        .as_ref()
+        .map(|p| &p.enterprise)
+        .filter(|e| !e.is_empty());
+    if enterprise.is_some() {
+        out.insert("schemas".into(), json!([USER_SCHEMA, ENTERPRISE_SCHEMA]));
+    } else {
+        out.insert("schemas".into(), json!([USER_SCHEMA]));
+    }
     out.insert("id".into(), json!(user.id.as_str()));
     if let Some(external) = person.profile.as_ref().and_then(|p| p.external_id.as_ref()) {
         out.insert("externalId".into(), json!(external));
@@ -83,6 +167,9 @@ pub fn represent(person: &ScimUser, base: &str) -> Value {
         json!([{"value": user.email.as_str(), "type": "work", "primary": true}]),
     );
     out.insert("active".into(), json!(user.status != UserStatus::Suspended));
+    if let Some(enterprise) = enterprise {
+        out.insert(ENTERPRISE_SCHEMA.into(), enterprise_object(enterprise));
+    }
     out.insert(
         "meta".into(),
         json!({
@@ -109,6 +196,8 @@ pub(crate) struct UserInput {
     /// The primary (else first) address of `emails`.
     pub email: Option<String>,
     pub active: Option<bool>,
+    /// The enterprise extension's attributes (empty when absent: a replace clears them).
+    pub enterprise: EnterpriseUser,
 }
 
 fn invalid(detail: impl Into<String>) -> ScimError {
@@ -223,6 +312,7 @@ pub(crate) fn read_input(body: &Value) -> Result<UserInput, ScimError> {
         None | Some(Value::Null) => None,
         Some(v) => Some(boolean(v, "active")?),
     };
+    let enterprise = read_enterprise(obj.get(&ENTERPRISE_SCHEMA.to_ascii_lowercase()))?;
     Ok(UserInput {
         id,
         user_name,
@@ -232,6 +322,7 @@ pub(crate) fn read_input(body: &Value) -> Result<UserInput, ScimError> {
         display_name,
         email,
         active,
+        enterprise,
     })
 }
 
@@ -270,6 +361,7 @@ pub struct Projection {
 impl Projection {
     /// From the comma-separated query parameters.
     pub fn parse(attributes: Option<&str>, excluded: Option<&str>) -> Self {
+        let extension = format!("{}:", ENTERPRISE_SCHEMA.to_ascii_lowercase());
         let split = |raw: Option<&str>| -> Vec<String> {
             let prefixes = [USER_SCHEMA, super::group_filter::GROUP_SCHEMA]
                 .map(|schema| format!("{}:", schema.to_ascii_lowercase()));
@@ -278,6 +370,11 @@ impl Projection {
                 .map(|a| a.trim().to_ascii_lowercase())
                 .filter(|a| !a.is_empty())
                 .map(|a| {
+                    // `urn:…:enterprise:2.0:User:department` is the extension object's
+                    // `department`: spelled like a sub-attribute here.
+                    if let Some(attr) = a.strip_prefix(extension.as_str()) {
+                        return format!("{}.{attr}", &extension[..extension.len() - 1]);
+                    }
                     prefixes
                         .iter()
                         .find_map(|p| a.strip_prefix(p.as_str()))

@@ -319,6 +319,7 @@ pub async fn create(
         user_id: user.id.clone(),
         user_name: input.user_name.clone(),
         external_id: input.external_id.clone(),
+        enterprise: input.enterprise.clone(),
         updated_at: user.created_at,
     };
     save_profile(tx.as_mut(), tenant, &profile).await?;
@@ -492,15 +493,17 @@ async fn overwrite(
         &Precondition::None,
     )
     .await?;
-    let unchanged = person
-        .profile
-        .as_ref()
-        .is_some_and(|p| p.user_name == input.user_name && p.external_id == input.external_id);
+    let unchanged = person.profile.as_ref().is_some_and(|p| {
+        p.user_name == input.user_name
+            && p.external_id == input.external_id
+            && p.enterprise == input.enterprise
+    });
     if !unchanged {
         let profile = svc_domain::ScimProfile {
             user_id: id.clone(),
             user_name: input.user_name.clone(),
             external_id: input.external_id.clone(),
+            enterprise: input.enterprise.clone(),
             updated_at: after(changed_at(&person).max(user.updated_at), ctx.now()),
         };
         save_profile(tx, tenant, &profile).await?;

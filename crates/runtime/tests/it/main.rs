@@ -51,6 +51,7 @@ mod readme;
 mod roles;
 mod scim;
 mod scim_bulk;
+mod scim_enterprise;
 mod scim_groups;
 mod scim_interop;
 mod scim_reach;

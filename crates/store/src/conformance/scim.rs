@@ -106,6 +106,11 @@ pub async fn scim_user_names_are_unique_per_tenant_ignoring_case(store: Arc<dyn 
         user_id: user.id.clone(),
         user_name: name.into(),
         external_id: Some("ext-\"1\"".into()),
+        enterprise: svc_domain::EnterpriseUser {
+            department: Some("Analytical \"Engines\" ✓".into()),
+            manager: Some("mgr-1".into()),
+            ..svc_domain::EnterpriseUser::default()
+        },
         updated_at: at,
     };
     let mut tx = store.write().await.expect("write");
@@ -193,6 +198,7 @@ pub async fn scim_listing_filters_pages_and_scopes(store: Arc<dyn Store>) {
             user_id: people[0].id.clone(),
             user_name: "Ada.Lovelace".into(),
             external_id: Some("E-1".into()),
+            enterprise: svc_domain::EnterpriseUser::default(),
             updated_at: at,
         },
     )

@@ -236,6 +236,7 @@ pub async fn scim_sorting_is_the_same_on_every_backend(store: Arc<dyn Store>) {
                     user_id: user.id.clone(),
                     user_name: format!("U-{}", user.email),
                     external_id: Some((*external).to_owned()),
+                    enterprise: svc_domain::EnterpriseUser::default(),
                     updated_at: user.updated_at,
                 },
             )
