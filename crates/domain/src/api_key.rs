@@ -137,6 +137,9 @@ pub struct ApiKeyPolicy {
     /// Longest lifetime of one of their keys, in days (1 to [`MAX_PERSON_KEY_DAYS`]): a person's
     /// key always expires.
     pub max_lifetime_days: u32,
+    /// Whether they may also create keys for the active agents they own (each within the
+    /// agent's `allowed_resources` and `allowed_scopes`); only with `self_service`.
+    pub agent_keys: bool,
 }
 
 impl Default for ApiKeyPolicy {
@@ -146,6 +149,7 @@ impl Default for ApiKeyPolicy {
             resources: Vec::new(),
             max_per_person: 5,
             max_lifetime_days: 90,
+            agent_keys: false,
         }
     }
 }

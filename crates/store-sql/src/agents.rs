@@ -39,6 +39,8 @@ const LIST: Sorted = Sorted {
     desc: select_agents!("WHERE tenant_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3"),
 };
 const COUNT: &str = "SELECT COUNT(*) AS agents FROM agents WHERE tenant_id = $1";
+const OWNED_BY: &str =
+    select_agents!("WHERE tenant_id = $1 AND owner_id = $2 ORDER BY id LIMIT $3");
 const INSERT: &str = "INSERT INTO agents (id, tenant_id, name, owner_id, jwks, allowed_scopes, \
      allowed_resources, metadata, status, created_at, updated_at, revoked_at, \
      authorization_details_types) \
@@ -75,6 +77,20 @@ impl<D: Dialect> AgentReads for SqlTx<D> {
         Stmt::new(LIST.pick(order))
             .bind(tenant.as_str())
             .bind(sorted::cursor(after.map(AgentId::as_str), order))
+            .bind(i64::from(limit))
+            .fetch_all_with::<D, _>(self.conn(), decode::<D>)
+            .await
+    }
+
+    async fn agents_owned_by(
+        &mut self,
+        tenant: &TenantId,
+        owner: &AgentOwner,
+        limit: u32,
+    ) -> Result<Vec<Agent>, StoreError> {
+        Stmt::new(OWNED_BY)
+            .bind(tenant.as_str())
+            .bind(owner.as_str())
             .bind(i64::from(limit))
             .fetch_all_with::<D, _>(self.conn(), decode::<D>)
             .await

@@ -53,13 +53,15 @@ const COUNT_LIVE_OF_SUBJECT: PerDialect = PerDialect {
     postgres: "SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = $1 AND subject = $2 \
          AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $3)",
 };
-const POLICY: &str = "SELECT self_service, resource_ids, max_per_person, max_lifetime_days \
-     FROM api_key_policies WHERE tenant_id = $1";
+const POLICY: &str = "SELECT self_service, resource_ids, max_per_person, max_lifetime_days, \
+     agent_keys FROM api_key_policies WHERE tenant_id = $1";
 const SET_POLICY: &str = "INSERT INTO api_key_policies (tenant_id, self_service, resource_ids, \
-     max_per_person, max_lifetime_days, updated_at) VALUES ($1, $2, $3, $4, $5, $6) \
+     max_per_person, max_lifetime_days, updated_at, agent_keys) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7) \
      ON CONFLICT (tenant_id) DO UPDATE SET self_service = excluded.self_service, \
      resource_ids = excluded.resource_ids, max_per_person = excluded.max_per_person, \
-     max_lifetime_days = excluded.max_lifetime_days, updated_at = excluded.updated_at";
+     max_lifetime_days = excluded.max_lifetime_days, updated_at = excluded.updated_at, \
+     agent_keys = excluded.agent_keys";
 const INSERT: PerDialect = PerDialect {
     sqlite: "INSERT INTO api_keys (id, tenant_id, name, scopes, key_hash, created_by, \
          created_at, expires_at, last_used_at, revoked_at, rotated_from, resource_id, subject, \
@@ -263,6 +265,7 @@ impl<D: Dialect> ApiKeyWrites for SqlTx<D> {
             .bind(i64::from(policy.max_per_person))
             .bind(i64::from(policy.max_lifetime_days))
             .bind(now)
+            .bind(policy.agent_keys)
             .execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, "api_key_policies_tenant_id_fkey"))?;
@@ -290,6 +293,7 @@ fn decode_policy<D: Dialect>(row: &Row<D>, tenant: &TenantId) -> Result<ApiKeyPo
             .collect::<Result<_, _>>()?,
         max_per_person: count("max_per_person", max_per_person)?,
         max_lifetime_days: count("max_lifetime_days", max_lifetime_days)?,
+        agent_keys: c.get("agent_keys")?,
     })
 }
 

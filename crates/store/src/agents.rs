@@ -6,7 +6,7 @@
 
 use crate::{Order, StoreError, UpdateOutcome};
 use async_trait::async_trait;
-use svc_domain::{Agent, AgentId, TenantId};
+use svc_domain::{Agent, AgentId, AgentOwner, TenantId};
 use time::OffsetDateTime;
 
 /// Reads of agents.
@@ -22,6 +22,14 @@ pub trait AgentReads {
         tenant: &TenantId,
         after: Option<&AgentId>,
         order: Order,
+        limit: u32,
+    ) -> Result<Vec<Agent>, StoreError>;
+
+    /// Up to `limit` agents of `tenant` owned by `owner`, in any status, in id order.
+    async fn agents_owned_by(
+        &mut self,
+        tenant: &TenantId,
+        owner: &AgentOwner,
         limit: u32,
     ) -> Result<Vec<Agent>, StoreError>;
 

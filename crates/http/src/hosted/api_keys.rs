@@ -21,9 +21,10 @@ use axum::response::Response;
 use http::StatusCode;
 use std::collections::HashSet;
 use std::sync::Arc;
+use svc_domain::Agent;
 use svc_domain::UserId;
 use svc_manage::api_keys::ApiKeys;
-use svc_manage::api_keys::own::{self, NewOwnKey, OwnKey, OwnKeyOffer};
+use svc_manage::api_keys::own::{self, NewOwnKey, OfferedApi, OwnKey, OwnKeyOffer};
 use svc_manage::{ManageContext, ManageError, RequestMeta};
 use time::format_description::well_known::Rfc3339;
 
@@ -121,6 +122,32 @@ pub(crate) async fn offered(
     .map_err(|e| fault(ctx, &e))
 }
 
+/// One creation form per API for the person, then per API for each of their agents.
+fn offered_views(offer: &OwnKeyOffer) -> Vec<OfferedApiView> {
+    let max = u64::from(offer.max_per_person);
+    let view = |o: &OfferedApi, agent: Option<&Agent>, live: u64| OfferedApiView {
+        form_id: match agent {
+            Some(a) => format!("{}-{}", a.id, o.api.id),
+            None => o.api.id.to_string(),
+        },
+        id: o.api.id.to_string(),
+        name: o.api.name.clone(),
+        agent: agent.map(|a| (a.id.to_string(), a.name.clone())),
+        permissions: o
+            .held
+            .iter()
+            .map(|p| (p.name.as_str().to_owned(), p.description.clone()))
+            .collect(),
+        at_limit: live >= max,
+    };
+    let own = offer.apis.iter().map(|o| view(o, None, offer.live));
+    let agents = offer
+        .agents
+        .iter()
+        .flat_map(|a| a.apis.iter().map(|o| view(o, Some(&a.agent), a.live)));
+    own.chain(agents).collect()
+}
+
 fn rows(ctx: &Ctx, listed: &[OwnKey]) -> Vec<ApiKeyRow> {
     let s = ctx.s();
     let t = s.api_keys;
@@ -132,6 +159,7 @@ fn rows(ctx: &Ctx, listed: &[OwnKey]) -> Vec<ApiKeyRow> {
                 id: k.view.id.clone(),
                 name: k.view.name.clone(),
                 api: k.api_name.clone().unwrap_or_default(),
+                agent: k.agent_name.clone(),
                 permissions: k.view.scopes.join(" "),
                 live: k.live,
                 expires: expires_at
@@ -173,20 +201,7 @@ async fn render(
         alert,
         csrf: csrf.value(),
         rows: rows(ctx, &listed),
-        apis: offer
-            .apis
-            .iter()
-            .map(|o| OfferedApiView {
-                id: o.api.id.to_string(),
-                name: o.api.name.clone(),
-                permissions: o
-                    .held
-                    .iter()
-                    .map(|p| (p.name.as_str().to_owned(), p.description.clone()))
-                    .collect(),
-            })
-            .collect(),
-        at_limit: offer.live >= u64::from(offer.max_per_person),
+        apis: offered_views(&offer),
         max_days: offer.max_lifetime_days,
     };
     let mut response = view.respond(status);
@@ -248,6 +263,7 @@ async fn create(state: &HostedState, ctx: &Ctx, fields: &Fields, meta: &RequestM
             .get("days")
             .and_then(|d| d.trim().parse().ok())
             .unwrap_or(0),
+        agent: fields.non_empty("agent").map(str::to_owned),
     };
     let tenant = &ctx.current.tenant.id;
     match own::create_own(&service.manage, &service.keys, tenant, &person, meta, input).await {
@@ -256,6 +272,7 @@ async fn create(state: &HostedState, ctx: &Ctx, fields: &Fields, meta: &RequestM
             let api = offer
                 .apis
                 .iter()
+                .chain(offer.agents.iter().flat_map(|a| a.apis.iter()))
                 .find(|o| Some(o.api.id.to_string()) == created.view.resource_id)
                 .map(|o| o.api.name.clone())
                 .unwrap_or_default();

@@ -1,6 +1,8 @@
-//! A person's own API keys (issue 19 item 5, "for people … when a tenant allows"): what the
-//! account page offers them, their keys, and creating and revoking one — each a key acting as
-//! that person at one API the tenant's policy names ([`super::policy`]).
+//! A person's own API keys (issue 19 item 5, "for people/agents when a tenant allows"): what
+//! the account page offers them, their keys, and creating and revoking one — each a key acting
+//! as that person at one API the tenant's policy names ([`super::policy`]), or, where the policy
+//! allows (`agents`), as one of the active agents they own, at one of those APIs that is among
+//! the agent's `allowed_resources`, within its `allowed_scopes`.
 //!
 //! Rules, beside the policy's:
 //! - A person may only ask for permissions their roles grant them at that API now (a key that
@@ -8,11 +10,13 @@
 //!   use, so a role taken away later takes the permission from the key too.
 //! - A person's key always expires: within the policy's `max_lifetime_days` (and the
 //!   deployment's `[api_keys].max_lifetime`).
-//! - They hold at most `max_per_person` live keys. People's own keys do not count against the
+//! - They hold at most `max_per_person` live keys (and so does each of their agents). People's
+//!   own keys do not count against the
 //!   tenant's `[api_keys].max_per_tenant` (the management keys' budget): people × the per-person
 //!   cap bounds them.
-//! - They see and revoke only their own keys; anyone else's id (or an unknown one) changes
-//!   nothing and says so the same way.
+//! - They see and revoke only their own keys and their agents'; anyone else's id (or an unknown
+//!   one) changes nothing and says so the same way. An agent that is no longer theirs, or no
+//!   longer active, gets no new key (introspection refuses its keys while it is not active).
 //! - Created and revoked keys are audited (`api_key.created` / `api_key.revoked`, actor
 //!   `user:usr_…`) and announced (`admin.api_key.created` / `admin.api_key.revoked`) like an
 //!   administrator's, so a tenant's webhooks see every key.
@@ -27,8 +31,8 @@ use crate::audit::action;
 use crate::{Actor, ManageContext, ManageError, RequestMeta};
 use std::collections::BTreeSet;
 use svc_domain::{
-    ApiKeyId, ApiKeyPolicy, ApiResource, EventType, KeyReach, KeySubject, Permission,
-    PermissionName, Scope, ScopeSet, TenantId, UserId, permissions_for,
+    Agent, AgentId, AgentOwner, ApiKey, ApiKeyId, ApiKeyPolicy, ApiResource, EventType, KeyReach,
+    KeySubject, Permission, PermissionName, Scope, ScopeSet, TenantId, UserId, permissions_for,
 };
 use svc_store::{AccessReads, UserReads, UserRoleReads};
 use time::Duration;
@@ -46,11 +50,25 @@ pub struct OfferedApi {
     pub held: Vec<Permission>,
 }
 
+/// An active agent the person owns, and what a key for it may reach.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfferedAgent {
+    /// The agent.
+    pub agent: Agent,
+    /// The policy's APIs among its `allowed_resources`, each with its permissions within the
+    /// agent's `allowed_scopes` (as `held`).
+    pub apis: Vec<OfferedApi>,
+    /// How many live keys it holds now.
+    pub live: u64,
+}
+
 /// What the account page offers a person.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OwnKeyOffer {
     /// The APIs of the policy, as they stand.
     pub apis: Vec<OfferedApi>,
+    /// Their active agents, where the policy lets people make keys for them.
+    pub agents: Vec<OfferedAgent>,
     /// Longest lifetime of a key, in days.
     pub max_lifetime_days: u32,
     /// Most live keys the person may hold.
@@ -66,6 +84,8 @@ pub struct OwnKey {
     pub view: ApiKeyView,
     /// The name of the API it is for (`None` if deleted since: the key went with it).
     pub api_name: Option<String>,
+    /// The agent's name for a key of one of their agents; `None` for their own.
+    pub agent_name: Option<String>,
     /// Whether it still works.
     pub live: bool,
 }
@@ -81,6 +101,35 @@ pub struct NewOwnKey {
     pub permissions: Vec<String>,
     /// How many days it lives: 1 to the policy's maximum.
     pub lifetime_days: u32,
+    /// The agent (`agt_…`) it acts as, one the person owns; `None`: the person.
+    pub agent: Option<String>,
+}
+
+/// Most agents of one person the page offers keys for.
+const MAX_OWNED_AGENTS: u32 = 50;
+
+/// The permissions of `api` within `agent`'s allowances: none when the API is not among its
+/// `allowed_resources`.
+fn agent_permissions(agent: &Agent, api: &ApiResource) -> BTreeSet<PermissionName> {
+    if !agent.allowed_resources.contains(&api.identifier) {
+        return BTreeSet::new();
+    }
+    api.permissions
+        .iter()
+        .filter(|p| agent.allowed_scopes.contains(p.name.as_str()))
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+/// `api`'s permissions in `held`, in the API's order.
+fn offered(api: ApiResource, held: &BTreeSet<PermissionName>) -> OfferedApi {
+    let held = api
+        .permissions
+        .iter()
+        .filter(|p| held.contains(&p.name))
+        .cloned()
+        .collect();
+    OfferedApi { api, held }
 }
 
 /// The policy where it lets people create keys here: the deployment allows keys acting as a
@@ -137,23 +186,40 @@ pub async fn offer(
         tx.finish().await?;
         return Ok(None);
     }
+    let now = ctx.now();
+    let policy_apis = policy_apis(tx.as_mut(), tenant, &policy).await?;
     let mut apis = Vec::new();
-    for api in policy_apis(tx.as_mut(), tenant, &policy).await? {
-        let held = held_at(tx.as_mut(), tenant, person, &api).await?;
-        let held = api
-            .permissions
-            .iter()
-            .filter(|p| held.contains(&p.name))
-            .cloned()
-            .collect();
-        apis.push(OfferedApi { api, held });
+    for api in &policy_apis {
+        let held = held_at(tx.as_mut(), tenant, person, api).await?;
+        apis.push(offered(api.clone(), &held));
+    }
+    let mut agents = Vec::new();
+    if policy.agent_keys {
+        let owner = AgentOwner::User(person.clone());
+        for agent in tx
+            .agents_owned_by(tenant, &owner, MAX_OWNED_AGENTS)
+            .await?
+            .into_iter()
+            .filter(Agent::is_active)
+        {
+            let apis = policy_apis
+                .iter()
+                .filter(|api| agent.allowed_resources.contains(&api.identifier))
+                .map(|api| offered(api.clone(), &agent_permissions(&agent, api)))
+                .collect();
+            let live = tx
+                .count_live_subject_api_keys(tenant, &KeySubject::Agent(agent.id.clone()), now)
+                .await?;
+            agents.push(OfferedAgent { agent, apis, live });
+        }
     }
     let live = tx
-        .count_live_subject_api_keys(tenant, &KeySubject::User(person.clone()), ctx.now())
+        .count_live_subject_api_keys(tenant, &KeySubject::User(person.clone()), now)
         .await?;
     tx.finish().await?;
     Ok(Some(OwnKeyOffer {
         apis,
+        agents,
         max_lifetime_days: policy.max_lifetime_days,
         max_per_person: policy.max_per_person,
         live,
@@ -161,7 +227,8 @@ pub async fn offer(
 }
 
 /// The newest [`LISTED`] keys acting as `person`, whoever created them (an administrator's
-/// for them too: the person sees every credential in their name), revoked ones included.
+/// for them too: the person sees every credential in their name), revoked ones included; then
+/// those of each agent they own, likewise.
 ///
 /// Errors: [`ManageError::Unavailable`] when the store cannot be read.
 pub async fn keys_of(
@@ -171,11 +238,21 @@ pub async fn keys_of(
 ) -> Result<Vec<OwnKey>, ManageError> {
     let now = ctx.now();
     let mut tx = ctx.store.read().await?;
-    let found = tx
+    let mut found: Vec<(ApiKey, Option<String>)> = tx
         .subject_api_keys(tenant, &KeySubject::User(person.clone()), LISTED)
-        .await?;
+        .await?
+        .into_iter()
+        .map(|k| (k, None))
+        .collect();
+    let owner = AgentOwner::User(person.clone());
+    for agent in tx.agents_owned_by(tenant, &owner, MAX_OWNED_AGENTS).await? {
+        let keys = tx
+            .subject_api_keys(tenant, &KeySubject::Agent(agent.id.clone()), LISTED)
+            .await?;
+        found.extend(keys.into_iter().map(|k| (k, Some(agent.name.clone()))));
+    }
     let mut listed = Vec::with_capacity(found.len());
-    for key in found {
+    for (key, agent_name) in found {
         let api_name = match &key.reach {
             KeyReach::Api { resource, .. } => {
                 tx.api_resource(tenant, resource).await?.map(|a| a.name)
@@ -185,6 +262,7 @@ pub async fn keys_of(
         listed.push(OwnKey {
             view: ApiKeyView::from(&key),
             api_name,
+            agent_name,
             live: key.is_live(now),
         });
     }
@@ -225,8 +303,8 @@ fn asked_permissions(
 ///
 /// Errors: [`ManageError::NotFound`] when people may not create keys here (or the person may
 /// not sign in); [`ManageError::Invalid`] naming `name`, `resource`, `permissions` or
-/// `lifetime_days`; [`ManageError::Conflict`] when the person already holds the most live keys
-/// the policy allows. Nothing is written on error.
+/// `lifetime_days` or `agent`; [`ManageError::Conflict`] when the person (or the agent) already
+/// holds the most live keys the policy allows. Nothing is written on error.
 pub async fn create_own(
     ctx: &ManageContext,
     keys: &ApiKeys,
@@ -250,7 +328,34 @@ pub async fn create_own(
         .ok_or_else(|| {
             ManageError::invalid("resource", "is not an API this tenant offers keys for")
         })?;
-    let held = held_at(tx.as_mut(), tenant, person, &api).await?;
+    let (subject, held) = match &input.agent {
+        None => (
+            KeySubject::User(person.clone()),
+            held_at(tx.as_mut(), tenant, person, &api).await?,
+        ),
+        Some(raw) => {
+            if !policy.agent_keys {
+                return Err(ManageError::invalid(
+                    "agent",
+                    "this tenant does not let people make keys for their agents",
+                ));
+            }
+            let agent = match AgentId::parse(raw) {
+                Ok(id) => tx.agent(tenant, &id).await?,
+                Err(_) => None,
+            }
+            .filter(|a| a.is_active() && a.owner == AgentOwner::User(person.clone()))
+            .ok_or_else(|| ManageError::invalid("agent", "is not an active agent you own"))?;
+            if !agent.allowed_resources.contains(&api.identifier) {
+                return Err(ManageError::invalid(
+                    "resource",
+                    "is not among the agent's allowed resources",
+                ));
+            }
+            let held = agent_permissions(&agent, &api);
+            (KeySubject::Agent(agent.id), held)
+        }
+    };
     let scopes = asked_permissions(&input.permissions, &api, &held)?;
     if !(1..=policy.max_lifetime_days).contains(&input.lifetime_days) {
         return Err(ManageError::invalid(
@@ -266,15 +371,18 @@ pub async fn create_own(
     {
         expires_at = expires_at.min(now + cap);
     }
-    let subject = KeySubject::User(person.clone());
     let max = policy.max_per_person;
     if tx
         .count_live_subject_api_keys(tenant, &subject, now)
         .await?
         >= u64::from(max)
     {
+        let whose = match subject {
+            KeySubject::User(_) => "you already hold",
+            KeySubject::Agent(_) => "this agent already holds",
+        };
         return Err(ManageError::Conflict(format!(
-            "you already hold {max} live keys, the most this tenant allows: revoke one first"
+            "{whose} {max} live keys, the most this tenant allows: revoke one first"
         )));
     }
     let actor = Actor::User(person.clone());
@@ -300,7 +408,8 @@ pub async fn create_own(
     .await
 }
 
-/// Revokes the key `id` if it acts as `person` and still works; whether it did. Another
+/// Revokes the key `id` if it acts as `person` (or an agent they own) and still works; whether
+/// it did. Another
 /// person's, an agent's, a management key, an unknown or malformed id: `false`, nothing
 /// written. Works whatever the policy says now: a person may always take back a credential in
 /// their name.
@@ -322,8 +431,20 @@ pub async fn revoke_own(
     let Some(mut key) = tx.api_key(tenant, &id).await? else {
         return Ok(false);
     };
-    let theirs = matches!(&key.reach,
-        KeyReach::Api { subject: KeySubject::User(u), .. } if u == person);
+    let theirs = match &key.reach {
+        KeyReach::Api {
+            subject: KeySubject::User(u),
+            ..
+        } => u == person,
+        KeyReach::Api {
+            subject: KeySubject::Agent(agent),
+            ..
+        } => tx
+            .agent(tenant, agent)
+            .await?
+            .is_some_and(|a| a.owner == AgentOwner::User(person.clone())),
+        KeyReach::Management => false,
+    };
     if !theirs || !tx.revoke_api_key(tenant, &id, now).await? {
         return Ok(false);
     }

@@ -23,7 +23,7 @@ const MAX_POLICY_RESOURCES: usize = 20;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({"self_service": true,
     "resources": ["https://api.example.com/bookings"], "max_per_person": 5,
-    "max_lifetime_days": 90}))]
+    "max_lifetime_days": 90, "agents": false}))]
 pub struct ApiKeyPolicyView {
     /// Whether the tenant's people may create keys for themselves on the account page
     /// (`/auth/account/api-keys`). `false` until turned on.
@@ -34,6 +34,8 @@ pub struct ApiKeyPolicyView {
     pub max_per_person: u32,
     /// Longest lifetime of one of their keys, in days; a person's key always expires.
     pub max_lifetime_days: u32,
+    /// Whether people may also create keys for the active agents they own.
+    pub agents: bool,
 }
 
 /// What a caller sends to set the policy. Unknown fields are refused.
@@ -59,6 +61,11 @@ pub struct ApiKeyPolicyInput {
     #[serde(default)]
     #[schema(minimum = 1, maximum = 365)]
     pub max_lifetime_days: Option<u32>,
+    /// Let people also create keys for the active agents they own (an agent registered with
+    /// them as `owner`), each at an API among the agent's `allowed_resources` with permissions
+    /// within its `allowed_scopes`; only with `self_service`. Default: false.
+    #[serde(default)]
+    pub agents: bool,
 }
 
 /// The deployment's longest key lifetime in whole days, when it sets one.
@@ -89,6 +96,7 @@ fn view(policy: &ApiKeyPolicy, apis: &[ApiResource]) -> ApiKeyPolicyView {
         resources: apis.iter().map(|a| a.identifier.clone()).collect(),
         max_per_person: policy.max_per_person,
         max_lifetime_days: policy.max_lifetime_days,
+        agents: policy.agent_keys,
     }
 }
 
@@ -197,6 +205,12 @@ pub async fn set_policy(
              is off)",
         ));
     }
+    if input.agents && !input.self_service {
+        return Err(ManageError::invalid(
+            "agents",
+            "needs self_service: people make their agents' keys on the same page",
+        ));
+    }
     if input.self_service && input.resources.is_empty() {
         return Err(ManageError::invalid(
             "resources",
@@ -214,12 +228,14 @@ pub async fn set_policy(
         resources: apis.iter().map(|a| a.id.clone()).collect(),
         max_per_person,
         max_lifetime_days,
+        agent_keys: input.agents,
     };
     tx.set_api_key_policy(tenant, &policy, ctx.now()).await?;
     let target = format!(
-        "self_service={} resources={} max_per_person={max_per_person} \
+        "self_service={} agents={} resources={} max_per_person={max_per_person} \
          max_lifetime_days={max_lifetime_days}",
         policy.self_service,
+        policy.agent_keys,
         apis.iter()
             .map(|a| a.identifier.as_str())
             .collect::<Vec<_>>()

@@ -691,6 +691,14 @@ impl svc_store::AgentReads for FaultyTx {
     ) -> Result<Vec<svc_domain::Agent>, StoreError> {
         self.inner.list_agents(tenant, after, order, limit).await
     }
+    async fn agents_owned_by(
+        &mut self,
+        tenant: &TenantId,
+        owner: &svc_domain::AgentOwner,
+        limit: u32,
+    ) -> Result<Vec<svc_domain::Agent>, StoreError> {
+        self.inner.agents_owned_by(tenant, owner, limit).await
+    }
     async fn count_agents(&mut self, tenant: &TenantId) -> Result<u64, StoreError> {
         self.inner.count_agents(tenant).await
     }

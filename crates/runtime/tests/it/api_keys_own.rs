@@ -6,7 +6,9 @@
 //! as them at introspection — and refused for a permission they do not hold, an API the policy
 //! does not name, a lifetime over the policy's, a missing CSRF token, a repeated field, and past
 //! the per-person limit; revoking their own key (another person's id changes nothing); the
-//! policy turned off hides the page and leaves existing keys working.
+//! policy turned off hides the page and leaves existing keys working. Where the policy allows
+//! (`agents`), keys for the active agents a person owns, within each agent's allowances, and
+//! never for an agent they do not own.
 
 use crate::agent_challenge::{BOOKINGS, HOTELS, introspect};
 use crate::delegations::{ada_id, give_role, setup, signed_in};
@@ -125,7 +127,7 @@ async fn the_tenant_policy_is_checked_and_refused_where_the_deployment_does_not_
         assert_eq!(
             read,
             json!({"self_service": false, "resources": [], "max_per_person": 5,
-                   "max_lifetime_days": 90})
+                   "max_lifetime_days": 90, "agents": false})
         );
         let (status, refused) = put_policy(
             &world,
@@ -150,6 +152,7 @@ async fn the_tenant_policy_is_checked_and_refused_where_the_deployment_does_not_
         setup(&world).await;
         for (body, member) in [
             (json!({"self_service": true}), "resources"),
+            (json!({"self_service": false, "agents": true}), "agents"),
             (
                 json!({"self_service": true, "resources": ["https://nowhere.example"]}),
                 "resources",
@@ -207,7 +210,7 @@ async fn the_tenant_policy_is_checked_and_refused_where_the_deployment_does_not_
         assert_eq!(
             set,
             json!({"self_service": true, "resources": [BOOKINGS, HOTELS], "max_per_person": 3,
-                   "max_lifetime_days": 30})
+                   "max_lifetime_days": 30, "agents": false})
         );
         world.shutdown().await;
     }
@@ -556,4 +559,172 @@ async fn interop_api_keys_page_in_chromium_sqlite() {
 #[tokio::test]
 async fn interop_api_keys_page_in_chromium_postgres() {
     in_chromium(svc_testkit::Backend::Postgres).await;
+}
+
+/// Registers an agent of `owner` allowed `bookings:read` and `bookings:write` at the bookings
+/// API: its id.
+async fn owned_agent(world: &World, owner: &str, name: &str) -> String {
+    let key = svc_crypto::SigningKey::generate(svc_domain::SigningAlg::Es256).unwrap();
+    let created = world
+        .api(Method::POST, "/api/v1/agents")
+        .json(&json!({
+            "name": name, "owner": owner, "jwks": {"keys": [key.public_jwk()]},
+            "allowed_scopes": ["bookings:read", "bookings:write"],
+            "allowed_resources": [BOOKINGS],
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    created.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_person_makes_keys_for_the_agents_they_own() {
+    for backend in BACKENDS {
+        let world = subject_keys_world(backend).await;
+        let server = setup(&world).await;
+        let ada = ada_id(&world).await;
+        give_role(&world, &ada).await;
+        let bookings = resource_id(&world, BOOKINGS).await;
+        let hers = owned_agent(&world, &ada, "Ada's trip planner").await;
+        let the_apps = owned_agent(&world, &world.client_id, "The shop's agent").await;
+        let browser = signed_in(&world, &world.user, PASSWORD).await;
+
+        // Without `agents` in the policy, her agent is not offered and cannot be named.
+        let (status, _) = put_policy(
+            &world,
+            json!({"self_service": true, "resources": [BOOKINGS], "max_per_person": 1}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let shown = browser.get(PAGE).await;
+        assert!(
+            !shown.body.contains("Ada&#39;s trip planner"),
+            "{}",
+            shown.body
+        );
+        let csrf = shown.field("csrf").unwrap();
+        let refused = browser
+            .post(
+                PAGE,
+                &[
+                    ("csrf", &csrf),
+                    ("action", "create"),
+                    ("resource", &bookings),
+                    ("agent", &hers),
+                    ("name", "x"),
+                    ("permission", "bookings:write"),
+                    ("days", "7"),
+                ],
+            )
+            .await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert!(
+            refused
+                .body
+                .contains("does not let people make keys for their agents")
+        );
+
+        let (status, _) = put_policy(
+            &world,
+            json!({"self_service": true, "resources": [BOOKINGS], "max_per_person": 1,
+                   "agents": true}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let shown = browser.get(PAGE).await;
+        assert_eq!(shown.status, 200, "{}", shown.body);
+        assert!(
+            shown.body.contains("Ada&#39;s trip planner"),
+            "{}",
+            shown.body
+        );
+        assert!(
+            !shown.body.contains("The shop&#39;s agent"),
+            "{}",
+            shown.body
+        );
+        // The agent's form offers what the agent is allowed, not what ada's roles grant.
+        assert!(
+            shown.body.contains("value=\"bookings:write\""),
+            "{}",
+            shown.body
+        );
+        let csrf = shown.field("csrf").unwrap();
+        let create = |agent: String, name: &'static str| {
+            let csrf = csrf.clone();
+            let bookings = bookings.clone();
+            let browser = &browser;
+            async move {
+                browser
+                    .post(
+                        PAGE,
+                        &[
+                            ("csrf", &csrf),
+                            ("action", "create"),
+                            ("resource", &bookings),
+                            ("agent", &agent),
+                            ("name", name),
+                            ("permission", "bookings:write"),
+                            ("days", "7"),
+                        ],
+                    )
+                    .await
+            }
+        };
+        let created = create(hers.clone(), "planner key").await;
+        assert_eq!(created.status, 200, "{}", created.body);
+        let key = {
+            let at = created.body.find("value=\"svck_").unwrap() + "value=\"".len();
+            created.body[at..at + created.body[at..].find('"').unwrap()].to_owned()
+        };
+        let seen = introspect(&world, &server, &key).await;
+        assert_eq!(seen["active"], true, "{seen}");
+        assert_eq!(seen["sub"], hers, "{seen}");
+        assert_eq!(seen["subject_type"], "agent", "{seen}");
+        assert_eq!(seen["scope"], "bookings:write", "{seen}");
+
+        // Not an agent she owns, not an agent at all; past the agent's limit of one.
+        for (agent, why) in [
+            (the_apps.clone(), "is not an active agent you own"),
+            ("agt_nonsense".to_owned(), "is not an active agent you own"),
+        ] {
+            let refused = create(agent, "stolen").await;
+            assert_eq!(refused.status, 400, "{}", refused.body);
+            assert!(refused.body.contains(why), "{}", refused.body);
+        }
+        let over = create(hers.clone(), "second").await;
+        assert_eq!(over.status, 409, "{}", over.body);
+        assert!(
+            over.body.contains("this agent already holds"),
+            "{}",
+            over.body
+        );
+
+        // Listed under the agent, revoked from the page.
+        let listed = browser.get(PAGE).await;
+        assert!(
+            listed.body.contains("Agent Ada&#39;s trip planner"),
+            "{}",
+            listed.body
+        );
+        let id = admin_keys(&world)
+            .await
+            .into_iter()
+            .find(|k| k["name"] == "planner key")
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let revoked = browser
+            .post(PAGE, &[("csrf", &csrf), ("action", "revoke"), ("key", &id)])
+            .await;
+        assert_eq!(revoked.location().unwrap(), format!("{PAGE}?revoked=1"));
+        assert_eq!(introspect(&world, &server, &key).await["active"], false);
+        world.shutdown().await;
+    }
 }

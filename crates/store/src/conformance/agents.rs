@@ -316,3 +316,40 @@ pub async fn agents_go_with_their_tenant(store: Arc<dyn Store>) {
     );
     read.finish().await.expect("finish");
 }
+
+/// An owner's agents list in id order, in any status, bounded by the limit; another owner's and
+/// another tenant's are apart.
+pub async fn agents_are_found_by_their_owner(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let at = moment(&acme);
+    let first = agent_fixture(&acme, 2, at);
+    let mut second = agent_fixture(&acme, 3, at + time::Duration::milliseconds(5));
+    second.owner = first.owner.clone();
+    second.status = AgentStatus::Revoked;
+    second.revoked_at = Some(at);
+    let other_owner = agent_fixture(&acme, 4, at);
+    let mut tx = store.write().await.expect("write");
+    for agent in [&first, &second, &other_owner] {
+        tx.insert_agent(agent).await.expect("insert");
+    }
+    tx.commit().await.expect("commit");
+    let other = stored_tenant(&store, "other", 5).await;
+    let mut read = store.read().await.expect("read");
+    let owned = read
+        .agents_owned_by(&acme.id, &first.owner, 10)
+        .await
+        .expect("owned");
+    assert_eq!(owned, vec![first.clone(), second.clone()]);
+    let one = read
+        .agents_owned_by(&acme.id, &first.owner, 1)
+        .await
+        .expect("owned");
+    assert_eq!(one, vec![first.clone()]);
+    assert!(
+        read.agents_owned_by(&other.id, &first.owner, 10)
+            .await
+            .expect("other tenant")
+            .is_empty()
+    );
+    read.finish().await.expect("finish");
+}

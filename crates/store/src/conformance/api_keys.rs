@@ -357,6 +357,7 @@ pub async fn subject_keys_list_and_count_and_the_policy_round_trips(store: Arc<d
         resources: vec![api.id.clone()],
         max_per_person: 3,
         max_lifetime_days: 30,
+        agent_keys: true,
     };
     let mut tx = store.write().await.expect("write");
     tx.set_api_key_policy(&acme.id, &policy, at)
@@ -372,6 +373,7 @@ pub async fn subject_keys_list_and_count_and_the_policy_round_trips(store: Arc<d
     read.finish().await.expect("finish");
     let off = ApiKeyPolicy {
         self_service: false,
+        agent_keys: false,
         ..policy.clone()
     };
     let mut tx = store.write().await.expect("write");

@@ -262,6 +262,7 @@ macro_rules! conformance_suite {
             api_keys_are_found_by_hash_in_their_tenant_and_counted_while_live,
             api_keys_for_an_api_keep_their_subject_and_go_with_the_api,
             subject_keys_list_and_count_and_the_policy_round_trips,
+            agents_are_found_by_their_owner,
             scim_user_names_are_unique_per_tenant_ignoring_case,
             scim_listing_filters_pages_and_scopes,
             scim_groups_are_scoped_unique_and_keep_their_members,

@@ -30,8 +30,13 @@ pub struct ApiKeyStrings {
     pub revoke: &'static str,
     /// After a revocation.
     pub revoked: &'static str,
-    /// Heading of a creation form, followed by the API's name.
+    /// Heading of a creation form, followed by the API's name (or the agent's name, [`Self::at`]
+    /// and the API's name).
     pub create_for: &'static str,
+    /// Between an agent's name and the API's in a heading.
+    pub at: &'static str,
+    /// In the list, before the name of the agent a key acts as.
+    pub agent_label: &'static str,
     /// Label of the name field.
     pub name_label: &'static str,
     /// Hint under the name field.
@@ -79,6 +84,8 @@ pub(super) static EN: ApiKeyStrings = ApiKeyStrings {
     revoke: "Revoke",
     revoked: "The key was revoked. It no longer works.",
     create_for: "New key for",
+    at: "at",
+    agent_label: "Agent",
     name_label: "Name",
     name_hint: "What the key is for, so you recognise it later.",
     permissions_legend: "Permissions",

@@ -14,6 +14,8 @@ pub(crate) struct ApiKeyRow {
     pub(crate) id: String,
     pub(crate) name: String,
     pub(crate) api: String,
+    /// The name of the agent the key acts as; `None`: the person.
+    pub(crate) agent: Option<String>,
     pub(crate) permissions: String,
     pub(crate) live: bool,
     pub(crate) expires: String,
@@ -21,13 +23,19 @@ pub(crate) struct ApiKeyRow {
     pub(crate) used: String,
 }
 
-/// An API the person may create a key for: its id, name and the permissions they hold there
-/// (name, description).
+/// An API the person may create a key for, as themselves or as one of their agents: its id,
+/// name and the permissions that subject holds there (name, description).
 #[derive(Debug, Clone)]
 pub(crate) struct OfferedApiView {
+    /// Unique on the page (element ids): the API's id, prefixed by the agent's.
+    pub(crate) form_id: String,
     pub(crate) id: String,
     pub(crate) name: String,
+    /// The agent (`agt_…`, name) the key would act as; `None`: the person.
+    pub(crate) agent: Option<(String, String)>,
     pub(crate) permissions: Vec<(String, String)>,
+    /// The subject holds the most live keys allowed: no form.
+    pub(crate) at_limit: bool,
 }
 
 /// The list and the creation forms.
@@ -43,7 +51,6 @@ pub(crate) struct ApiKeysView<'a> {
     pub(crate) csrf: &'a str,
     pub(crate) rows: Vec<ApiKeyRow>,
     pub(crate) apis: Vec<OfferedApiView>,
-    pub(crate) at_limit: bool,
     pub(crate) max_days: u32,
 }
 
