@@ -2,9 +2,10 @@
 //!
 //! Without a KMS each process makes its own signing keys in memory, so a token one instance
 //! signs is refused by another behind the same load balancer (issue 21, found running three
-//! instances on one database). Rather than let that happen quietly, an instance that serves
-//! tokens (auth or control plane) without `[kms]` holds a lease in the database for as long as
-//! it runs, and a second one refuses to start, saying why and what to do.
+//! instances on one database). Rather than let that happen quietly, an instance that signs
+//! ([`signs`]: the auth or control plane, or the async plane while it sends back-channel logout
+//! tokens) without `[kms]` holds a lease in the database for as long as it runs, and a second
+//! one refuses to start, saying why and what to do.
 //!
 //! Rules:
 //! - The lease is a coordination record (the store's idempotency-key table, scope
@@ -20,7 +21,10 @@
 //!   lease meanwhile (this one was cut off longer than [`TTL`]), the renewal task stops and
 //!   readiness turns 503: two instances are signing with different keys again.
 //! - Shutdown releases the lease at once, so a clean restart does not wait.
-//! - The async plane alone signs nothing and takes no lease.
+//! - The async plane alone signs only back-channel logout tokens (`[logout].backchannel`, with
+//!   background tasks on): then it takes the lease too, since a logout token signed with keys
+//!   no JWKS of the auth plane publishes would be refused by every application. Otherwise it
+//!   signs nothing and takes no lease.
 
 use crate::error::RuntimeError;
 use std::sync::Arc;
@@ -36,6 +40,18 @@ const KEY: &str = "ephemeral-signing-keys";
 pub(crate) const TTL: Duration = Duration::from_secs(10);
 /// How often the holder renews it.
 const RENEW_EVERY: Duration = Duration::from_secs(3);
+
+/// Whether a process of `plane` signs anything with the deployment's keys: tokens (auth,
+/// control) or back-channel logout tokens (async, while `[logout].backchannel` is on and it runs
+/// background tasks).
+pub(crate) fn signs(config: &svc_config::Config, plane: crate::Plane) -> bool {
+    use crate::Plane;
+    plane.runs(Plane::Auth)
+        || plane.runs(Plane::Control)
+        || (plane.runs(Plane::Async)
+            && config.logout.backchannel
+            && config.deployment.background_tasks_enabled)
+}
 
 /// What a claim found.
 #[derive(Debug, PartialEq, Eq)]

@@ -99,7 +99,7 @@ impl App {
         let cancel = CancellationToken::new();
         let mut workers = Workers::new(cancel.clone());
         // Ephemeral signing keys serve one instance per database (`crate::instance_lease`).
-        if config.kms.is_none() && (plane.runs(Plane::Auth) || plane.runs(Plane::Control)) {
+        if config.kms.is_none() && crate::instance_lease::signs(&config, plane) {
             let lease = crate::instance_lease::acquire(
                 services.store.clone(),
                 options.clock.clone(),

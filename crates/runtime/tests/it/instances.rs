@@ -102,3 +102,35 @@ async fn on_sqlite_a_stopped_instance_frees_the_database_at_once_and_a_killed_on
     third.terminate();
     let _ = third.wait(Duration::from_secs(30)).await;
 }
+
+#[tokio::test]
+async fn an_async_plane_that_signs_logout_tokens_takes_the_database_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("data/svc.db").display());
+    let serve = |plane: &str, backchannel: &str| {
+        Process::spawn(
+            binary(),
+            dir.path(),
+            &["--log-format", "json"],
+            &[
+                ("DATABASE_URL", db.as_str()),
+                ("SVC_SERVER__PORT", "0"),
+                ("SVC_RUNTIME_PLANE", plane),
+                ("SVC_LOGOUT__BACKCHANNEL", backchannel),
+            ],
+        )
+    };
+    let auth = serve("auth", "true");
+    auth.wait_for_url(Duration::from_secs(30)).await;
+    // Without back-channel logout the async plane signs nothing: it shares the database.
+    let quiet = serve("async", "false");
+    quiet.wait_for_url(Duration::from_secs(30)).await;
+    quiet.terminate();
+    let stopped = quiet.wait(Duration::from_secs(30)).await;
+    assert_eq!(stopped.code, Some(0), "{}", stopped.stderr);
+    // With it, it would sign logout tokens with keys the auth plane never publishes.
+    let exit = serve("async", "true").wait(Duration::from_secs(60)).await;
+    assert_refused(&exit, "an async plane sending back-channel logout tokens");
+    auth.terminate();
+    let _ = auth.wait(Duration::from_secs(30)).await;
+}
