@@ -50,8 +50,10 @@ pub struct DatabaseConfig {
     /// Seconds before a connection is recycled; 0 keeps it. Default: 1800. Allowed range:
     /// 0..=86400.
     pub max_lifetime_secs: u32,
-    /// Prepared statements cached per connection; 0 disables the cache. Default: 100. Allowed
-    /// range: 0..=10000.
+    /// Prepared statements cached per connection (the least recently used is closed beyond).
+    /// Default: 100. Allowed range: 1..=10000. 0 is refused: with the PostgreSQL driver (sqlx
+    /// 0.9) a disabled cache still prepares a named statement for every query and never closes
+    /// it, so the server would hold each one until the connection is recycled.
     pub statement_cache_capacity: u32,
     /// Check a connection with a ping before handing it out. Default: true.
     pub test_before_acquire: bool,

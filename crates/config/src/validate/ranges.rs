@@ -199,7 +199,7 @@ pub(crate) const BOUNDS: &[Bound] = &[
     bound(
         "database.statement_cache_capacity",
         |c| Some(c.database.statement_cache_capacity.into()),
-        0,
+        1,
         10_000,
     ),
     bound(
@@ -549,6 +549,19 @@ mod tests {
         assert!(text[1].contains("auth.argon2_iterations = 0 is out of range 1..=16"));
         assert!(
             text[2].contains("database.auth_pool.max_connections = 0 is out of range 1..=1000")
+        );
+    }
+
+    #[test]
+    fn a_disabled_statement_cache_is_refused() {
+        let mut config = Config::default();
+        config.database.statement_cache_capacity = 0;
+        let report = run(numeric_ranges, &config);
+        let text: Vec<String> = report.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(text.len(), 1, "{text:?}");
+        assert!(
+            text[0].contains("database.statement_cache_capacity = 0 is out of range 1..=10000"),
+            "{text:?}"
         );
     }
 
