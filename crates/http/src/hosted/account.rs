@@ -75,7 +75,7 @@ pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Respo
             super::delegate::LIST_PATH.to_owned(),
         );
     }
-    match super::api_keys::offered(&state, &ctx, &user.id).await {
+    match super::api_keys::offered(&state, &ctx).await {
         Ok(true) => {
             page = page.link(
                 None,

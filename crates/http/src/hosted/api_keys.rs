@@ -24,7 +24,7 @@ use std::sync::Arc;
 use svc_domain::Agent;
 use svc_domain::UserId;
 use svc_manage::api_keys::ApiKeys;
-use svc_manage::api_keys::own::{self, NewOwnKey, OfferedApi, OwnKey, OwnKeyOffer};
+use svc_manage::api_keys::own::{self, NewOwnKey, OfferedApi, OwnKey, OwnKeyCreated, OwnKeyOffer};
 use svc_manage::{ManageContext, ManageError, RequestMeta};
 use time::format_description::well_known::Rfc3339;
 
@@ -81,45 +81,51 @@ fn meta(ctx: &Ctx, request_id: Option<Extension<RequestId>>) -> RequestMeta {
     }
 }
 
-/// The service, the signed-in person and what the page offers them; otherwise the response to
-/// send instead (404 while off, the sign-in page without a session).
-async fn signed_in_offer<'s>(
+/// The service and the signed-in person; otherwise the response to send instead (404 while
+/// the deployment does not serve the page, the sign-in page without a session).
+async fn signed_in<'s>(
     state: &'s HostedState,
     ctx: &Ctx,
-) -> Result<(&'s OwnKeys, UserId, OwnKeyOffer), Response> {
+) -> Result<(&'s OwnKeys, UserId), Response> {
     let Some(service) = state.own_keys.as_ref() else {
         return Err(error::not_found(ctx));
     };
-    let user = match ctx.signed_in(&state.authn).await? {
-        Some((_, user)) => user,
-        None => return Err(see_other("/auth/sign-in")),
-    };
+    match ctx.signed_in(&state.authn).await? {
+        Some((_, user)) => Ok((service, user.id)),
+        None => Err(see_other("/auth/sign-in")),
+    }
+}
+
+/// What the page offers `person`; the 404 page when the tenant's policy offers nothing.
+async fn offer_for(ctx: &Ctx, service: &OwnKeys, person: &UserId) -> Result<OwnKeyOffer, Response> {
     let tenant = &ctx.current.tenant.id;
-    match own::offer(&service.manage, &service.keys, tenant, &user.id).await {
-        Ok(Some(offer)) => Ok((service, user.id, offer)),
+    match own::offer(&service.manage, &service.keys, tenant, person).await {
+        Ok(Some(offer)) => Ok(offer),
         Ok(None) => Err(error::not_found(ctx)),
         Err(e) => Err(fault(ctx, &e)),
     }
 }
 
-/// Whether the account page links here for `person`: the page is served and offers them keys.
-pub(crate) async fn offered(
-    state: &HostedState,
+/// The service, the signed-in person and what the page offers them; otherwise the response to
+/// send instead.
+async fn signed_in_offer<'s>(
+    state: &'s HostedState,
     ctx: &Ctx,
-    person: &UserId,
-) -> Result<bool, Response> {
+) -> Result<(&'s OwnKeys, UserId, OwnKeyOffer), Response> {
+    let (service, person) = signed_in(state, ctx).await?;
+    let offer = offer_for(ctx, service, &person).await?;
+    Ok((service, person, offer))
+}
+
+/// Whether the account page links here: the page is served and the tenant's policy offers
+/// keys (one read of the policy; the page itself works out the rest).
+pub(crate) async fn offered(state: &HostedState, ctx: &Ctx) -> Result<bool, Response> {
     let Some(service) = state.own_keys.as_ref() else {
         return Ok(false);
     };
-    own::offer(
-        &service.manage,
-        &service.keys,
-        &ctx.current.tenant.id,
-        person,
-    )
-    .await
-    .map(|offer| offer.is_some())
-    .map_err(|e| fault(ctx, &e))
+    own::is_offered(&service.manage, &service.keys, &ctx.current.tenant.id)
+        .await
+        .map_err(|e| fault(ctx, &e))
 }
 
 /// One creation form per API for the person, then per API for each of their agents.
@@ -245,7 +251,7 @@ pub(crate) async fn submit(
 }
 
 async fn create(state: &HostedState, ctx: &Ctx, fields: &Fields, meta: &RequestMeta) -> Response {
-    let (service, person, offer) = match signed_in_offer(state, ctx).await {
+    let (service, person) = match signed_in(state, ctx).await {
         Ok(found) => found,
         Err(response) => return response,
     };
@@ -266,72 +272,58 @@ async fn create(state: &HostedState, ctx: &Ctx, fields: &Fields, meta: &RequestM
         agent: fields.non_empty("agent").map(str::to_owned),
     };
     let tenant = &ctx.current.tenant.id;
-    match own::create_own(&service.manage, &service.keys, tenant, &person, meta, input).await {
-        Ok(created) => {
-            let t = ctx.s().api_keys;
-            let api = offer
-                .apis
-                .iter()
-                .chain(offer.agents.iter().flat_map(|a| a.apis.iter()))
-                .find(|o| Some(o.api.id.to_string()) == created.view.resource_id)
-                .map(|o| o.api.name.clone())
-                .unwrap_or_default();
-            ApiKeyCreatedView {
-                chrome: &ctx.chrome,
-                t,
-                title: t.created_title,
-                path: PATH,
-                key: &created.key,
-                name: &created.view.name,
-                api: &api,
-                permissions: created.view.scopes.join(" "),
+    let (status, alert) =
+        match own::create_own(&service.manage, &service.keys, tenant, &person, meta, input).await {
+            Ok(OwnKeyCreated { created, api_name }) => {
+                let t = ctx.s().api_keys;
+                return ApiKeyCreatedView {
+                    chrome: &ctx.chrome,
+                    t,
+                    title: t.created_title,
+                    path: PATH,
+                    key: &created.key,
+                    name: &created.view.name,
+                    api: &api_name,
+                    permissions: created.view.scopes.join(" "),
+                }
+                .respond();
             }
-            .respond()
-        }
-        Err(ManageError::Invalid { field, message }) => {
-            let alert = format!("{field}: {message}");
+            Err(ManageError::Invalid { field, message }) => {
+                (StatusCode::BAD_REQUEST, format!("{field}: {message}"))
+            }
+            Err(ManageError::Conflict(message)) => (StatusCode::CONFLICT, message),
+            Err(ManageError::NotFound) => return error::not_found(ctx),
+            Err(e) => return fault(ctx, &e),
+        };
+    // Refused: the page again, with the reason (the offer is read only now, on this path).
+    match offer_for(ctx, service, &person).await {
+        Ok(offer) => {
             render(
                 state,
                 ctx,
                 (service, person, offer),
-                StatusCode::BAD_REQUEST,
+                status,
                 None,
                 Some(alert),
             )
             .await
         }
-        Err(ManageError::Conflict(message)) => {
-            render(
-                state,
-                ctx,
-                (service, person, offer),
-                StatusCode::CONFLICT,
-                None,
-                Some(message),
-            )
-            .await
-        }
-        Err(ManageError::NotFound) => error::not_found(ctx),
-        Err(e) => fault(ctx, &e),
+        Err(response) => response,
     }
 }
 
 async fn revoke(state: &HostedState, ctx: &Ctx, fields: &Fields, meta: &RequestMeta) -> Response {
     // Revoking works even when the policy went off since: a person may always take back a
     // credential in their name.
-    let Some(service) = state.own_keys.as_ref() else {
-        return error::not_found(ctx);
-    };
-    let user = match ctx.signed_in(&state.authn).await {
-        Ok(Some((_, user))) => user,
-        Ok(None) => return see_other("/auth/sign-in"),
-        Err(page) => return page,
+    let (service, person) = match signed_in(state, ctx).await {
+        Ok(found) => found,
+        Err(response) => return response,
     };
     let Some(id) = fields.non_empty("key") else {
         return error::form(ctx, form::FormError::Malformed);
     };
     let tenant = &ctx.current.tenant.id;
-    match own::revoke_own(&service.manage, &service.keys, tenant, &user.id, meta, id).await {
+    match own::revoke_own(&service.manage, &service.keys, tenant, &person, meta, id).await {
         // Another person's, unknown or already ended: the same list, without the notice.
         Ok(true) => see_other(&format!("{PATH}?revoked=1")),
         Ok(false) => see_other(PATH),

@@ -29,10 +29,11 @@ use super::policy::policy_apis;
 use super::{ApiKeyView, ApiKeys, CreatedApiKeyView};
 use crate::audit::action;
 use crate::{Actor, ManageContext, ManageError, RequestMeta};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use svc_domain::{
-    Agent, AgentId, AgentOwner, ApiKey, ApiKeyId, ApiKeyPolicy, ApiResource, EventType, KeyReach,
-    KeySubject, Permission, PermissionName, Scope, ScopeSet, TenantId, UserId, permissions_for,
+    Agent, AgentId, AgentOwner, ApiKey, ApiKeyId, ApiKeyPolicy, ApiResource, ApiResourceId,
+    EventType, KeyReach, KeySubject, Permission, PermissionName, Scope, ScopeSet, TenantId, UserId,
+    permissions_for,
 };
 use svc_store::{AccessReads, UserReads, UserRoleReads};
 use time::Duration;
@@ -88,6 +89,15 @@ pub struct OwnKey {
     pub agent_name: Option<String>,
     /// Whether it still works.
     pub live: bool,
+}
+
+/// A key a person created: shown once, with the name of the API it is for.
+#[derive(Debug)]
+pub struct OwnKeyCreated {
+    /// The key and its view.
+    pub created: CreatedApiKeyView,
+    /// The API's name, for the page that shows the key.
+    pub api_name: String,
 }
 
 /// What a person sends to create a key.
@@ -165,6 +175,25 @@ where
         .user(tenant, person)
         .await?
         .is_some_and(|u| u.can_sign_in()))
+}
+
+/// Whether the account page links to the keys page for `tenant`: the deployment and the
+/// tenant's policy let people make keys. One read of the policy, for every account page view;
+/// [`offer`] does the rest when the keys page itself is opened.
+///
+/// Errors: [`ManageError::Unavailable`] when the store cannot be read.
+pub async fn is_offered(
+    ctx: &ManageContext,
+    keys: &ApiKeys,
+    tenant: &TenantId,
+) -> Result<bool, ManageError> {
+    if !keys.settings.subject_keys {
+        return Ok(false);
+    }
+    let mut tx = ctx.store.read().await?;
+    let policy = tx.api_key_policy(tenant).await?;
+    tx.finish().await?;
+    Ok(live_policy(keys, policy).is_some())
 }
 
 /// What the account page offers `person` of `tenant`; `None` when people may not create keys
@@ -251,12 +280,19 @@ pub async fn keys_of(
             .await?;
         found.extend(keys.into_iter().map(|k| (k, Some(agent.name.clone()))));
     }
+    // One lookup per API, not per key: a person's keys are mostly for the same few APIs.
+    let mut names: HashMap<ApiResourceId, Option<String>> = HashMap::new();
     let mut listed = Vec::with_capacity(found.len());
     for (key, agent_name) in found {
         let api_name = match &key.reach {
-            KeyReach::Api { resource, .. } => {
-                tx.api_resource(tenant, resource).await?.map(|a| a.name)
-            }
+            KeyReach::Api { resource, .. } => match names.get(resource) {
+                Some(name) => name.clone(),
+                None => {
+                    let name = tx.api_resource(tenant, resource).await?.map(|a| a.name);
+                    names.insert(resource.clone(), name.clone());
+                    name
+                }
+            },
             KeyReach::Management => None,
         };
         listed.push(OwnKey {
@@ -312,7 +348,7 @@ pub async fn create_own(
     person: &UserId,
     meta: &RequestMeta,
     input: NewOwnKey,
-) -> Result<CreatedApiKeyView, ManageError> {
+) -> Result<OwnKeyCreated, ManageError> {
     let now = ctx.now();
     let name = name(&input.name)?;
     let mut tx = ctx.store.write().await?;
@@ -396,7 +432,7 @@ pub async fn create_own(
         expires_at: Some(expires_at),
         rotated_from: None,
     };
-    store_new(
+    let created = store_new(
         tx,
         ctx,
         &actor,
@@ -405,7 +441,11 @@ pub async fn create_own(
         EventType::AdminApiKeyCreated,
         action::API_KEY_CREATED,
     )
-    .await
+    .await?;
+    Ok(OwnKeyCreated {
+        created,
+        api_name: api.name,
+    })
 }
 
 /// Revokes the key `id` if it acts as `person` (or an agent they own) and still works; whether

@@ -94,6 +94,18 @@ fn shown_key(body: &str) -> String {
     body[at..end].to_owned()
 }
 
+/// The id of the tenant's key named `name`, as the management API lists it.
+async fn key_id_named(world: &World, name: &str) -> String {
+    admin_keys(world)
+        .await
+        .into_iter()
+        .find(|k| k["name"] == name)
+        .unwrap_or_else(|| panic!("no key named {name}"))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 /// The tenant's keys as the management API lists them.
 async fn admin_keys(world: &World) -> Vec<Value> {
     let listed: Value = world
@@ -441,14 +453,7 @@ async fn a_person_creates_uses_and_revokes_their_own_keys() {
         assert_eq!(still["active"], true, "{still}");
 
         // Ada revokes her first key: at once inactive; the other still works.
-        let first_id = admin_keys(&world)
-            .await
-            .into_iter()
-            .find(|k| k["name"] == "laptop script")
-            .unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let first_id = key_id_named(&world, "laptop script").await;
         let revoked = browser
             .post(
                 PAGE,
@@ -678,10 +683,7 @@ async fn a_person_makes_keys_for_the_agents_they_own() {
         };
         let created = create(hers.clone(), "planner key").await;
         assert_eq!(created.status, 200, "{}", created.body);
-        let key = {
-            let at = created.body.find("value=\"svck_").unwrap() + "value=\"".len();
-            created.body[at..at + created.body[at..].find('"').unwrap()].to_owned()
-        };
+        let key = shown_key(&created.body);
         let seen = introspect(&world, &server, &key).await;
         assert_eq!(seen["active"], true, "{seen}");
         assert_eq!(seen["sub"], hers, "{seen}");
@@ -712,14 +714,7 @@ async fn a_person_makes_keys_for_the_agents_they_own() {
             "{}",
             listed.body
         );
-        let id = admin_keys(&world)
-            .await
-            .into_iter()
-            .find(|k| k["name"] == "planner key")
-            .unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let id = key_id_named(&world, "planner key").await;
         let revoked = browser
             .post(PAGE, &[("csrf", &csrf), ("action", "revoke"), ("key", &id)])
             .await;
