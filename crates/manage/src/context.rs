@@ -10,12 +10,15 @@ use svc_store::Store;
 use time::OffsetDateTime;
 
 /// Told after a change commits, so caches elsewhere in the process (the OAuth engine's
-/// application cache) forget what changed at once rather than when their entries expire.
+/// application cache) and in the other processes on the database forget what changed at once
+/// rather than when their entries expire.
 pub trait ChangeHook: Send + Sync {
     /// An application was changed, had its secret rotated, or was deleted.
     fn application_changed(&self, tenant: &TenantId, id: &ClientId);
     /// A tenant was changed, suspended, reactivated or deleted.
     fn tenant_changed(&self, tenant: &TenantId);
+    /// An API key was revoked or rotated (its cached copy must not authenticate any more).
+    fn api_key_changed(&self, tenant: &TenantId, id: &ApiKeyId);
 }
 
 /// No cache to tell.
@@ -24,6 +27,7 @@ struct NoCaches;
 impl ChangeHook for NoCaches {
     fn application_changed(&self, _: &TenantId, _: &ClientId) {}
     fn tenant_changed(&self, _: &TenantId) {}
+    fn api_key_changed(&self, _: &TenantId, _: &ApiKeyId) {}
 }
 
 /// The logout channels a deployment runs (`[logout]`). Default: none.

@@ -56,6 +56,16 @@ impl BrowserOrigins {
         }
     }
 
+    /// Forgets `tenant`'s origins (one of its applications changed).
+    pub fn forget(&self, tenant: &TenantId) {
+        self.entries().remove(tenant);
+    }
+
+    /// Forgets every tenant's origins.
+    pub fn forget_all(&self) {
+        self.entries().clear();
+    }
+
     /// How long a tenant's origins are kept.
     pub fn ttl(&self) -> Duration {
         self.ttl

@@ -1,16 +1,15 @@
 //! The tenant directory the HTTP layer resolves hosts with: the store, behind a short-lived
 //! in-memory cache so protocol hot paths (discovery, JWKS, token) do not pay a database round
 //! trip per request. A suspension or deletion takes effect at once when made through this
-//! process (see [`ProcessCaches`]), within [`TTL`] when made by another instance.
+//! process or announced by another (`crate::shared_caches`); [`TTL`] bounds what a lost
+//! announcement can leave behind.
 
 use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use svc_domain::{ClientId, Tenant, TenantId, TenantSlug};
+use svc_domain::{Tenant, TenantId, TenantSlug};
 use svc_http::TenantDirectory;
-use svc_manage::ChangeHook;
-use svc_oauth::client_auth::ClientCache;
 use svc_store::Store;
 
 /// How long a lookup (found or not) is reused.
@@ -39,23 +38,10 @@ impl CachedDirectory {
             .unwrap_or_else(|p| p.into_inner())
             .retain(|_, (_, hit)| hit.as_ref().is_some_and(|t| t.id != *id));
     }
-}
 
-/// Tells this process's caches about changes the management use cases committed: the
-/// application cache of client authentication and the tenant directory.
-pub(crate) struct ProcessCaches {
-    pub(crate) clients: Arc<ClientCache>,
-    pub(crate) directory: Arc<CachedDirectory>,
-}
-
-impl ChangeHook for ProcessCaches {
-    fn application_changed(&self, tenant: &TenantId, id: &ClientId) {
-        self.clients.invalidate(tenant, id);
-    }
-
-    fn tenant_changed(&self, tenant: &TenantId) {
-        self.clients.invalidate_tenant(tenant);
-        self.directory.forget(tenant);
+    /// Forgets every lookup.
+    pub(crate) fn clear(&self) {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }
 

@@ -23,6 +23,7 @@ mod logout;
 mod operator;
 mod plane;
 mod serve;
+mod shared_caches;
 mod software_statements;
 mod stores;
 mod tls;

@@ -8,6 +8,7 @@
 
 mod dialect;
 mod error;
+mod feed;
 mod migrations;
 mod options;
 mod store;
@@ -16,4 +17,5 @@ mod store;
 pub mod testing;
 
 pub use dialect::PgDialect;
+pub use feed::CHANNEL as CHANGE_CHANNEL;
 pub use store::PgStore;

@@ -2,12 +2,15 @@
 
 use crate::dialect::PgDialect;
 use crate::error::{map_err, map_migrate_err};
+use crate::feed::PgFeed;
 use crate::migrations::MIGRATOR;
 use crate::options::{connect_options, pool_options};
 use async_trait::async_trait;
 use sqlx::PgPool;
+use std::sync::Arc;
 use svc_store::{
-    Backend, MigrationStatus, PoolSettings, PoolStatus, ReadTx, Store, StoreError, WriteTx,
+    Backend, ChangeFeed, MigrationStatus, PoolSettings, PoolStatus, ReadTx, Store, StoreError,
+    WriteTx,
 };
 use svc_store_sql::SqlTx;
 
@@ -15,6 +18,8 @@ use svc_store_sql::SqlTx;
 #[derive(Debug)]
 pub struct PgStore {
     pool: PgPool,
+    /// `LISTEN/NOTIFY` between the processes on this database.
+    feed: Arc<PgFeed>,
     /// A test database to drop when the store is closed or dropped.
     #[cfg(feature = "test-support")]
     pub(crate) test_db: std::sync::Mutex<Option<crate::testing::TestDbGuard>>,
@@ -40,6 +45,7 @@ impl PgStore {
 
     pub(crate) fn from_pool(pool: PgPool) -> Self {
         Self {
+            feed: Arc::new(PgFeed::new(pool.clone())),
             pool,
             #[cfg(feature = "test-support")]
             test_db: std::sync::Mutex::new(None),
@@ -68,6 +74,10 @@ impl PgStore {
 impl Store for PgStore {
     fn backend(&self) -> Backend {
         Backend::Postgres
+    }
+
+    fn change_feed(&self) -> Option<Arc<dyn ChangeFeed>> {
+        Some(self.feed.clone())
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

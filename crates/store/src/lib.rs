@@ -14,6 +14,7 @@ mod api_keys;
 mod applications;
 mod audit;
 mod backchannel;
+mod change_feed;
 mod delegations;
 mod device;
 mod domains;
@@ -47,6 +48,7 @@ pub use applications::{
 };
 pub use audit::{AuditFilter, AuditReads, AuditWrites, CoordinationWrites, IdempotencyRecord};
 pub use backchannel::{BackchannelReads, BackchannelWrites};
+pub use change_feed::{ChangeFeed, ChangeSubscription, FeedEvent};
 pub use delegations::{DelegationReads, DelegationWrites, MAX_DELEGATIONS_READ};
 pub use device::{DeviceReads, DeviceWrites};
 pub use domains::{DomainReads, DomainWrites};
@@ -159,6 +161,12 @@ pub trait Store: Send + Sync + 'static {
 
     /// Closes the pool, waiting for lent connections to come back.
     async fn close(&self);
+
+    /// The feed other processes on this database hear committed changes through, when the
+    /// backend has one ([`ChangeFeed`]); `None` for a backend that serves one process.
+    fn change_feed(&self) -> Option<std::sync::Arc<dyn ChangeFeed>> {
+        None
+    }
 }
 
 /// Whether the access token `jti` of `tenant` was revoked: one statement outside a transaction

@@ -71,6 +71,12 @@ impl KeyCache {
         }
     }
 
+    pub(crate) fn clear(&self) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.clear();
+        }
+    }
+
     /// Notes a write of `last_used_at` in the cached copy, so the next hit does not write again.
     fn touched(&self, key: &ApiKey, at: OffsetDateTime) {
         if let Ok(mut entries) = self.entries.lock()

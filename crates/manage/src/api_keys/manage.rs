@@ -457,6 +457,7 @@ pub async fn revoke(
     }
     tx.commit().await?;
     keys.cache.forget(tenant, &id);
+    ctx.changes.api_key_changed(tenant, &id);
     Ok(())
 }
 
@@ -542,6 +543,7 @@ pub async fn rotate(
     )
     .await?;
     keys.cache.forget(tenant, &id);
+    ctx.changes.api_key_changed(tenant, &id);
     Ok(created)
 }
 

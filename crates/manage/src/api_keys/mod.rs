@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
 use svc_crypto::ApiKeyHasher;
-use svc_domain::{ApiKey, KeyReach};
+use svc_domain::{ApiKey, ApiKeyId, KeyReach, TenantId};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -94,6 +94,16 @@ impl ApiKeys {
             settings,
             cache: auth::KeyCache::default(),
         }
+    }
+
+    /// Forgets the cached copy of key `id` (another instance revoked or rotated it).
+    pub fn forget(&self, tenant: &TenantId, id: &ApiKeyId) {
+        self.cache.forget(tenant, id);
+    }
+
+    /// Forgets every cached key.
+    pub fn forget_all(&self) {
+        self.cache.clear();
     }
 
     /// The deployment's hasher (introspection hashes presented keys with it).

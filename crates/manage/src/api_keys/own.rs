@@ -501,5 +501,6 @@ pub async fn revoke_own(
     .await?;
     tx.commit().await?;
     keys.cache.forget(tenant, &id);
+    ctx.changes.api_key_changed(tenant, &id);
     Ok(true)
 }

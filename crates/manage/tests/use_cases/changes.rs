@@ -2,7 +2,7 @@
 
 use crate::support::{client_actor, harness, meta, operator, web_app};
 use std::sync::{Arc, Mutex};
-use svc_domain::{ClientId, TenantId};
+use svc_domain::{ApiKeyId, ClientId, TenantId};
 use svc_manage::{ChangeHook, applications, control_plane};
 
 #[derive(Default)]
@@ -14,6 +14,9 @@ impl ChangeHook for Recorder {
     }
     fn tenant_changed(&self, tenant: &TenantId) {
         self.0.lock().unwrap().push(format!("tenant {tenant}"));
+    }
+    fn api_key_changed(&self, tenant: &TenantId, id: &ApiKeyId) {
+        self.0.lock().unwrap().push(format!("key {tenant} {id}"));
     }
 }
 

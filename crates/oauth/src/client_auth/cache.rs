@@ -72,6 +72,11 @@ impl ClientCache {
         self.entries().remove(&(tenant.clone(), id.clone()));
     }
 
+    /// Forgets every application.
+    pub fn clear(&self) {
+        self.entries().clear();
+    }
+
     /// Forgets every application of a tenant (the tenant changed or is gone).
     pub fn invalidate_tenant(&self, tenant: &TenantId) {
         self.entries().retain(|(t, _), _| t != tenant);

@@ -16,4 +16,6 @@ mod service;
 
 pub use custody::KeyWrapper;
 pub use error::KeyError;
-pub use service::{Custody, KeyService, KeyServiceSettings, PublishedJwks, RotationReport};
+pub use service::{
+    Custody, KeyService, KeyServiceSettings, PublishedJwks, RotationListener, RotationReport,
+};

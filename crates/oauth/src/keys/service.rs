@@ -2,7 +2,7 @@
 
 use super::{KeyError, KeyWrapper};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use svc_crypto::rotation::{
     KeyMeta, RotationPolicy, RotationStep, plan_forced_rotation, plan_rotation,
@@ -100,7 +100,12 @@ pub struct KeyService {
     unsealed: Mutex<HashMap<(TenantId, String), Arc<SigningKey>>>,
     /// The whole key set in ephemeral custody.
     memory: tokio::sync::Mutex<HashMap<TenantId, Vec<HeldKey>>>,
+    /// Told after a rotation changed a tenant's keys, so other processes reload theirs.
+    rotated: OnceLock<RotationListener>,
 }
+
+/// Called with the tenant whose key set a rotation changed.
+pub type RotationListener = Arc<dyn Fn(&TenantId) + Send + Sync>;
 
 impl KeyService {
     /// A key service over `store`.
@@ -118,7 +123,25 @@ impl KeyService {
             cache: Mutex::new(HashMap::new()),
             unsealed: Mutex::new(HashMap::new()),
             memory: tokio::sync::Mutex::new(HashMap::new()),
+            rotated: OnceLock::new(),
         }
+    }
+
+    /// Sets who is told after a rotation changes a tenant's keys (once; later calls are
+    /// ignored): the runtime announces it to the other instances on the database.
+    pub fn on_rotation(&self, listener: RotationListener) {
+        let _ = self.rotated.set(listener);
+    }
+
+    /// Forgets `tenant`'s cached keys (another instance rotated them): the next use reads the
+    /// store. In ephemeral custody the keys live only here, so nothing is lost.
+    pub fn forget(&self, tenant: &TenantId) {
+        self.invalidate(tenant);
+    }
+
+    /// Forgets every tenant's cached keys.
+    pub fn forget_all(&self) {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     /// Whether keys survive a restart.
@@ -345,6 +368,9 @@ impl KeyService {
         };
         if !report.is_empty() {
             self.invalidate(tenant);
+            if let Some(listener) = self.rotated.get() {
+                listener(tenant);
+            }
             tracing::info!(
                 tenant = %tenant,
                 created = ?report.created,

@@ -62,6 +62,61 @@ struct Retention {
     login_history: time::Duration,
 }
 
+/// One kind of record the janitor removes, in its own transaction.
+#[derive(Debug, Clone, Copy)]
+enum PurgeStep {
+    Coordination,
+    Grants,
+    WebhookHistory,
+    LoginHistory,
+    ClosedRecoveries,
+}
+
+impl PurgeStep {
+    const ALL: [Self; 5] = [
+        Self::Coordination,
+        Self::Grants,
+        Self::WebhookHistory,
+        Self::LoginHistory,
+        Self::ClosedRecoveries,
+    ];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Coordination => "idempotency keys and assertion ids",
+            Self::Grants => "codes, sessions and tokens",
+            Self::WebhookHistory => "webhook history",
+            Self::LoginHistory => "login history",
+            Self::ClosedRecoveries => "closed recoveries",
+        }
+    }
+}
+
+/// Runs one purge step in a transaction of its own: how many records it removed.
+async fn purge(
+    store: &dyn svc_store::Store,
+    step: PurgeStep,
+    now: time::OffsetDateTime,
+    retention: &Retention,
+) -> Result<u64, svc_store::StoreError> {
+    let mut tx = store.write().await?;
+    let purged = match step {
+        PurgeStep::Coordination => tx.purge_expired(now).await?,
+        PurgeStep::Grants => tx.purge_expired_grants(now).await?,
+        PurgeStep::WebhookHistory => tx.purge_webhook_history(now - retention.webhooks).await?,
+        PurgeStep::LoginHistory => {
+            tx.purge_login_history(now - retention.login_history)
+                .await?
+        }
+        PurgeStep::ClosedRecoveries => {
+            tx.purge_closed_recoveries(now - CLOSED_RECOVERY_KEPT)
+                .await?
+        }
+    };
+    tx.commit().await?;
+    Ok(purged)
+}
+
 /// The async plane's housekeeping, every ten minutes: forgets expired idempotency keys and
 /// client-assertion ids (kept only to refuse replays within their lifetime), dead codes,
 /// sessions and tokens, webhook history and login history past their `retention`, and closed
@@ -79,27 +134,25 @@ async fn janitor(
             () = cancel.cancelled() => return,
             _ = ticker.tick() => {}
         }
-        let purge = async {
-            let mut tx = store.write().await?;
-            let now = clock.now();
-            let purged = tx.purge_expired(now).await?
-                + tx.purge_expired_grants(now).await?
-                + tx.purge_webhook_history(now - retention.webhooks).await?
-                + tx.purge_login_history(now - retention.login_history)
-                    .await?
-                + tx.purge_closed_recoveries(now - CLOSED_RECOVERY_KEPT)
-                    .await?;
-            tx.commit().await.map(|()| purged)
-        };
-        match purge.await {
-            Ok(0) => {}
-            Ok(purged) => {
-                tracing::info!(
-                    purged,
-                    "expired idempotency keys, assertion ids, codes, sessions, tokens, webhook and login history, and closed recoveries removed"
-                )
+        let now = clock.now();
+        // One transaction per kind of record: a slow or failing purge of one table (a huge
+        // backlog hitting `statement_timeout`) neither rolls back nor holds up the others.
+        let mut purged = 0;
+        for step in PurgeStep::ALL {
+            match purge(store.as_ref(), step, now, &retention).await {
+                Ok(n) => purged += n,
+                Err(e) => tracing::warn!(
+                    what = step.as_str(),
+                    error = %e,
+                    "housekeeping failed; retrying on the next tick"
+                ),
             }
-            Err(e) => tracing::warn!(error = %e, "housekeeping failed; retrying on the next tick"),
+        }
+        if purged > 0 {
+            tracing::info!(
+                purged,
+                "expired idempotency keys, assertion ids, codes, sessions, tokens, webhook and login history, and closed recoveries removed"
+            );
         }
     }
 }

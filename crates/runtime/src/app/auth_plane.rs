@@ -31,7 +31,6 @@ use svc_oauth::authorize::{
     AuthorizeEndpoint, AuthorizeSettings, PushEndpoint, PushedRequests, RequestObjects,
 };
 use svc_oauth::backchannel::{BackchannelEndpoint, BackchannelSettings};
-use svc_oauth::browser_origins::BrowserOrigins;
 use svc_oauth::delegations::Delegations;
 use svc_oauth::device::{DeviceEndpoint, DeviceSettings};
 use svc_oauth::discovery::{DiscoverySettings, OptionalFeatures};
@@ -165,11 +164,7 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
         revoker: Arc::new(Revoker::new(ctx.clone())),
         userinfo: Arc::new(UserInfo::new(ctx)),
         throttle,
-        // As long as other instances' application changes take to be seen here.
-        browser_origins: Arc::new(BrowserOrigins::new(
-            services.store.clone(),
-            Duration::from_secs(u64::from(config.oidc.client_cache_secs)),
-        )),
+        browser_origins: services.origins.clone(),
     }))
 }
 

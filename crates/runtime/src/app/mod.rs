@@ -108,6 +108,14 @@ impl App {
             .await?;
             workers.spawn("instance-lease", |cancel| lease.keep(cancel));
         }
+        // Other instances' changes reach this process's caches (`crate::shared_caches`).
+        services.caches.register_metrics(&metrics);
+        if let Some(feed) = services.store.change_feed() {
+            let caches = services.caches.clone();
+            workers.spawn("change-feed", |cancel| {
+                crate::shared_caches::listen(caches, feed, cancel)
+            });
+        }
         if plane.runs(Plane::Async) && config.deployment.background_tasks_enabled {
             let interval = options.rotation_interval;
             async_plane::spawn(&mut workers, &config, &services, &metrics, interval)?;

@@ -4,7 +4,8 @@
 //! state. Planes take what they need from here; nothing here starts a worker or binds a route.
 
 use crate::RuntimeError;
-use crate::directory::{CachedDirectory, ProcessCaches};
+use crate::directory::CachedDirectory;
+use crate::shared_caches::{Change, ProcessCaches};
 use crate::stores::OpenedStore;
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use svc_domain::{Clock, Rng, TenantSlug};
 use svc_http::api::ApiState;
 use svc_http::{TenantResolver, TenantRouting};
 use svc_manage::ManageContext;
+use svc_oauth::browser_origins::BrowserOrigins;
 use svc_oauth::client_auth::ClientCache;
 use svc_oauth::dpop::{Dpop, DpopSettings, InstanceReplay, ProofReplay, StoreReplay};
 use svc_oauth::keys::KeyService;
@@ -35,8 +37,12 @@ pub(super) struct Services {
     pub(super) routing: TenantRouting,
     /// Host → tenant, through the cached directory.
     pub(super) tenants: TenantResolver,
-    /// Applications already read; invalidated by management changes made in this process.
+    /// Applications already read; invalidated by management changes (`shared_caches`).
     pub(super) clients: Arc<ClientCache>,
+    /// The tenants' browser origins (CORS), invalidated the same way.
+    pub(super) origins: Arc<BrowserOrigins>,
+    /// Every cache above, and the change feed that keeps them correct across instances.
+    pub(super) caches: Arc<ProcessCaches>,
     /// The one sign-in engine of the process.
     pub(super) authn: Arc<svc_authn::Authn>,
     /// The management API's state; also authorises `/metrics` reads on every plane.
@@ -65,14 +71,28 @@ impl Services {
         let routing = tenant_routing(config)?;
         let directory = Arc::new(CachedDirectory::new(store.clone()));
         let tenants = TenantResolver::new(routing.clone(), directory.clone());
-        let clients = Arc::new(ClientCache::new(Duration::from_secs(u64::from(
-            config.oidc.client_cache_secs,
-        ))));
+        let cache_ttl = Duration::from_secs(u64::from(config.oidc.client_cache_secs));
+        let clients = Arc::new(ClientCache::new(cache_ttl));
+        let origins = Arc::new(BrowserOrigins::new(store.clone(), cache_ttl));
+        let api_keys = api_keys(config, &store, &clock, &rng).await?;
+        let caches = Arc::new(ProcessCaches::new(
+            clients.clone(),
+            directory,
+            origins.clone(),
+            api_keys.clone(),
+            keys.clone(),
+            store.change_feed(),
+            rng.as_ref(),
+        ));
+        // A weak link: the caches hold the key service, which must not keep them alive.
+        let announcer = Arc::downgrade(&caches);
+        keys.on_rotation(Arc::new(move |tenant| {
+            if let Some(caches) = announcer.upgrade() {
+                caches.announce(Change::SigningKeys(tenant.clone()));
+            }
+        }));
         let manage = ManageContext::new(store.clone(), clock.clone(), rng.clone())
-            .with_change_hook(Arc::new(ProcessCaches {
-                clients: clients.clone(),
-                directory,
-            }));
+            .with_change_hook(caches.clone());
         // One sign-in engine per process: its Argon2 semaphore bounds hashing across every
         // surface that uses it (management API, hosted pages).
         let authn = crate::authn::build(config, store.clone(), clock.clone(), rng.clone()).await?;
@@ -92,7 +112,6 @@ impl Services {
             )?));
         let manage = manage.with_software_statements(crate::software_statements::verifier(config)?);
         let dpop = Arc::new(dpop(config, store.clone(), clock.clone()));
-        let api_keys = api_keys(config, &store, &clock, &rng).await?;
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),
@@ -111,6 +130,8 @@ impl Services {
             routing,
             tenants,
             clients,
+            origins,
+            caches,
             authn,
             api,
             dpop,

@@ -56,6 +56,7 @@ mod scim_groups;
 mod scim_interop;
 mod scim_reach;
 mod sdk_client;
+mod shared_caches;
 mod tenant_users;
 mod tls;
 mod token_exchange;
