@@ -1,10 +1,13 @@
-//! The TypeScript SDK (`sdks/js`, `@svc/client`, issue 22 item 1) against the real service, on
+//! The TypeScript SDK (`sdks/js`: `@svc/client`, issue 22 item 1, and the framework packages
+//! `@svc/react`, `@svc/vue`, `@svc/svelte`, `@svc/solid`, item 2) against the real service, on
 //! SQLite and PostgreSQL: the service runs single-tenant (issuer `http://127.0.0.1:<port>`), this
 //! test hands the package's tests the tenant's management credentials, and `npm test` compiles
 //! the package (`tsc`) and runs its unit tests and its live test (`test/live.test.mjs`: the
 //! management API, the code flow with PKCE through the hosted pages with hostile callbacks and
 //! ID tokens, the shared rotating refresh, UserInfo, logout) and, with Chromium, its browser test
-//! (`test/browser.test.mjs`: `login()` and `handleCallback()` in a real page). Node and
+//! (`test/browser.test.mjs`: `login()` and `handleCallback()` in a real page), and each framework
+//! package's example app, built with Vite and the framework's plugin, signed in, refreshed,
+//! calling UserInfo and signed out in Chromium (`sdks/js/examples/*/test/browser.test.mjs`). Node and
 //! `sdks/js/node_modules` (TypeScript, publint, playwright-core, exactly as locked) come from
 //! `bash scripts/interop-setup.sh`; nothing is downloaded here.
 
@@ -86,11 +89,14 @@ async fn the_js_sdk_passes_its_tests_against_the_service() {
             "{backend:?}: the live test did not pass\n{}",
             run.stdout
         );
-        assert!(
-            run.stdout.contains("svc-js browser test: passed"),
-            "{backend:?}: the browser test did not pass\n{}",
-            run.stdout
-        );
+        // `@svc/client`'s browser test and each framework package's example app in Chromium.
+        for browser in ["", "react ", "vue ", "svelte ", "solid "] {
+            assert!(
+                run.stdout.contains(&format!("svc-js {browser}browser test: passed")),
+                "{backend:?}: the {browser}browser test did not pass\n{}",
+                run.stdout
+            );
+        }
         app.shutdown().await;
     }
 }

@@ -85,6 +85,8 @@ const CALLBACK_PARAMS = ["code", "state", "iss", "error", "error_description", "
 export class SvcClient {
   readonly issuer: string;
   readonly clientId: string;
+  /** The registered redirect URI this client's logins come back to. */
+  readonly redirectUri: string;
   private readonly options: SvcClientOptions;
   private readonly fetchFn: FetchLike;
   private readonly storage: SvcStorage;
@@ -101,6 +103,7 @@ export class SvcClient {
     this.options = options;
     this.issuer = options.baseURL;
     this.clientId = options.oauth.clientId;
+    this.redirectUri = options.oauth.redirectUri;
     this.fetchFn = options.fetch ?? defaultFetch();
     this.storage = options.storage ?? new MemoryStorage();
     this.transient = options.transientStorage ?? defaultTransientStorage();

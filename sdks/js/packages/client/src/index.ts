@@ -3,6 +3,8 @@
 
 export { SvcClient, createSvcClient, isLoginPopup } from "./client.js";
 export type { LoginOptions, LogoutOptions, SignInResult, SvcClientOptions } from "./client.js";
+export { authStore } from "./store.js";
+export type { AuthStartOptions, AuthState, AuthStore } from "./store.js";
 export {
   callbackParams,
   createAuthorizationUrl,

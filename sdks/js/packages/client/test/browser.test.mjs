@@ -1,16 +1,16 @@
 // @svc/client in a real page: Chromium (playwright-core, Debian's /usr/bin/chromium or
 // CHROMIUM_PATH) against a running svc. svc's token endpoint sends no CORS headers, so the
-// single-page application is served the way it would be in production: a reverse proxy (here a
-// few lines of node:http) serves the application under /spa/ and passes every other request,
-// Host included, to the real service, whose development issuer is then the proxy's origin.
+// single-page application is served the way it would be in production: a reverse proxy (the
+// workspace's test-support/spa.mjs) serves the application under /spa/ and passes every other
+// request, Host included, to the real service, whose development issuer is then the proxy's origin.
 // Covers login() by redirect through the hosted sign-in, handleCallback() with
 // the address bar cleaned, where tokens are (not) kept, getAccessToken() with a forced refresh
 // under Web Locks, UserInfo, login({ popup: true }) and logout(). Skipped without SVC_E2E_*.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import http from "node:http";
 import { test } from "node:test";
 import { PASSWORD, env, management, managementToken, skip } from "./e2e.mjs";
+import { launchChromium, sameOriginProxy } from "../../../test-support/spa.mjs";
 
 const DIST = new URL("../dist/", import.meta.url);
 
@@ -39,36 +39,22 @@ window.ready = true;
 </script></body></html>`;
 }
 
-/** The application under /spa/ and svc behind it, on one loopback origin. */
-async function sameOriginProxy(upstream, app) {
-  const target = new URL(upstream);
-  const server = http.createServer(async (req, res) => {
-    const path = new URL(req.url, "http://proxy").pathname;
-    if (path === "/favicon.ico") return res.writeHead(204).end();
+/** The application's own paths under /spa/: the client from dist, and the page for every other one. */
+function spaFiles(app) {
+  return async (path) => {
     if (path.startsWith("/spa/dist/")) {
       const file = path.slice("/spa/dist/".length);
-      if (!/^[a-z]+\.js$/.test(file)) return res.writeHead(404).end();
-      res.writeHead(200, { "content-type": "text/javascript" });
-      return res.end(await readFile(new URL(file, DIST)));
+      if (!/^[a-z]+\.js$/.test(file)) return { status: 404, type: "text/plain", body: "not found" };
+      return { type: "text/javascript", body: await readFile(new URL(file, DIST)) };
     }
-    if (path.startsWith("/spa/")) {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-      return res.end(app());
-    }
-    const forward = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode, answer.headers);
-      answer.pipe(res);
-    });
-    forward.on("error", () => res.writeHead(502).end());
-    req.pipe(forward);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+    if (path.startsWith("/spa/")) return { type: "text/html; charset=utf-8", body: app() };
+    return undefined;
+  };
 }
 
 test("browser: login() and handleCallback() in Chromium against a running svc", { skip, timeout: 180_000 }, async () => {
   let clientId;
-  const proxy = await sameOriginProxy(env.issuer, () => page(proxy.origin, clientId));
+  const proxy = await sameOriginProxy(env.issuer, spaFiles(() => page(proxy.origin, clientId)));
   const issuer = proxy.origin;
   let browser;
   try {
@@ -86,13 +72,7 @@ test("browser: login() and handleCallback() in Chromium against a running svc", 
     const email = `grace.${Date.now().toString(36)}@example.com`;
     const person = await management(env.issuer, machine, "POST", "/tenant-users", { email, password: PASSWORD, name: "Grace Hopper" });
 
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"],
-      timeout: 60_000,
-    });
+    browser = await launchChromium();
     const context = await browser.newContext();
     const tab = await context.newPage();
     const pageErrors = [];

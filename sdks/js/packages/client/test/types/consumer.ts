@@ -2,6 +2,9 @@
 // workspace links node_modules/@svc/client here), type-checked under Node16 and bundler
 // resolution. If the map or the declarations were wrong, this would not compile.
 import {
+  type AuthState,
+  type AuthStore,
+  authStore,
   AuthorizationError,
   IdTokenError,
   type IdTokenClaims,
@@ -38,3 +41,9 @@ export async function usage(): Promise<string> {
   }
   return `${user?.sub}${tokens.accessToken}${token}${url}${oauthSignOut(metadata, { state: "s" })}`;
 }
+
+// The framework packages' common ground.
+const store: AuthStore = authStore(client);
+export const stop: () => void = store.subscribe((state: AuthState) => void state.user?.sub);
+export const started: Promise<AuthState> = store.start({ isCallback: (url) => url.pathname === "/cb", onSignIn: (r) => void r.returnTo });
+export const redirect: string = client.redirectUri;

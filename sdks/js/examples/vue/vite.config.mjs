@@ -1,0 +1,10 @@
+import vue from "@vitejs/plugin-vue";
+import { defineConfig } from "vite";
+
+// Served under /app/ by the same-origin proxy of the browser test (and by any reverse proxy in
+// front of svc in production: the token endpoint sends no CORS headers).
+export default defineConfig({
+  base: "/app/",
+  plugins: [vue()],
+  build: { outDir: "dist", emptyOutDir: true, sourcemap: false },
+});
