@@ -17,8 +17,9 @@ use crate::model::{
     Config, DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig,
     DpopConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig,
     KmsConfig, LogDelivery, LogoutConfig, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride,
-    RecoveryConfig, ScimConfig, SecurityConfig, ServerConfig, SmtpConfig, SoftwareStatementIssuer,
-    TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
+    RecoveryConfig, RedisConfig, ScimConfig, SecurityConfig, ServerConfig, SmtpConfig,
+    SoftwareStatementIssuer, TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig,
+    WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -303,6 +304,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         DatabaseConfig,
         PoolOverride,
         KmsConfig,
+        RedisConfig,
         AuthConfig,
         EmailConfig,
         SmtpConfig,

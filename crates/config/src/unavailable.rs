@@ -20,8 +20,6 @@ pub(crate) enum Accepts {
     Nothing,
     /// `false`, in any spelling the loader reads as false (`false`, `0`, `no`, `off`).
     False,
-    /// Exactly this text.
-    Text(&'static str),
 }
 
 /// How an entry is written in TOML, for the message.
@@ -160,16 +158,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
         "the development OAuth proxy is not built yet",
     ),
     // Infrastructure.
-    key(
-        "deployment.coordination_backend",
-        Accepts::Text("postgres"),
-        "instances share rate-limit counters and caches through the runtime database only",
-    ),
-    section(
-        "redis",
-        "the Redis coordination backend is not built yet (instances coordinate through the \
-         runtime database)",
-    ),
     section(
         "memcached",
         "the Memcached coordination backend is not built yet (instances coordinate through the \
@@ -220,7 +208,6 @@ impl Unavailable {
         match self.accepts {
             Accepts::Nothing => self.label(),
             Accepts::False => format!("{} other than false", self.label()),
-            Accepts::Text(text) => format!("{} other than \"{text}\"", self.label()),
         }
     }
 
@@ -229,7 +216,6 @@ impl Unavailable {
         match self.accepts {
             Accepts::Nothing => false,
             Accepts::False => value.to_bool_lossy() == Some(false),
-            Accepts::Text(text) => value.as_str() == Some(text),
         }
     }
 
@@ -241,9 +227,6 @@ impl Unavailable {
             (Shape::Section | Shape::Tables, _) => "remove the section".to_owned(),
             (Shape::Key, Accepts::Nothing) => "remove the key".to_owned(),
             (Shape::Key, Accepts::False) => "remove the key or set it to false".to_owned(),
-            (Shape::Key, Accepts::Text(text)) => {
-                format!("remove the key or set it to \"{text}\"")
-            }
         };
         ConfigError::Unavailable {
             key: self.key.to_owned(),
@@ -369,13 +352,13 @@ mod tests {
     fn strip_refuses_values_other_than_the_accepted_one_and_drops_emptied_tables() {
         let mut input = dict(
             "[social.google]\nclient_id = \"x\"\n[oauth_proxy]\nenabled = false\n\
-             [deployment]\ncoordination_backend = \"redis\"\nruntime_plane = \"auth\"\n\
-             embedded_chain_monitor = false\n[[chains]]\nname = \"a\"\n",
+             [deployment]\nembedded_chain_monitor = \"on\"\nruntime_plane = \"auth\"\n\
+             [[chains]]\nname = \"a\"\n",
         );
         let refused: Vec<&str> = strip(&mut input, &[]).iter().map(|e| e.key).collect();
         assert_eq!(
             refused,
-            ["social", "chains", "deployment.coordination_backend"]
+            ["social", "chains", "deployment.embedded_chain_monitor"]
         );
         let left: Vec<&String> = input.keys().collect();
         assert_eq!(left, ["deployment"], "oauth_proxy emptied and dropped");
@@ -385,12 +368,14 @@ mod tests {
 
     #[test]
     fn strip_works_on_a_section_given_as_a_whole() {
-        let mut section =
-            dict("coordination_backend = \"postgres\"\nembedded_chain_monitor = \"on\"\n");
+        let mut section = dict("embedded_chain_monitor = \"on\"\n");
         let prefix = ["deployment".to_owned()];
         let refused: Vec<&str> = strip(&mut section, &prefix).iter().map(|e| e.key).collect();
         assert_eq!(refused, ["deployment.embedded_chain_monitor"]);
         assert!(section.is_empty());
+        let mut accepted = dict("embedded_chain_monitor = false\n");
+        assert!(strip(&mut accepted, &prefix).is_empty());
+        assert!(accepted.is_empty(), "the accepted value is dropped too");
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod bootstrap;
 mod captcha;
 pub mod cli;
 mod client_documents;
+mod coordination;
 mod directory;
 mod domain_probe;
 mod error;

@@ -69,6 +69,34 @@ pub enum DatabaseTopology {
     SplitByPlane,
 }
 
+/// What instances share counters, replay records and cache announcements through.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CoordinationBackend {
+    /// The runtime database: no extra component. DPoP `jti`s are recorded in it (with `[kms]`),
+    /// caches are kept current with `LISTEN/NOTIFY` on PostgreSQL, and the token-endpoint
+    /// throttle counts per process.
+    #[default]
+    Postgres,
+    /// Redis (`[redis]`): the throttle counts across instances, DPoP `jti`s are recorded there,
+    /// and cache announcements go through its publish/subscribe.
+    Redis,
+    /// Memcached: not built in this version (refused at start).
+    Memcached,
+}
+
+impl CoordinationBackend {
+    /// The name used in configuration.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Postgres => "postgres",
+            Self::Redis => "redis",
+            Self::Memcached => "memcached",
+        }
+    }
+}
+
 /// How this deployment is laid out.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -82,6 +110,9 @@ pub struct DeploymentConfig {
     pub background_tasks_enabled: bool,
     /// Database topology: "shared" or "split_by_plane". Default: "shared".
     pub database_topology: DatabaseTopology,
+    /// What instances coordinate through: "postgres" (the runtime database) or "redis"
+    /// (`[redis]`). "memcached" is not built in this version. Default: "postgres".
+    pub coordination_backend: CoordinationBackend,
     /// The plane this process runs: "auth", "control", "async" or "all". The environment
     /// shortcut `SVC_RUNTIME_PLANE` sets it. Default: "all".
     pub runtime_plane: RuntimePlane,
@@ -93,6 +124,7 @@ impl Default for DeploymentConfig {
             allow_all_in_one_runtime_plane: true,
             background_tasks_enabled: true,
             database_topology: DatabaseTopology::Shared,
+            coordination_backend: CoordinationBackend::Postgres,
             runtime_plane: RuntimePlane::All,
         }
     }

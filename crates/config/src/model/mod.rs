@@ -17,6 +17,7 @@ mod dpop;
 mod dynamic_registration;
 mod logout;
 mod passkey;
+mod redis;
 mod scim;
 mod security;
 mod server;
@@ -42,12 +43,13 @@ pub use delivery::{
     CaptchaConfig, CaptchaProvider, EmailConfig, EmailProvider, FailMode, HibpConfig, LogDelivery,
     SmtpConfig,
 };
-pub use deployment::{DatabaseTopology, DeploymentConfig, RuntimePlane};
+pub use deployment::{CoordinationBackend, DatabaseTopology, DeploymentConfig, RuntimePlane};
 pub use device_authorization::DeviceAuthorizationConfig;
 pub use dpop::DpopConfig;
 pub use dynamic_registration::{DynamicRegistrationConfig, SoftwareStatementIssuer};
 pub use logout::LogoutConfig;
 pub use passkey::PasskeyConfig;
+pub use redis::{RedisConfig, ThrottleFailMode};
 pub use scim::ScimConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
@@ -68,6 +70,8 @@ pub struct Config {
     pub server: ServerConfig,
     /// Database connections and pools.
     pub database: DatabaseConfig,
+    /// The Redis coordination backend (with `deployment.coordination_backend = "redis"`).
+    pub redis: RedisConfig,
     /// Key management service (`svc-kms`); required in production.
     pub kms: Option<KmsConfig>,
     /// Password hashing and credential abuse limits.

@@ -184,18 +184,6 @@ const CASES: &[Case] = &[
         "yes",
     ),
     case(
-        "deployment.coordination_backend",
-        "[deployment]\ncoordination_backend = \"redis\"\n",
-        "SVC_DEPLOYMENT__COORDINATION_BACKEND",
-        "memcached",
-    ),
-    case(
-        "redis",
-        "[redis]\nurl = \"redis://:s3cret-value@cache.internal:6379/0\"\n",
-        "SVC_REDIS__URL",
-        "redis://:s3cret-value@cache.internal:6379/0",
-    ),
-    case(
         "memcached",
         "[memcached]\naddress = \"127.0.0.1:11211\"\n",
         "SVC_MEMCACHED__ADDRESS",
@@ -352,20 +340,20 @@ fn a_section_given_whole_by_a_variable_loses_only_its_refused_keys() {
         None,
         &[(
             "SVC_DEPLOYMENT",
-            r#"{"coordination_backend": "redis", "embedded_chain_monitor": false, "runtime_plane": "auth"}"#,
+            r#"{"coordination_backend": "postgres", "embedded_chain_monitor": true, "runtime_plane": "auth"}"#,
         )],
     );
     assert_eq!(errors.len(), 1, "{errors:#?}");
     assert!(
         errors[0].starts_with(
-            "deployment.coordination_backend is not available in this version (set by \
+            "deployment.embedded_chain_monitor is not available in this version (set by \
              environment variable SVC_DEPLOYMENT)"
         ),
         "{}",
         errors[0]
     );
     assert!(
-        errors[0].ends_with("remove the key or set it to \"postgres\""),
+        errors[0].ends_with("remove the key or set it to false"),
         "{}",
         errors[0]
     );

@@ -4,6 +4,7 @@
 //! `general` holds the rules for every mode, `production` the spec's "Production mode
 //! requirements" and "Startup errors" guards, `ranges` the numeric bounds.
 
+mod coordination;
 mod general;
 pub(crate) mod hosts;
 mod production;
@@ -73,6 +74,7 @@ const RULES: &[Rule] = &[
     general::recovery_is_consistent,
     general::passkey_relying_party_is_consistent,
     general::webhook_schedule_and_lease_consistent,
+    coordination::coordination_backend_is_complete,
 ];
 
 impl Config {

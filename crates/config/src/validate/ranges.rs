@@ -61,6 +61,13 @@ pub(crate) const BOUNDS: &[Bound] = &[
         10,
         600,
     ),
+    bound("redis.pool_size", |c| Some(c.redis.pool_size.into()), 1, 64),
+    bound(
+        "redis.command_timeout_ms",
+        |c| Some(c.redis.command_timeout_ms.into()),
+        50,
+        10_000,
+    ),
     bound(
         "oidc.client_cache_secs",
         |c| Some(c.oidc.client_cache_secs.into()),

@@ -131,7 +131,9 @@ where
             &client,
             &form,
             authorization.as_deref(),
-        ) {
+        )
+        .await
+        {
             return Err(Problem::rate_limited(retry_after).into_response());
         }
         Ok(Self {
@@ -161,7 +163,7 @@ fn is_form(headers: &HeaderMap) -> bool {
 
 /// How long to wait, when the claimed client (keyed within its tenant) or the address is over
 /// its budget.
-fn throttled(
+async fn throttled(
     throttle: &Throttle,
     current: &CurrentTenant,
     client: &ClientContext,
@@ -172,10 +174,12 @@ fn throttled(
     let client_key =
         client_id_hint(form, authorization).map(|c| format!("{tenant_key}:client:{c}"));
     let ip_key = client.ip.map(|ip| format!("ip:{ip}"));
-    [client_key, ip_key]
-        .into_iter()
-        .flatten()
-        .find_map(|key| throttle.check(&key).err())
+    for key in [client_key, ip_key].into_iter().flatten() {
+        if let Err(wait) = throttle.check(&key).await {
+            return Some(wait);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

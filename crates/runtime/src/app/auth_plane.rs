@@ -47,11 +47,16 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
     let throttle = &config.server.endpoint_throttle;
     // One throttle for every client-authenticated endpoint, so a client's budget is the same
     // whether it spends it on tokens or on pushed requests.
-    let throttle = Arc::new(Throttle::new(ThrottleSettings {
+    let throttle = Throttle::new(ThrottleSettings {
         enabled: throttle.enabled,
         requests_per_second: throttle.requests_per_second,
         burst: throttle.burst,
-    }));
+    });
+    // With Redis every instance draws from the same buckets (`crate::coordination`).
+    let throttle = Arc::new(match &services.redis {
+        Some(redis) => throttle.shared(redis.clone(), redis.outage()),
+        None => throttle,
+    });
     let settings = authorize_settings(config);
     let device = device_settings(config);
     let ciba = backchannel_settings(config);

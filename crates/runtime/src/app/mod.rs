@@ -110,7 +110,10 @@ impl App {
         }
         // Other instances' changes reach this process's caches (`crate::shared_caches`).
         services.caches.register_metrics(&metrics);
-        if let Some(feed) = services.store.change_feed() {
+        if let Some(redis) = &services.redis {
+            redis.register_metrics(&metrics);
+        }
+        if let Some(feed) = services.feed.clone() {
             let caches = services.caches.clone();
             workers.spawn("change-feed", |cancel| {
                 crate::shared_caches::listen(caches, feed, cancel)
@@ -124,6 +127,7 @@ impl App {
             &stores,
             &mut workers,
             &services.keys,
+            services.redis.as_ref(),
             &metrics,
             options.watchdog_interval,
         );

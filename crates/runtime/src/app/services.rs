@@ -4,6 +4,7 @@
 //! state. Planes take what they need from here; nothing here starts a worker or binds a route.
 
 use crate::RuntimeError;
+use crate::coordination::RedisBackend;
 use crate::directory::CachedDirectory;
 use crate::shared_caches::{Change, ProcessCaches};
 use crate::stores::OpenedStore;
@@ -18,7 +19,7 @@ use svc_oauth::browser_origins::BrowserOrigins;
 use svc_oauth::client_auth::ClientCache;
 use svc_oauth::dpop::{Dpop, DpopSettings, InstanceReplay, ProofReplay, StoreReplay};
 use svc_oauth::keys::KeyService;
-use svc_store::Store;
+use svc_store::{ChangeFeed, Store};
 
 use super::BuildOptions;
 
@@ -43,6 +44,11 @@ pub(super) struct Services {
     pub(super) origins: Arc<BrowserOrigins>,
     /// Every cache above, and the change feed that keeps them correct across instances.
     pub(super) caches: Arc<ProcessCaches>,
+    /// Where changes are announced to the other instances: Redis with that backend, else the
+    /// database's own feed (PostgreSQL), else none (embedded SQLite serves one process).
+    pub(super) feed: Option<Arc<dyn ChangeFeed>>,
+    /// The Redis coordination backend, when configured.
+    pub(super) redis: Option<Arc<RedisBackend>>,
     /// The one sign-in engine of the process.
     pub(super) authn: Arc<svc_authn::Authn>,
     /// The management API's state; also authorises `/metrics` reads on every plane.
@@ -75,13 +81,18 @@ impl Services {
         let clients = Arc::new(ClientCache::new(cache_ttl));
         let origins = Arc::new(BrowserOrigins::new(store.clone(), cache_ttl));
         let api_keys = api_keys(config, &store, &clock, &rng).await?;
+        let redis = crate::coordination::open(config)?;
+        let feed = match &redis {
+            Some(redis) => Some(redis.clone() as Arc<dyn ChangeFeed>),
+            None => store.change_feed(),
+        };
         let caches = Arc::new(ProcessCaches::new(
             clients.clone(),
             directory,
             origins.clone(),
             api_keys.clone(),
             keys.clone(),
-            store.change_feed(),
+            feed.clone(),
             rng.as_ref(),
         ));
         // A weak link: the caches hold the key service, which must not keep them alive.
@@ -111,7 +122,7 @@ impl Services {
                 &config.verified_domains,
             )?));
         let manage = manage.with_software_statements(crate::software_statements::verifier(config)?);
-        let dpop = Arc::new(dpop(config, store.clone(), clock.clone()));
+        let dpop = Arc::new(dpop(config, store.clone(), clock.clone(), redis.as_ref()));
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),
@@ -132,6 +143,8 @@ impl Services {
             clients,
             origins,
             caches,
+            feed,
+            redis,
             authn,
             api,
             dpop,
@@ -165,10 +178,16 @@ async fn api_keys(
     ))))
 }
 
-/// `[dpop]` in the engine's terms. Proof `jti`s are remembered in this process while it is the
-/// only instance serving the database (no `[kms]`: the instance lease guarantees it), and in
-/// the database when several instances may serve it (RFC 9449 §11.1 across instances).
-fn dpop(config: &Config, store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Dpop {
+/// `[dpop]` in the engine's terms. Proof `jti`s are remembered in Redis with that coordination
+/// backend; otherwise in this process while it is the only instance serving the database (no
+/// `[kms]`: the instance lease guarantees it), and in the database when several instances may
+/// serve it (RFC 9449 §11.1 across instances).
+fn dpop(
+    config: &Config,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    redis: Option<&Arc<RedisBackend>>,
+) -> Dpop {
     let c = &config.dpop;
     let settings = DpopSettings {
         enabled: c.enabled,
@@ -176,7 +195,9 @@ fn dpop(config: &Config, store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Dpop {
         proof_window: Duration::from_secs(u64::from(c.proof_window_secs)),
         nonce_lifetime: Duration::from_secs(u64::from(c.nonce_lifetime_secs)),
     };
-    let replay: Arc<dyn ProofReplay> = if config.kms.is_some() {
+    let replay: Arc<dyn ProofReplay> = if let Some(redis) = redis {
+        redis.clone()
+    } else if config.kms.is_some() {
         Arc::new(StoreReplay(store))
     } else {
         Arc::new(InstanceReplay::default())

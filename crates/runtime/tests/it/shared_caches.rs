@@ -16,25 +16,35 @@ use svc_testkit::{Backend, FaultyProxy, KmsDaemon, TestApp};
 /// Longer than any test here: a cached entry expiring cannot explain what B sees.
 const CACHE_SECS: &str = "300";
 /// The bound of issue 21: a change is seen on every instance within a second.
-const BOUND: Duration = Duration::from_secs(1);
+pub(crate) const BOUND: Duration = Duration::from_secs(1);
 /// The `/metrics` bearer token.
-const SCRAPE: &str = "scrape-token";
+pub(crate) const SCRAPE: &str = "scrape-token";
 
 /// Two instances of one deployment on one database: A, and B (optionally through a proxy).
-struct Pair {
-    a: TestApp,
-    b: TestApp,
+pub(crate) struct Pair {
+    pub(crate) a: TestApp,
+    pub(crate) b: TestApp,
     /// Tenant `acme` as A's and as B's host name it.
-    acme_a: CreatedTenant,
-    acme_b: CreatedTenant,
-    operator: String,
-    proxy: Option<FaultyProxy>,
+    pub(crate) acme_a: CreatedTenant,
+    pub(crate) acme_b: CreatedTenant,
+    pub(crate) operator: String,
+    pub(crate) proxy: Option<FaultyProxy>,
     _kms: KmsDaemon,
     _dir: tempfile::TempDir,
 }
 
 impl Pair {
     async fn start(b_through_proxy: bool) -> Self {
+        Self::start_with(b_through_proxy, &[], &[]).await
+    }
+
+    /// Both with `extra` (after the defaults here), B also with `b_extra` (later wins); B's database path
+    /// through a proxy when `b_through_proxy`.
+    pub(crate) async fn start_with(
+        b_through_proxy: bool,
+        extra: &[(&str, &str)],
+        b_extra: &[(&str, &str)],
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let kms = KmsDaemon::start(dir.path()).await;
         let mut env = kms.env();
@@ -47,6 +57,13 @@ impl Pair {
             ]
             .map(|(k, v)| (k.to_owned(), v.to_owned())),
         );
+        let owned = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect::<Vec<_>>()
+        };
+        env.extend(owned(extra));
         let a = TestApp::spawn_with(Backend::Postgres, &as_refs(&env)).await;
         let database = a.database_url.clone().expect("PostgreSQL");
         let mut url = reqwest::Url::parse(&database).unwrap();
@@ -66,6 +83,7 @@ impl Pair {
         };
         let mut b_env = env.clone();
         b_env.push(("DATABASE_URL".into(), url.to_string()));
+        b_env.extend(owned(b_extra));
         let b = TestApp::spawn_with(Backend::Postgres, &as_refs(&b_env)).await;
         let operator = operator_token(&a).await;
         let acme_a = create_tenant(&a, &operator, "acme").await;
@@ -89,13 +107,13 @@ impl Pair {
     }
 
     /// B first: A's guard drops the database.
-    async fn stop(self) {
+    pub(crate) async fn stop(self) {
         self.b.shutdown().await;
         self.a.shutdown().await;
     }
 
     /// A machine application of acme created through A: its id and secret.
-    async fn machine_app(&self, name: &str) -> (String, String) {
+    pub(crate) async fn machine_app(&self, name: &str) -> (String, String) {
         let token = management_token(&self.a, &self.acme_a, None).await;
         let response = self
             .a
@@ -122,7 +140,7 @@ impl Pair {
     }
 
     /// Deletes acme's application `id` through A.
-    async fn delete_app(&self, id: &str) {
+    pub(crate) async fn delete_app(&self, id: &str) {
         let token = management_token(&self.a, &self.acme_a, None).await;
         let response = self
             .a
@@ -141,7 +159,7 @@ fn as_refs(env: &[(String, String)]) -> Vec<(&str, &str)> {
 }
 
 /// The status of a client_credentials grant at `app` for `host` with (`id`, `secret`).
-async fn grant(app: &TestApp, host: &str, id: &str, secret: &str) -> u16 {
+pub(crate) async fn grant(app: &TestApp, host: &str, id: &str, secret: &str) -> u16 {
     app.request(Method::POST, "/oauth/token")
         .header("host", host)
         .basic_auth(id, Some(secret))
@@ -154,7 +172,11 @@ async fn grant(app: &TestApp, host: &str, id: &str, secret: &str) -> u16 {
 }
 
 /// Polls `probe` every 20 ms until it answers `want`, for at most `within`: how long it took.
-async fn until<F, Fut>(within: Duration, want: u16, mut probe: F) -> Result<Duration, u16>
+pub(crate) async fn until<F, Fut>(
+    within: Duration,
+    want: u16,
+    mut probe: F,
+) -> Result<Duration, u16>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = u16>,

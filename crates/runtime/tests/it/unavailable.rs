@@ -59,10 +59,7 @@ dashboard_app_origin = "http://dashboard.localhost:3000"
 [oauth_proxy]
 enabled = true
 [deployment]
-coordination_backend = "redis"
 embedded_chain_monitor = true
-[redis]
-url = "redis://:never-echoed-secret@127.0.0.1:6379/0"
 [memcached]
 address = "127.0.0.1:11211"
 [database]
@@ -101,8 +98,6 @@ const LABELS: &[&str] = &[
     "server.identity_app_origin",
     "server.dashboard_app_origin",
     "oauth_proxy.enabled",
-    "deployment.coordination_backend",
-    "[redis]",
     "[memcached]",
     "deployment.embedded_chain_monitor",
     "database.maintenance_url",
@@ -209,7 +204,35 @@ async fn the_generated_example_lists_only_what_works_and_passes_config_check() {
             "the example's header names the refused {label}"
         );
     }
-    for setting in ["\n[vault]", "\n# [vault]", "\n[phone]", "\n[redis]"] {
+    for setting in ["\n[vault]", "\n# [vault]", "\n[phone]", "\n[memcached]"] {
         assert!(!text.contains(setting), "{setting} is written as a setting");
+    }
+}
+
+#[tokio::test]
+async fn a_coordination_backend_without_what_it_needs_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    for (env, said) in [
+        (
+            &[("SVC_DEPLOYMENT__COORDINATION_BACKEND", "memcached")][..],
+            "deployment.coordination_backend = \"memcached\" is not available in this version",
+        ),
+        (
+            &[("SVC_DEPLOYMENT__COORDINATION_BACKEND", "redis")][..],
+            "needs redis.url",
+        ),
+        (
+            &[(
+                "SVC_REDIS__URL",
+                "redis://:never-echoed-secret@127.0.0.1:6379/0",
+            )][..],
+            "never reads it",
+        ),
+    ] {
+        let exit = Process::run(binary(), dir.path(), &["config", "check"], env).await;
+        assert_ne!(exit.code, Some(0), "{env:?}");
+        let output = format!("{}{}", exit.stdout, exit.stderr);
+        assert!(output.contains(said), "{env:?}: {output}");
+        assert!(!output.contains("never-echoed-secret"), "{output}");
     }
 }
