@@ -147,6 +147,8 @@ pub mod action {
     pub const SCIM_GROUP_UPDATED: &str = "scim_group.updated";
     /// A directory deleted a SCIM group (target: the group; memberships stay).
     pub const SCIM_GROUP_DELETED: &str = "scim_group.deleted";
+    /// The tenant roles a directory group grants its members were replaced (target: the group).
+    pub const DIRECTORY_GROUP_ROLES_CHANGED: &str = "directory_group.roles_changed";
 }
 
 /// A successful action's entry, stamped with a fresh time-ordered id and the current time.

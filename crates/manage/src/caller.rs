@@ -47,7 +47,7 @@ pub async fn standing(
     let mut tx = ctx.store.read().await?;
     let standing = match tx.user(tenant, user).await? {
         Some(person) if person.can_sign_in() => {
-            let roles = tx.user_roles(tenant, user).await?;
+            let roles = tx.granted_roles(tenant, user).await?;
             if roles.iter().any(|r| r.as_str() == TENANT_ADMIN) {
                 Standing::Reaches(Reach::Tenant)
             } else {

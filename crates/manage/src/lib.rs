@@ -44,6 +44,7 @@ pub mod caller;
 mod context;
 pub mod control_plane;
 pub mod delegations;
+pub mod directory_groups;
 pub mod domains;
 mod error;
 mod events;

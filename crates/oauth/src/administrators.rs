@@ -108,7 +108,7 @@ where
     T: UserRoleReads + OrganizationReads + Send + ?Sized,
 {
     let mut held = Held {
-        tenant: tx.user_roles(tenant, user).await?,
+        tenant: tx.granted_roles(tenant, user).await?,
         organization: None,
     };
     if let Some(org) = organization.filter(|_| held.needs_organization_roles()) {

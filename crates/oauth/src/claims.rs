@@ -226,7 +226,10 @@ where
         json!(roles.iter().map(|r| r.as_str()).collect::<Vec<_>>())
     };
     let mut out = Map::new();
-    out.insert("roles".into(), names(&tx.user_roles(tenant, user).await?));
+    out.insert(
+        "roles".into(),
+        names(&tx.granted_roles(tenant, user).await?),
+    );
     if let Some(org) = organization {
         let held = tx
             .membership(tenant, org, user)

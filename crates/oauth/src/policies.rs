@@ -49,7 +49,7 @@ where
     }
     let mut roles: BTreeSet<RoleKey> = BTreeSet::new();
     if enabled.iter().any(|p| p.targets.needs_roles()) {
-        roles = tx.user_roles(tenant, user).await?;
+        roles = tx.granted_roles(tenant, user).await?;
         if let Some(org) = organization
             && let Some(membership) = tx.membership(tenant, org, user).await?
         {

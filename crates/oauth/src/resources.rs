@@ -129,7 +129,7 @@ pub(crate) async fn person_permissions<T>(
 where
     T: AccessReads + UserRoleReads + OrganizationReads + Send + ?Sized,
 {
-    let mut roles: BTreeSet<RoleKey> = tx.user_roles(tenant, user).await?;
+    let mut roles: BTreeSet<RoleKey> = tx.granted_roles(tenant, user).await?;
     if let Some(org) = organization
         && let Some(membership) = tx.membership(tenant, org, user).await?
     {

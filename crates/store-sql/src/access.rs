@@ -186,11 +186,14 @@ const HOLDERS: PerDialect = PerDialect {
              + (SELECT COUNT(*) FROM organization_members WHERE tenant_id = $1 \
                 AND EXISTS (SELECT 1 FROM json_each(roles) WHERE value = $2)) \
              + (SELECT COUNT(*) FROM application_roles WHERE tenant_id = $1 AND role_key = $2) \
+             + (SELECT COUNT(*) FROM scim_group_roles WHERE tenant_id = $1 AND role_key = $2) \
              AS holders",
     postgres: "SELECT (SELECT COUNT(*) FROM user_roles WHERE tenant_id = $1 AND role_key = $2) \
                + (SELECT COUNT(*) FROM organization_members WHERE tenant_id = $1 \
                   AND roles ? $2) \
                + (SELECT COUNT(*) FROM application_roles \
+                  WHERE tenant_id = $1 AND role_key = $2) \
+               + (SELECT COUNT(*) FROM scim_group_roles \
                   WHERE tenant_id = $1 AND role_key = $2) \
                AS holders",
 };

@@ -11,14 +11,15 @@
 use crate::dialect::{Dialect, Kind};
 use crate::naming;
 use crate::record::Record;
-use crate::{Arg, Columns, Row, SqlTx, Stmt, scim_filter};
+use crate::{Arg, Columns, PerDialect, Row, SqlTx, Stmt, scim_filter};
 use async_trait::async_trait;
-use std::collections::BTreeMap;
-use svc_domain::{OrganizationId, ScimGroup, ScimGroupId, TenantId, UserId};
+use std::collections::{BTreeMap, BTreeSet};
+use svc_domain::{OrganizationId, RoleKey, ScimGroup, ScimGroupId, TenantId, UserId};
 use svc_store::{
     ScimFilter, ScimGroupAttr, ScimGroupMembership, ScimGroupPage, ScimGroupReads, ScimGroupRecord,
     ScimGroupWrites, ScimSort, StoreError,
 };
+use time::OffsetDateTime;
 
 const COUNT: &str = "SELECT COUNT(*) AS n FROM scim_groups g WHERE g.tenant_id = ";
 const PAGE: &str = "SELECT g.id, g.tenant_id, g.organization_id, g.display_name, \
@@ -35,6 +36,18 @@ const DELETE_MEMBERS: &str =
 const INSERT_MEMBER: &str =
     "INSERT INTO scim_group_members (tenant_id, group_id, user_id) VALUES ($1, $2, $3)";
 const DELETE: &str = "DELETE FROM scim_groups WHERE tenant_id = ";
+const ROLES: &str = "SELECT role_key FROM scim_group_roles \
+     WHERE tenant_id = $1 AND group_id = $2 ORDER BY role_key";
+/// The roles of the group not in the list `$3` (all of them for an empty list).
+const DELETE_OTHER_ROLES: PerDialect = PerDialect {
+    sqlite: "DELETE FROM scim_group_roles WHERE tenant_id = $1 AND group_id = $2 \
+             AND role_key NOT IN (SELECT value FROM json_each($3))",
+    postgres: "DELETE FROM scim_group_roles WHERE tenant_id = $1 AND group_id = $2 \
+               AND role_key <> ALL($3)",
+};
+// A role already granted keeps its row (and time).
+const INSERT_ROLE: &str = "INSERT INTO scim_group_roles (tenant_id, group_id, role_key, created_at) \
+     VALUES ($1, $2, $3, $4) ON CONFLICT (group_id, role_key) DO NOTHING";
 
 /// Appends ` AND <the scope>` for the groups of `organization` (`None`: the tenant's own).
 fn scope<'a>(stmt: &mut Stmt<'a>, organization: Option<&'a OrganizationId>) {
@@ -180,10 +193,58 @@ impl<D: Dialect> ScimGroupReads for SqlTx<D> {
         })
         .await
     }
+
+    async fn scim_group_roles(
+        &mut self,
+        tenant: &TenantId,
+        id: &ScimGroupId,
+    ) -> Result<BTreeSet<RoleKey>, StoreError> {
+        let rows = Stmt::new(ROLES)
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .fetch_all::<D>(self.conn())
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let raw: String = Columns::<D>::new(row, "scim_group_roles").get("role_key")?;
+                Record {
+                    table: "scim_group_roles",
+                    name: id.as_str(),
+                }
+                .parse("role_key", &raw, RoleKey::parse)
+            })
+            .collect()
+    }
 }
 
 #[async_trait]
 impl<D: Dialect> ScimGroupWrites for SqlTx<D> {
+    async fn set_scim_group_roles(
+        &mut self,
+        tenant: &TenantId,
+        id: &ScimGroupId,
+        roles: &BTreeSet<RoleKey>,
+        now: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        Stmt::new(DELETE_OTHER_ROLES.pick::<D>())
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .bind_list(roles.iter().map(RoleKey::as_str).collect())
+            .execute::<D>(self.conn())
+            .await?;
+        for role in roles {
+            Stmt::new(INSERT_ROLE)
+                .bind(tenant.as_str())
+                .bind(id.as_str())
+                .bind(role.as_str())
+                .bind(now)
+                .execute::<D>(self.conn())
+                .await
+                .map_err(|e| naming::foreign_key(e, "scim_group_roles_group_fkey"))?;
+        }
+        Ok(())
+    }
+
     async fn insert_scim_group(&mut self, group: &ScimGroup) -> Result<(), StoreError> {
         Stmt::new(INSERT)
             .bind(group.id.as_str())

@@ -34,6 +34,13 @@ const DELETE_OTHERS: PerDialect = PerDialect {
     postgres: "DELETE FROM user_roles WHERE tenant_id = $1 AND user_id = $2 \
                AND role_key <> ALL($3)",
 };
+/// The direct roles and those of the tenant's directory groups the person belongs to; `UNION`
+/// drops the repeats. Both halves are range scans (the person's member rows by
+/// `scim_group_members_user_idx`, each group's roles by its key).
+const SELECT_GRANTED: &str = "SELECT role_key FROM user_roles WHERE tenant_id = $1 AND user_id = $2 \
+     UNION SELECT r.role_key FROM scim_group_members m \
+     JOIN scim_group_roles r ON r.group_id = m.group_id AND r.tenant_id = m.tenant_id \
+     WHERE m.tenant_id = $1 AND m.user_id = $2 ORDER BY role_key";
 // A role already held keeps its row: `DO NOTHING` on the key only; a failed foreign key is still
 // an error.
 const INSERT: &str = "INSERT INTO user_roles (tenant_id, user_id, role_key, created_at) \
@@ -52,6 +59,28 @@ impl<D: Dialect> UserRoleReads for SqlTx<D> {
             .fetch_all_with::<D, _>(self.conn(), decode::<D>)
             .await?;
         Ok(roles.into_iter().collect())
+    }
+
+    async fn granted_roles(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+    ) -> Result<BTreeSet<RoleKey>, StoreError> {
+        let rows = Stmt::new(SELECT_GRANTED)
+            .bind(tenant.as_str())
+            .bind(user.as_str())
+            .fetch_all::<D>(self.conn())
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let raw: String = Columns::<D>::new(row, "user_roles").get("role_key")?;
+                Record {
+                    table: "user_roles",
+                    name: user.as_str(),
+                }
+                .parse("role_key", &raw, RoleKey::parse)
+            })
+            .collect()
     }
 }
 

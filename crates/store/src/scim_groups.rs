@@ -9,7 +9,9 @@
 
 use crate::{ScimFilter, ScimSort, StoreError};
 use async_trait::async_trait;
-use svc_domain::{OrganizationId, ScimGroup, ScimGroupId, TenantId, UserId};
+use std::collections::BTreeSet;
+use svc_domain::{OrganizationId, RoleKey, ScimGroup, ScimGroupId, TenantId, UserId};
+use time::OffsetDateTime;
 
 /// Attributes of a group a SCIM filter may test or a listing may sort by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,6 +85,14 @@ pub trait ScimGroupReads {
         organization: Option<&OrganizationId>,
         users: &[UserId],
     ) -> Result<Vec<ScimGroupMembership>, StoreError>;
+
+    /// The tenant roles the tenant's own group `id` grants its members, sorted; empty when
+    /// none (or no such group of the tenant).
+    async fn scim_group_roles(
+        &mut self,
+        tenant: &TenantId,
+        id: &ScimGroupId,
+    ) -> Result<BTreeSet<RoleKey>, StoreError>;
 }
 
 /// Writes of SCIM groups.
@@ -107,6 +117,18 @@ pub trait ScimGroupWrites {
         tenant: &TenantId,
         id: &ScimGroupId,
         members: &[UserId],
+    ) -> Result<(), StoreError>;
+
+    /// Makes `roles` the tenant roles the group `id` of `tenant` grants its members, replacing
+    /// the previous ones (kept roles keep their time, new ones are stamped `now`). The group
+    /// must be the tenant's own (the caller checks): [`StoreError::Conflict`] naming
+    /// `scim_group_roles_group_fkey` when it does not exist.
+    async fn set_scim_group_roles(
+        &mut self,
+        tenant: &TenantId,
+        id: &ScimGroupId,
+        roles: &BTreeSet<RoleKey>,
+        now: OffsetDateTime,
     ) -> Result<(), StoreError>;
 
     /// Deletes the group `id` of the scope `organization` of `tenant` with its member rows

@@ -52,6 +52,16 @@ pub trait UserRoleReads {
         tenant: &TenantId,
         user: &UserId,
     ) -> Result<BTreeSet<RoleKey>, StoreError>;
+
+    /// Every tenant role `user` holds now, sorted: those given to them directly
+    /// ([`UserRoleReads::user_roles`]) and those the tenant's directory groups they belong to
+    /// are mapped to ([`crate::ScimGroupWrites::set_scim_group_roles`]). What authorization
+    /// reads; the management API's role assignment reads and writes the direct ones.
+    async fn granted_roles(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+    ) -> Result<BTreeSet<RoleKey>, StoreError>;
 }
 
 /// Writes of a person's tenant roles.

@@ -244,6 +244,7 @@ pub fn document() -> OpenApi {
         crate::routes::registration::operations(),
         crate::routes::registration_policy::operations(),
         crate::routes::scim_tokens::operations(),
+        crate::routes::directory_groups::operations(),
         crate::routes::api_keys::operations(),
         crate::routes::backchannel::operations(),
         crate::routes::identity_ciba::operations(),

@@ -12,6 +12,7 @@ mod browser_cors;
 pub mod control_plane;
 pub mod delegations;
 pub mod device;
+pub mod directory_groups;
 pub mod identity_ciba;
 pub mod invitations;
 pub mod organizations;

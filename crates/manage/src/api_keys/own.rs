@@ -158,7 +158,7 @@ async fn held_at<T>(
 where
     T: AccessReads + UserRoleReads + Send + ?Sized,
 {
-    let roles = tx.user_roles(tenant, person).await?;
+    let roles = tx.granted_roles(tenant, person).await?;
     if roles.is_empty() {
         return Ok(BTreeSet::new());
     }

@@ -23,7 +23,7 @@ mod input;
 mod list;
 mod read;
 mod remove;
-mod roles;
+pub(crate) mod roles;
 mod sessions;
 mod status;
 mod update;

@@ -175,7 +175,7 @@ fn names(roles: &BTreeSet<RoleKey>) -> Vec<String> {
 
 /// The refusal of `key`, which the tenant's roles show is no tenant role: one of another `kind`,
 /// or no role at all.
-fn not_a_tenant_role(key: &RoleKey, kind: Option<RoleKind>) -> ManageError {
+pub(crate) fn not_a_tenant_role(key: &RoleKey, kind: Option<RoleKind>) -> ManageError {
     let allowed = TENANT_ROLES.join(", ");
     let what = match kind {
         Some(RoleKind::Organization) => format!("{:?} is an organization role", key.as_str()),
@@ -191,7 +191,7 @@ fn not_a_tenant_role(key: &RoleKey, kind: Option<RoleKind>) -> ManageError {
 /// built-in organization role; repeats collapse, and no entry is allowed (the person holds no
 /// tenant role). Keys that are not built in must name custom tenant roles, which only the write
 /// transaction can tell ([`crate::roles::unassignable`]).
-fn check_roles(raw: &[String]) -> Result<BTreeSet<RoleKey>, ManageError> {
+pub(crate) fn check_roles(raw: &[String]) -> Result<BTreeSet<RoleKey>, ManageError> {
     let allowed = TENANT_ROLES.join(", ");
     if raw.len() > MAX_TENANT_ROLES {
         return Err(ManageError::invalid(

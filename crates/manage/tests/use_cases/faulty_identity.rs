@@ -642,6 +642,13 @@ impl svc_store::ScimGroupReads for FaultyTx {
             .scim_groups_of_users(tenant, organization, users)
             .await
     }
+    async fn scim_group_roles(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::ScimGroupId,
+    ) -> Result<std::collections::BTreeSet<svc_domain::RoleKey>, StoreError> {
+        self.inner.scim_group_roles(tenant, id).await
+    }
 }
 
 #[async_trait]
@@ -662,6 +669,17 @@ impl svc_store::ScimGroupWrites for FaultyTx {
         members: &[UserId],
     ) -> Result<(), StoreError> {
         self.inner.set_scim_group_members(tenant, id, members).await
+    }
+    async fn set_scim_group_roles(
+        &mut self,
+        tenant: &TenantId,
+        id: &svc_domain::ScimGroupId,
+        roles: &std::collections::BTreeSet<svc_domain::RoleKey>,
+        now: time::OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .set_scim_group_roles(tenant, id, roles, now)
+            .await
     }
     async fn delete_scim_group(
         &mut self,

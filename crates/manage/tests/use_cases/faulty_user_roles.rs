@@ -16,6 +16,14 @@ impl UserRoleReads for FaultyTx {
     ) -> Result<BTreeSet<RoleKey>, StoreError> {
         self.inner.user_roles(tenant, user).await
     }
+
+    async fn granted_roles(
+        &mut self,
+        tenant: &TenantId,
+        user: &UserId,
+    ) -> Result<BTreeSet<RoleKey>, StoreError> {
+        self.inner.granted_roles(tenant, user).await
+    }
 }
 
 #[async_trait]

@@ -51,6 +51,7 @@ pub(super) fn routes(config: &svc_config::Config, services: &Services) -> Router
         .merge(svc_http::routes::delegations::router(api.clone()))
         .merge(svc_http::routes::registration_policy::router(api.clone()))
         .merge(svc_http::routes::scim_tokens::router(api.clone()))
+        .merge(svc_http::routes::directory_groups::router(api.clone()))
         .merge(users::router(api.clone()))
         .merge(svc_http::routes::organizations::router(api.clone()))
         .merge(svc_http::routes::invitations::router(api.clone()))

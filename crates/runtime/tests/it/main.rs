@@ -53,6 +53,7 @@ mod roles;
 mod scim;
 mod scim_bulk;
 mod scim_enterprise;
+mod scim_group_roles;
 mod scim_groups;
 mod scim_interop;
 mod scim_reach;

@@ -358,3 +358,134 @@ pub async fn scim_sorting_is_the_same_on_every_backend(store: Arc<dyn Store>) {
     assert_eq!(shown, names);
     read.finish().await.expect("finish");
 }
+
+/// Roles of the tenant's directory groups: replaced as a set, granted to the group's members
+/// besides their own roles (repeats once), gone with the group or the membership, counted as
+/// holders of the role, and invisible from another tenant.
+pub async fn scim_group_roles_reach_members_and_go_with_the_group(store: Arc<dyn Store>) {
+    use svc_domain::RoleKey;
+    let key = |k: &str| RoleKey::parse(k).unwrap();
+    let set = |keys: &[&str]| {
+        keys.iter()
+            .map(|k| key(k))
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    let acme = stored_tenant(&store, "acme", 31).await;
+    let other = stored_tenant(&store, "other", 32).await;
+    let ada = user_fixture(&acme, 40, "ada@example.com");
+    let bob = user_fixture(&acme, 41, "bob@example.com");
+    let engineers = group(&acme, 50, None, "Engineers");
+    let at = acme.created_at + Duration::seconds(5);
+    let mut tx = store.write().await.expect("write");
+    for user in [&ada, &bob] {
+        tx.insert_user(user).await.expect("user");
+    }
+    tx.insert_scim_group(&engineers).await.expect("group");
+    tx.set_scim_group_members(&acme.id, &engineers.id, std::slice::from_ref(&ada.id))
+        .await
+        .expect("members");
+    tx.set_user_roles(&acme.id, &ada.id, &set(&["auditor"]), at)
+        .await
+        .expect("direct role");
+    tx.set_scim_group_roles(&acme.id, &engineers.id, &set(&["auditor", "developer"]), at)
+        .await
+        .expect("group roles");
+    tx.commit().await.expect("commit");
+
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.scim_group_roles(&acme.id, &engineers.id)
+            .await
+            .expect("roles"),
+        set(&["auditor", "developer"])
+    );
+    assert!(
+        read.scim_group_roles(&other.id, &engineers.id)
+            .await
+            .expect("other")
+            .is_empty(),
+        "another tenant reads none"
+    );
+    assert_eq!(
+        read.granted_roles(&acme.id, &ada.id)
+            .await
+            .expect("granted"),
+        set(&["auditor", "developer"]),
+        "direct and group roles, each once"
+    );
+    assert_eq!(
+        read.user_roles(&acme.id, &ada.id).await.expect("direct"),
+        set(&["auditor"]),
+        "the direct roles alone are unchanged"
+    );
+    assert!(
+        read.granted_roles(&acme.id, &bob.id)
+            .await
+            .expect("bob")
+            .is_empty()
+    );
+    assert!(
+        read.granted_roles(&other.id, &ada.id)
+            .await
+            .expect("other")
+            .is_empty(),
+        "not through another tenant"
+    );
+    assert_eq!(
+        read.role_holders(&acme.id, &key("developer"))
+            .await
+            .expect("holders"),
+        1
+    );
+    read.finish().await.expect("finish");
+
+    // Replaced as a set; the membership moves; then the group goes.
+    let mut tx = store.write().await.expect("write");
+    tx.set_scim_group_roles(&acme.id, &engineers.id, &set(&["developer"]), at)
+        .await
+        .expect("replace");
+    tx.set_scim_group_members(&acme.id, &engineers.id, std::slice::from_ref(&bob.id))
+        .await
+        .expect("members");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.granted_roles(&acme.id, &ada.id).await.expect("ada"),
+        set(&["auditor"])
+    );
+    assert_eq!(
+        read.granted_roles(&acme.id, &bob.id).await.expect("bob"),
+        set(&["developer"])
+    );
+    read.finish().await.expect("finish");
+    let mut tx = store.write().await.expect("write");
+    assert!(
+        tx.delete_scim_group(&acme.id, None, &engineers.id)
+            .await
+            .expect("delete")
+    );
+    tx.commit().await.expect("commit");
+    let mut tx = store.write().await.expect("write");
+    let unknown = tx
+        .set_scim_group_roles(&acme.id, &engineers.id, &set(&["developer"]), at)
+        .await
+        .expect_err("no such group");
+    assert!(
+        matches!(&unknown, StoreError::Conflict { constraint } if constraint == "scim_group_roles_group_fkey"),
+        "{unknown:?}"
+    );
+    drop(tx);
+    let mut read = store.read().await.expect("read");
+    assert!(
+        read.granted_roles(&acme.id, &bob.id)
+            .await
+            .expect("bob")
+            .is_empty()
+    );
+    assert_eq!(
+        read.role_holders(&acme.id, &key("developer"))
+            .await
+            .expect("holders"),
+        0
+    );
+}

@@ -1,0 +1,22 @@
+-- Roles granted through directory groups (issue 20: SCIM groups mapped to roles): a tenant
+-- administrator maps one of the tenant's own SCIM groups (`organization_id` NULL) to tenant
+-- roles, and every member of the group holds them for as long as they are a member, besides
+-- the roles given to them directly (`user_roles`). One row per group and role.
+--
+-- A row goes with its group (the directory deleting the group takes the roles away at once).
+-- Role keys are not references, as in `user_roles` (the built-in `tenant_admin` has no row in
+-- `roles`): deleting a custom role counts these rows as holders and is refused while any
+-- exists. Constraint and index names match the SQLite migration.
+
+CREATE TABLE scim_group_roles (
+    tenant_id text COLLATE "C" NOT NULL,
+    group_id text COLLATE "C" NOT NULL,
+    role_key text COLLATE "C" NOT NULL,
+    created_at timestamptz NOT NULL,
+    CONSTRAINT scim_group_roles_pkey PRIMARY KEY (group_id, role_key),
+    CONSTRAINT scim_group_roles_group_fkey FOREIGN KEY (group_id)
+        REFERENCES scim_groups (id) ON DELETE CASCADE
+);
+
+-- Holders of a role (deletion of a custom role) by tenant and key.
+CREATE INDEX scim_group_roles_role_idx ON scim_group_roles (tenant_id, role_key);
