@@ -70,7 +70,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 
 # 2b. The JS SDK workspace's devDependencies (sdks/js: TypeScript, @types/node, publint, playwright-core,
-#     Vite with the React, Vue, Svelte and Solid plugins and the frameworks themselves),
+#     Vite with the React, Vue, Svelte and Solid plugins and the frameworks themselves, Next.js,
+#     SvelteKit with adapter-node),
 #     for its tests against the service (crates/runtime/tests/it/js_sdk.rs); same stamp scheme.
 js_dir="$root/sdks/js"
 js_stamp="$js_dir/node_modules/.interop-lock.sha256"

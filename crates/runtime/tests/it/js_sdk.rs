@@ -7,7 +7,11 @@
 //! ID tokens, the shared rotating refresh, UserInfo, logout) and, with Chromium, its browser test
 //! (`test/browser.test.mjs`: `login()` and `handleCallback()` in a real page), and each framework
 //! package's example app, built with Vite and the framework's plugin, signed in, refreshed,
-//! calling UserInfo and signed out in Chromium (`sdks/js/examples/*/test/browser.test.mjs`). Node and
+//! calling UserInfo and signed out in Chromium (`sdks/js/examples/*/test/browser.test.mjs`), and
+//! the server-side packages' examples, `@svc/next`'s built with `next build` and served by `next
+//! start`, `@svc/sveltekit`'s built with Vite and adapter-node and served by `node build`:
+//! sign-in with a sealed session cookie, hostile callbacks, a forced refresh in a route, the
+//! protected path's returnTo, logout ending the svc session. Node and
 //! `sdks/js/node_modules` (TypeScript, publint, playwright-core, exactly as locked) come from
 //! `bash scripts/interop-setup.sh`; nothing is downloaded here.
 
@@ -89,10 +93,20 @@ async fn the_js_sdk_passes_its_tests_against_the_service() {
             "{backend:?}: the live test did not pass\n{}",
             run.stdout
         );
-        // `@svc/client`'s browser test and each framework package's example app in Chromium.
-        for browser in ["", "react ", "vue ", "svelte ", "solid "] {
+        // `@svc/client`'s browser test and each framework package's example app in Chromium
+        // (`next`, `sveltekit`: the server-side examples under their production servers).
+        for browser in [
+            "",
+            "react ",
+            "vue ",
+            "svelte ",
+            "solid ",
+            "next ",
+            "sveltekit ",
+        ] {
             assert!(
-                run.stdout.contains(&format!("svc-js {browser}browser test: passed")),
+                run.stdout
+                    .contains(&format!("svc-js {browser}browser test: passed")),
                 "{backend:?}: the {browser}browser test did not pass\n{}",
                 run.stdout
             );

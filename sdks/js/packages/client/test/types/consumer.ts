@@ -47,3 +47,10 @@ const store: AuthStore = authStore(client);
 export const stop: () => void = store.subscribe((state: AuthState) => void state.user?.sub);
 export const started: Promise<AuthState> = store.start({ isCallback: (url) => url.pathname === "/cb", onSignIn: (r) => void r.returnTo });
 export const redirect: string = client.redirectUri;
+
+// The server half, through its own `exports` entry.
+import { type ServerAuthOptions, authRoute, requireSession, safeReturnTo as checkReturnTo } from "@svc/client/server";
+const serverOptions: ServerAuthOptions = { issuer: "https://acme.id.example", clientId: "app_1", secret: "0123456789abcdef0123456789abcdef" };
+export const serverAnswer: Promise<Response | undefined> = authRoute(serverOptions, new Request("https://app.example/api/auth/login"));
+export const guarded: Promise<Response | undefined> = requireSession(serverOptions, new Request("https://app.example/x"), ["/x"]);
+export const back: string = checkReturnTo("/x");

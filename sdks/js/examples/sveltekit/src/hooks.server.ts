@@ -1,0 +1,6 @@
+// The sign-in routes (/api/auth/login, /callback, /logout, /session, /refresh), the guard of
+// /protected, and event.locals.svc. Settings from the environment at run time: SVC_ISSUER,
+// SVC_CLIENT_ID, SVC_CLIENT_SECRET, SVC_SESSION_SECRET.
+import { createSvcHandle } from "@svc/sveltekit";
+
+export const handle = createSvcHandle({ protect: ["/protected"] });
