@@ -1,5 +1,10 @@
 //! Registered redirect URIs. Matching is exact, character for character (RFC 9700 §4.1.3; the
-//! spec: "scheme, host, port, path, trailing slash"), so registration is where the rules live:
+//! spec: "scheme, host, port, path, trailing slash"), so registration is where the rules live.
+//! The one exception is RFC 8252 §7.3's: for an `http` redirect URI on a loopback IP literal
+//! (`127.0.0.1`, `[::1]`) a native app may present any port at authorization time, since it
+//! listens on whatever port the OS gives it; everything else (host spelled the same, path,
+//! query) must still match exactly, and `localhost` (NOT RECOMMENDED by RFC 8252 §8.3) stays
+//! exact. Registration rules:
 //!
 //! - absolute, no fragment (RFC 6749 §3.1.2), no user-info, no wildcard;
 //! - `https` for web clients;
@@ -82,6 +87,48 @@ impl RedirectUri {
     pub fn matches(&self, presented: &str) -> bool {
         self.0 == presented
     }
+
+    /// Whether `presented` may be the redirect URI of an authorization request: an exact
+    /// match, or, for a loopback IP literal registered with `http`, the same URI on any port
+    /// (RFC 8252 §7.3).
+    pub fn accepts_at_authorization(&self, presented: &str) -> bool {
+        if self.matches(presented) {
+            return true;
+        }
+        match (loopback_parts(&self.0), loopback_parts(presented)) {
+            (Some(registered), Some(asked)) => registered == asked,
+            _ => false,
+        }
+    }
+}
+
+/// `(host, rest)` of `http://<loopback IP literal>[:port]<rest>` with the port dropped: the
+/// host exactly as written (`127.0.0.1` or `[::1]`), `rest` the path and query as written.
+/// `None` for anything else, including a port that is not 1 to 65535.
+fn loopback_parts(uri: &str) -> Option<(&str, &str)> {
+    let after = uri.strip_prefix("http://")?;
+    let end = after.find(['/', '?']).unwrap_or(after.len());
+    let (authority, rest) = after.split_at(end);
+    let (host, port) = if let Some(v6) = authority.strip_prefix("[::1]") {
+        ("[::1]", v6)
+    } else if let Some(v4) = authority.strip_prefix("127.0.0.1") {
+        ("127.0.0.1", v4)
+    } else {
+        return None;
+    };
+    match port.strip_prefix(':') {
+        None if port.is_empty() => Some((host, rest)),
+        Some(digits)
+            if (1..=5).contains(&digits.len())
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && digits
+                    .parse::<u32>()
+                    .is_ok_and(|p| (1..=65_535).contains(&p)) =>
+        {
+            Some((host, rest))
+        }
+        _ => None,
+    }
 }
 
 impl fmt::Display for RedirectUri {
@@ -137,6 +184,50 @@ mod tests {
         assert_eq!(
             RedirectUri::parse(&format!("https://a.example/{}", "x".repeat(2048))),
             Err(RedirectUriError::Malformed)
+        );
+    }
+
+    #[test]
+    fn a_loopback_ip_literal_accepts_any_port_and_nothing_else_at_authorization() {
+        let v4 = RedirectUri::parse("http://127.0.0.1:53682/callback").unwrap();
+        for any_port in [
+            "http://127.0.0.1:53682/callback",
+            "http://127.0.0.1:50123/callback",
+            "http://127.0.0.1/callback",
+            "http://127.0.0.1:65535/callback",
+        ] {
+            assert!(v4.accepts_at_authorization(any_port), "{any_port}");
+        }
+        for refused in [
+            "http://127.0.0.1:50123/callback/",
+            "http://127.0.0.1:50123/other",
+            "http://127.0.0.1:50123/callback?x=1",
+            "http://127.0.0.1:0/callback",
+            "http://127.0.0.1:65536/callback",
+            "http://127.0.0.1:+80/callback",
+            "http://127.0.0.1:80:80/callback",
+            "http://127.0.0.1.evil.example/callback",
+            "http://127.0.0.1@evil.example/callback",
+            "http://127.0.0.2:50123/callback",
+            "http://localhost:50123/callback",
+            "https://127.0.0.1:50123/callback",
+            "http://[::1]:50123/callback",
+        ] {
+            assert!(!v4.accepts_at_authorization(refused), "{refused}");
+        }
+        let v6 = RedirectUri::parse("http://[::1]/cb").unwrap();
+        assert!(v6.accepts_at_authorization("http://[::1]:8080/cb"));
+        assert!(!v6.accepts_at_authorization("http://[::2]:8080/cb"));
+        let localhost = RedirectUri::parse("http://localhost:3000/auth").unwrap();
+        assert!(
+            !localhost.accepts_at_authorization("http://localhost:3001/auth"),
+            "localhost stays exact"
+        );
+        let web = RedirectUri::parse("https://app.example.com/cb").unwrap();
+        assert!(!web.accepts_at_authorization("https://app.example.com:8443/cb"));
+        assert!(
+            !v4.matches("http://127.0.0.1:50123/callback"),
+            "exact matching (logout) is unchanged"
         );
     }
 

@@ -274,7 +274,8 @@ pub(crate) fn check_client_id<'a>(params: &Params<'a>) -> Result<&'a str, PageEr
     }
 }
 
-/// Check 2: `redirect_uri` is registered on `app`, character for character.
+/// Check 2: `redirect_uri` is registered on `app`, character for character (RFC 9700 §4.1.3), a
+/// loopback IP literal on any port (RFC 8252 §7.3, `RedirectUri::accepts_at_authorization`).
 pub(crate) fn check_redirect_uri(
     app: &Application,
     params: &Params<'_>,
@@ -294,7 +295,11 @@ pub(crate) fn check_redirect_uri(
         }
         Ok(Some(uri)) => uri,
     };
-    if app.redirect_uris.iter().any(|r| r.matches(presented)) {
+    if app
+        .redirect_uris
+        .iter()
+        .any(|r| r.accepts_at_authorization(presented))
+    {
         Ok(presented.to_owned())
     } else {
         Err(PageError::new(

@@ -346,3 +346,100 @@ async fn unknown_clients_and_unregistered_redirect_uris_get_an_error_page_never_
         world.shutdown().await;
     }
 }
+
+/// `/oauth/authorize` for the public client `client` with `redirect`, PKCE S256.
+fn native_authorize(client: &str, redirect: &str) -> String {
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    query
+        .append_pair("response_type", "code")
+        .append_pair("client_id", client)
+        .append_pair("redirect_uri", redirect)
+        .append_pair("scope", "openid")
+        .append_pair("state", "s")
+        .append_pair("code_challenge", CHALLENGE)
+        .append_pair("code_challenge_method", "S256");
+    format!("/oauth/authorize?{}", query.finish())
+}
+
+#[tokio::test]
+async fn a_native_apps_loopback_ip_redirect_is_accepted_on_any_port_and_nothing_else() {
+    for backend in BACKENDS {
+        let world = World::new(backend, Setup::default()).await;
+        // RFC 8252 §7.3: registered without (or with) a port, presented with the one the OS gave.
+        let created: serde_json::Value = world
+            .api(reqwest::Method::POST, "/api/v1/applications")
+            .json(&serde_json::json!({
+                "name": "Desktop app",
+                "redirect_uris": ["http://127.0.0.1/callback", "http://localhost:4000/callback"],
+                "grant_types": ["authorization_code"],
+                "token_endpoint_auth_method": "none",
+                "allowed_scopes": ["openid"],
+                "first_party": true,
+            }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let client = created["client_id"].as_str().expect("created").to_owned();
+        let browser = world.browser();
+        let presented = "http://127.0.0.1:49321/callback";
+        let code = || async {
+            let location = follow_to_client(
+                &browser,
+                &native_authorize(&client, presented),
+                presented,
+                &world.user,
+            )
+            .await;
+            param(&location, "code").expect("a code")
+        };
+        let redeem = |code: String, redirect: &'static str| {
+            world
+                .app
+                .request(reqwest::Method::POST, "/oauth/token")
+                .header("host", &world.host)
+                .form(&[
+                    ("grant_type", "authorization_code"),
+                    ("code", code.as_str()),
+                    ("client_id", client.as_str()),
+                    ("redirect_uri", redirect),
+                    ("code_verifier", VERIFIER),
+                ])
+                .send()
+        };
+        let issued = redeem(code().await, presented).await.unwrap();
+        assert_eq!(
+            issued.status(),
+            200,
+            "{backend:?}: {}",
+            issued.text().await.unwrap()
+        );
+        // The code is bound to the URI as presented: another port is another URI at the token
+        // endpoint (RFC 6749 §4.1.3).
+        let other_port = redeem(code().await, "http://127.0.0.1:49322/callback")
+            .await
+            .unwrap();
+        assert_eq!(other_port.status(), 400);
+        let body: serde_json::Value = other_port.json().await.unwrap();
+        assert_eq!(body["error"], "invalid_grant", "{body}");
+
+        // Only the port may differ; localhost stays exact (RFC 8252 §8.3).
+        for refused in [
+            "http://127.0.0.1:49321/callback/",
+            "http://127.0.0.1:49321/other",
+            "http://127.0.0.1:49321/callback?x=1",
+            "http://127.0.0.2:49321/callback",
+            "http://127.0.0.1.evil.example:49321/callback",
+            "http://127.0.0.1:0/callback",
+            "https://127.0.0.1:49321/callback",
+            "http://localhost:4001/callback",
+        ] {
+            let page = browser.get(&native_authorize(&client, refused)).await;
+            assert_eq!(page.status, 400, "{refused}: {}", page.body);
+            assert!(page.location().is_none(), "{refused}: never a redirect");
+        }
+        world.shutdown().await;
+    }
+}
