@@ -76,7 +76,8 @@ async fn the_js_sdk_passes_its_tests_against_the_service() {
             &["test"],
             &repo_root().join("sdks/js"),
             &env,
-            Duration::from_secs(300),
+            // A hang guard, not a speed target: one run builds and drives ten example apps.
+            Duration::from_secs(600),
         )
         .await;
         drop(turn);
@@ -94,7 +95,7 @@ async fn the_js_sdk_passes_its_tests_against_the_service() {
             run.stdout
         );
         // `@svc/client`'s browser test and each framework package's example app in Chromium
-        // (`next`, `sveltekit`: the server-side examples under their production servers).
+        // (`next`, `sveltekit`, `solidstart`: the server-side examples under their production servers).
         for browser in [
             "",
             "react ",
@@ -103,6 +104,7 @@ async fn the_js_sdk_passes_its_tests_against_the_service() {
             "solid ",
             "next ",
             "sveltekit ",
+            "solidstart ",
         ] {
             assert!(
                 run.stdout
@@ -111,6 +113,12 @@ async fn the_js_sdk_passes_its_tests_against_the_service() {
                 run.stdout
             );
         }
+        // `@svc/electron`: the system browser (Chromium) back to its RFC 8252 loopback server.
+        assert!(
+            run.stdout.contains("svc-js electron loopback test: passed"),
+            "{backend:?}: the electron loopback test did not pass\n{}",
+            run.stdout
+        );
         app.shutdown().await;
     }
 }
