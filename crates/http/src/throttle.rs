@@ -10,6 +10,7 @@ use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// A token bucket kept outside the process, shared by every instance.
@@ -52,6 +53,9 @@ pub struct Throttle {
     clock: DefaultClock,
     settings: ThrottleSettings,
     shared: Option<(Arc<dyn SharedCounter>, Outage)>,
+    /// Whether the shared counter answered last time: an outage is logged when it starts and
+    /// when it ends, not on every request it lasts (this is the token endpoint's hot path).
+    reachable: AtomicBool,
 }
 
 impl std::fmt::Debug for Throttle {
@@ -82,6 +86,7 @@ impl Throttle {
             clock: DefaultClock::default(),
             settings,
             shared: None,
+            reachable: AtomicBool::new(true),
         }
     }
 
@@ -107,10 +112,16 @@ impl Throttle {
             ..
         } = self.settings;
         match counter.take(key, requests_per_second, burst.max(1)).await {
-            Ok(None) => Ok(()),
-            Ok(Some(wait)) => Err(wait),
+            Ok(answer) => {
+                if !self.reachable.swap(true, Ordering::Relaxed) {
+                    tracing::info!("the shared throttle answers again");
+                }
+                answer.map_or(Ok(()), Err)
+            }
             Err(reason) => {
-                tracing::warn!(%reason, "the shared throttle cannot be reached");
+                if self.reachable.swap(false, Ordering::Relaxed) {
+                    tracing::warn!(%reason, ?outage, "the shared throttle cannot be reached");
+                }
                 match outage {
                     Outage::CountLocally => self.check_locally(key),
                     Outage::Refuse => Err(Duration::from_secs(1)),
