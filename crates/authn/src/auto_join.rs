@@ -68,10 +68,26 @@ impl Authn {
         {
             roles.insert(member);
         }
+        self.add_member(tx, user, &claim.organization_id, roles)
+            .await
+            .map(Some)
+    }
+
+    /// Makes `user` a member of `org` with `roles` within `tx` (the caller checked they are
+    /// not one yet and may join), with the event `org.member.added` and the audit entry
+    /// `organization.member_added`, both by `system`.
+    pub(crate) async fn add_member(
+        &self,
+        tx: &mut dyn WriteTx,
+        user: &User,
+        org: &svc_domain::OrganizationId,
+        roles: BTreeSet<RoleKey>,
+    ) -> Result<Membership, AuthnError> {
+        let tenant = &user.tenant_id;
         let now = self.now();
         let membership = Membership {
             tenant_id: tenant.clone(),
-            organization_id: claim.organization_id.clone(),
+            organization_id: org.clone(),
             user_id: user.id.clone(),
             roles,
             created_at: now,
@@ -98,6 +114,6 @@ impl Authn {
             membership.organization_id.as_str(),
         )
         .await?;
-        Ok(Some(membership))
+        Ok(membership)
     }
 }

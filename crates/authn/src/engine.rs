@@ -59,6 +59,8 @@ pub struct Authn {
     pub(crate) passkeys: Option<crate::passkeys::PasskeySettings>,
     /// Social recovery, when `[recovery]` is on ([`Authn::with_recovery`]).
     pub(crate) recovery: Option<crate::recovery::RecoverySettings>,
+    /// Enterprise single sign-on, when `[enterprise_sso]` is on ([`Authn::with_sso`]).
+    pub(crate) sso: Option<crate::sso::SsoSettings>,
 }
 
 impl fmt::Debug for Authn {
@@ -71,6 +73,7 @@ impl fmt::Debug for Authn {
             .field("two_factor", &self.two_factor)
             .field("passkeys", &self.passkeys)
             .field("recovery", &self.recovery)
+            .field("sso", &self.sso)
             .finish_non_exhaustive()
     }
 }
@@ -98,6 +101,7 @@ impl Authn {
             two_factor: None,
             passkeys: None,
             recovery: None,
+            sso: None,
         }
     }
 

@@ -115,6 +115,26 @@ pub enum AuthnError {
     /// yet.
     #[error("this recovery is not ready yet")]
     RecoveryNotReady,
+    /// Enterprise single sign-on is not enabled in this deployment (`[enterprise_sso]`).
+    #[error("single sign-on is not enabled")]
+    SsoOff,
+    /// No organization with single sign-on verified the address's domain.
+    #[error("single sign-on is not set up for this address")]
+    NoSsoConnection,
+    /// The address's organization signs its people in through single sign-on only.
+    #[error("this address signs in through its organization's single sign-on")]
+    SsoRequired,
+    /// The return from the provider matches no attempt of this browser (unknown, used,
+    /// expired, or another browser's): start again.
+    #[error("this single sign-on has expired; start again")]
+    SsoExpired,
+    /// The provider refused, or its answer did not check out; the reason is for logs only
+    /// (recorded as `sso.login.failed`).
+    #[error("the identity provider's answer was refused ({0})")]
+    SsoRefused(String),
+    /// The provider could not be reached; the reason is for logs.
+    #[error("the identity provider cannot be reached ({0})")]
+    SsoUnreachable(String),
     /// No such user in this tenant (another tenant's user looks the same).
     #[error("no such user")]
     UnknownUser,

@@ -55,6 +55,7 @@ mod settings;
 mod sign_in;
 mod sign_up;
 mod smtp;
+mod sso;
 mod texts;
 mod two_factor;
 
@@ -73,6 +74,7 @@ pub use recovery::{ApprovalRequest, RecoveryOverview, RecoveryProgress, Recovery
 pub use settings::{AuthnSettings, ClientInfo};
 pub use sign_up::{MAX_NAME_CHARS, SignUpFields, clean_name};
 pub use smtp::{SmtpMailer, SmtpSettings};
+pub use sso::{AMR_FED, SSO_COOKIE_PREFIX, SsoResponse, SsoSettings, SsoSignedIn, SsoStart};
 pub use texts::MailTexts;
 pub use two_factor::{
     CHALLENGE_COOKIE_PREFIX, Confirmed, ENROLMENT_LIFETIME, FactorStatus, KeyStep, PendingFactor,

@@ -114,6 +114,12 @@ impl Authn {
             tx.commit().await?;
             return Err(AuthnError::InvalidCredentials);
         };
+        // An organization that enforces single sign-on owns its domains' sign-ins: no password
+        // is checked for them (the refusal names the domain's rule, not any account).
+        if self.sso_required(tx.as_mut(), tenant, &email).await? {
+            tx.commit().await?;
+            return Err(AuthnError::SsoRequired);
+        }
         if let Some(lock) = tx
             .counter(&keys::account_lock(&tenant.id, &email), now)
             .await?

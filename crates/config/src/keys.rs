@@ -15,11 +15,11 @@ use serde_json::{Map, Value};
 use crate::model::{
     AdaptiveMfaConfig, ApiKeysConfig, AuthConfig, CaptchaConfig, ChallengeConfig, CibaConfig,
     Config, DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig,
-    DpopConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle, HibpConfig, JwtConfig,
-    KmsConfig, LogDelivery, LogoutConfig, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride,
-    RecoveryConfig, RedisConfig, ScimConfig, SecurityConfig, ServerConfig, SmtpConfig,
-    SoftwareStatementIssuer, TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig,
-    WebhooksConfig,
+    DpopConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle, EnterpriseSsoConfig,
+    HibpConfig, JwtConfig, KmsConfig, LogDelivery, LogoutConfig, OidcConfig, OpenApiConfig,
+    PasskeyConfig, PoolOverride, RecoveryConfig, RedisConfig, ScimConfig, SecurityConfig,
+    ServerConfig, SmtpConfig, SoftwareStatementIssuer, TenantConfig, TlsConfig, TwoFactorConfig,
+    VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -315,6 +315,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         AdaptiveMfaConfig,
         RecoveryConfig,
         PasskeyConfig,
+        EnterpriseSsoConfig,
         JwtConfig,
         OidcConfig,
         SecurityConfig,

@@ -81,10 +81,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
         "social sign-in (Google, GitHub, Apple, ...) is not built yet",
     ),
     section(
-        "enterprise_sso",
-        "enterprise single sign-on (SAML or OIDC federation per organization) is not built yet",
-    ),
-    section(
         "generic_oauth",
         "sign-in through generic upstream OAuth 2.0 providers is not built yet",
     ),

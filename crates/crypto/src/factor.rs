@@ -12,7 +12,7 @@
 //! configured secret never serves two algorithms directly.
 
 use crate::CryptoError;
-use aws_lc_rs::aead::{AES_256_GCM, Aad, NONCE_LEN, Nonce, RandomizedNonceKey};
+use aws_lc_rs::aead::NONCE_LEN;
 use aws_lc_rs::hmac;
 use std::fmt;
 use svc_domain::{FactorId, Rng, SecretHash, TenantId, UserId};
@@ -23,10 +23,7 @@ use zeroize::Zeroizing;
 pub const TOTP_SECRET_BYTES: usize = 20;
 /// TOTP step length in seconds.
 pub const TOTP_STEP_SECS: u64 = 30;
-/// Format version of a sealed secret.
-const SEALED_V1: u8 = 1;
-/// AES-GCM tag length.
-const TAG_LEN: usize = 16;
+use crate::sealing::{SEALED_V1, TAG_LEN};
 
 /// The `[two_factor]` key: seals TOTP secrets and keys backup-code hashes.
 pub struct FactorKey {
@@ -90,18 +87,7 @@ impl FactorKey {
         user: &UserId,
         factor: &FactorId,
     ) -> Result<Vec<u8>, CryptoError> {
-        let key = RandomizedNonceKey::new(&AES_256_GCM, self.seal.as_ref())
-            .map_err(|_| CryptoError::Seal)?;
-        let mut buf = Vec::with_capacity(plain.len() + TAG_LEN);
-        buf.extend_from_slice(plain);
-        let nonce = key
-            .seal_in_place_append_tag(Aad::from(aad(tenant, user, factor)), &mut buf)
-            .map_err(|_| CryptoError::Seal)?;
-        let mut out = Vec::with_capacity(1 + NONCE_LEN + buf.len());
-        out.push(SEALED_V1);
-        out.extend_from_slice(nonce.as_ref());
-        out.extend_from_slice(&buf);
-        Ok(out)
+        crate::sealing::seal(&self.seal, &aad(tenant, user, factor), plain)
     }
 
     /// Opens what [`FactorKey::seal`] sealed for the same tenant, person and factor.
@@ -139,31 +125,7 @@ impl FactorKey {
         user: &UserId,
         factor: &FactorId,
     ) -> Result<Zeroizing<Vec<u8>>, CryptoError> {
-        let (&version, rest) = sealed
-            .split_first()
-            .ok_or(CryptoError::MalformedSealedKey)?;
-        if version != SEALED_V1 {
-            return Err(CryptoError::UnsupportedSealedKeyVersion(version));
-        }
-        let (nonce, body) = rest
-            .split_first_chunk::<NONCE_LEN>()
-            .ok_or(CryptoError::MalformedSealedKey)?;
-        if body.len() < TAG_LEN {
-            return Err(CryptoError::MalformedSealedKey);
-        }
-        let key = RandomizedNonceKey::new(&AES_256_GCM, self.seal.as_ref())
-            .map_err(|_| CryptoError::Open)?;
-        let mut buf = Zeroizing::new(body.to_vec());
-        let len = key
-            .open_in_place(
-                Nonce::assume_unique_for_key(*nonce),
-                Aad::from(aad(tenant, user, factor)),
-                &mut buf,
-            )
-            .map_err(|_| CryptoError::Open)?
-            .len();
-        buf.truncate(len);
-        Ok(buf)
+        crate::sealing::open(&self.seal, &aad(tenant, user, factor), sealed)
     }
 
     /// The stored form of a backup code (already normalised) of `user` in `tenant`.

@@ -14,11 +14,14 @@ pub mod digest;
 mod envelope;
 mod error;
 mod factor;
+pub mod foreign_jws;
 mod jwk;
 mod jws;
 mod key;
 mod password;
 pub mod rotation;
+mod sealing;
+mod sso;
 mod webhook;
 
 pub use api_key::ApiKeyHasher;
@@ -29,6 +32,7 @@ pub use jwk::{Jwks, PublicJwk};
 pub use jws::{VerifiedJws, verify_jwt_signature};
 pub use key::SigningKey;
 pub use password::{Argon2id, SALT_LEN, verify_password};
+pub use sso::{AttemptValues, SsoSecretKey};
 // The rotation planner is also reachable as `svc_crypto::rotation::*`.
 pub use rotation::{
     KeyMeta, RotationPolicy, RotationStep, apply_plan, plan_forced_rotation, plan_rotation,

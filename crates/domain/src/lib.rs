@@ -35,6 +35,7 @@ mod scim;
 mod scope;
 mod secret;
 mod session;
+mod sso;
 mod tenant;
 mod user;
 mod verified_domain;
@@ -133,6 +134,11 @@ pub use secret::{GeneratedSecret, SecretHash, base32_secret};
 pub use session::{
     ACR_PASSWORD, AuthorizationCode, CodeBinding, Consent, Interaction, PushedRequest,
     RefreshFamily, RefreshToken, Session, UserToken, UserTokenPurpose,
+};
+pub use sso::{
+    EgressAnswer, MAX_SSO_SCOPES, MAX_SSO_SECRET_BYTES, MAX_SSO_SUBJECT_BYTES, MAX_SSO_URL_BYTES,
+    SSO_CALLBACK_PATH, SsoAttempt, SsoConnection, SsoEgress, SsoLink, UpstreamMetadata,
+    sso_redirect_uri,
 };
 pub use tenant::{MfaPolicy, PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};

@@ -47,6 +47,8 @@ pub enum LoginMethod {
     PasswordSecurityKey,
     /// A passkey alone (user-verified WebAuthn, no password).
     Passkey,
+    /// The organization's own OpenID provider (enterprise single sign-on).
+    Sso,
 }
 
 /// What came of a sign-in attempt.
@@ -78,13 +80,14 @@ impl std::error::Error for UnknownLoginValue {}
 
 impl LoginMethod {
     /// Every method, in the order of [`LoginMethod`]'s variants.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Password,
         Self::PasswordTotp,
         Self::PasswordBackupCode,
         Self::PasswordTrustedDevice,
         Self::PasswordSecurityKey,
         Self::Passkey,
+        Self::Sso,
     ];
 
     /// The wire and storage spelling.
@@ -97,6 +100,7 @@ impl LoginMethod {
             Self::PasswordTrustedDevice => "password_trusted_device",
             Self::PasswordSecurityKey => "password_security_key",
             Self::Passkey => "passkey",
+            Self::Sso => "sso",
         }
     }
 
@@ -112,6 +116,7 @@ impl LoginMethod {
             "password_trusted_device" => Ok(Self::PasswordTrustedDevice),
             "password_security_key" => Ok(Self::PasswordSecurityKey),
             "passkey" => Ok(Self::Passkey),
+            "sso" => Ok(Self::Sso),
             _ => Err(UnknownLoginValue(s.to_owned())),
         }
     }
@@ -201,7 +206,8 @@ mod tests {
                 "password_backup_code",
                 "password_trusted_device",
                 "password_security_key",
-                "passkey"
+                "passkey",
+                "sso"
             ],
             "the values the login_history_method_check constraint allows"
         );

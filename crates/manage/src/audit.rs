@@ -76,6 +76,11 @@ pub mod action {
     pub const ORGANIZATION_DOMAIN_VERIFIED: &str = "organization.domain_verified";
     /// A domain claim was removed (target: the organization).
     pub const ORGANIZATION_DOMAIN_REMOVED: &str = "organization.domain_removed";
+    /// An organization's single sign-on connection was configured or replaced (target: the
+    /// organization).
+    pub const ORGANIZATION_SSO_CONFIGURED: &str = "organization.sso_configured";
+    /// An organization's single sign-on connection was removed (target: the organization).
+    pub const ORGANIZATION_SSO_REMOVED: &str = "organization.sso_removed";
     /// An invitation to join the tenant or an organization was created and mailed (target: the
     /// invitation).
     pub const INVITATION_CREATED: &str = "invitation.created";

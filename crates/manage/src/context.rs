@@ -76,6 +76,9 @@ pub struct ManageContext {
     /// Looks up the proofs of domain claims (DNS TXT records, HTTPS well-known files); `None`
     /// until [`ManageContext::with_domain_probe`] (verification then fails as a wiring error).
     pub domain_probe: Option<Arc<dyn crate::domains::DomainProbe>>,
+    /// Reaches upstream providers and seals their secrets, while `[enterprise_sso]` is on;
+    /// `None` otherwise (the single sign-on use cases then answer not found).
+    pub sso: Option<crate::sso::SsoServices>,
 }
 
 impl ManageContext {
@@ -94,7 +97,15 @@ impl ManageContext {
             metadata_documents: false,
             software_statements: None,
             domain_probe: None,
+            sso: None,
         }
+    }
+
+    /// The same context, configuring single sign-on through `services`.
+    #[must_use]
+    pub fn with_sso(mut self, services: crate::sso::SsoServices) -> Self {
+        self.sso = Some(services);
+        self
     }
 
     /// The same context, verifying domain claims through `probe`.

@@ -86,6 +86,11 @@ impl Reach {
         Ok(())
     }
 
+    /// Whether the caller is limited to an organization and owns it.
+    pub fn is_owner(&self) -> bool {
+        matches!(self, Self::Organization { owner: true, .. })
+    }
+
     fn is_admin_only(&self) -> bool {
         matches!(self, Self::Organization { owner: false, .. })
     }

@@ -11,7 +11,7 @@
 //! rules with the same hasher without depending on the sign-in engine.
 
 mod factor_key;
-pub(crate) use factor_key::api_key_hasher;
+pub(crate) use factor_key::{api_key_hasher, sso_secret_key};
 mod hasher;
 
 use crate::RuntimeError;
@@ -35,6 +35,7 @@ pub(crate) async fn build(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     rng: Arc<dyn Rng>,
+    sso: Option<&svc_manage::sso::SsoServices>,
 ) -> Result<Arc<Authn>, RuntimeError> {
     let hasher = BoundedHasher::new(&argon2_settings(config), rng.clone())
         .map_err(|e| RuntimeError::Authn(format!("auth.argon2_*: {e}")))?;
@@ -65,6 +66,9 @@ pub(crate) async fn build(
             waiting_period: Duration::from_secs(recovery.waiting_period_secs.into()),
             request_lifetime: Duration::from_secs(recovery.request_lifetime_secs.into()),
         });
+    }
+    if let Some(sso) = sso {
+        authn = authn.with_sso(crate::sso::engine_settings(config, sso));
     }
     Ok(Arc::new(authn))
 }

@@ -88,21 +88,25 @@ impl GuardedFetcher {
 
     /// GETs `uri` as a document of `kind`.
     pub(crate) async fn get(&self, uri: &str, kind: Kind) -> Result<Fetched, String> {
+        self.get_authorized(uri, kind, None).await
+    }
+
+    /// [`GuardedFetcher::get`] with `bearer` as the access token when given (RFC 6750 §2.1).
+    pub(crate) async fn get_authorized(
+        &self,
+        uri: &str,
+        kind: Kind,
+        bearer: Option<&str>,
+    ) -> Result<Fetched, String> {
         let name = kind.name;
-        let url = WebhookUrl::parse(uri).map_err(|_| format!("{name} is not an http(s) URL"))?;
-        check_target(self.policy, &url).map_err(|e| format!("{name} refused: {e}"))?;
-        let client = self.client.as_ref().ok_or("cannot build the HTTP client")?;
-        let mut response = client
-            .get(url.url().clone())
-            .header(reqwest::header::ACCEPT, "application/json")
-            .send()
-            .await
-            .map_err(|e| {
-                format!(
-                    "{name} could not be fetched: {}",
-                    describe_failure(&e, TIMEOUT)
-                )
-            })?;
+        let (client, url) = self.target(uri, kind)?;
+        let mut request = client
+            .get(url)
+            .header(reqwest::header::ACCEPT, "application/json");
+        if let Some(token) = bearer {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(|e| unreachable(name, &e))?;
         if response.status() != reqwest::StatusCode::OK {
             return Err(format!("{name} answered {}", response.status().as_u16()));
         }
@@ -111,22 +115,71 @@ impl GuardedFetcher {
             return Err(format!("{name} did not answer with a JSON content type"));
         }
         let max_age = max_age(headers.get(reqwest::header::CACHE_CONTROL));
-        let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|_| format!("{name} could not be read"))?
-        {
-            if body.len() + chunk.len() > kind.max_bytes {
-                return Err(format!(
-                    "{name} document is larger than {} KiB",
-                    kind.max_bytes / 1024
-                ));
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = read_capped(response, kind).await?;
         Ok(Fetched { body, max_age })
     }
+
+    /// POSTs the form `form` to `uri` with HTTP Basic authentication `basic` (RFC 6749 §2.3.1:
+    /// both halves form-urlencoded before they are joined); any status is an answer, its body
+    /// capped like a document of `kind`.
+    pub(crate) async fn post_form(
+        &self,
+        uri: &str,
+        kind: Kind,
+        form: &[(&str, &str)],
+        (user, password): (&str, &str),
+    ) -> Result<(u16, Vec<u8>), String> {
+        let name = kind.name;
+        let (client, url) = self.target(uri, kind)?;
+        let encode =
+            |v: &str| url::form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>();
+        let response = client
+            .post(url)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .basic_auth(encode(user), Some(encode(password)))
+            .form(form)
+            .send()
+            .await
+            .map_err(|e| unreachable(name, &e))?;
+        let status = response.status().as_u16();
+        Ok((status, read_capped(response, kind).await?))
+    }
+
+    /// The client and checked URL for a request to `uri`.
+    fn target(&self, uri: &str, kind: Kind) -> Result<(&reqwest::Client, reqwest::Url), String> {
+        let name = kind.name;
+        let url = WebhookUrl::parse(uri).map_err(|_| format!("{name} is not an http(s) URL"))?;
+        check_target(self.policy, &url).map_err(|e| format!("{name} refused: {e}"))?;
+        let client = self.client.as_ref().ok_or("cannot build the HTTP client")?;
+        Ok((client, url.url().clone()))
+    }
+}
+
+fn unreachable(name: &str, e: &reqwest::Error) -> String {
+    format!(
+        "{name} could not be fetched: {}",
+        describe_failure(e, TIMEOUT)
+    )
+}
+
+/// The body, read in chunks and dropped once it passes the kind's cap.
+async fn read_capped(mut response: reqwest::Response, kind: Kind) -> Result<Vec<u8>, String> {
+    let name = kind.name;
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|_| format!("{name} could not be read"))?
+    {
+        if body.len() + chunk.len() > kind.max_bytes {
+            return Err(format!(
+                "{name} document is larger than {} KiB",
+                kind.max_bytes / 1024
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// `application/json` or `application/<anything>+json`, parameters aside.

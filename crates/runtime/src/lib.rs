@@ -26,6 +26,7 @@ mod plane;
 mod serve;
 mod shared_caches;
 mod software_statements;
+mod sso;
 mod stores;
 mod tls;
 mod webhooks;

@@ -83,7 +83,7 @@ enum Cutoff {
 
 /// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
 /// counted.
-const PURGE: [(PerDialect, Cutoff); 14] = [
+const PURGE: [(PerDialect, Cutoff); 15] = [
     (
         PerDialect {
             sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
@@ -195,6 +195,14 @@ const PURGE: [(PerDialect, Cutoff); 14] = [
                  WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
             postgres: "DELETE FROM webauthn_ceremonies \
                  WHERE used_at IS NOT NULL OR expires_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    // A single sign-on attempt is single use too: spent or expired, it is dead.
+    (
+        PerDialect {
+            sqlite: "DELETE FROM sso_attempts WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "DELETE FROM sso_attempts WHERE used_at IS NOT NULL OR expires_at <= $1",
         },
         Cutoff::Now,
     ),

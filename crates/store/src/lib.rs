@@ -33,6 +33,7 @@ mod registration;
 mod scim;
 mod scim_groups;
 mod signing_keys;
+mod sso;
 mod tenants;
 mod users;
 mod webhooks;
@@ -72,6 +73,7 @@ pub use scim_groups::{
     ScimGroupWrites,
 };
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
+pub use sso::{SsoReads, SsoWrites};
 pub use tenants::{TenantReads, TenantWrites};
 pub use users::{
     CounterState, CounterWrites, SessionReads, SessionWrites, UserFilter, UserReads, UserRoleReads,
@@ -213,6 +215,7 @@ pub trait ReadTx:
     + DelegationReads
     + ApiKeyReads
     + LogoutReads
+    + SsoReads
     + Send
 {
     /// Ends the read.
@@ -281,6 +284,8 @@ pub trait WriteTx:
     + ApiKeyWrites
     + LogoutReads
     + LogoutWrites
+    + SsoReads
+    + SsoWrites
     + Send
 {
     /// Makes every change of this transaction durable and visible, atomically.

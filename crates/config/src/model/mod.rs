@@ -15,6 +15,7 @@ mod deployment;
 mod device_authorization;
 mod dpop;
 mod dynamic_registration;
+mod enterprise_sso;
 mod logout;
 mod passkey;
 mod redis;
@@ -47,6 +48,7 @@ pub use deployment::{CoordinationBackend, DatabaseTopology, DeploymentConfig, Ru
 pub use device_authorization::DeviceAuthorizationConfig;
 pub use dpop::DpopConfig;
 pub use dynamic_registration::{DynamicRegistrationConfig, SoftwareStatementIssuer};
+pub use enterprise_sso::EnterpriseSsoConfig;
 pub use logout::LogoutConfig;
 pub use passkey::PasskeyConfig;
 pub use redis::{RedisConfig, ThrottleFailMode};
@@ -90,6 +92,8 @@ pub struct Config {
     pub recovery: RecoveryConfig,
     /// Passkeys (WebAuthn) as a sign-in method.
     pub passkey: PasskeyConfig,
+    /// Sign-in through an organization's own OpenID provider.
+    pub enterprise_sso: EnterpriseSsoConfig,
     /// Token lifetimes and signing.
     pub jwt: JwtConfig,
     /// OpenID Connect issuer and authorization codes.

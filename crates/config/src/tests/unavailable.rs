@@ -40,12 +40,6 @@ const CASES: &[Case] = &[
         SECRET,
     ),
     case(
-        "enterprise_sso",
-        "[enterprise_sso]\nenabled = true\n",
-        "SVC_ENTERPRISE_SSO__ENABLED",
-        "true",
-    ),
-    case(
         "generic_oauth",
         "[generic_oauth.corp]\nissuer = \"https://idp.example.com\"\n",
         "SVC_GENERIC_OAUTH__CORP__ISSUER",

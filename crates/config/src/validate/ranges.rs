@@ -385,6 +385,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         3_600,
     ),
     bound(
+        "enterprise_sso.attempt_lifetime_secs",
+        |c| Some(c.enterprise_sso.attempt_lifetime_secs.into()),
+        60,
+        3_600,
+    ),
+    bound(
         "verified_domains.timeout_ms",
         |c| Some(c.verified_domains.timeout_ms.into()),
         100,

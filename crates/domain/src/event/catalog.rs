@@ -185,13 +185,13 @@ catalog! {
     /// On-chain metadata changed.
     ChainMetadataChanged = "chain.metadata.changed", emitted: false;
     /// Enterprise SSO was configured for an organization.
-    SsoConfigured = "sso.configured", emitted: false;
+    SsoConfigured = "sso.configured", emitted: true;
     /// A person signed in through enterprise SSO.
-    SsoLoginSuccess = "sso.login.success", emitted: false;
+    SsoLoginSuccess = "sso.login.success", emitted: true;
     /// An enterprise SSO sign-in failed.
-    SsoLoginFailed = "sso.login.failed", emitted: false;
+    SsoLoginFailed = "sso.login.failed", emitted: true;
     /// Enterprise SSO provisioned a person.
-    SsoUserProvisioned = "sso.user.provisioned", emitted: false;
+    SsoUserProvisioned = "sso.user.provisioned", emitted: true;
     /// An organization was created.
     OrgCreated = "org.created", emitted: true;
     /// An organization's name, slug or metadata changed.

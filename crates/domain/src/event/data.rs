@@ -426,6 +426,41 @@ pub enum EventData {
         /// Who made the change.
         actor: String,
     },
+    /// `sso.configured` (also when a connection is replaced or removed: `removed` says which)
+    SsoConfigured {
+        /// The organization.
+        organization_id: OrganizationId,
+        /// The upstream issuer.
+        issuer: String,
+        /// Whether password sign-in is refused at the organization's domains.
+        enforced: bool,
+        /// Whether the connection was removed.
+        removed: bool,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `sso.login.success`, `sso.user.provisioned`
+    SsoSignedIn {
+        /// The organization whose provider vouched.
+        organization_id: OrganizationId,
+        /// The upstream issuer.
+        issuer: String,
+        /// The person.
+        user_id: UserId,
+        /// The session created (`sso.login.success`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<SessionId>,
+    },
+    /// `sso.login.failed`
+    SsoFailed {
+        /// The organization whose provider was asked.
+        organization_id: OrganizationId,
+        /// The upstream issuer.
+        issuer: String,
+        /// Why, in a closed vocabulary: `upstream_error`, `token_exchange`, `id_token`,
+        /// `email_unverified`, `domain_not_owned`, `account_unavailable`.
+        reason: String,
+    },
     /// `org.member.added`, `org.member.role_changed`, `org.member.removed`
     OrgMember {
         /// The organization.

@@ -49,6 +49,12 @@ impl From<AuthnError> for Problem {
             A::GuardianRefused(_) => Self::bad_request(error.to_string()),
             A::OwnRecovery => Self::forbidden(error.to_string()),
             A::RecoveryNotReady => Self::conflict(error.to_string()),
+            A::SsoOff | A::NoSsoConnection => Self::not_found(error.to_string()),
+            A::SsoRequired => Self::forbidden(error.to_string()),
+            A::SsoExpired => Self::bad_request(error.to_string()),
+            // The reason stays in the logs.
+            A::SsoRefused(_) => Self::unauthorized("the identity provider's answer was refused"),
+            other @ A::SsoUnreachable(_) => Self::service_unavailable().with_source(other),
             other @ (A::BreachCheckUnavailable
             | A::CaptchaUnavailable(_)
             | A::Store(svc_store::StoreError::Unavailable(_))) => {
@@ -148,6 +154,18 @@ pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response>
         ),
         AuthnError::OwnRecovery => (StatusCode::FORBIDDEN, s.recovery.own_recovery, None, None),
         AuthnError::RecoveryNotReady => (StatusCode::CONFLICT, s.recovery.not_ready, None, None),
+        AuthnError::SsoOff => return Err(super::page::not_found(ctx)),
+        AuthnError::NoSsoConnection => (
+            StatusCode::BAD_REQUEST,
+            s.sso.no_connection,
+            Some("email"),
+            None,
+        ),
+        AuthnError::SsoRequired => (StatusCode::FORBIDDEN, s.sso.required, None, None),
+        AuthnError::SsoExpired => (StatusCode::BAD_REQUEST, s.sso.expired, None, None),
+        // The reason was logged and recorded by the engine; the page says only what to do.
+        AuthnError::SsoRefused(_) => (StatusCode::UNAUTHORIZED, s.sso.refused, None, None),
+        AuthnError::SsoUnreachable(_) => (StatusCode::BAD_GATEWAY, s.sso.unreachable, None, None),
         AuthnError::SignupClosed => return Err(sign_up_closed(ctx)),
         AuthnError::InvalidLink | AuthnError::UnknownUser => return Err(invalid_link(ctx)),
         other @ (AuthnError::Store(_) | AuthnError::Internal(_)) => {
@@ -249,6 +267,16 @@ mod tests {
             (AuthnError::UnknownGuardian, 404, "not_found"),
             (AuthnError::OwnRecovery, 403, "forbidden"),
             (AuthnError::RecoveryNotReady, 409, "conflict"),
+            (AuthnError::SsoOff, 404, "not_found"),
+            (AuthnError::NoSsoConnection, 404, "not_found"),
+            (AuthnError::SsoRequired, 403, "forbidden"),
+            (AuthnError::SsoExpired, 400, "bad_request"),
+            (AuthnError::SsoRefused("row 42".into()), 401, "unauthorized"),
+            (
+                AuthnError::SsoUnreachable("row 42".into()),
+                503,
+                "server_error",
+            ),
         ];
         for (error, status, code) in table {
             let label = format!("{error:?}");

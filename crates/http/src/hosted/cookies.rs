@@ -1,12 +1,13 @@
 //! The hosted pages' cookies: which names and attributes they carry, reading them from requests
 //! and writing `Set-Cookie` headers.
 //!
-//! Seven cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
+//! Eight cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
 //! `SameSite=Lax`: the session cookie, the CSRF cookie ([`super::csrf`]), between a correct
 //! password and the second factor the challenge cookie (it signs nobody in by itself), the
 //! WebAuthn ceremony cookie, the device cookie that recognises a browser across sign-ins
 //! (new-device mail, trusted devices), the recovery cookie that holds the secret of an
-//! account recovery this browser asked for (`super::recovery`), and the join cookie that
+//! account recovery this browser asked for (`super::recovery`), the single sign-on cookie that
+//! holds the secret of a sign-in at an organization's provider (`super::sso`), and the join cookie that
 //! brings a person who opened an invitation before signing in back to it afterwards
 //! (`super::join`). When the tenant's issuer is https
 //! they are `Secure` and carry the `__Host-` prefix (RFC 6265bis §4.1.3.2), so neither a sibling
@@ -100,6 +101,32 @@ impl CookiePolicy {
     /// `Set-Cookie` that deletes the ceremony cookie.
     pub(crate) fn clear_ceremony(self) -> Option<HeaderValue> {
         self.header(self.ceremony_name(), "", Some(0))
+    }
+
+    /// Name of the single sign-on cookie: the secret of an attempt at an organization's
+    /// provider, the only thing that can finish it. `Lax` is what lets the provider's
+    /// top-level redirect back carry it.
+    pub(crate) fn sso_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_sso"
+        } else {
+            "svc_sso"
+        }
+    }
+
+    /// The single sign-on cookie's value in a request.
+    pub(crate) fn sso(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.sso_name())
+    }
+
+    /// `Set-Cookie` for a single sign-on cookie, living as long as the attempt.
+    pub(crate) fn set_sso(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
+        self.header(self.sso_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` that deletes the single sign-on cookie.
+    pub(crate) fn clear_sso(self) -> Option<HeaderValue> {
+        self.header(self.sso_name(), "", Some(0))
     }
 
     /// Name of the recovery cookie: the secret of the account recovery this browser asked for,

@@ -42,6 +42,7 @@ mod recovery;
 mod second_factor;
 mod session;
 mod sign_in;
+mod sso;
 pub mod strings;
 pub use api_keys::OwnKeys;
 pub(crate) mod view;
@@ -227,6 +228,12 @@ pub fn router(state: HostedState) -> Router {
     }
     if state.own_keys.is_some() {
         api = api.route(api_keys::PATH, get(api_keys::page).post(api_keys::submit));
+    }
+    // `[enterprise_sso]`: unrouted when off.
+    if state.authn.sso_enabled() {
+        api = api
+            .route("/auth/sso", post(sso::start))
+            .route(svc_domain::SSO_CALLBACK_PATH, get(sso::callback));
     }
     api.split_for_parts()
         .0

@@ -23,7 +23,7 @@
 
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
-use super::view::{Button, CaptchaWidget, Field, Form, Page, PasskeyForm};
+use super::view::{Button, CaptchaWidget, Field, Form, Page, PasskeyForm, SsoForm};
 use super::{Ctx, HostedState, cookies, interaction_param, path_with, see_other};
 use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
@@ -140,6 +140,18 @@ pub(crate) fn sign_in_page(
     (email, captcha): (&str, bool),
     refusal: Option<&Refusal>,
 ) -> Response {
+    sign_in_page_with_sso(state, ctx, pending, (email, captcha), refusal, ("", None))
+}
+
+/// [`sign_in_page`] with the single sign-on form's address and error (`/auth/sso` refused).
+pub(crate) fn sign_in_page_with_sso(
+    state: &HostedState,
+    ctx: &Ctx,
+    pending: &Pending,
+    (email, captcha): (&str, bool),
+    refusal: Option<&Refusal>,
+    sso: (&str, Option<&'static str>),
+) -> Response {
     let s = ctx.s();
     let csrf = CsrfToken::for_page(&ctx.headers, ctx.cookies, state.rng.as_ref());
     let interaction = pending.interaction.as_ref().map(InteractionId::as_str);
@@ -181,7 +193,11 @@ pub(crate) fn sign_in_page(
         .field(password_field)
         .captcha(widget)
         .button(Button::primary(s.sign_in_submit));
-    page = page.form(form).link(
+    page = page.form(form);
+    if state.authn.sso_enabled() {
+        page = page.sso(SsoForm::new(s, csrf.value(), interaction, sso));
+    }
+    page = page.link(
         None,
         s.forgot_password_link,
         path_with("/auth/forgot-password", &[("interaction", interaction)]),

@@ -11,6 +11,7 @@ mod delegate;
 mod device;
 mod join;
 mod recovery;
+mod sso;
 
 pub use api_keys::ApiKeyStrings;
 pub use ciba::CibaStrings;
@@ -18,6 +19,7 @@ pub use delegate::DelegateStrings;
 pub use device::DeviceStrings;
 pub use join::JoinStrings;
 pub use recovery::RecoveryStrings;
+pub use sso::SsoStrings;
 
 /// One language's texts.
 #[derive(Debug)]
@@ -443,6 +445,8 @@ pub struct Strings {
     pub delegate: &'static DelegateStrings,
     /// The API keys page.
     pub api_keys: &'static ApiKeyStrings,
+    /// Enterprise single sign-on.
+    pub sso: &'static SsoStrings,
 }
 
 /// English.
@@ -662,6 +666,7 @@ pub static EN: Strings = Strings {
     ciba: &ciba::EN,
     delegate: &delegate::EN,
     api_keys: &api_keys::EN,
+    sso: &sso::EN,
 };
 
 impl Strings {
@@ -705,6 +710,7 @@ impl Strings {
             "password_trusted_device" => self.method_password_trusted_device,
             "password_security_key" => self.method_password_security_key,
             "passkey" => self.method_passkey,
+            "sso" => self.sso.method,
             _ => self.unknown,
         }
     }

@@ -634,8 +634,8 @@ fn management_scopes_and_tags_are_all_described() {
         .filter(|(_, _, op)| op["tags"] == json!([tags::ORGANIZATIONS]))
         .count();
     assert_eq!(
-        organizations, 19,
-        "the organization, membership and claimed-domain operations"
+        organizations, 22,
+        "the organization, membership, claimed-domain and single sign-on operations"
     );
 }
 

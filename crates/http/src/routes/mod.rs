@@ -18,6 +18,7 @@ pub mod invitations;
 pub mod organizations;
 mod organizations_domains;
 mod organizations_members;
+pub mod organizations_sso;
 pub mod par;
 pub mod policies;
 mod protocol;

@@ -1,7 +1,7 @@
 //! `/api/v1/organizations` (scopes `organizations:read|write`): the tenant's organizations and
 //! their OpenAPI operations, declared together through `OpenApiRouter` — create, list, read,
 //! update, delete, suspend, reactivate; the members (`organizations_members`); the claimed
-//! domains (`organizations_domains`); and the organizations one person belongs to
+//! domains (`organizations_domains`); the single sign-on connection (`organizations_sso`); and the organizations one person belongs to
 //! (`/api/v1/tenant-users/{id}/organizations`). Thin handlers over `svc_manage::organizations`,
 //! always within the token's own tenant: another tenant's organization or person, or a
 //! malformed id, is simply not found.
@@ -39,10 +39,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 /// The base path of the routes.
 pub(super) const BASE: &str = "/api/v1/organizations";
 
-fn api() -> OpenApiRouter<ApiState> {
+/// The routes; the single sign-on ones only with `sso` (`[enterprise_sso]` on).
+fn api(sso: bool) -> OpenApiRouter<ApiState> {
     use super::organizations_domains as domains;
     use super::organizations_members as members;
-    OpenApiRouter::new()
+    use super::organizations_sso as connection;
+    let api = OpenApiRouter::new()
         .routes(routes!(create, list))
         .routes(routes!(read, update, remove))
         .routes(routes!(suspend))
@@ -60,18 +62,31 @@ fn api() -> OpenApiRouter<ApiState> {
             domains::update_domain,
             domains::remove_domain
         ))
-        .routes(routes!(domains::verify_domain))
+        .routes(routes!(domains::verify_domain));
+    if sso {
+        api.routes(routes!(
+            connection::put_sso,
+            connection::get_sso,
+            connection::remove_sso
+        ))
+    } else {
+        api
+    }
 }
 
 /// The organization routes (members included), state applied.
 pub fn router(state: ApiState) -> Router {
-    api().split_for_parts().0.with_state(state)
+    api(state.manage.sso.is_some())
+        .split_for_parts()
+        .0
+        .with_state(state)
 }
 
-/// The OpenAPI operations of these routes.
+/// The OpenAPI operations of these routes, single sign-on included (a deployment without it
+/// leaves those out of its document).
 #[must_use]
 pub fn operations() -> utoipa::openapi::OpenApi {
-    api().into_openapi()
+    api(true).into_openapi()
 }
 
 pub(super) fn organization_id(raw: &str) -> Result<OrganizationId, Problem> {
@@ -533,6 +548,10 @@ mod tests {
                 w,
                 false,
             ),
+            // The single sign-on connection (`organizations_sso`).
+            ("/api/v1/organizations/{id}/sso", "put", w, false),
+            ("/api/v1/organizations/{id}/sso", "get", r, false),
+            ("/api/v1/organizations/{id}/sso", "delete", w, false),
         ];
         let json = serde_json::to_value(operations()).unwrap();
         let expected: Vec<_> = expected

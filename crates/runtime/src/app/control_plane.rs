@@ -80,6 +80,10 @@ pub(super) fn reference(config: &svc_config::Config) -> Router {
             !config.ciba.enabled,
             "/api/v1/identity/ciba/requests/{id}/deny",
         ),
+        (
+            !config.enterprise_sso.enabled,
+            svc_http::routes::organizations_sso::PATH,
+        ),
         (!config.api_keys.enabled, "/api/v1/api-keys"),
         (!config.api_keys.enabled, "/api/v1/api-keys/{id}"),
         (!config.api_keys.enabled, "/api/v1/api-keys/{id}/rotate"),

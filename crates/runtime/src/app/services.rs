@@ -106,7 +106,15 @@ impl Services {
             .with_change_hook(caches.clone());
         // One sign-in engine per process: its Argon2 semaphore bounds hashing across every
         // surface that uses it (management API, hosted pages).
-        let authn = crate::authn::build(config, store.clone(), clock.clone(), rng.clone()).await?;
+        let sso = crate::sso::services(config, &store, &clock, &rng).await?;
+        let authn = crate::authn::build(
+            config,
+            store.clone(),
+            clock.clone(),
+            rng.clone(),
+            sso.as_ref(),
+        )
+        .await?;
         // The management API checks, hashes and invites through the same passwords and links,
         // as ports: svc-manage never depends on svc-authn.
         let manage = manage
@@ -121,7 +129,11 @@ impl Services {
             .with_domain_probe(Arc::new(crate::domain_probe::RuntimeDomainProbe::new(
                 &config.verified_domains,
             )?));
-        let manage = manage.with_software_statements(crate::software_statements::verifier(config)?);
+        let mut manage =
+            manage.with_software_statements(crate::software_statements::verifier(config)?);
+        if let Some(sso) = sso {
+            manage = manage.with_sso(sso);
+        }
         let dpop = Arc::new(dpop(config, store.clone(), clock.clone(), redis.as_ref()));
         let api = ApiState {
             tenants: tenants.clone(),

@@ -1,5 +1,6 @@
 //! Custody of the deployment's data keys: the one that seals TOTP secrets (and keys backup-code
-//! hashes), and the one keying API-key hashes (`svc_crypto::ApiKeyHasher`). Each is one 32-byte
+//! hashes), the one keying API-key hashes (`svc_crypto::ApiKeyHasher`), and the one sealing
+//! upstream single sign-on secrets (`svc_crypto::SsoSecretKey`). Each is one 32-byte
 //! key per deployment and purpose, generated once, wrapped by `svc-kms` and stored only wrapped
 //! (`factor_data_keys`), unwrapped at start into memory. Every instance reads the same wrapped
 //! key; two instances starting at once race on one insert and both use the winner.
@@ -46,6 +47,27 @@ const API_KEY_HASH: DataKeyUse = DataKeyUse {
     what: "API-key hashing key",
     ephemeral: "API keys created now stop working when this process restarts",
 };
+
+/// The key sealing upstream single sign-on client secrets: the same stored deployment key
+/// again, from which `svc_crypto::SsoSecretKey` derives its own key under its own label.
+const SSO_SEAL: DataKeyUse = DataKeyUse {
+    purpose: TOTP_SEAL.purpose,
+    context: TOTP_SEAL.context,
+    what: "single sign-on secret key",
+    ephemeral: "single sign-on connections configured now stop working when this process restarts",
+};
+
+/// The deployment's key sealing upstream client secrets for `config`.
+pub(crate) async fn sso_secret_key(
+    config: &Config,
+    store: &Arc<dyn Store>,
+    clock: &Arc<dyn Clock>,
+    rng: &Arc<dyn Rng>,
+) -> Result<svc_crypto::SsoSecretKey, RuntimeError> {
+    let bytes = load_data_key(config, store, clock, rng, &SSO_SEAL).await?;
+    svc_crypto::SsoSecretKey::new(bytes.as_slice())
+        .map_err(|e| RuntimeError::Authn(format!("{}: {e}", SSO_SEAL.what)))
+}
 
 /// The deployment's API-key hasher for `config`.
 pub(crate) async fn api_key_hasher(

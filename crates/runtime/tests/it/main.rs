@@ -27,6 +27,7 @@ mod dns;
 mod domains;
 mod dpop;
 mod elixir_sdk;
+mod enterprise_sso;
 mod go_sdk;
 mod health;
 mod hosted;

@@ -135,6 +135,7 @@ async fn spawn(backend: Backend, mail: &Path) -> TestApp {
             // Every optional protocol endpoint on, so the document holds (and the fuzzer
             // reaches) all of them.
             ("SVC_CIBA__ENABLED", "true"),
+            ("SVC_ENTERPRISE_SSO__ENABLED", "true"),
         ],
     )
     .await
@@ -1327,6 +1328,7 @@ async fn every_route_has_an_operation_and_every_operation_a_route() {
         ("SVC_DYNAMIC_REGISTRATION__ENABLED", "true"),
         ("SVC_CIBA__ENABLED", "true"),
         ("SVC_SCIM__ENABLED", "true"),
+        ("SVC_ENTERPRISE_SSO__ENABLED", "true"),
     ];
     let sources = svc_config::Sources {
         explicit_file: None,

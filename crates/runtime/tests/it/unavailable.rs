@@ -11,8 +11,6 @@ const EVERYTHING_REFUSED: &str = r#"
 [social.google]
 client_id = "abc"
 client_secret = "never-echoed-secret"
-[enterprise_sso]
-enabled = true
 [generic_oauth.corp]
 issuer = "https://idp.example.com"
 [sms]
@@ -74,7 +72,6 @@ otlp_endpoint = "http://otel.internal:4317"
 
 const LABELS: &[&str] = &[
     "[social]",
-    "[enterprise_sso]",
     "[generic_oauth]",
     "[sms]",
     "[email_otp]",

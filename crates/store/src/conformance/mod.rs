@@ -29,6 +29,7 @@ mod registration;
 mod scim;
 mod scim_groups;
 mod signing_keys;
+mod sso;
 mod tenants;
 mod user_roles;
 mod users;
@@ -59,6 +60,7 @@ pub use registration::*;
 pub use scim::*;
 pub use scim_groups::*;
 pub use signing_keys::*;
+pub use sso::*;
 pub use tenants::*;
 pub use user_roles::*;
 pub use users::*;
@@ -220,6 +222,10 @@ macro_rules! conformance_suite {
             domains_round_trip_and_are_claimed_once_per_organization,
             one_verified_claim_per_name_and_tenant,
             domain_updates_and_deletes_are_scoped_and_conditional,
+            sso_connections_round_trip_and_are_replaced_keeping_their_creation,
+            sso_attempts_are_taken_once_by_their_tenant_before_expiry,
+            spent_and_expired_sso_attempts_are_purged,
+            sso_links_are_unique_per_subject_and_go_with_their_connection,
             user_roles_round_trip_and_are_replaced_as_a_set,
             user_roles_are_scoped_to_their_tenant,
             user_roles_go_with_their_tenant,

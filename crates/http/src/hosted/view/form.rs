@@ -238,6 +238,43 @@ impl CaptchaWidget {
     }
 }
 
+/// The "sign in with single sign-on" form: an address whose domain finds the organization's
+/// provider (its field has its own id, beside the password form's).
+#[derive(Debug, Clone)]
+pub(crate) struct SsoForm {
+    pub(crate) heading: &'static str,
+    pub(crate) intro: &'static str,
+    pub(crate) hidden: Vec<(String, String)>,
+    pub(crate) email_label: &'static str,
+    pub(crate) email: String,
+    pub(crate) error: Option<&'static str>,
+    pub(crate) button: &'static str,
+}
+
+impl SsoForm {
+    /// The form for the pending `interaction`, with `email` typed and a refusal's `error`.
+    pub(crate) fn new(
+        s: &Strings,
+        csrf: &str,
+        interaction: Option<&str>,
+        (email, error): (&str, Option<&'static str>),
+    ) -> Self {
+        let mut hidden = vec![("csrf".to_owned(), csrf.to_owned())];
+        if let Some(interaction) = interaction {
+            hidden.push(("interaction".to_owned(), interaction.to_owned()));
+        }
+        Self {
+            heading: s.sso.heading,
+            intro: s.sso.intro,
+            hidden,
+            email_label: s.email_label,
+            email: email.to_owned(),
+            error,
+            button: s.sso.submit,
+        }
+    }
+}
+
 /// A passkey form, driven by the WebAuthn glue ([`WEBAUTHN_JS`]): hidden until the script
 /// shows it (it needs JavaScript and WebAuthn; a `<noscript>` note says so), it fetches the
 /// ceremony's options from `options`, then posts the browser's answer in `credential` to

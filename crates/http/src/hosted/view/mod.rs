@@ -33,7 +33,7 @@ pub(crate) use account::{
     HistoryRow, HistoryView, PasskeyRow, PasskeysView, SessionRow, SessionsView,
 };
 pub(crate) use api_keys::{ApiKeyCreatedView, ApiKeyRow, ApiKeysView, OfferedApiView};
-pub(crate) use form::{Button, CaptchaWidget, Field, Form, PasskeyForm};
+pub(crate) use form::{Button, CaptchaWidget, Field, Form, PasskeyForm, SsoForm};
 use security::CSS;
 pub(crate) use security::{FormTargets, secure_headers};
 
@@ -106,6 +106,10 @@ pub(crate) struct Page {
     pub(crate) frames: Vec<String>,
     /// Where the page moves on to by itself after a moment (a `meta` refresh, no script).
     pub(crate) refresh: Option<String>,
+    /// Seconds before [`Page::refresh`] moves on.
+    pub(crate) refresh_secs: u8,
+    /// The single sign-on form after the main form, when the page offers one.
+    pub(crate) sso: Option<SsoForm>,
 }
 
 impl Page {
@@ -125,7 +129,23 @@ impl Page {
             targets: FormTargets::default(),
             frames: Vec::new(),
             refresh: None,
+            refresh_secs: 3,
+            sso: None,
         }
+    }
+
+    /// Moves on to `next` at once (a `meta` refresh, so no form submission leads there and
+    /// the page's `form-action` need not name it), with a link for browsers that do not.
+    pub(crate) fn continue_to(mut self, next: String, label: &'static str) -> Self {
+        self.refresh = Some(next.clone());
+        self.refresh_secs = 0;
+        self.link(None, label, next)
+    }
+
+    /// Adds the single sign-on form.
+    pub(crate) fn sso(mut self, form: SsoForm) -> Self {
+        self.sso = Some(form);
+        self
     }
 
     /// Front-channel logout (OpenID Connect Front-Channel Logout 1.0 §3): loads each of `uris`

@@ -1,0 +1,698 @@
+//! Enterprise single sign-on (`[enterprise_sso]`): a person signs in through their
+//! organization's own OpenID provider.
+//!
+//! 1. **Home-realm discovery** ([`Authn::begin_sso`]): the address's domain must be verified by
+//!    an organization of the tenant that has a connection; otherwise nothing is started.
+//! 2. **The request upstream**: authorization code flow with PKCE (S256), `state` and `nonce`,
+//!    all three derived from a fresh 256-bit cookie value ([`svc_crypto::AttemptValues`]), so
+//!    the attempt row stores none of them and only the browser holding the cookie can finish.
+//! 3. **The return** ([`Authn::finish_sso`]): the attempt is spent first (single use, right or
+//!    wrong); `state` must be this browser's (a `state` from another browser finds another
+//!    attempt or none); RFC 9207 `iss` must be the provider's when it says it sends one, and
+//!    any `iss` naming another issuer is a mix-up; the code is redeemed with the verifier and
+//!    the sealed client secret (HTTP Basic); the ID token is checked by [`id_token`].
+//! 4. **Who it is**: a subject linked before is that person. Otherwise the provider must say
+//!    the address is verified and its domain must be one the organization verified: then the
+//!    person with that address is linked (an address the provider cannot vouch for never
+//!    takes over an account), or created (just in time, `sso.user.provisioned`), and made a
+//!    member of the organization when they are not one yet.
+//! 5. The session has `amr` `fed` (plus `mfa` and `urn:svc:aal2` when the provider asserts
+//!    more than one factor), the login history method `sso`, and the events
+//!    `auth.login.success` and `sso.login.success`. Every refusal after the attempt was found
+//!    records `sso.login.failed` with a closed reason.
+//!
+//! Connections themselves (discovery, sealed secret, enforcement) are configured through the
+//! management API (`svc_manage::sso`); [`Authn::sso_required`] is how password sign-in honours
+//! enforcement.
+
+mod id_token;
+
+use crate::engine::{Authn, SignedIn};
+use crate::error::AuthnError;
+use crate::settings::ClientInfo;
+use id_token::{Expected, UpstreamIdentity};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+use subtle::ConstantTimeEq;
+use svc_crypto::{AttemptValues, SsoSecretKey};
+use svc_domain::{
+    ACR_AAL1, ACR_AAL2, AMR_MFA, DomainName, Email, EventData, EventType, GeneratedSecret,
+    InteractionId, LoginMethod, LoginResult, MAX_MEMBERSHIPS_PER_USER, ORG_MEMBER, OrgStatus,
+    RoleKey, SecretHash, SsoAttempt, SsoConnection, SsoEgress, SsoLink, Tenant, User, UserId,
+    UserStatus, sso_redirect_uri,
+};
+use svc_store::{StoreError, WriteTx};
+
+/// Prefix of attempt cookie values (`sso_…`).
+pub const SSO_COOKIE_PREFIX: &str = "sso_";
+/// The `amr` value of a federated sign-in (RFC 8176 §2).
+pub const AMR_FED: &str = "fed";
+/// Longest upstream `error` kept in a log line.
+const MAX_UPSTREAM_ERROR_CHARS: usize = 64;
+
+/// `[enterprise_sso]` as the engine needs it.
+pub struct SsoSettings {
+    /// How upstream providers are reached (SSRF-guarded).
+    pub egress: Arc<dyn SsoEgress>,
+    /// Opens connections' sealed client secrets.
+    pub secrets: Arc<SsoSecretKey>,
+    /// How long a person has to come back from the provider.
+    pub attempt_lifetime: Duration,
+}
+
+impl std::fmt::Debug for SsoSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SsoSettings")
+            .field("attempt_lifetime", &self.attempt_lifetime)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A started sign-in: where to send the browser, and the cookie to give it.
+pub struct SsoStart {
+    /// The provider's authorization request.
+    pub location: String,
+    /// The attempt cookie's value; only its hash is stored.
+    pub cookie_value: String,
+    /// How long the cookie lives.
+    pub lifetime: Duration,
+}
+
+impl std::fmt::Debug for SsoStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SsoStart")
+            .field("location", &self.location)
+            .field("cookie_value", &"<redacted>")
+            .finish()
+    }
+}
+
+/// The provider's answer, as the callback received it (RFC 6749 §4.1.2, RFC 9207).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SsoResponse<'a> {
+    /// `code`.
+    pub code: Option<&'a str>,
+    /// `state`.
+    pub state: Option<&'a str>,
+    /// `iss`.
+    pub iss: Option<&'a str>,
+    /// `error`, when the provider refused.
+    pub error: Option<&'a str>,
+}
+
+/// A finished sign-in.
+#[derive(Debug)]
+pub struct SsoSignedIn {
+    /// The new session.
+    pub signed_in: SignedIn,
+    /// The authorization request to continue, if the attempt was made for one.
+    pub interaction: Option<InteractionId>,
+}
+
+/// Why a return was refused, in the closed vocabulary of `sso.login.failed`.
+#[derive(Debug, Clone, Copy)]
+enum Failure {
+    UpstreamError,
+    TokenExchange,
+    IdToken,
+    EmailUnverified,
+    DomainNotOwned,
+    AccountUnavailable,
+}
+
+impl Failure {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::UpstreamError => "upstream_error",
+            Self::TokenExchange => "token_exchange",
+            Self::IdToken => "id_token",
+            Self::EmailUnverified => "email_unverified",
+            Self::DomainNotOwned => "domain_not_owned",
+            Self::AccountUnavailable => "account_unavailable",
+        }
+    }
+}
+
+impl Authn {
+    /// Turns enterprise single sign-on on with `settings`.
+    #[must_use]
+    pub fn with_sso(mut self, settings: SsoSettings) -> Self {
+        self.sso = Some(settings);
+        self
+    }
+
+    /// Whether `[enterprise_sso]` is on.
+    pub fn sso_enabled(&self) -> bool {
+        self.sso.is_some()
+    }
+
+    fn sso_settings(&self) -> Result<&SsoSettings, AuthnError> {
+        self.sso.as_ref().ok_or(AuthnError::SsoOff)
+    }
+
+    /// Home-realm discovery and the start of a sign-in at the provider of the organization
+    /// that verified `email`'s domain, for the authorization request `interaction` if any.
+    ///
+    /// # Errors
+    /// [`AuthnError::SsoOff`]; [`AuthnError::InvalidEmail`];
+    /// [`AuthnError::NoSsoConnection`] when no active organization with a connection verified
+    /// the domain.
+    pub async fn begin_sso(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        email: &str,
+        interaction: Option<&InteractionId>,
+    ) -> Result<SsoStart, AuthnError> {
+        let settings = self.sso_settings()?;
+        let email = Email::parse(email).map_err(|_| AuthnError::InvalidEmail)?;
+        let domain = DomainName::of_email(email.as_str()).ok_or(AuthnError::InvalidEmail)?;
+        let mut tx = self.store.write().await?;
+        let connection = self
+            .connection_for_domain(tx.as_mut(), tenant, &domain)
+            .await?
+            .ok_or(AuthnError::NoSsoConnection)?;
+        let cookie = GeneratedSecret::generate(SSO_COOKIE_PREFIX, self.rng.as_ref());
+        let now = self.now();
+        let attempt = SsoAttempt {
+            hash: cookie.hash,
+            tenant_id: tenant.id.clone(),
+            organization_id: connection.organization_id.clone(),
+            interaction_id: interaction.cloned(),
+            created_at: now,
+            expires_at: now + crate::settings::span(settings.attempt_lifetime),
+            used_at: None,
+        };
+        tx.insert_sso_attempt(&attempt).await?;
+        tx.commit().await?;
+        let values = AttemptValues::derive(&cookie.plaintext);
+        let location = authorization_request(&connection, issuer, &values, email.as_str())?;
+        Ok(SsoStart {
+            location,
+            cookie_value: cookie.plaintext,
+            lifetime: settings.attempt_lifetime,
+        })
+    }
+
+    /// Whether password sign-in is refused for `email`: its domain is verified by an
+    /// organization whose connection enforces single sign-on.
+    ///
+    /// # Errors
+    /// [`AuthnError::Store`].
+    pub(crate) async fn sso_required(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &Tenant,
+        email: &Email,
+    ) -> Result<bool, AuthnError> {
+        if self.sso.is_none() {
+            return Ok(false);
+        }
+        let Some(domain) = DomainName::of_email(email.as_str()) else {
+            return Ok(false);
+        };
+        Ok(self
+            .connection_for_domain(tx, tenant, &domain)
+            .await?
+            .is_some_and(|c| c.enforced))
+    }
+
+    /// The connection of the active organization that verified `domain`, if any.
+    async fn connection_for_domain(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &Tenant,
+        domain: &DomainName,
+    ) -> Result<Option<SsoConnection>, AuthnError> {
+        let Some(claim) = tx.verified_domain_by_name(&tenant.id, domain).await? else {
+            return Ok(None);
+        };
+        let org = tx.organization(&tenant.id, &claim.organization_id).await?;
+        if !org.is_some_and(|o| o.status == OrgStatus::Active) {
+            return Ok(None);
+        }
+        Ok(tx
+            .sso_connection(&tenant.id, &claim.organization_id)
+            .await?)
+    }
+
+    /// The provider sent the browser back: see the module documentation.
+    ///
+    /// # Errors
+    /// [`AuthnError::SsoExpired`] when the cookie or `state` finds no attempt of this browser;
+    /// [`AuthnError::SsoRefused`] when the provider refused or its answer does not check out;
+    /// [`AuthnError::SsoUnreachable`] when it cannot be reached.
+    pub async fn finish_sso(
+        &self,
+        tenant: &Tenant,
+        issuer: &str,
+        cookie: Option<&str>,
+        response: SsoResponse<'_>,
+        client: &ClientInfo,
+    ) -> Result<SsoSignedIn, AuthnError> {
+        let settings = self.sso_settings()?;
+        let cookie = cookie.ok_or(AuthnError::SsoExpired)?;
+        let now = self.now();
+        // Spent before anything is checked, and committed alone: one return per attempt.
+        let mut tx = self.store.write().await?;
+        let attempt = tx
+            .take_sso_attempt(&tenant.id, &SecretHash::of(cookie), now)
+            .await?
+            .ok_or(AuthnError::SsoExpired)?;
+        let connection = tx
+            .sso_connection(&tenant.id, &attempt.organization_id)
+            .await?;
+        tx.commit().await?;
+        let values = AttemptValues::derive(cookie);
+        let state_ok = response
+            .state
+            .is_some_and(|s| bool::from(s.as_bytes().ct_eq(values.state.as_bytes())));
+        let Some(connection) = connection.filter(|_| state_ok) else {
+            return Err(AuthnError::SsoExpired);
+        };
+        let identity = match self
+            .upstream_identity(settings, &connection, issuer, &values, response)
+            .await
+        {
+            Ok(identity) => identity,
+            Err(Refusal::Failed(failure, reason)) => {
+                return Err(self.failed(tenant, &connection, failure, reason).await);
+            }
+            Err(Refusal::Unreachable(reason)) => {
+                let failure = Failure::TokenExchange;
+                self.failed(tenant, &connection, failure, reason.clone())
+                    .await;
+                return Err(AuthnError::SsoUnreachable(reason));
+            }
+        };
+        match self
+            .sign_in_identity(tenant, &connection, &identity, client)
+            .await
+        {
+            Ok(signed_in) => Ok(SsoSignedIn {
+                signed_in,
+                interaction: attempt.interaction_id,
+            }),
+            Err(AuthnError::SsoRefused(reason)) => {
+                let failure = failure_of(&reason);
+                Err(self.failed(tenant, &connection, failure, reason).await)
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Redeems the code and checks the ID token.
+    async fn upstream_identity(
+        &self,
+        settings: &SsoSettings,
+        connection: &SsoConnection,
+        issuer: &str,
+        values: &AttemptValues,
+        response: SsoResponse<'_>,
+    ) -> Result<UpstreamIdentity, Refusal> {
+        let provider = &connection.provider;
+        if let Some(error) = response.error {
+            let shown: String = error.chars().take(MAX_UPSTREAM_ERROR_CHARS).collect();
+            return Err(Refusal::Failed(
+                Failure::UpstreamError,
+                format!("the provider answered error {shown:?}"),
+            ));
+        }
+        // RFC 9207 §2.4: a provider that sends `iss` must send its own; any `iss` naming
+        // another issuer is a mix-up whatever the provider advertised.
+        match response.iss {
+            Some(iss) if iss != provider.issuer => {
+                return Err(Refusal::Failed(
+                    Failure::UpstreamError,
+                    "iss names another issuer (mix-up)".into(),
+                ));
+            }
+            None if provider.iss_parameter => {
+                return Err(Refusal::Failed(
+                    Failure::UpstreamError,
+                    "iss is missing though the provider sends it (mix-up)".into(),
+                ));
+            }
+            _ => {}
+        }
+        let code = response.code.filter(|c| !c.is_empty()).ok_or_else(|| {
+            Refusal::Failed(Failure::UpstreamError, "the answer has no code".into())
+        })?;
+        let secret = settings
+            .secrets
+            .open(
+                &connection.sealed_secret,
+                &connection.tenant_id,
+                &connection.organization_id,
+            )
+            .map_err(|e| Refusal::Failed(Failure::TokenExchange, format!("client secret: {e}")))?;
+        let redirect_uri = sso_redirect_uri(issuer);
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", redirect_uri.as_str()),
+            ("code_verifier", values.verifier.as_str()),
+        ];
+        let answer = settings
+            .egress
+            .post_form(
+                &provider.token_endpoint,
+                &form,
+                (&connection.client_id, secret.as_str()),
+            )
+            .await
+            .map_err(Refusal::Unreachable)?;
+        if answer.status != 200 {
+            return Err(Refusal::Failed(
+                Failure::TokenExchange,
+                format!("the token endpoint answered {}", answer.status),
+            ));
+        }
+        let tokens = serde_json::from_slice::<serde_json::Value>(&answer.body).unwrap_or_default();
+        let text = |name: &str| tokens.get(name).and_then(|t| t.as_str()).map(str::to_owned);
+        let id_token = text("id_token").ok_or_else(|| {
+            Refusal::Failed(
+                Failure::TokenExchange,
+                "the token answer carries no id_token".into(),
+            )
+        })?;
+        let jwks = settings
+            .egress
+            .get(&provider.jwks_uri, "jwks_uri", None)
+            .await
+            .map_err(Refusal::Unreachable)?;
+        let jwks = String::from_utf8(jwks)
+            .map_err(|_| Refusal::Failed(Failure::IdToken, "the key set is not UTF-8".into()))?;
+        let expected = Expected {
+            issuer: &provider.issuer,
+            client_id: &connection.client_id,
+            nonce: &values.nonce,
+            now: self.now().unix_timestamp(),
+        };
+        let mut identity = id_token::verify(&id_token, &jwks, &expected)
+            .map_err(|reason| Refusal::Failed(Failure::IdToken, reason))?;
+        // Core §5.4: with the code flow a provider may keep the address for UserInfo.
+        if identity.email.is_none()
+            && let (Some(endpoint), Some(access_token)) =
+                (&provider.userinfo_endpoint, text("access_token"))
+        {
+            let body = settings
+                .egress
+                .get(endpoint, "userinfo_endpoint", Some(&access_token))
+                .await
+                .map_err(Refusal::Unreachable)?;
+            identity
+                .add_userinfo(&body)
+                .map_err(|reason| Refusal::Failed(Failure::IdToken, reason))?;
+        }
+        Ok(identity)
+    }
+
+    /// Finds, links or creates the person, and signs them in (one transaction).
+    async fn sign_in_identity(
+        &self,
+        tenant: &Tenant,
+        connection: &SsoConnection,
+        identity: &UpstreamIdentity,
+        client: &ClientInfo,
+    ) -> Result<SignedIn, AuthnError> {
+        let org = &connection.organization_id;
+        let now = self.now();
+        let mut tx = self.store.write().await?;
+        // Suspended while the person was at the provider: nobody signs in through it now.
+        let active = tx
+            .organization(&tenant.id, org)
+            .await?
+            .is_some_and(|o| o.status == OrgStatus::Active);
+        if !active {
+            return Err(refused(
+                Failure::AccountUnavailable,
+                "the organization is not active",
+            ));
+        }
+        let (mut user, provisioned) = match tx.sso_link(&tenant.id, org, &identity.subject).await? {
+            Some(link) => (
+                tx.user(&tenant.id, &link.user_id).await?.ok_or_else(|| {
+                    refused(Failure::AccountUnavailable, "the linked person is gone")
+                })?,
+                false,
+            ),
+            None => {
+                self.link_or_provision(tx.as_mut(), tenant, connection, identity)
+                    .await?
+            }
+        };
+        if !user.can_sign_in() {
+            return Err(refused(
+                Failure::AccountUnavailable,
+                "the person may not sign in",
+            ));
+        }
+        let read_at = user.updated_at;
+        user.last_sign_in_at = Some(now);
+        if tx.update_user_if_unchanged(&user, read_at).await? == svc_store::UpdateOutcome::Stale {
+            return Err(refused(
+                Failure::AccountUnavailable,
+                "the person changed meanwhile",
+            ));
+        }
+        if tx.membership(&tenant.id, org, &user.id).await?.is_none()
+            && tx.memberships_of_user(&tenant.id, &user.id).await?.len() < MAX_MEMBERSHIPS_PER_USER
+        {
+            let member = RoleKey::parse(ORG_MEMBER)
+                .map_err(|_| AuthnError::Internal("the member role key".into()))?;
+            self.add_member(tx.as_mut(), &user, org, BTreeSet::from([member]))
+                .await?;
+        }
+        let (amr, acr) = if identity.multi_factor() {
+            (vec![AMR_FED.to_owned(), AMR_MFA.to_owned()], ACR_AAL2)
+        } else {
+            (vec![AMR_FED.to_owned()], ACR_AAL1)
+        };
+        let (session, cookie_value) = self.new_session(&user, client, now, amr, acr.to_owned());
+        tx.insert_session(&session).await?;
+        let record = self.login_record_by(
+            &tenant.id,
+            &user.id,
+            (LoginMethod::Sso, LoginResult::Success),
+            client,
+            now,
+        );
+        tx.insert_login_record(&record).await?;
+        let login = EventData::LoginSucceeded {
+            user_id: user.id.clone(),
+            session_id: session.id.clone(),
+            method: "sso".into(),
+            client_ip: client.ip.map(|ip| ip.to_string()),
+        };
+        self.record_event(tx.as_mut(), &tenant.id, EventType::LoginSuccess, login)
+            .await?;
+        let signed = |session_id| EventData::SsoSignedIn {
+            organization_id: org.clone(),
+            issuer: connection.provider.issuer.clone(),
+            user_id: user.id.clone(),
+            session_id,
+        };
+        if provisioned {
+            self.record_event(
+                tx.as_mut(),
+                &tenant.id,
+                EventType::SsoUserProvisioned,
+                signed(None),
+            )
+            .await?;
+        }
+        self.record_event(
+            tx.as_mut(),
+            &tenant.id,
+            EventType::SsoLoginSuccess,
+            signed(Some(session.id.clone())),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(SignedIn {
+            session,
+            user,
+            cookie_value,
+        })
+    }
+
+    /// A subject seen for the first time: linked to the person with its address, or a new
+    /// person, only on an address the provider verified at a domain the organization verified.
+    async fn link_or_provision(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &Tenant,
+        connection: &SsoConnection,
+        identity: &UpstreamIdentity,
+    ) -> Result<(User, bool), AuthnError> {
+        let org = &connection.organization_id;
+        let email = identity
+            .email
+            .as_deref()
+            .and_then(|e| Email::parse(e).ok())
+            .ok_or_else(|| refused(Failure::EmailUnverified, "no usable email claim"))?;
+        if !identity.email_verified {
+            return Err(refused(
+                Failure::EmailUnverified,
+                "the provider does not say the address is verified",
+            ));
+        }
+        let owned = match DomainName::of_email(email.as_str()) {
+            Some(domain) => tx
+                .verified_domain_by_name(&tenant.id, &domain)
+                .await?
+                .is_some_and(|claim| claim.organization_id == *org),
+            None => false,
+        };
+        if !owned {
+            return Err(refused(
+                Failure::DomainNotOwned,
+                "the address is not at a domain the organization verified",
+            ));
+        }
+        let now = self.now();
+        let (user, provisioned) = match tx.user_by_email(&tenant.id, &email).await? {
+            Some(mut user) => {
+                // The organization owns the domain and its provider vouches for the mailbox.
+                if !user.email_verified {
+                    let read_at = user.updated_at;
+                    user.email_verified = true;
+                    user.updated_at = now;
+                    if tx.update_user_if_unchanged(&user, read_at).await?
+                        == svc_store::UpdateOutcome::Stale
+                    {
+                        return Err(refused(
+                            Failure::AccountUnavailable,
+                            "the person changed meanwhile",
+                        ));
+                    }
+                }
+                (user, false)
+            }
+            None => {
+                let user = User {
+                    id: UserId::generate(self.clock.as_ref(), self.rng.as_ref()),
+                    tenant_id: tenant.id.clone(),
+                    email,
+                    email_verified: true,
+                    name: crate::sign_up::clean_name(identity.name.as_deref()),
+                    given_name: None,
+                    family_name: None,
+                    status: UserStatus::Active,
+                    password_hash: None,
+                    created_at: now,
+                    updated_at: now,
+                    last_sign_in_at: None,
+                };
+                match tx.insert_user(&user).await {
+                    Ok(()) => {}
+                    Err(StoreError::Conflict { .. }) => {
+                        return Err(refused(
+                            Failure::AccountUnavailable,
+                            "the address was taken meanwhile",
+                        ));
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+                self.user_event(tx, &user, EventType::TenantUserActivated)
+                    .await?;
+                (user, true)
+            }
+        };
+        let link = SsoLink {
+            tenant_id: tenant.id.clone(),
+            organization_id: org.clone(),
+            subject: identity.subject.clone(),
+            user_id: user.id.clone(),
+            created_at: now,
+        };
+        match tx.insert_sso_link(&link).await {
+            Ok(()) => Ok((user, provisioned)),
+            // The same subject's other return won the race: this one starts again.
+            Err(StoreError::Conflict { .. }) => Err(AuthnError::SsoExpired),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Records `sso.login.failed` (best effort: the refusal stands either way) and gives the
+    /// refusal to answer.
+    async fn failed(
+        &self,
+        tenant: &Tenant,
+        connection: &SsoConnection,
+        failure: Failure,
+        reason: String,
+    ) -> AuthnError {
+        tracing::info!(
+            organization = %connection.organization_id,
+            reason = failure.as_str(),
+            detail = %reason,
+            "enterprise sign-in refused"
+        );
+        let data = EventData::SsoFailed {
+            organization_id: connection.organization_id.clone(),
+            issuer: connection.provider.issuer.clone(),
+            reason: failure.as_str().to_owned(),
+        };
+        let recorded = async {
+            let mut tx = self.store.write().await?;
+            self.record_event(tx.as_mut(), &tenant.id, EventType::SsoLoginFailed, data)
+                .await?;
+            tx.commit().await?;
+            Ok::<(), AuthnError>(())
+        };
+        if let Err(e) = recorded.await {
+            tracing::warn!(error = %e, "could not record sso.login.failed");
+        }
+        AuthnError::SsoRefused(reason)
+    }
+}
+
+/// A return that cannot sign anybody in.
+enum Refusal {
+    /// Refused, for this reason.
+    Failed(Failure, String),
+    /// The provider could not be reached.
+    Unreachable(String),
+}
+
+/// A refusal while resolving the person; its reason starts with the failure's name so
+/// [`failure_of`] can classify it for the event.
+fn refused(failure: Failure, reason: &str) -> AuthnError {
+    AuthnError::SsoRefused(format!("{}: {reason}", failure.as_str()))
+}
+
+fn failure_of(reason: &str) -> Failure {
+    [
+        Failure::EmailUnverified,
+        Failure::DomainNotOwned,
+        Failure::AccountUnavailable,
+    ]
+    .into_iter()
+    .find(|f| reason.starts_with(f.as_str()))
+    .unwrap_or(Failure::AccountUnavailable)
+}
+
+/// The provider's authorization request (OpenID Connect Core §3.1.2.1, RFC 7636 §4.3).
+fn authorization_request(
+    connection: &SsoConnection,
+    issuer: &str,
+    values: &AttemptValues,
+    email: &str,
+) -> Result<String, AuthnError> {
+    let mut url = url::Url::parse(&connection.provider.authorization_endpoint)
+        .map_err(|_| AuthnError::Internal("stored authorization endpoint".into()))?;
+    url.query_pairs_mut()
+        .append_pair("response_type", "code")
+        .append_pair("client_id", &connection.client_id)
+        .append_pair("redirect_uri", &sso_redirect_uri(issuer))
+        .append_pair("scope", &connection.scopes.join(" "))
+        .append_pair("state", &values.state)
+        .append_pair("nonce", &values.nonce)
+        .append_pair("code_challenge", &values.challenge)
+        .append_pair("code_challenge_method", "S256")
+        .append_pair("login_hint", email);
+    Ok(url.into())
+}
