@@ -60,7 +60,7 @@ pub struct Authn {
     /// Social recovery, when `[recovery]` is on ([`Authn::with_recovery`]).
     pub(crate) recovery: Option<crate::recovery::RecoverySettings>,
     /// Enterprise single sign-on, when `[enterprise_sso]` is on ([`Authn::with_sso`]).
-    pub(crate) sso: Option<crate::sso::SsoSettings>,
+    pub(crate) sso: Option<crate::sso::Sso>,
 }
 
 impl fmt::Debug for Authn {

@@ -148,6 +148,11 @@ impl Authn {
                 return Err(AuthnError::InvalidEmail);
             }
         };
+        // Passwords at a domain whose organization enforces single sign-on are not reset.
+        if self.sso_required(tx.as_mut(), tenant, &email).await? {
+            tx.commit().await?;
+            return Err(AuthnError::SsoRequired);
+        }
         let user = tx
             .user_by_email(&tenant.id, &email)
             .await?

@@ -119,6 +119,7 @@ impl Authn {
         tx.commit().await?;
 
         let email = Email::parse(email).map_err(|_| AuthnError::InvalidEmail)?;
+        self.refuse_if_sso_required(tenant, &email).await?;
         let password = self.check_new_password(password).await?;
         // Hashed before the address is looked up, so both outcomes cost one hash.
         let hash = self.hash_password(&password).await?;

@@ -26,6 +26,7 @@
 //! enforcement.
 
 mod id_token;
+mod keys;
 
 use crate::engine::{Authn, SignedIn};
 use crate::error::AuthnError;
@@ -59,6 +60,13 @@ pub struct SsoSettings {
     pub secrets: Arc<SsoSecretKey>,
     /// How long a person has to come back from the provider.
     pub attempt_lifetime: Duration,
+}
+
+/// The engine's single sign-on: its settings and the providers' kept key sets.
+#[derive(Debug)]
+pub(crate) struct Sso {
+    settings: SsoSettings,
+    keys: keys::KeySets,
 }
 
 impl std::fmt::Debug for SsoSettings {
@@ -138,7 +146,10 @@ impl Authn {
     /// Turns enterprise single sign-on on with `settings`.
     #[must_use]
     pub fn with_sso(mut self, settings: SsoSettings) -> Self {
-        self.sso = Some(settings);
+        self.sso = Some(Sso {
+            settings,
+            keys: keys::KeySets::default(),
+        });
         self
     }
 
@@ -147,7 +158,7 @@ impl Authn {
         self.sso.is_some()
     }
 
-    fn sso_settings(&self) -> Result<&SsoSettings, AuthnError> {
+    fn sso_state(&self) -> Result<&Sso, AuthnError> {
         self.sso.as_ref().ok_or(AuthnError::SsoOff)
     }
 
@@ -165,7 +176,7 @@ impl Authn {
         email: &str,
         interaction: Option<&InteractionId>,
     ) -> Result<SsoStart, AuthnError> {
-        let settings = self.sso_settings()?;
+        let sso = self.sso_state()?;
         let email = Email::parse(email).map_err(|_| AuthnError::InvalidEmail)?;
         let domain = DomainName::of_email(email.as_str()).ok_or(AuthnError::InvalidEmail)?;
         let mut tx = self.store.write().await?;
@@ -181,7 +192,7 @@ impl Authn {
             organization_id: connection.organization_id.clone(),
             interaction_id: interaction.cloned(),
             created_at: now,
-            expires_at: now + crate::settings::span(settings.attempt_lifetime),
+            expires_at: now + crate::settings::span(sso.settings.attempt_lifetime),
             used_at: None,
         };
         tx.insert_sso_attempt(&attempt).await?;
@@ -191,7 +202,7 @@ impl Authn {
         Ok(SsoStart {
             location,
             cookie_value: cookie.plaintext,
-            lifetime: settings.attempt_lifetime,
+            lifetime: sso.settings.attempt_lifetime,
         })
     }
 
@@ -216,6 +227,25 @@ impl Authn {
             .connection_for_domain(tx, tenant, &domain)
             .await?
             .is_some_and(|c| c.enforced))
+    }
+
+    /// [`AuthnError::SsoRequired`] when `email`'s organization enforces single sign-on: no
+    /// password is set or reset for it (sign-up, forgotten password).
+    pub(crate) async fn refuse_if_sso_required(
+        &self,
+        tenant: &Tenant,
+        email: &Email,
+    ) -> Result<(), AuthnError> {
+        if self.sso.is_none() {
+            return Ok(());
+        }
+        let mut tx = self.store.write().await?;
+        let required = self.sso_required(tx.as_mut(), tenant, email).await?;
+        tx.commit().await?;
+        if required {
+            return Err(AuthnError::SsoRequired);
+        }
+        Ok(())
     }
 
     /// The connection of the active organization that verified `domain`, if any.
@@ -251,7 +281,7 @@ impl Authn {
         response: SsoResponse<'_>,
         client: &ClientInfo,
     ) -> Result<SsoSignedIn, AuthnError> {
-        let settings = self.sso_settings()?;
+        let sso = self.sso_state()?;
         let cookie = cookie.ok_or(AuthnError::SsoExpired)?;
         let now = self.now();
         // Spent before anything is checked, and committed alone: one return per attempt.
@@ -272,7 +302,7 @@ impl Authn {
             return Err(AuthnError::SsoExpired);
         };
         let identity = match self
-            .upstream_identity(settings, &connection, issuer, &values, response)
+            .upstream_identity(sso, &connection, issuer, &values, response)
             .await
         {
             Ok(identity) => identity,
@@ -305,12 +335,13 @@ impl Authn {
     /// Redeems the code and checks the ID token.
     async fn upstream_identity(
         &self,
-        settings: &SsoSettings,
+        sso: &Sso,
         connection: &SsoConnection,
         issuer: &str,
         values: &AttemptValues,
         response: SsoResponse<'_>,
     ) -> Result<UpstreamIdentity, Refusal> {
+        let settings = &sso.settings;
         let provider = &connection.provider;
         if let Some(error) = response.error {
             let shown: String = error.chars().take(MAX_UPSTREAM_ERROR_CHARS).collect();
@@ -377,21 +408,32 @@ impl Authn {
                 "the token answer carries no id_token".into(),
             )
         })?;
-        let jwks = settings
-            .egress
-            .get(&provider.jwks_uri, "jwks_uri", None)
-            .await
-            .map_err(Refusal::Unreachable)?;
-        let jwks = String::from_utf8(jwks)
-            .map_err(|_| Refusal::Failed(Failure::IdToken, "the key set is not UTF-8".into()))?;
+        let now = self.now();
         let expected = Expected {
             issuer: &provider.issuer,
             client_id: &connection.client_id,
             nonce: &values.nonce,
-            now: self.now().unix_timestamp(),
+            now: now.unix_timestamp(),
         };
-        let mut identity = id_token::verify(&id_token, &jwks, &expected)
-            .map_err(|reason| Refusal::Failed(Failure::IdToken, reason))?;
+        // The kept key set first; on any failure, once more with a fresh one.
+        let kept = sso.keys.fresh(&provider.jwks_uri, now);
+        let mut identity = match kept.map(|jwks| id_token::verify(&id_token, &jwks, &expected)) {
+            Some(Ok(identity)) => identity,
+            _ => {
+                let jwks = settings
+                    .egress
+                    .get(&provider.jwks_uri, "jwks_uri", None)
+                    .await
+                    .map_err(Refusal::Unreachable)?;
+                let jwks = String::from_utf8(jwks).map_err(|_| {
+                    Refusal::Failed(Failure::IdToken, "the key set is not UTF-8".into())
+                })?;
+                let verified = id_token::verify(&id_token, &jwks, &expected)
+                    .map_err(|reason| Refusal::Failed(Failure::IdToken, reason))?;
+                sso.keys.store(&provider.jwks_uri, now, &jwks);
+                verified
+            }
+        };
         // Core §5.4: with the code flow a provider may keep the address for UserInfo.
         if identity.email.is_none()
             && let (Some(endpoint), Some(access_token)) =

@@ -575,6 +575,16 @@ async fn organizations_sign_in_through_their_own_provider_and_attacks_are_refuse
         let refused = b.sign_in(None, "ada@corp.example", PASSWORD).await;
         assert_eq!(refused.status, 403, "{}", refused.body);
         assert!(refused.body.contains("single sign-on"), "{}", refused.body);
+        // No password is reset for that domain either.
+        let reset = b
+            .submit(
+                "/auth/forgot-password",
+                "/auth/forgot-password",
+                &[("email", "ada@corp.example")],
+            )
+            .await;
+        assert_eq!(reset.status, 403, "{}", reset.body);
+        assert!(reset.body.contains("single sign-on"), "{}", reset.body);
         // Other domains are not concerned.
         assert_eq!(
             world
