@@ -12,9 +12,11 @@
 //! enforcement of SSO for password sign-in, and the attacks: a `state` replayed in another
 //! browser, a callback replayed, a mix-up `iss`, an upstream error, an address at a domain the
 //! organization does not own, an unverified upstream address colliding with an existing
-//! account. The `sso.*` events are checked as a webhook receiver gets them. The ID token rules
-//! (wrong `aud`/`iss`/`nonce`, `alg: none`, HS256, expiry) are unit tests of the engine's
-//! `sso::id_token`.
+//! account. The `sso.*` events are checked as a webhook receiver gets them. Answers no real
+//! provider gives come from a provider the test controls (`hostile_upstream_answers_…`): ID
+//! tokens with a wrong `aud` or `iss`, another sign-in's nonce or none, expired, `alg: none`,
+//! HS256 keyed with the public key, signed by an unknown key, a tampered payload; a refused
+//! code; no ID token. Each rule is also a unit test of the engine's `sso::id_token`.
 
 use crate::common::{CreatedTenant, single_tenant};
 use crate::dns::LocalDns;
@@ -673,4 +675,241 @@ fn decode(jwt: &str) -> Value {
         .decode(payload)
         .unwrap();
     serde_json::from_slice(&bytes).unwrap()
+}
+
+/// A provider we control, for answers no real provider gives: its discovery document and key
+/// set are proper, its token endpoint answers whatever the test set last.
+struct FakeProvider {
+    issuer: String,
+    key: svc_crypto::SigningKey,
+    next: std::sync::Arc<std::sync::Mutex<(u16, Value)>>,
+}
+
+impl FakeProvider {
+    async fn start() -> Self {
+        use axum::routing::{get, post};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        let key = svc_crypto::SigningKey::generate(svc_crypto::SigningAlg::Es256).unwrap();
+        let next = std::sync::Arc::new(std::sync::Mutex::new((500, Value::Null)));
+        let discovery = json!({
+            "issuer": issuer,
+            "authorization_endpoint": format!("{issuer}/authorize"),
+            "token_endpoint": format!("{issuer}/token"),
+            "jwks_uri": format!("{issuer}/jwks"),
+            "response_types_supported": ["code"],
+            "authorization_response_iss_parameter_supported": true,
+        });
+        let jwks = json!({"keys": [key.public_jwk()]});
+        let answer = next.clone();
+        let router = axum::Router::new()
+            .route(
+                "/.well-known/openid-configuration",
+                get(move || async move { axum::Json(discovery) }),
+            )
+            .route("/jwks", get(move || async move { axum::Json(jwks) }))
+            .route(
+                "/token",
+                post(move || async move {
+                    let (status, body) = answer.lock().unwrap().clone();
+                    (
+                        axum::http::StatusCode::from_u16(status).unwrap(),
+                        axum::Json(body),
+                    )
+                }),
+            );
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        Self { issuer, key, next }
+    }
+
+    /// The token endpoint's next answer: `id_token` in a 200.
+    fn answer_with(&self, id_token: &str) {
+        *self.next.lock().unwrap() = (
+            200,
+            json!({"access_token": "at", "token_type": "Bearer", "id_token": id_token}),
+        );
+    }
+}
+
+/// The base64url of `value`'s JSON.
+fn segment(value: &Value) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(value.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_upstream_answers_sign_nobody_in() {
+    for backend in BACKENDS {
+        let dns = LocalDns::start().await;
+        let servers: &'static str = Box::leak(dns.servers_setting().into_boxed_str());
+        let world = Side::start(
+            backend,
+            &[
+                ("SVC_ENTERPRISE_SSO__ENABLED", "true"),
+                ("SVC_VERIFIED_DOMAINS__DNS_SERVERS", servers),
+                ("SVC_VERIFIED_DOMAINS__TIMEOUT_MS", "1500"),
+            ],
+            REDIRECT,
+        )
+        .await;
+        let org = verified_org(&world, &dns, "corp", "corp.example").await;
+        let fake = FakeProvider::start().await;
+        let (status, view) = json(
+            world
+                .api(M::PUT, &format!("/api/v1/organizations/{org}/sso"))
+                .json(&json!({"issuer": fake.issuer, "client_id": "svc-client",
+                              "client_secret": "upstream-secret"}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 201, "{view}");
+        let now = svc_domain::Clock::now(&svc_domain::SystemClock).unix_timestamp();
+        let claims = |nonce: &str| {
+            json!({
+                "iss": fake.issuer, "aud": "svc-client", "sub": "u-1", "nonce": nonce,
+                "exp": now + 300, "iat": now, "email": "grace@corp.example",
+                "email_verified": true,
+            })
+        };
+        let signed = |claims: &Value| fake.key.sign_jwt("JWT", claims).unwrap();
+        let stranger = svc_crypto::SigningKey::generate(svc_crypto::SigningAlg::Es256).unwrap();
+        type Forge<'a> = Box<dyn Fn(&str) -> String + 'a>;
+        let cases: Vec<(&str, Forge)> = vec![
+            (
+                "wrong aud",
+                Box::new(|n| {
+                    let mut c = claims(n);
+                    c["aud"] = json!("someone-else");
+                    signed(&c)
+                }),
+            ),
+            (
+                "wrong iss (mix-up)",
+                Box::new(|n| {
+                    let mut c = claims(n);
+                    c["iss"] = json!("https://evil.example");
+                    signed(&c)
+                }),
+            ),
+            (
+                "another sign-in's nonce",
+                Box::new(|_| signed(&claims("replayed-nonce"))),
+            ),
+            (
+                "no nonce",
+                Box::new(|n| {
+                    let mut c = claims(n);
+                    c.as_object_mut().unwrap().remove("nonce");
+                    signed(&c)
+                }),
+            ),
+            (
+                "expired",
+                Box::new(|n| {
+                    let mut c = claims(n);
+                    c["exp"] = json!(now - 3600);
+                    c["iat"] = json!(now - 7200);
+                    signed(&c)
+                }),
+            ),
+            (
+                "alg none",
+                Box::new(|n| {
+                    format!(
+                        "{}.{}.",
+                        segment(&json!({"alg": "none"})),
+                        segment(&claims(n))
+                    )
+                }),
+            ),
+            (
+                "HS256 keyed with the public key",
+                Box::new(|n| {
+                    let header = json!({"alg": "HS256", "kid": fake.key.kid()});
+                    let input = format!("{}.{}", segment(&header), segment(&claims(n)));
+                    let secret = fake.key.public_jwk().to_string();
+                    let mac = svc_crypto::digest::hmac_sha256(secret.as_bytes(), input.as_bytes());
+                    use base64::Engine;
+                    let mac = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac);
+                    format!("{input}.{mac}")
+                }),
+            ),
+            (
+                "signed by an unknown key",
+                Box::new(|n| stranger.sign_jwt("JWT", &claims(n)).unwrap()),
+            ),
+            (
+                "a tampered payload",
+                Box::new(|n| {
+                    let good = signed(&claims(n));
+                    let parts: Vec<&str> = good.split('.').collect();
+                    let mut c = claims(n);
+                    c["sub"] = json!("u-admin");
+                    format!("{}.{}.{}", parts[0], segment(&c), parts[2])
+                }),
+            ),
+        ];
+        let callback = |state: &str| {
+            format!(
+                "/auth/sso/callback?code=c0de&state={state}&iss={}",
+                fake.issuer
+            )
+        };
+        for (what, forge) in &cases {
+            let b = world.browser();
+            let provider = provider_url(&start(&b, None, "grace@corp.example").await);
+            assert!(
+                provider.starts_with(&format!("{}/authorize?", fake.issuer)),
+                "{provider}"
+            );
+            let nonce = param(&provider, "nonce").unwrap();
+            fake.answer_with(&forge(&nonce));
+            let page = b.get(&callback(&param(&provider, "state").unwrap())).await;
+            assert_eq!(page.status, 401, "{what}: {}", page.body);
+            assert!(b.cookie("svc_session").is_none(), "{what}");
+        }
+        // The token endpoint refusing the code, or answering without an ID token.
+        for answer in [
+            (400, json!({"error": "invalid_grant"})),
+            (200, json!({"access_token": "at", "token_type": "Bearer"})),
+        ] {
+            let b = world.browser();
+            let provider = provider_url(&start(&b, None, "grace@corp.example").await);
+            *fake.next.lock().unwrap() = answer.clone();
+            let page = b.get(&callback(&param(&provider, "state").unwrap())).await;
+            assert_eq!(page.status, 401, "{answer:?}: {}", page.body);
+        }
+        // Nobody was created by any of that.
+        let (_, users) = json(
+            world
+                .api(M::GET, "/api/v1/tenant-users?limit=100")
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert!(!users.to_string().contains("grace@corp.example"), "{users}");
+        // The control: the same provider with a proper token signs the person in (JIT), and
+        // the same callback a second time is refused.
+        let b = world.browser();
+        let provider = provider_url(&start(&b, None, "grace@corp.example").await);
+        fake.answer_with(&signed(&claims(&param(&provider, "nonce").unwrap())));
+        let url = callback(&param(&provider, "state").unwrap());
+        let page = b.get(&url).await;
+        assert_eq!(page.status, 303, "{}", page.body);
+        assert!(b.cookie("svc_session").is_some());
+        assert_eq!(b.get(&url).await.status, 400);
+        let (_, users) = json(
+            world
+                .api(M::GET, "/api/v1/tenant-users?limit=100")
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert!(users.to_string().contains("grace@corp.example"), "{users}");
+        world.app.shutdown().await;
+    }
 }
