@@ -136,9 +136,9 @@ pub use session::{
     RefreshFamily, RefreshToken, Session, UserToken, UserTokenPurpose,
 };
 pub use sso::{
-    EgressAnswer, MAX_SSO_SCOPES, MAX_SSO_SECRET_BYTES, MAX_SSO_SUBJECT_BYTES, MAX_SSO_URL_BYTES,
-    SSO_CALLBACK_PATH, SsoAttempt, SsoConnection, SsoEgress, SsoLink, UpstreamMetadata,
-    sso_redirect_uri,
+    AssertionSigner, EgressAnswer, MAX_SSO_SCOPES, MAX_SSO_SECRET_BYTES, MAX_SSO_SUBJECT_BYTES,
+    MAX_SSO_URL_BYTES, SSO_CALLBACK_PATH, SsoAttempt, SsoClientAuth, SsoConnection, SsoEgress,
+    SsoLink, UpstreamMetadata, sso_redirect_uri,
 };
 pub use tenant::{MfaPolicy, PairwiseSecret, Tenant, TenantSlug, TenantSlugError, TenantStatus};
 pub use user::{Email, EmailError, PasswordHash, User, UserStatus};

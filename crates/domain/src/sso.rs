@@ -40,8 +40,8 @@ pub struct SsoConnection {
     pub provider: UpstreamMetadata,
     /// Our client id at the provider.
     pub client_id: String,
-    /// Our client secret at the provider, sealed.
-    pub sealed_secret: Vec<u8>,
+    /// How we authenticate at its token endpoint.
+    pub client_auth: SsoClientAuth,
     /// Scopes asked for; always includes `openid`.
     pub scopes: Vec<String>,
     /// Password sign-in is refused for addresses at the organization's verified domains.
@@ -59,9 +59,44 @@ impl std::fmt::Debug for SsoConnection {
             .field("organization_id", &self.organization_id)
             .field("issuer", &self.provider.issuer)
             .field("client_id", &self.client_id)
-            .field("sealed_secret", &"<sealed>")
+            .field("client_auth", &self.client_auth.method())
             .field("enforced", &self.enforced)
             .finish_non_exhaustive()
+    }
+}
+
+/// How we authenticate at a provider's token endpoint (OpenID Connect Core §9).
+#[derive(Clone, PartialEq, Eq)]
+pub enum SsoClientAuth {
+    /// `client_secret_basic`: our client secret, kept sealed.
+    SecretBasic {
+        /// The sealed secret.
+        sealed_secret: Vec<u8>,
+    },
+    /// `private_key_jwt` (RFC 7523 §2.2): an assertion signed with the tenant's own signing
+    /// key, which the provider reads from the tenant's published key set. No secret exists.
+    PrivateKeyJwt,
+}
+
+impl SsoClientAuth {
+    /// `client_secret_basic`.
+    pub const SECRET_BASIC: &'static str = "client_secret_basic";
+    /// `private_key_jwt`.
+    pub const PRIVATE_KEY_JWT: &'static str = "private_key_jwt";
+
+    /// The method's registered name (RFC 7591 §2).
+    #[must_use]
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::SecretBasic { .. } => Self::SECRET_BASIC,
+            Self::PrivateKeyJwt => Self::PRIVATE_KEY_JWT,
+        }
+    }
+}
+
+impl std::fmt::Debug for SsoClientAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.method())
     }
 }
 
@@ -190,6 +225,14 @@ impl UpstreamMetadata {
     }
 }
 
+/// Signs client assertions (RFC 7523) with a tenant's current signing key, the one its
+/// published key set (`/.well-known/jwks.json`) lets a provider check.
+#[async_trait]
+pub trait AssertionSigner: Send + Sync {
+    /// `claims` signed as a JWT by `tenant`'s key; the error is for logs.
+    async fn sign(&self, tenant: &TenantId, claims: &Value) -> Result<String, String>;
+}
+
 /// What an upstream answered over HTTP.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EgressAnswer {
@@ -212,13 +255,13 @@ pub trait SsoEgress: Send + Sync {
         bearer: Option<&str>,
     ) -> Result<Vec<u8>, String>;
 
-    /// POSTs a form with HTTP Basic client authentication (RFC 6749 §2.3.1: both halves
-    /// form-urlencoded first); any status is an answer.
+    /// POSTs a form, with HTTP Basic client authentication when `basic` is given (RFC 6749
+    /// §2.3.1: both halves form-urlencoded first); any status is an answer.
     async fn post_form(
         &self,
         url: &str,
         form: &[(&str, &str)],
-        basic: (&str, &str),
+        basic: Option<(&str, &str)>,
     ) -> Result<EgressAnswer, String>;
 
     /// Fetches and reads `issuer`'s discovery document.

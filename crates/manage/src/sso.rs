@@ -20,7 +20,7 @@ use std::sync::Arc;
 use svc_crypto::SsoSecretKey;
 use svc_domain::{
     EventData, EventType, MAX_SSO_SCOPES, MAX_SSO_SECRET_BYTES, MAX_SSO_URL_BYTES, OrganizationId,
-    Scope, SsoConnection, SsoEgress, TenantId,
+    Scope, SsoClientAuth, SsoConnection, SsoEgress, TenantId,
 };
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -57,8 +57,15 @@ pub struct SsoInput {
     /// Our client id at the provider.
     #[schema(min_length = 1, max_length = 255, example = "svc-acme")]
     pub client_id: String,
-    /// Our client secret at the provider (HTTP Basic at its token endpoint). Required the first
-    /// time; omitted on a replacement, the stored one stays. Never shown back.
+    /// How we authenticate at the provider's token endpoint: `client_secret_basic` (default)
+    /// or `private_key_jwt` (RFC 7523: an assertion signed with the tenant's own signing key;
+    /// register `client_jwks_uri` from the answer at the provider, no secret exists).
+    #[serde(default)]
+    #[schema(nullable = false, example = "client_secret_basic")]
+    pub token_endpoint_auth_method: Option<SsoAuthMethod>,
+    /// Our client secret at the provider (`client_secret_basic`). Required the first time, or
+    /// when switching from `private_key_jwt`; omitted on a replacement, the stored one stays.
+    /// Refused with `private_key_jwt`. Never shown back.
     #[serde(default)]
     #[schema(min_length = 1, max_length = 512, nullable = false)]
     pub client_secret: Option<String>,
@@ -70,6 +77,16 @@ pub struct SsoInput {
     /// must use single sign-on). Default `false`.
     #[serde(default)]
     pub enforced: bool,
+}
+
+/// `token_endpoint_auth_method` of a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SsoAuthMethod {
+    /// Our client secret, HTTP Basic.
+    ClientSecretBasic,
+    /// An assertion signed with the tenant's own key.
+    PrivateKeyJwt,
 }
 
 /// A connection as the API shows it (never its secret).
@@ -91,6 +108,11 @@ pub struct SsoView {
     pub authorization_response_iss: bool,
     /// Our client id there.
     pub client_id: String,
+    /// How we authenticate at its token endpoint.
+    pub token_endpoint_auth_method: SsoAuthMethod,
+    /// With `private_key_jwt`: the tenant's key set, to register at the provider.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_jwks_uri: Option<String>,
     /// Scopes asked for.
     pub scopes: Vec<String>,
     /// Password sign-in refused at the organization's verified domains.
@@ -121,6 +143,12 @@ impl SsoView {
             jwks_uri: provider.jwks_uri.clone(),
             authorization_response_iss: provider.iss_parameter,
             client_id: connection.client_id.clone(),
+            token_endpoint_auth_method: match connection.client_auth {
+                SsoClientAuth::SecretBasic { .. } => SsoAuthMethod::ClientSecretBasic,
+                SsoClientAuth::PrivateKeyJwt => SsoAuthMethod::PrivateKeyJwt,
+            },
+            client_jwks_uri: matches!(connection.client_auth, SsoClientAuth::PrivateKeyJwt)
+                .then(|| format!("{}/.well-known/jwks.json", issuer.trim_end_matches('/'))),
             scopes: connection.scopes.clone(),
             enforced: connection.enforced,
             redirect_uri: svc_domain::sso_redirect_uri(issuer),
@@ -247,16 +275,32 @@ pub async fn put(
         return Err(ManageError::NotFound);
     }
     let existing = tx.sso_connection(tenant, org).await?;
-    let sealed_secret = match (&input.client_secret, &existing) {
-        (Some(secret), _) => services
-            .secrets
-            .seal(secret, tenant, org)
-            .map_err(|e| ManageError::Dependency(Box::new(e)))?,
-        (None, Some(current)) => current.sealed_secret.clone(),
-        (None, None) => {
+    let method = input
+        .token_endpoint_auth_method
+        .unwrap_or(SsoAuthMethod::ClientSecretBasic);
+    let client_auth = match (method, &input.client_secret, &existing) {
+        (SsoAuthMethod::PrivateKeyJwt, None, _) => SsoClientAuth::PrivateKeyJwt,
+        (SsoAuthMethod::PrivateKeyJwt, Some(_), _) => {
             return Err(ManageError::invalid(
                 "client_secret",
-                "required when the organization has no connection yet",
+                "not used with private_key_jwt: the tenant's own key signs the assertion",
+            ));
+        }
+        (SsoAuthMethod::ClientSecretBasic, Some(secret), _) => SsoClientAuth::SecretBasic {
+            sealed_secret: services
+                .secrets
+                .seal(secret, tenant, org)
+                .map_err(|e| ManageError::Dependency(Box::new(e)))?,
+        },
+        (SsoAuthMethod::ClientSecretBasic, None, Some(current))
+            if matches!(current.client_auth, SsoClientAuth::SecretBasic { .. }) =>
+        {
+            current.client_auth.clone()
+        }
+        (SsoAuthMethod::ClientSecretBasic, None, _) => {
+            return Err(ManageError::invalid(
+                "client_secret",
+                "required with client_secret_basic when no secret is stored yet",
             ));
         }
     };
@@ -266,7 +310,7 @@ pub async fn put(
         organization_id: org.clone(),
         provider,
         client_id: input.client_id,
-        sealed_secret,
+        client_auth,
         scopes,
         enforced: input.enforced,
         created_at: existing.as_ref().map_or(now, |c| c.created_at),

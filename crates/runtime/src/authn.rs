@@ -35,7 +35,10 @@ pub(crate) async fn build(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     rng: Arc<dyn Rng>,
-    sso: Option<&svc_manage::sso::SsoServices>,
+    sso: Option<(
+        &svc_manage::sso::SsoServices,
+        &Arc<svc_oauth::keys::KeyService>,
+    )>,
 ) -> Result<Arc<Authn>, RuntimeError> {
     let hasher = BoundedHasher::new(&argon2_settings(config), rng.clone())
         .map_err(|e| RuntimeError::Authn(format!("auth.argon2_*: {e}")))?;
@@ -67,8 +70,8 @@ pub(crate) async fn build(
             request_lifetime: Duration::from_secs(recovery.request_lifetime_secs.into()),
         });
     }
-    if let Some(sso) = sso {
-        authn = authn.with_sso(crate::sso::engine_settings(config, sso));
+    if let Some((sso, keys)) = sso {
+        authn = authn.with_sso(crate::sso::engine_settings(config, sso, keys));
     }
     Ok(Arc::new(authn))
 }

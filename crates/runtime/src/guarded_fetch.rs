@@ -119,24 +119,27 @@ impl GuardedFetcher {
         Ok(Fetched { body, max_age })
     }
 
-    /// POSTs the form `form` to `uri` with HTTP Basic authentication `basic` (RFC 6749 §2.3.1:
-    /// both halves form-urlencoded before they are joined); any status is an answer, its body
-    /// capped like a document of `kind`.
+    /// POSTs the form `form` to `uri`, with HTTP Basic authentication `basic` when given (RFC
+    /// 6749 §2.3.1: both halves form-urlencoded before they are joined); any status is an
+    /// answer, its body capped like a document of `kind`.
     pub(crate) async fn post_form(
         &self,
         uri: &str,
         kind: Kind,
         form: &[(&str, &str)],
-        (user, password): (&str, &str),
+        basic: Option<(&str, &str)>,
     ) -> Result<(u16, Vec<u8>), String> {
         let name = kind.name;
         let (client, url) = self.target(uri, kind)?;
-        let encode =
-            |v: &str| url::form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>();
-        let response = client
+        let mut request = client
             .post(url)
-            .header(reqwest::header::ACCEPT, "application/json")
-            .basic_auth(encode(user), Some(encode(password)))
+            .header(reqwest::header::ACCEPT, "application/json");
+        if let Some((user, password)) = basic {
+            let encode =
+                |v: &str| url::form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>();
+            request = request.basic_auth(encode(user), Some(encode(password)));
+        }
+        let response = request
             .form(form)
             .send()
             .await

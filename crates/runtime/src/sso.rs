@@ -1,7 +1,8 @@
 //! `[enterprise_sso]` wiring: the [`SsoEgress`] port over the deployment's guarded fetcher
 //! (`crate::guarded_fetch`: the webhooks' SSRF guard, no redirects, a 5 s timeout, 64 KiB per
 //! answer) and the key sealing upstream client secrets (derived from the deployment data key of
-//! `crate::authn`, so one KMS-wrapped key serves every instance). Both are built once per
+//! `crate::authn`, so one KMS-wrapped key serves every instance), and the signer of
+//! `private_key_jwt` client assertions (the tenant's own signing key). Both are built once per
 //! process and shared by the management API (configuring) and the sign-in engine (signing in):
 //! without `[kms]` the key is ephemeral, and two copies would not open each other's seals.
 
@@ -11,7 +12,7 @@ use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
 use svc_config::Config;
-use svc_domain::{Clock, EgressAnswer, Rng, SsoEgress};
+use svc_domain::{AssertionSigner, Clock, EgressAnswer, Rng, SsoEgress, TenantId};
 use svc_manage::sso::SsoServices;
 use svc_store::Store;
 
@@ -53,7 +54,7 @@ impl SsoEgress for GuardedSsoEgress {
         &self,
         url: &str,
         form: &[(&str, &str)],
-        basic: (&str, &str),
+        basic: Option<(&str, &str)>,
     ) -> Result<EgressAnswer, String> {
         let kind = Kind {
             name: "token endpoint",
@@ -82,11 +83,32 @@ pub(crate) async fn services(
     }))
 }
 
-/// The sign-in engine's settings over the same services.
-pub(crate) fn engine_settings(config: &Config, services: &SsoServices) -> svc_authn::SsoSettings {
+/// Client assertions signed by the tenant's current key of the deployment's default algorithm
+/// (the key its `/.well-known/jwks.json` publishes).
+pub(crate) struct KeyServiceSigner(pub(crate) Arc<svc_oauth::keys::KeyService>);
+
+#[async_trait]
+impl AssertionSigner for KeyServiceSigner {
+    async fn sign(&self, tenant: &TenantId, claims: &serde_json::Value) -> Result<String, String> {
+        let key = self
+            .0
+            .access_token_signer(tenant)
+            .await
+            .map_err(|e| e.to_string())?;
+        key.sign_jwt("JWT", claims).map_err(|e| e.to_string())
+    }
+}
+
+/// The sign-in engine's settings over the same services, signing assertions with `keys`.
+pub(crate) fn engine_settings(
+    config: &Config,
+    services: &SsoServices,
+    keys: &Arc<svc_oauth::keys::KeyService>,
+) -> svc_authn::SsoSettings {
     svc_authn::SsoSettings {
         egress: services.egress.clone(),
         secrets: services.secrets.clone(),
+        signer: Arc::new(KeyServiceSigner(keys.clone())),
         attempt_lifetime: Duration::from_secs(config.enterprise_sso.attempt_lifetime_secs.into()),
     }
 }

@@ -7,10 +7,13 @@
 -- references the organization so it can never point into another tenant and goes with it (the
 -- foreign key's cascade), and so with its tenant. Storing a connection again replaces every
 -- column but `created_at`. The provider's endpoints are what its discovery document said when
--- the connection was configured (`userinfo_endpoint` only when it names one); `iss_parameter` is whether the provider puts `iss` in its
--- authorization responses (RFC 9207). The client secret is kept only sealed (`sealed_secret`,
--- never empty); `scopes` is a jsonb array of the scopes asked for, in the order configured
--- (jsonb keeps an array's order), never empty, like every list-valued column.
+-- the connection was configured (`userinfo_endpoint` only when it names one); `iss_parameter`
+-- is whether the provider puts `iss` in its authorization responses (RFC 9207). We
+-- authenticate at its token endpoint by `token_endpoint_auth_method`: `client_secret_basic`
+-- with a secret kept only sealed (`sealed_secret`, never empty), or `private_key_jwt` with an
+-- assertion signed by the tenant's own key (no secret at all, `sealed_secret` NULL). `scopes`
+-- is a jsonb array of the scopes asked for, in the order configured (jsonb keeps an array's
+-- order), never empty, like every list-valued column.
 --
 -- An attempt is stored only under the 32-byte hash of its cookie (the state, nonce and PKCE
 -- verifier derive from the cookie value, which only the browser holds, so nothing secret is
@@ -39,7 +42,8 @@ CREATE TABLE sso_connections (
     userinfo_endpoint text,
     iss_parameter boolean NOT NULL,
     client_id text NOT NULL,
-    sealed_secret bytea NOT NULL,
+    token_endpoint_auth_method text NOT NULL,
+    sealed_secret bytea,
     scopes jsonb NOT NULL,
     enforced boolean NOT NULL,
     created_at timestamptz NOT NULL,
@@ -48,7 +52,11 @@ CREATE TABLE sso_connections (
     CONSTRAINT sso_connections_pkey PRIMARY KEY (tenant_id, organization_id),
     CONSTRAINT sso_connections_organization_fkey FOREIGN KEY (tenant_id, organization_id)
         REFERENCES organizations (tenant_id, id) ON DELETE CASCADE,
-    CONSTRAINT sso_connections_sealed_secret_check CHECK (octet_length(sealed_secret) >= 1),
+    -- A secret exactly when the method uses one.
+    CONSTRAINT sso_connections_sealed_secret_check CHECK (
+        (token_endpoint_auth_method = 'client_secret_basic' AND sealed_secret IS NOT NULL
+            AND octet_length(sealed_secret) >= 1)
+        OR (token_endpoint_auth_method = 'private_key_jwt' AND sealed_secret IS NULL)),
     -- Compared with the empty array rather than measured (see organization_members_roles_check).
     CONSTRAINT sso_connections_scopes_check
         CHECK (jsonb_typeof(scopes) = 'array' AND scopes <> '[]'::jsonb)

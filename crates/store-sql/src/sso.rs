@@ -23,8 +23,8 @@ use crate::record::{Record, encode_strings, hash_name};
 use crate::{Columns, Row, SqlTx, Stmt};
 use async_trait::async_trait;
 use svc_domain::{
-    InteractionId, OrganizationId, SecretHash, SsoAttempt, SsoConnection, SsoLink, TenantId,
-    UpstreamMetadata, UserId,
+    InteractionId, OrganizationId, SecretHash, SsoAttempt, SsoClientAuth, SsoConnection, SsoLink,
+    TenantId, UpstreamMetadata, UserId,
 };
 use svc_store::{SsoReads, SsoWrites, StoreError};
 use time::OffsetDateTime;
@@ -40,18 +40,20 @@ const LINK_USER_FKEY: &str = "sso_links_user_fkey";
 
 const SELECT_CONNECTION: &str = "SELECT tenant_id, organization_id, issuer, \
      authorization_endpoint, token_endpoint, jwks_uri, userinfo_endpoint, iss_parameter, client_id, \
-     sealed_secret, scopes, enforced, created_at, updated_at FROM sso_connections \
+     token_endpoint_auth_method, sealed_secret, scopes, enforced, created_at, updated_at \
+     FROM sso_connections \
      WHERE tenant_id = $1 AND organization_id = $2";
 // Every column but the key and created_at is replaced.
 const PUT_CONNECTION: &str = "INSERT INTO sso_connections (tenant_id, organization_id, issuer, \
      authorization_endpoint, token_endpoint, jwks_uri, userinfo_endpoint, iss_parameter, client_id, \
-     sealed_secret, scopes, enforced, created_at, updated_at) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+     token_endpoint_auth_method, sealed_secret, scopes, enforced, created_at, updated_at) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) \
      ON CONFLICT (tenant_id, organization_id) DO UPDATE SET issuer = excluded.issuer, \
      authorization_endpoint = excluded.authorization_endpoint, \
      token_endpoint = excluded.token_endpoint, jwks_uri = excluded.jwks_uri, \
      userinfo_endpoint = excluded.userinfo_endpoint, \
      iss_parameter = excluded.iss_parameter, client_id = excluded.client_id, \
+     token_endpoint_auth_method = excluded.token_endpoint_auth_method, \
      sealed_secret = excluded.sealed_secret, scopes = excluded.scopes, \
      enforced = excluded.enforced, updated_at = excluded.updated_at";
 const DELETE_CONNECTION: &str =
@@ -128,7 +130,11 @@ impl<D: Dialect> SsoWrites for SqlTx<D> {
             .bind(provider.userinfo_endpoint.as_deref())
             .bind(provider.iss_parameter)
             .bind(connection.client_id.as_str())
-            .bind(connection.sealed_secret.as_slice())
+            .bind(connection.client_auth.method())
+            .bind(match &connection.client_auth {
+                SsoClientAuth::SecretBasic { sealed_secret } => Some(sealed_secret.as_slice()),
+                SsoClientAuth::PrivateKeyJwt => None,
+            })
             .bind_json(encode_strings(
                 connection.scopes.iter().map(String::as_str),
             )?)
@@ -240,6 +246,7 @@ fn decode_connection<D: Dialect>(row: &Row<D>) -> Result<SsoConnection, StoreErr
         userinfo_endpoint: c.get("userinfo_endpoint")?,
         iss_parameter: c.get("iss_parameter")?,
         client_id: c.get("client_id")?,
+        token_endpoint_auth_method: c.get("token_endpoint_auth_method")?,
         sealed_secret: c.get("sealed_secret")?,
         scopes: c.json("scopes")?,
         enforced: c.get("enforced")?,
@@ -287,8 +294,10 @@ struct ConnectionRow {
     userinfo_endpoint: Option<String>,
     iss_parameter: bool,
     client_id: String,
-    /// Never empty.
-    sealed_secret: Vec<u8>,
+    /// `client_secret_basic` or `private_key_jwt`.
+    token_endpoint_auth_method: String,
+    /// Never empty with `client_secret_basic`; absent with `private_key_jwt`.
+    sealed_secret: Option<Vec<u8>>,
     /// JSON array text of scopes, in the order configured, never empty.
     scopes: String,
     enforced: bool,
@@ -306,9 +315,19 @@ impl ConnectionRow {
         if scopes.is_empty() {
             return Err(r.corrupt("scopes", &self.scopes, &"no scope"));
         }
-        if self.sealed_secret.is_empty() {
-            return Err(r.corrupt("sealed_secret", &"(0 bytes)", &"empty"));
-        }
+        let client_auth = match (self.token_endpoint_auth_method.as_str(), self.sealed_secret) {
+            (SsoClientAuth::SECRET_BASIC, Some(sealed_secret)) if !sealed_secret.is_empty() => {
+                SsoClientAuth::SecretBasic { sealed_secret }
+            }
+            (SsoClientAuth::PRIVATE_KEY_JWT, None) => SsoClientAuth::PrivateKeyJwt,
+            (method, secret) => {
+                return Err(r.corrupt(
+                    "sealed_secret",
+                    &format!("{} bytes", secret.map_or(0, |s| s.len())),
+                    &format!("does not fit token_endpoint_auth_method {method:?}"),
+                ));
+            }
+        };
         Ok(SsoConnection {
             tenant_id: r.parse("tenant_id", &self.tenant_id, TenantId::parse)?,
             organization_id: r.parse(
@@ -325,7 +344,7 @@ impl ConnectionRow {
                 iss_parameter: self.iss_parameter,
             },
             client_id: self.client_id,
-            sealed_secret: self.sealed_secret,
+            client_auth,
             scopes,
             enforced: self.enforced,
             created_at: self.created_at,
@@ -440,6 +459,7 @@ mod tests {
         assert!(!update.contains("created_at"), "{update}");
         for column in [
             "issuer",
+            "token_endpoint_auth_method",
             "sealed_secret",
             "scopes",
             "enforced",
@@ -464,7 +484,8 @@ mod tests {
             userinfo_endpoint: Some("https://idp.example.com/userinfo".into()),
             iss_parameter: true,
             client_id: "svc".into(),
-            sealed_secret: vec![0, 7, 0xff],
+            token_endpoint_auth_method: "client_secret_basic".into(),
+            sealed_secret: Some(vec![0, 7, 0xff]),
             scopes: r#"["openid","profile","email"]"#.into(),
             enforced: false,
             created_at: AT,
@@ -472,6 +493,13 @@ mod tests {
         };
         let decoded = connection.clone().decode().unwrap();
         assert_eq!(decoded.scopes, ["openid", "profile", "email"], "in order");
+        let mut keyed = connection.clone();
+        keyed.token_endpoint_auth_method = "private_key_jwt".into();
+        keyed.sealed_secret = None;
+        assert_eq!(
+            keyed.decode().unwrap().client_auth,
+            SsoClientAuth::PrivateKeyJwt
+        );
         check(
             connection,
             ConnectionRow::decode,
@@ -482,7 +510,16 @@ mod tests {
                 }),
                 ("sso_connections.scopes", |r| r.scopes = "openid".into()),
                 ("sso_connections.scopes", |r| r.scopes = "[]".into()),
-                ("sso_connections.sealed_secret", |r| r.sealed_secret.clear()),
+                ("sso_connections.sealed_secret", |r| {
+                    r.sealed_secret = Some(Vec::new())
+                }),
+                ("sso_connections.sealed_secret", |r| r.sealed_secret = None),
+                ("sso_connections.sealed_secret", |r| {
+                    r.token_endpoint_auth_method = "private_key_jwt".into();
+                }),
+                ("sso_connections.sealed_secret", |r| {
+                    r.token_endpoint_auth_method = "client_secret_post".into();
+                }),
             ],
         );
         let attempt = AttemptRow {

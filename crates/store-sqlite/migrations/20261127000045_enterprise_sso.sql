@@ -7,10 +7,13 @@
 -- references the organization so it can never point into another tenant and goes with it (the
 -- foreign key's cascade), and so with its tenant. Storing a connection again replaces every
 -- column but `created_at`. The provider's endpoints are what its discovery document said when
--- the connection was configured (`userinfo_endpoint` only when it names one); `iss_parameter` is whether the provider puts `iss` in its
--- authorization responses (RFC 9207). The client secret is kept only sealed (`sealed_secret`,
--- never empty); `scopes` is a JSON array of the scopes asked for, in the order configured, never
--- empty, like every list-valued column.
+-- the connection was configured (`userinfo_endpoint` only when it names one); `iss_parameter`
+-- is whether the provider puts `iss` in its authorization responses (RFC 9207). We
+-- authenticate at its token endpoint by `token_endpoint_auth_method`: `client_secret_basic`
+-- with a secret kept only sealed (`sealed_secret`, never empty), or `private_key_jwt` with an
+-- assertion signed by the tenant's own key (no secret at all, `sealed_secret` NULL). `scopes`
+-- is a JSON array of the scopes asked for, in the order configured, never empty, like every
+-- list-valued column.
 --
 -- An attempt is stored only under the 32-byte hash of its cookie (the state, nonce and PKCE
 -- verifier derive from the cookie value, which only the browser holds, so nothing secret is
@@ -41,7 +44,8 @@ CREATE TABLE sso_connections (
     userinfo_endpoint TEXT,
     iss_parameter INTEGER NOT NULL,
     client_id TEXT NOT NULL,
-    sealed_secret BLOB NOT NULL,
+    token_endpoint_auth_method TEXT NOT NULL,
+    sealed_secret BLOB,
     scopes TEXT NOT NULL,
     enforced INTEGER NOT NULL,
     created_at TEXT NOT NULL,
@@ -52,7 +56,11 @@ CREATE TABLE sso_connections (
         REFERENCES organizations (tenant_id, id) ON DELETE CASCADE,
     CONSTRAINT sso_connections_iss_parameter_check CHECK (iss_parameter IN (0, 1)),
     CONSTRAINT sso_connections_enforced_check CHECK (enforced IN (0, 1)),
-    CONSTRAINT sso_connections_sealed_secret_check CHECK (length(sealed_secret) >= 1),
+    -- A secret exactly when the method uses one.
+    CONSTRAINT sso_connections_sealed_secret_check CHECK (
+        (token_endpoint_auth_method = 'client_secret_basic' AND sealed_secret IS NOT NULL
+            AND length(sealed_secret) >= 1)
+        OR (token_endpoint_auth_method = 'private_key_jwt' AND sealed_secret IS NULL)),
     CONSTRAINT sso_connections_scopes_check CHECK (json_valid(scopes)
         AND json_type(scopes) = 'array' AND json_array_length(scopes) >= 1)
 ) STRICT, WITHOUT ROWID;

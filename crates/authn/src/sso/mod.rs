@@ -38,10 +38,10 @@ use std::time::Duration;
 use subtle::ConstantTimeEq;
 use svc_crypto::{AttemptValues, SsoSecretKey};
 use svc_domain::{
-    ACR_AAL1, ACR_AAL2, AMR_MFA, DomainName, Email, EventData, EventType, GeneratedSecret,
-    InteractionId, LoginMethod, LoginResult, MAX_MEMBERSHIPS_PER_USER, ORG_MEMBER, OrgStatus,
-    RoleKey, SecretHash, SsoAttempt, SsoConnection, SsoEgress, SsoLink, Tenant, User, UserId,
-    UserStatus, sso_redirect_uri,
+    ACR_AAL1, ACR_AAL2, AMR_MFA, AssertionSigner, DomainName, Email, EventData, EventType,
+    GeneratedSecret, InteractionId, LoginMethod, LoginResult, MAX_MEMBERSHIPS_PER_USER, ORG_MEMBER,
+    OrgStatus, RoleKey, SecretHash, SsoAttempt, SsoClientAuth, SsoConnection, SsoEgress, SsoLink,
+    Tenant, User, UserId, UserStatus, sso_redirect_uri,
 };
 use svc_store::{StoreError, WriteTx};
 
@@ -49,6 +49,10 @@ use svc_store::{StoreError, WriteTx};
 pub const SSO_COOKIE_PREFIX: &str = "sso_";
 /// The `amr` value of a federated sign-in (RFC 8176 §2).
 pub const AMR_FED: &str = "fed";
+/// RFC 7523 §2.2.
+const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+/// How long a client assertion is valid, in seconds.
+const ASSERTION_LIFETIME_SECS: i64 = 60;
 /// Longest upstream `error` kept in a log line.
 const MAX_UPSTREAM_ERROR_CHARS: usize = 64;
 
@@ -58,6 +62,8 @@ pub struct SsoSettings {
     pub egress: Arc<dyn SsoEgress>,
     /// Opens connections' sealed client secrets.
     pub secrets: Arc<SsoSecretKey>,
+    /// Signs client assertions for `private_key_jwt` connections.
+    pub signer: Arc<dyn AssertionSigner>,
     /// How long a person has to come back from the provider.
     pub attempt_lifetime: Duration,
 }
@@ -370,30 +376,51 @@ impl Authn {
         let code = response.code.filter(|c| !c.is_empty()).ok_or_else(|| {
             Refusal::Failed(Failure::UpstreamError, "the answer has no code".into())
         })?;
-        let secret = settings
-            .secrets
-            .open(
-                &connection.sealed_secret,
-                &connection.tenant_id,
-                &connection.organization_id,
-            )
-            .map_err(|e| Refusal::Failed(Failure::TokenExchange, format!("client secret: {e}")))?;
         let redirect_uri = sso_redirect_uri(issuer);
-        let form = [
+        let mut form = vec![
             ("grant_type", "authorization_code"),
             ("code", code),
             ("redirect_uri", redirect_uri.as_str()),
             ("code_verifier", values.verifier.as_str()),
         ];
-        let answer = settings
-            .egress
-            .post_form(
-                &provider.token_endpoint,
-                &form,
-                (&connection.client_id, secret.as_str()),
-            )
-            .await
-            .map_err(Refusal::Unreachable)?;
+        let answer = match &connection.client_auth {
+            SsoClientAuth::SecretBasic { sealed_secret } => {
+                let secret = settings
+                    .secrets
+                    .open(
+                        sealed_secret,
+                        &connection.tenant_id,
+                        &connection.organization_id,
+                    )
+                    .map_err(|e| {
+                        Refusal::Failed(Failure::TokenExchange, format!("client secret: {e}"))
+                    })?;
+                settings
+                    .egress
+                    .post_form(
+                        &provider.token_endpoint,
+                        &form,
+                        Some((&connection.client_id, secret.as_str())),
+                    )
+                    .await
+            }
+            SsoClientAuth::PrivateKeyJwt => {
+                let assertion = self
+                    .client_assertion(settings, connection)
+                    .await
+                    .map_err(|e| Refusal::Failed(Failure::TokenExchange, e))?;
+                form.extend([
+                    ("client_id", connection.client_id.as_str()),
+                    ("client_assertion_type", CLIENT_ASSERTION_TYPE),
+                    ("client_assertion", assertion.as_str()),
+                ]);
+                settings
+                    .egress
+                    .post_form(&provider.token_endpoint, &form, None)
+                    .await
+            }
+        }
+        .map_err(Refusal::Unreachable)?;
         if answer.status != 200 {
             return Err(Refusal::Failed(
                 Failure::TokenExchange,
@@ -449,6 +476,31 @@ impl Authn {
                 .map_err(|reason| Refusal::Failed(Failure::IdToken, reason))?;
         }
         Ok(identity)
+    }
+
+    /// A client assertion for the provider's token endpoint (RFC 7523 §3, OpenID Connect Core
+    /// §9): issued by our client id about itself, for the token endpoint, living one minute,
+    /// with a fresh `jti`, signed by the tenant's current key.
+    async fn client_assertion(
+        &self,
+        settings: &SsoSettings,
+        connection: &SsoConnection,
+    ) -> Result<String, String> {
+        let now = self.now().unix_timestamp();
+        let jti = GeneratedSecret::generate("", self.rng.as_ref()).plaintext;
+        let claims = serde_json::json!({
+            "iss": connection.client_id,
+            "sub": connection.client_id,
+            "aud": connection.provider.token_endpoint,
+            "iat": now,
+            "exp": now + ASSERTION_LIFETIME_SECS,
+            "jti": jti,
+        });
+        settings
+            .signer
+            .sign(&connection.tenant_id, &claims)
+            .await
+            .map_err(|e| format!("client assertion: {e}"))
     }
 
     /// Finds, links or creates the person, and signs them in (one transaction).

@@ -6,8 +6,8 @@
 //! link) rather than a redirect: a redirect after a form submission is still the form's
 //! navigation, which the pages' `form-action` would have to name, and the provider is only
 //! known once the address is typed. The attempt's secret travels in the single sign-on cookie
-//! alone; the callback clears it, right or wrong. Both routes exist only while single sign-on
-//! is on.
+//! alone; the callback clears it, right or wrong. A successful return also answers a page that
+//! moves on by itself ([`continue_page`]). Both routes exist only while single sign-on is on.
 
 use super::csrf;
 use super::form::{self, Fields};
@@ -70,6 +70,32 @@ pub(crate) async fn start(State(state): State<HostedState>, ctx: Ctx, body: Body
     }
 }
 
+/// The 303 `redirect` made a page that moves on to the same place by itself, its cookies kept.
+///
+/// The provider's own sign-in form may have led here through redirects, and Chromium checks
+/// every redirect after a form submission against that form's `form-action`, which names our
+/// origin and not the application's: the provider's policy would refuse our 303 onwards to the
+/// application. A page ends the form's navigation; its `meta` refresh starts a new one.
+fn continue_page(ctx: &Ctx, redirect: Response) -> Response {
+    let Some(next) = redirect
+        .headers()
+        .get(http::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+    else {
+        return redirect;
+    };
+    let s = ctx.s();
+    let mut page = Page::new(s.sso.heading)
+        .continue_to(next, s.continue_link)
+        .render(&ctx.chrome);
+    for cookie in redirect.headers().get_all(http::header::SET_COOKIE) {
+        page.headers_mut()
+            .append(http::header::SET_COOKIE, cookie.clone());
+    }
+    page
+}
+
 /// `GET /auth/sso/callback`: the provider's answer (RFC 6749 §4.1.2; RFC 9207 `iss`).
 pub(crate) async fn callback(
     State(state): State<HostedState>,
@@ -97,8 +123,9 @@ pub(crate) async fn callback(
         .await;
     let mut response = match outcome {
         Ok(done) => {
-            let mut response =
+            let redirect =
                 signed_in_response(&state, &ctx, done.signed_in, done.interaction.as_ref()).await;
+            let mut response = continue_page(&ctx, redirect);
             if let Some(device) = new_device {
                 cookies::append(&mut response, ctx.cookies.set_device(&device));
             }

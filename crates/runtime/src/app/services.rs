@@ -112,7 +112,7 @@ impl Services {
             store.clone(),
             clock.clone(),
             rng.clone(),
-            sso.as_ref(),
+            sso.as_ref().map(|sso| (sso, &keys)),
         )
         .await?;
         // The management API checks, hashes and invites through the same passwords and links,

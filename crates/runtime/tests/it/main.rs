@@ -35,6 +35,7 @@ mod instances;
 mod interop;
 mod interop_agents;
 mod interop_mcp;
+mod interop_sso;
 mod invitations;
 mod jar;
 mod js_sdk;

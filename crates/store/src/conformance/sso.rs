@@ -13,14 +13,15 @@ use crate::{Store, StoreError};
 use futures_util::future::join_all;
 use std::sync::Arc;
 use svc_domain::{
-    InteractionId, ManualClock, Organization, SecretHash, SeededRandom, SsoAttempt, SsoConnection,
-    SsoLink, Tenant, UpstreamMetadata, User,
+    InteractionId, ManualClock, Organization, SecretHash, SeededRandom, SsoAttempt, SsoClientAuth,
+    SsoConnection, SsoLink, Tenant, UpstreamMetadata, User,
 };
 use time::{Duration, OffsetDateTime};
 
 /// The connection of `org` configured at `at` (whole microseconds): endpoints under an issuer
 /// derived from `seed`, scopes in a non-sorted order, a sealed secret with zero and high bytes.
-/// Odd seeds are enforced and have the provider send `iss`.
+/// Odd seeds are enforced and have the provider send `iss`; seeds divisible by three use
+/// `private_key_jwt` (no secret).
 pub fn sso_connection_fixture(org: &Organization, seed: u64, at: OffsetDateTime) -> SsoConnection {
     let issuer = format!("https://idp{seed}.example.com/tenants/ü");
     SsoConnection {
@@ -35,7 +36,13 @@ pub fn sso_connection_fixture(org: &Organization, seed: u64, at: OffsetDateTime)
             issuer,
         },
         client_id: format!("svc client {seed}"),
-        sealed_secret: vec![0, seed as u8, 0xff, 0x80, 0],
+        client_auth: if seed.is_multiple_of(3) {
+            SsoClientAuth::PrivateKeyJwt
+        } else {
+            SsoClientAuth::SecretBasic {
+                sealed_secret: vec![0, seed as u8, 0xff, 0x80, 0],
+            }
+        },
         scopes: vec![
             "openid".into(),
             "profile".into(),
@@ -155,7 +162,12 @@ pub async fn sso_connections_round_trip_and_are_replaced_keeping_their_creation(
         .expect("stored");
     assert_eq!(stored, first);
     assert_eq!(stored.scopes, ["openid", "profile", "email", "groups"]);
-    assert_eq!(stored.sealed_secret, [0, 1, 0xff, 0x80, 0]);
+    assert_eq!(
+        stored.client_auth,
+        SsoClientAuth::SecretBasic {
+            sealed_secret: vec![0, 1, 0xff, 0x80, 0]
+        }
+    );
     assert!(stored.enforced && stored.provider.iss_parameter);
     assert_eq!(
         read.sso_connection(&acme.id, &hooli.id)
@@ -191,7 +203,7 @@ pub async fn sso_connections_round_trip_and_are_replaced_keeping_their_creation(
             iss_parameter: false,
         },
         client_id: "another client".into(),
-        sealed_secret: vec![9; 40],
+        client_auth: SsoClientAuth::PrivateKeyJwt,
         scopes: vec!["profile".into(), "openid".into()],
         enforced: false,
         created_at: later,
@@ -259,7 +271,9 @@ pub async fn sso_connections_round_trip_and_are_replaced_keeping_their_creation(
     drop(tx);
     let mut tx = store.write().await.expect("write");
     let unsealed = SsoConnection {
-        sealed_secret: Vec::new(),
+        client_auth: SsoClientAuth::SecretBasic {
+            sealed_secret: Vec::new(),
+        },
         ..sso_connection_fixture(hooli, 5, at)
     };
     assert_refused_by_check(
