@@ -450,7 +450,7 @@ mod tests {
             .unwrap()
             .to_owned();
         assert!(
-            csp.contains("form-action 'self' https://app.example.com;"),
+            csp.contains("form-action 'self' https://app.example.com https:;"),
             "{csp}"
         );
     }

@@ -207,9 +207,18 @@ impl FormTargets {
 /// CAPTCHA widget also lets its provider's origin serve scripts, frames and requests.
 pub(crate) fn csp(targets: Option<&FormTargets>) -> HeaderValue {
     let mut form_action = "'self'".to_owned();
-    for source in targets.map(|t| t.sources.as_slice()).unwrap_or_default() {
+    let sources = targets.map(|t| t.sources.as_slice()).unwrap_or_default();
+    for source in sources {
         form_action.push(' ');
         form_action.push_str(source);
+    }
+    // A form that leads to an application leads wherever the application redirects next:
+    // Chromium checks each redirect after a submission against this directive, and an
+    // application's callback commonly sends the browser on to another origin of its own (a
+    // relying party's callback, then its app), which no list of ours can name. Secure targets
+    // stay open for those pages alone; plain http beyond the application's origin does not.
+    if !sources.is_empty() {
+        form_action.push_str(" https:");
     }
     let captcha = targets.and_then(|t| t.captcha).map(captcha_sources);
     let style_extra = captcha.as_ref().map(|c| c.3).unwrap_or_default();
