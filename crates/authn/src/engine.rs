@@ -384,4 +384,9 @@ pub(crate) mod keys {
     pub(crate) fn reset_ip(tenant: &TenantId, client: &ClientInfo) -> Option<String> {
         client.ip.map(|ip| format!("reset:ip:{tenant}:{ip}"))
     }
+
+    /// Single sign-on starts from one address (each writes an attempt).
+    pub(crate) fn sso_ip(tenant: &TenantId, client: &ClientInfo) -> Option<String> {
+        client.ip.map(|ip| format!("sso:ip:{tenant}:{ip}"))
+    }
 }

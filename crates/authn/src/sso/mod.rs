@@ -172,17 +172,29 @@ impl Authn {
     /// that verified `email`'s domain, for the authorization request `interaction` if any.
     ///
     /// # Errors
-    /// [`AuthnError::SsoOff`]; [`AuthnError::InvalidEmail`];
+    /// [`AuthnError::SsoOff`]; [`AuthnError::RateLimited`] past `[auth]`'s sign-in limit per
+    /// client address (each start writes an attempt); [`AuthnError::InvalidEmail`];
     /// [`AuthnError::NoSsoConnection`] when no active organization with a connection verified
     /// the domain.
     pub async fn begin_sso(
         &self,
         tenant: &Tenant,
         issuer: &str,
-        email: &str,
-        interaction: Option<&InteractionId>,
+        (email, interaction): (&str, Option<&InteractionId>),
+        client: &ClientInfo,
     ) -> Result<SsoStart, AuthnError> {
         let sso = self.sso_state()?;
+        let now = self.now();
+        let mut tx = self.store.write().await?;
+        self.ip_limit(
+            tx.as_mut(),
+            crate::engine::keys::sso_ip(&tenant.id, client),
+            self.settings.password_verify_ip_max_attempts,
+            self.settings.password_verify_ip_window,
+            now,
+        )
+        .await?;
+        tx.commit().await?;
         let email = Email::parse(email).map_err(|_| AuthnError::InvalidEmail)?;
         let domain = DomainName::of_email(email.as_str()).ok_or(AuthnError::InvalidEmail)?;
         let mut tx = self.store.write().await?;
@@ -191,7 +203,6 @@ impl Authn {
             .await?
             .ok_or(AuthnError::NoSsoConnection)?;
         let cookie = GeneratedSecret::generate(SSO_COOKIE_PREFIX, self.rng.as_ref());
-        let now = self.now();
         let attempt = SsoAttempt {
             hash: cookie.hash,
             tenant_id: tenant.id.clone(),

@@ -41,8 +41,8 @@ pub(crate) async fn start(State(state): State<HostedState>, ctx: Ctx, body: Body
         .begin_sso(
             &ctx.current.tenant,
             &ctx.current.issuer,
-            email,
-            pending.interaction.as_ref(),
+            (email, pending.interaction.as_ref()),
+            &ctx.client,
         )
         .await
     {

@@ -824,6 +824,8 @@ async fn hostile_upstream_answers_sign_nobody_in() {
                 ("SVC_ENTERPRISE_SSO__ENABLED", "true"),
                 ("SVC_VERIFIED_DOMAINS__DNS_SERVERS", servers),
                 ("SVC_VERIFIED_DOMAINS__TIMEOUT_MS", "1500"),
+                // Twelve starts below, then one too many from this address.
+                ("SVC_AUTH__PASSWORD_VERIFY_IP_MAX_ATTEMPTS", "12"),
             ],
             REDIRECT,
         )
@@ -987,6 +989,10 @@ async fn hostile_upstream_answers_sign_nobody_in() {
         )
         .await;
         assert!(users.to_string().contains("grace@corp.example"), "{users}");
+        // Each start writes an attempt: past the sign-in limit per address, 429 and nothing.
+        let limited = start(&world.browser(), None, "grace@corp.example").await;
+        assert_eq!(limited.status, 429, "{}", limited.body);
+        assert!(limited.headers.get("retry-after").is_some());
         world.app.shutdown().await;
     }
 }

@@ -208,10 +208,15 @@ impl OidcProvider {
             .spawn()
             .unwrap_or_else(|e| panic!("could not start node interop/sso/provider.mjs: {e}"));
         let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("oidc-provider did not start within 30 s"))
-            .unwrap();
+        // Node starts it in about a second; the bound only stops a hang (a loaded machine once
+        // took longer than 30 s), and says what the provider logged meanwhile.
+        let line = match tokio::time::timeout(Duration::from_secs(90), lines.next_line()).await {
+            Ok(line) => line.unwrap(),
+            Err(_) => panic!(
+                "oidc-provider did not start within 90 s; its log:\n{}",
+                std::fs::read_to_string(log.path()).unwrap_or_default()
+            ),
+        };
         let ready: Value = line
             .as_deref()
             .and_then(|l| serde_json::from_str(l).ok())
