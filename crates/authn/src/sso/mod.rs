@@ -332,6 +332,7 @@ impl Authn {
                     .await;
                 return Err(AuthnError::SsoUnreachable(reason));
             }
+            Err(Refusal::Error(e)) => return Err(e),
         };
         match self
             .sign_in_identity(tenant, &connection, &identity, client)
@@ -341,11 +342,11 @@ impl Authn {
                 signed_in,
                 interaction: attempt.interaction_id,
             }),
-            Err(AuthnError::SsoRefused(reason)) => {
-                let failure = failure_of(&reason);
+            Err(Refusal::Failed(failure, reason)) => {
                 Err(self.failed(tenant, &connection, failure, reason).await)
             }
-            Err(other) => Err(other),
+            Err(Refusal::Unreachable(reason)) => Err(AuthnError::SsoUnreachable(reason)),
+            Err(Refusal::Error(e)) => Err(e),
         }
     }
 
@@ -521,7 +522,7 @@ impl Authn {
         connection: &SsoConnection,
         identity: &UpstreamIdentity,
         client: &ClientInfo,
-    ) -> Result<SignedIn, AuthnError> {
+    ) -> Result<SignedIn, Refusal> {
         let org = &connection.organization_id;
         let now = self.now();
         let mut tx = self.store.write().await?;
@@ -631,7 +632,7 @@ impl Authn {
         tenant: &Tenant,
         connection: &SsoConnection,
         identity: &UpstreamIdentity,
-    ) -> Result<(User, bool), AuthnError> {
+    ) -> Result<(User, bool), Refusal> {
         let org = &connection.organization_id;
         let email = identity
             .email
@@ -716,7 +717,7 @@ impl Authn {
         match tx.insert_sso_link(&link).await {
             Ok(()) => Ok((user, provisioned)),
             // The same subject's other return won the race: this one starts again.
-            Err(StoreError::Conflict { .. }) => Err(AuthnError::SsoExpired),
+            Err(StoreError::Conflict { .. }) => Err(AuthnError::SsoExpired.into()),
             Err(e) => Err(e.into()),
         }
     }
@@ -761,23 +762,25 @@ enum Refusal {
     Failed(Failure, String),
     /// The provider could not be reached.
     Unreachable(String),
+    /// Anything else (the store, a bug): answered as it is, not recorded as a refusal.
+    Error(AuthnError),
 }
 
-/// A refusal while resolving the person; its reason starts with the failure's name so
-/// [`failure_of`] can classify it for the event.
-fn refused(failure: Failure, reason: &str) -> AuthnError {
-    AuthnError::SsoRefused(format!("{}: {reason}", failure.as_str()))
+impl From<AuthnError> for Refusal {
+    fn from(e: AuthnError) -> Self {
+        Self::Error(e)
+    }
 }
 
-fn failure_of(reason: &str) -> Failure {
-    [
-        Failure::EmailUnverified,
-        Failure::DomainNotOwned,
-        Failure::AccountUnavailable,
-    ]
-    .into_iter()
-    .find(|f| reason.starts_with(f.as_str()))
-    .unwrap_or(Failure::AccountUnavailable)
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Self {
+        Self::Error(e.into())
+    }
+}
+
+/// A refusal while resolving the person.
+fn refused(failure: Failure, reason: &str) -> Refusal {
+    Refusal::Failed(failure, reason.to_owned())
 }
 
 /// The provider's authorization request (OpenID Connect Core §3.1.2.1, RFC 7636 §4.3).
