@@ -61,6 +61,8 @@ pub struct Authn {
     pub(crate) recovery: Option<crate::recovery::RecoverySettings>,
     /// Enterprise single sign-on, when `[enterprise_sso]` is on ([`Authn::with_sso`]).
     pub(crate) sso: Option<crate::sso::Sso>,
+    /// Social sign-in, when `[social]` is on ([`Authn::with_social`]).
+    pub(crate) social: Option<crate::social::Social>,
 }
 
 impl fmt::Debug for Authn {
@@ -74,6 +76,7 @@ impl fmt::Debug for Authn {
             .field("passkeys", &self.passkeys)
             .field("recovery", &self.recovery)
             .field("sso", &self.sso)
+            .field("social", &self.social)
             .finish_non_exhaustive()
     }
 }
@@ -102,6 +105,7 @@ impl Authn {
             passkeys: None,
             recovery: None,
             sso: None,
+            social: None,
         }
     }
 
@@ -388,5 +392,10 @@ pub(crate) mod keys {
     /// Single sign-on starts from one address (each writes an attempt).
     pub(crate) fn sso_ip(tenant: &TenantId, client: &ClientInfo) -> Option<String> {
         client.ip.map(|ip| format!("sso:ip:{tenant}:{ip}"))
+    }
+
+    /// Social sign-in starts from one address (each writes an attempt).
+    pub(crate) fn social_ip(tenant: &TenantId, client: &ClientInfo) -> Option<String> {
+        client.ip.map(|ip| format!("social:ip:{tenant}:{ip}"))
     }
 }

@@ -135,6 +135,40 @@ pub enum AuthnError {
     /// The provider could not be reached; the reason is for logs.
     #[error("the identity provider cannot be reached ({0})")]
     SsoUnreachable(String),
+    /// Social sign-in is not enabled in this deployment (`[social]`).
+    #[error("social sign-in is not enabled")]
+    SocialOff,
+    /// The tenant offers no enabled provider by that name.
+    #[error("this sign-in provider is not offered")]
+    NoSocialProvider,
+    /// The return from the provider (or a link to confirm) matches nothing of this browser
+    /// (unknown, used, expired, or another browser's): start again.
+    #[error("this sign-in has expired; start again")]
+    SocialExpired,
+    /// The provider refused, or its answer did not check out; the reason is for logs only
+    /// (recorded as `social.login.failed`).
+    #[error("the sign-in provider's answer was refused ({0})")]
+    SocialRefused(String),
+    /// The provider could not be reached; the reason is for logs.
+    #[error("the sign-in provider cannot be reached ({0})")]
+    SocialUnreachable(String),
+    /// An account already uses the address and the provider does not vouch for it: the
+    /// person signs in to that account and connects the provider from there.
+    #[error("an account already uses this address; sign in to it and connect the provider there")]
+    SocialAccountExists,
+    /// The upstream account is already connected to another person, or this person already
+    /// has an account of that provider connected.
+    #[error("this account of the provider is already connected")]
+    SocialAlreadyLinked,
+    /// The link to confirm is for another account than the one signed in.
+    #[error("this link is for another account; sign in to that account to confirm it")]
+    SocialWrongAccount,
+    /// Disconnecting would leave the person no way to sign in.
+    #[error("set a password or add a passkey before disconnecting your last way to sign in")]
+    SocialLastMethod,
+    /// The person has no account of that provider connected.
+    #[error("no such connected account")]
+    UnknownSocialLink,
     /// No such user in this tenant (another tenant's user looks the same).
     #[error("no such user")]
     UnknownUser,

@@ -55,9 +55,11 @@ mod settings;
 mod sign_in;
 mod sign_up;
 mod smtp;
+mod social;
 mod sso;
 mod texts;
 mod two_factor;
+mod upstream;
 
 pub use breached::{FailMode, HibpClient, HibpClientError, HibpSettings};
 pub use captcha::{
@@ -74,9 +76,15 @@ pub use recovery::{ApprovalRequest, RecoveryOverview, RecoveryProgress, Recovery
 pub use settings::{AuthnSettings, ClientInfo};
 pub use sign_up::{MAX_NAME_CHARS, SignUpFields, clean_name};
 pub use smtp::{SmtpMailer, SmtpSettings};
-pub use sso::{AMR_FED, SSO_COOKIE_PREFIX, SsoResponse, SsoSettings, SsoSignedIn, SsoStart};
+pub use social::{
+    ConnectedAccount, LinkConfirmed, PendingLinkView, SOCIAL_COOKIE_PREFIX,
+    SOCIAL_LINK_COOKIE_PREFIX, SocialButton, SocialOutcome, SocialReturn, SocialSettings,
+    SocialStart,
+};
+pub use sso::{AMR_FED, SSO_COOKIE_PREFIX, SsoSettings, SsoSignedIn, SsoStart};
 pub use texts::MailTexts;
 pub use two_factor::{
     CHALLENGE_COOKIE_PREFIX, Confirmed, ENROLMENT_LIFETIME, FactorStatus, KeyStep, PendingFactor,
     SecondProof, SignInStep, TotpEnrolment, TwoFactorSettings,
 };
+pub use upstream::UpstreamResponse;

@@ -61,9 +61,9 @@ pub enum ConfigError {
     /// A section or key whose feature does not exist in this version is set.
     #[error("{label} is not available in this version ({origin}): {reason}; {fix}")]
     Unavailable {
-        /// The dotted key, e.g. `social` or `openapi.enabled`.
+        /// The dotted key, e.g. `vault` or `openapi.enabled`.
         key: String,
-        /// How it is written in TOML: `[social]`, `[[chains]]`, `openapi.enabled`.
+        /// How it is written in TOML: `[vault]`, `[[chains]]`, `openapi.enabled`.
         label: String,
         /// Who set it: `set in file /etc/svc.toml` or `set by environment variable SVC_SCIM`.
         origin: String,

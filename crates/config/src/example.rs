@@ -209,7 +209,7 @@ mod tests {
         assert!(text.contains("\n# [kms]\n"));
         assert!(text.contains("\n# socket_path = \"/run/svc-kms/kms.sock\"\n"));
         assert!(
-            !text.contains("[social]\n"),
+            !text.contains("[vault]\n"),
             "refused sections are no settings"
         );
         assert!(
@@ -221,7 +221,7 @@ mod tests {
             "the API reference switch works and is written"
         );
         assert!(
-            text.contains(" [social],"),
+            text.contains(" [vault],"),
             "the header names the refused sections"
         );
         // The header is wrapped: read it as one line, wherever the list breaks.

@@ -16,10 +16,10 @@ use crate::model::{
     AdaptiveMfaConfig, ApiKeysConfig, AuthConfig, CaptchaConfig, ChallengeConfig, CibaConfig,
     Config, DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig,
     DpopConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle, EnterpriseSsoConfig,
-    HibpConfig, JwtConfig, KmsConfig, LogDelivery, LogoutConfig, OidcConfig, OpenApiConfig,
-    PasskeyConfig, PoolOverride, RecoveryConfig, RedisConfig, ScimConfig, SecurityConfig,
-    ServerConfig, SmtpConfig, SoftwareStatementIssuer, TenantConfig, TlsConfig, TwoFactorConfig,
-    VerifiedDomainsConfig, WebhooksConfig,
+    GenericOauthConfig, HibpConfig, JwtConfig, KmsConfig, LogDelivery, LogoutConfig, OidcConfig,
+    OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig, RedisConfig, ScimConfig,
+    SecurityConfig, ServerConfig, SmtpConfig, SocialConfig, SoftwareStatementIssuer, TenantConfig,
+    TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -316,6 +316,8 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         RecoveryConfig,
         PasskeyConfig,
         EnterpriseSsoConfig,
+        SocialConfig,
+        GenericOauthConfig,
         JwtConfig,
         OidcConfig,
         SecurityConfig,
@@ -460,7 +462,7 @@ mod tests {
         ));
         assert!(matches!(kind("kms"), Some(Kind::Section(_))));
         assert!(
-            kind("social").is_none(),
+            kind("vault").is_none(),
             "refused sections are not in the model"
         );
         let mut all = Vec::new();
@@ -505,7 +507,7 @@ mod tests {
             Lookup::Node(_)
         ));
         assert!(matches!(
-            lookup(&tree, &path("social.google.client_id")),
+            lookup(&tree, &path("vault.upstream.bearer_token")),
             Lookup::Unknown { at: 0, .. }
         ));
         match lookup(&tree, &path("server.prot")) {

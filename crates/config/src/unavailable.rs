@@ -25,7 +25,7 @@ pub(crate) enum Accepts {
 /// How an entry is written in TOML, for the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shape {
-    /// A table: `[social]`.
+    /// A table: `[vault]`.
     Section,
     /// An array of tables: `[[chains]]`.
     Tables,
@@ -36,7 +36,7 @@ enum Shape {
 /// One refused section or key.
 #[derive(Debug)]
 pub(crate) struct Unavailable {
-    /// The dotted key: `social`, `oauth_proxy.enabled`.
+    /// The dotted key: `vault`, `oauth_proxy.enabled`.
     pub(crate) key: &'static str,
     shape: Shape,
     /// What the section or key would configure and what this version does instead; the middle
@@ -76,14 +76,6 @@ const fn key(key: &'static str, accepts: Accepts, reason: &'static str) -> Unava
 /// setting meets at most one entry.
 pub(crate) const UNAVAILABLE: &[Unavailable] = &[
     // Sign-in methods and factors.
-    section(
-        "social",
-        "social sign-in (Google, GitHub, Apple, ...) is not built yet",
-    ),
-    section(
-        "generic_oauth",
-        "sign-in through generic upstream OAuth 2.0 providers is not built yet",
-    ),
     section("sms", "SMS one-time codes are not built yet"),
     section("email_otp", "email one-time codes are not built yet"),
     section(
@@ -190,7 +182,7 @@ impl Unavailable {
         self.path().count()
     }
 
-    /// How the entry is written in TOML: `[social]`, `[[chains]]`, `oauth_proxy.enabled`.
+    /// How the entry is written in TOML: `[vault]`, `[[chains]]`, `oauth_proxy.enabled`.
     pub(crate) fn label(&self) -> String {
         match self.shape {
             Shape::Section => format!("[{}]", self.key),
@@ -347,14 +339,14 @@ mod tests {
     #[test]
     fn strip_refuses_values_other_than_the_accepted_one_and_drops_emptied_tables() {
         let mut input = dict(
-            "[social.google]\nclient_id = \"x\"\n[oauth_proxy]\nenabled = false\n\
+            "[vault.upstream]\nbearer_token = \"x\"\n[oauth_proxy]\nenabled = false\n\
              [deployment]\nembedded_chain_monitor = \"on\"\nruntime_plane = \"auth\"\n\
              [[chains]]\nname = \"a\"\n",
         );
         let refused: Vec<&str> = strip(&mut input, &[]).iter().map(|e| e.key).collect();
         assert_eq!(
             refused,
-            ["social", "chains", "deployment.embedded_chain_monitor"]
+            ["vault", "chains", "deployment.embedded_chain_monitor"]
         );
         let left: Vec<&String> = input.keys().collect();
         assert_eq!(left, ["deployment"], "oauth_proxy emptied and dropped");
@@ -378,8 +370,8 @@ mod tests {
     fn governing_finds_the_entry_at_or_above_a_path() {
         let path = |s: &str| s.split('.').map(str::to_owned).collect::<Vec<_>>();
         assert_eq!(
-            governing(&path("social.google.client_id")).map(|e| e.key),
-            Some("social")
+            governing(&path("vault.upstream.bearer_token")).map(|e| e.key),
+            Some("vault")
         );
         assert_eq!(
             governing(&path("oauth_proxy.enabled")).map(|e| e.key),

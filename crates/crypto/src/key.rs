@@ -87,6 +87,25 @@ impl SigningKey {
         Self::from_pair(pair)
     }
 
+    /// Loads a PEM `-----BEGIN PRIVATE KEY-----` block (RFC 7468 §10: PKCS#8), as Apple hands
+    /// out its `.p8` keys, for `alg` as [`SigningKey::from_pkcs8`] does.
+    pub fn from_pkcs8_pem(alg: SigningAlg, pem: &str) -> Result<Self, CryptoError> {
+        use base64::Engine;
+        let rejected = || CryptoError::InvalidPrivateKey { alg };
+        let body = pem
+            .trim()
+            .strip_prefix("-----BEGIN PRIVATE KEY-----")
+            .and_then(|rest| rest.strip_suffix("-----END PRIVATE KEY-----"))
+            .ok_or_else(rejected)?;
+        let text: String = body.split_ascii_whitespace().collect();
+        let der = Zeroizing::new(
+            base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .map_err(|_| rejected())?,
+        );
+        Self::from_pkcs8(alg, &der)
+    }
+
     /// Exports the private key as unencrypted PKCS#8 v1 DER, in memory that is wiped on drop.
     /// Use it only to seal the key (see [`crate::seal_private_key`]).
     ///
@@ -243,6 +262,30 @@ mod tests {
             assert_eq!(again.kid(), key.kid());
             assert_eq!(again.alg(), alg);
         }
+    }
+
+    #[test]
+    fn pem_keys_load_only_as_their_own_type() {
+        use base64::Engine;
+        let key = SigningKey::generate(SigningAlg::Es256).unwrap();
+        let der = key.to_pkcs8().unwrap();
+        let body = base64::engine::general_purpose::STANDARD.encode(&*der);
+        let lines: Vec<&str> = body
+            .as_bytes()
+            .chunks(64)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        let pem = format!(
+            "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+            lines.join("\n")
+        );
+        let loaded = SigningKey::from_pkcs8_pem(SigningAlg::Es256, &pem).unwrap();
+        assert_eq!(loaded.kid(), key.kid());
+        assert!(SigningKey::from_pkcs8_pem(SigningAlg::EdDsa, &pem).is_err());
+        let ec = pem.replace("PRIVATE KEY", "EC PRIVATE KEY");
+        assert!(SigningKey::from_pkcs8_pem(SigningAlg::Es256, &ec).is_err());
+        let broken = pem.replace('A', "*");
+        assert!(SigningKey::from_pkcs8_pem(SigningAlg::Es256, &broken).is_err());
     }
 
     #[test]

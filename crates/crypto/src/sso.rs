@@ -8,7 +8,7 @@ use crate::digest::{hmac_sha256, sha256};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::fmt;
-use svc_domain::{OrganizationId, TenantId};
+use svc_domain::{OrganizationId, ProviderSlug, TenantId};
 use zeroize::Zeroizing;
 
 /// The key sealing upstream client secrets, derived from a deployment data key under its own
@@ -23,6 +23,12 @@ impl fmt::Debug for SsoSecretKey {
 
 fn aad(tenant: &TenantId, org: &OrganizationId) -> Vec<u8> {
     format!("sso|{}|{}", tenant.as_str(), org.as_str()).into_bytes()
+}
+
+/// A social provider's binding: another prefix, so an organization's sealed secret never
+/// opens as a provider's (or the reverse) even where an id and a slug coincide.
+fn social_aad(tenant: &TenantId, provider: &ProviderSlug) -> Vec<u8> {
+    format!("social|{}|{}", tenant.as_str(), provider.as_str()).into_bytes()
 }
 
 impl SsoSecretKey {
@@ -65,6 +71,37 @@ impl SsoSecretKey {
         org: &OrganizationId,
     ) -> Result<Zeroizing<String>, CryptoError> {
         let plain = crate::sealing::open(&self.0, &aad(tenant, org), sealed)?;
+        String::from_utf8(plain.to_vec())
+            .map(Zeroizing::new)
+            .map_err(|_| CryptoError::MalformedSealedKey)
+    }
+}
+
+impl SsoSecretKey {
+    /// Seals a social provider's client secret or Apple signing key.
+    ///
+    /// # Errors
+    /// [`CryptoError::Seal`] if the cipher cannot be set up.
+    pub fn seal_social(
+        &self,
+        secret: &str,
+        tenant: &TenantId,
+        provider: &ProviderSlug,
+    ) -> Result<Vec<u8>, CryptoError> {
+        crate::sealing::seal(&self.0, &social_aad(tenant, provider), secret.as_bytes())
+    }
+
+    /// Opens what [`SsoSecretKey::seal_social`] sealed for the same tenant and provider.
+    ///
+    /// # Errors
+    /// As [`SsoSecretKey::open`].
+    pub fn open_social(
+        &self,
+        sealed: &[u8],
+        tenant: &TenantId,
+        provider: &ProviderSlug,
+    ) -> Result<Zeroizing<String>, CryptoError> {
+        let plain = crate::sealing::open(&self.0, &social_aad(tenant, provider), sealed)?;
         String::from_utf8(plain.to_vec())
             .map(Zeroizing::new)
             .map_err(|_| CryptoError::MalformedSealedKey)
@@ -124,6 +161,24 @@ mod tests {
         assert!(key.open(&flipped, &tenant, &org).is_err());
         assert!(key.open(&[], &tenant, &org).is_err());
         assert!(SsoSecretKey::new(&[1u8; 31]).is_err());
+    }
+
+    #[test]
+    fn social_seals_are_bound_to_their_provider_and_never_open_as_an_organizations() {
+        let key = SsoSecretKey::new(&[3u8; 32]).unwrap();
+        let tenant = TenantId::parse("ten_01jd2n4k6m8p0r2t4v6x8z0b2d").unwrap();
+        let github = ProviderSlug::parse("github").unwrap();
+        let google = ProviderSlug::parse("google").unwrap();
+        let sealed = key.seal_social("gh-secret", &tenant, &github).unwrap();
+        assert_eq!(
+            key.open_social(&sealed, &tenant, &github).unwrap().as_str(),
+            "gh-secret"
+        );
+        assert!(key.open_social(&sealed, &tenant, &google).is_err());
+        let org = OrganizationId::parse("org_01jd2n4k6m8p0r2t4v6x8z0b2d").unwrap();
+        let org_sealed = key.seal("s", &tenant, &org).unwrap();
+        assert!(key.open(&sealed, &tenant, &org).is_err());
+        assert!(key.open_social(&org_sealed, &tenant, &github).is_err());
     }
 
     #[test]

@@ -35,6 +35,7 @@ mod scim;
 mod scope;
 mod secret;
 mod session;
+mod social;
 mod sso;
 mod tenant;
 mod user;
@@ -134,6 +135,12 @@ pub use secret::{GeneratedSecret, SecretHash, base32_secret};
 pub use session::{
     ACR_PASSWORD, AuthorizationCode, CodeBinding, Consent, Interaction, PushedRequest,
     RefreshFamily, RefreshToken, Session, UserToken, UserTokenPurpose,
+};
+pub use social::{
+    MAX_SOCIAL_DISPLAY_NAME_CHARS, MAX_SOCIAL_PRIVATE_KEY_BYTES, MAX_SOCIAL_PROVIDERS,
+    PendingSocialLink, ProfileEndpoints, ProviderSlug, ProviderSlugError, SOCIAL_CALLBACK_PATH,
+    SocialAttempt, SocialClientAuth, SocialLink, SocialPreset, SocialProtocol, SocialProvider,
+    social_redirect_uri,
 };
 pub use sso::{
     AssertionSigner, EgressAnswer, MAX_SSO_SCOPES, MAX_SSO_SECRET_BYTES, MAX_SSO_SUBJECT_BYTES,

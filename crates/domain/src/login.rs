@@ -49,6 +49,8 @@ pub enum LoginMethod {
     Passkey,
     /// The organization's own OpenID provider (enterprise single sign-on).
     Sso,
+    /// A social provider of the tenant (Google, GitHub, …).
+    Social,
 }
 
 /// What came of a sign-in attempt.
@@ -80,7 +82,7 @@ impl std::error::Error for UnknownLoginValue {}
 
 impl LoginMethod {
     /// Every method, in the order of [`LoginMethod`]'s variants.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Password,
         Self::PasswordTotp,
         Self::PasswordBackupCode,
@@ -88,6 +90,7 @@ impl LoginMethod {
         Self::PasswordSecurityKey,
         Self::Passkey,
         Self::Sso,
+        Self::Social,
     ];
 
     /// The wire and storage spelling.
@@ -101,6 +104,7 @@ impl LoginMethod {
             Self::PasswordSecurityKey => "password_security_key",
             Self::Passkey => "passkey",
             Self::Sso => "sso",
+            Self::Social => "social",
         }
     }
 
@@ -117,6 +121,7 @@ impl LoginMethod {
             "password_security_key" => Ok(Self::PasswordSecurityKey),
             "passkey" => Ok(Self::Passkey),
             "sso" => Ok(Self::Sso),
+            "social" => Ok(Self::Social),
             _ => Err(UnknownLoginValue(s.to_owned())),
         }
     }
@@ -207,7 +212,8 @@ mod tests {
                 "password_trusted_device",
                 "password_security_key",
                 "passkey",
-                "sso"
+                "sso",
+                "social"
             ],
             "the values the login_history_method_check constraint allows"
         );

@@ -52,6 +52,8 @@ pub mod action {
     pub const TENANT_USER_SECOND_FACTORS_RESET: &str = "tenant_user.second_factors_reset";
     /// A tenant user's tenant roles (e.g. `tenant_admin`) were replaced (target: the user).
     pub const TENANT_USER_ROLES_CHANGED: &str = "tenant_user.roles_changed";
+    /// An administrator removed a tenant user's link to a social provider (target: the user).
+    pub const TENANT_USER_SOCIAL_LINK_REMOVED: &str = "tenant_user.social_link_removed";
     /// An organization was created.
     pub const ORGANIZATION_CREATED: &str = "organization.created";
     /// An organization's name, slug or metadata changed.
@@ -81,6 +83,10 @@ pub mod action {
     pub const ORGANIZATION_SSO_CONFIGURED: &str = "organization.sso_configured";
     /// An organization's single sign-on connection was removed (target: the organization).
     pub const ORGANIZATION_SSO_REMOVED: &str = "organization.sso_removed";
+    /// A social sign-in provider was configured or replaced (target: its slug).
+    pub const SOCIAL_PROVIDER_CONFIGURED: &str = "social_provider.configured";
+    /// A social sign-in provider was removed, with its links (target: its slug).
+    pub const SOCIAL_PROVIDER_REMOVED: &str = "social_provider.removed";
     /// An invitation to join the tenant or an organization was created and mailed (target: the
     /// invitation).
     pub const INVITATION_CREATED: &str = "invitation.created";

@@ -79,6 +79,9 @@ pub struct ManageContext {
     /// Reaches upstream providers and seals their secrets, while `[enterprise_sso]` is on;
     /// `None` otherwise (the single sign-on use cases then answer not found).
     pub sso: Option<crate::sso::SsoServices>,
+    /// Reaches social providers and seals their secrets, while `[social]` is on; `None`
+    /// otherwise (the social provider use cases then answer not found).
+    pub social: Option<crate::social::SocialServices>,
 }
 
 impl ManageContext {
@@ -98,6 +101,7 @@ impl ManageContext {
             software_statements: None,
             domain_probe: None,
             sso: None,
+            social: None,
         }
     }
 
@@ -105,6 +109,13 @@ impl ManageContext {
     #[must_use]
     pub fn with_sso(mut self, services: crate::sso::SsoServices) -> Self {
         self.sso = Some(services);
+        self
+    }
+
+    /// The same context, configuring social sign-in providers through `services`.
+    #[must_use]
+    pub fn with_social(mut self, services: crate::social::SocialServices) -> Self {
+        self.social = Some(services);
         self
     }
 

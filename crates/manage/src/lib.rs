@@ -59,6 +59,7 @@ mod revision;
 pub mod roles;
 pub mod scim;
 mod sign_in;
+pub mod social;
 pub mod sso;
 pub mod users;
 pub mod webhooks;

@@ -39,6 +39,7 @@ pub(crate) async fn build(
         &svc_manage::sso::SsoServices,
         &Arc<svc_oauth::keys::KeyService>,
     )>,
+    social: Option<&svc_manage::social::SocialServices>,
 ) -> Result<Arc<Authn>, RuntimeError> {
     let hasher = BoundedHasher::new(&argon2_settings(config), rng.clone())
         .map_err(|e| RuntimeError::Authn(format!("auth.argon2_*: {e}")))?;
@@ -72,6 +73,9 @@ pub(crate) async fn build(
     }
     if let Some((sso, keys)) = sso {
         authn = authn.with_sso(crate::sso::engine_settings(config, sso, keys));
+    }
+    if let Some(social) = social {
+        authn = authn.with_social(crate::social::engine_settings(config, social));
     }
     Ok(Arc::new(authn))
 }

@@ -25,6 +25,7 @@ mod operator;
 mod plane;
 mod serve;
 mod shared_caches;
+mod social;
 mod software_statements;
 mod sso;
 mod stores;

@@ -4,7 +4,8 @@
 //! `crate::authn`, so one KMS-wrapped key serves every instance), and the signer of
 //! `private_key_jwt` client assertions (the tenant's own signing key). Both are built once per
 //! process and shared by the management API (configuring) and the sign-in engine (signing in):
-//! without `[kms]` the key is ephemeral, and two copies would not open each other's seals.
+//! without `[kms]` the key is ephemeral, and two copies would not open each other's seals, so
+//! [`secret_key`] builds it once for enterprise SSO and social sign-in (`crate::social`) alike.
 
 use crate::RuntimeError;
 use crate::guarded_fetch::{GuardedFetcher, Kind};
@@ -12,6 +13,7 @@ use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
 use svc_config::Config;
+use svc_crypto::SsoSecretKey;
 use svc_domain::{AssertionSigner, Clock, EgressAnswer, Rng, SsoEgress, TenantId};
 use svc_manage::sso::SsoServices;
 use svc_store::Store;
@@ -66,21 +68,35 @@ impl SsoEgress for GuardedSsoEgress {
     }
 }
 
-/// `[enterprise_sso]` for the management API, when enabled.
-pub(crate) async fn services(
+/// The one key sealing upstream client secrets, when `[enterprise_sso]` or `[social]` needs
+/// it: built once per process and handed to both (and through them to the sign-in engine),
+/// since without `[kms]` two copies would be two random keys.
+pub(crate) async fn secret_key(
     config: &Config,
     store: &Arc<dyn Store>,
     clock: &Arc<dyn Clock>,
     rng: &Arc<dyn Rng>,
-) -> Result<Option<SsoServices>, RuntimeError> {
-    if !config.enterprise_sso.enabled {
+) -> Result<Option<Arc<SsoSecretKey>>, RuntimeError> {
+    if !config.enterprise_sso.enabled && !config.social.enabled {
         return Ok(None);
     }
-    let secrets = crate::authn::sso_secret_key(config, store, clock, rng).await?;
-    Ok(Some(SsoServices {
+    let key = crate::authn::sso_secret_key(config, store, clock, rng).await?;
+    Ok(Some(Arc::new(key)))
+}
+
+/// `[enterprise_sso]` for the management API, when enabled, sealing with `secrets` (from
+/// [`secret_key`]).
+pub(crate) fn services(
+    config: &Config,
+    secrets: Option<&Arc<SsoSecretKey>>,
+) -> Option<SsoServices> {
+    if !config.enterprise_sso.enabled {
+        return None;
+    }
+    Some(SsoServices {
         egress: Arc::new(GuardedSsoEgress::new(config.is_production())),
-        secrets: Arc::new(secrets),
-    }))
+        secrets: secrets?.clone(),
+    })
 }
 
 /// Client assertions signed by the tenant's current key of the deployment's default algorithm

@@ -83,7 +83,7 @@ enum Cutoff {
 
 /// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
 /// counted.
-const PURGE: [(PerDialect, Cutoff); 15] = [
+const PURGE: [(PerDialect, Cutoff); 17] = [
     (
         PerDialect {
             sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
@@ -203,6 +203,23 @@ const PURGE: [(PerDialect, Cutoff); 15] = [
         PerDialect {
             sqlite: "DELETE FROM sso_attempts WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
             postgres: "DELETE FROM sso_attempts WHERE used_at IS NOT NULL OR expires_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    // So is a social sign-in attempt.
+    (
+        PerDialect {
+            sqlite: "DELETE FROM social_attempts \
+                 WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "DELETE FROM social_attempts WHERE used_at IS NOT NULL OR expires_at <= $1",
+        },
+        Cutoff::Now,
+    ),
+    // A pending social link is deleted when taken; once expired it can no longer be.
+    (
+        PerDialect {
+            sqlite: "DELETE FROM pending_social_links WHERE expires_at_ns <= $1",
+            postgres: "DELETE FROM pending_social_links WHERE expires_at <= $1",
         },
         Cutoff::Now,
     ),

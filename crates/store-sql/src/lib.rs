@@ -55,6 +55,7 @@ mod scim;
 mod scim_filter;
 mod scim_groups;
 mod signing_keys;
+mod social;
 mod sso;
 mod webhooks;
 

@@ -168,8 +168,9 @@ pub trait GrantWrites {
     ) -> Result<(), StoreError>;
 
     /// Deletes interactions, pushed authorization requests, codes, refresh tokens and families,
-    /// revocations, one-time link tokens, second-factor challenges, WebAuthn ceremonies, counters
-    /// and sessions that are past any use at `now` (a challenge or a ceremony once used or
-    /// expired); returns how many rows.
+    /// revocations, one-time link tokens, second-factor challenges, WebAuthn ceremonies, counters,
+    /// sessions, single sign-on and social sign-in attempts and pending social links that are
+    /// past any use at `now` (a challenge, a ceremony or an attempt once used or expired);
+    /// returns how many rows.
     async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError>;
 }

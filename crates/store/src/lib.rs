@@ -33,6 +33,7 @@ mod registration;
 mod scim;
 mod scim_groups;
 mod signing_keys;
+mod social;
 mod sso;
 mod tenants;
 mod users;
@@ -73,6 +74,7 @@ pub use scim_groups::{
     ScimGroupWrites,
 };
 pub use signing_keys::{KeyTransition, SigningKeyReads, SigningKeyWrites};
+pub use social::{SocialReads, SocialWrites};
 pub use sso::{SsoReads, SsoWrites};
 pub use tenants::{TenantReads, TenantWrites};
 pub use users::{
@@ -216,6 +218,7 @@ pub trait ReadTx:
     + ApiKeyReads
     + LogoutReads
     + SsoReads
+    + SocialReads
     + Send
 {
     /// Ends the read.
@@ -286,6 +289,8 @@ pub trait WriteTx:
     + LogoutWrites
     + SsoReads
     + SsoWrites
+    + SocialReads
+    + SocialWrites
     + Send
 {
     /// Makes every change of this transaction durable and visible, atomically.

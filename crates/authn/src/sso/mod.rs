@@ -10,7 +10,7 @@
 //!    wrong); `state` must be this browser's (a `state` from another browser finds another
 //!    attempt or none); RFC 9207 `iss` must be the provider's when it says it sends one, and
 //!    any `iss` naming another issuer is a mix-up; the code is redeemed with the verifier and
-//!    the sealed client secret (HTTP Basic); the ID token is checked by [`id_token`].
+//!    the sealed client secret (HTTP Basic); the ID token is checked by [`crate::upstream`].
 //! 4. **Who it is**: a subject linked before is that person. Otherwise the provider must say
 //!    the address is verified and its domain must be one the organization verified: then the
 //!    person with that address is linked (an address the provider cannot vouch for never
@@ -25,13 +25,11 @@
 //! management API (`svc_manage::sso`); [`Authn::sso_required`] is how password sign-in honours
 //! enforcement.
 
-mod id_token;
-mod keys;
-
 use crate::engine::{Authn, SignedIn};
 use crate::error::AuthnError;
 use crate::settings::ClientInfo;
-use id_token::{Expected, UpstreamIdentity};
+use crate::upstream::id_token::{Expected, UpstreamIdentity};
+use crate::upstream::{self, Stage, UpstreamError, UpstreamResponse, keys};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,8 +51,6 @@ pub const AMR_FED: &str = "fed";
 const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 /// How long a client assertion is valid, in seconds.
 const ASSERTION_LIFETIME_SECS: i64 = 60;
-/// Longest upstream `error` kept in a log line.
-const MAX_UPSTREAM_ERROR_CHARS: usize = 64;
 
 /// `[enterprise_sso]` as the engine needs it.
 pub struct SsoSettings {
@@ -100,19 +96,6 @@ impl std::fmt::Debug for SsoStart {
             .field("cookie_value", &"<redacted>")
             .finish()
     }
-}
-
-/// The provider's answer, as the callback received it (RFC 6749 §4.1.2, RFC 9207).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SsoResponse<'a> {
-    /// `code`.
-    pub code: Option<&'a str>,
-    /// `state`.
-    pub state: Option<&'a str>,
-    /// `iss`.
-    pub iss: Option<&'a str>,
-    /// `error`, when the provider refused.
-    pub error: Option<&'a str>,
 }
 
 /// A finished sign-in.
@@ -295,7 +278,7 @@ impl Authn {
         tenant: &Tenant,
         issuer: &str,
         cookie: Option<&str>,
-        response: SsoResponse<'_>,
+        response: UpstreamResponse<'_>,
         client: &ClientInfo,
     ) -> Result<SsoSignedIn, AuthnError> {
         let sso = self.sso_state()?;
@@ -357,37 +340,12 @@ impl Authn {
         connection: &SsoConnection,
         issuer: &str,
         values: &AttemptValues,
-        response: SsoResponse<'_>,
+        response: UpstreamResponse<'_>,
     ) -> Result<UpstreamIdentity, Refusal> {
         let settings = &sso.settings;
         let provider = &connection.provider;
-        if let Some(error) = response.error {
-            let shown: String = error.chars().take(MAX_UPSTREAM_ERROR_CHARS).collect();
-            return Err(Refusal::Failed(
-                Failure::UpstreamError,
-                format!("the provider answered error {shown:?}"),
-            ));
-        }
-        // RFC 9207 §2.4: a provider that sends `iss` must send its own; any `iss` naming
-        // another issuer is a mix-up whatever the provider advertised.
-        match response.iss {
-            Some(iss) if iss != provider.issuer => {
-                return Err(Refusal::Failed(
-                    Failure::UpstreamError,
-                    "iss names another issuer (mix-up)".into(),
-                ));
-            }
-            None if provider.iss_parameter => {
-                return Err(Refusal::Failed(
-                    Failure::UpstreamError,
-                    "iss is missing though the provider sends it (mix-up)".into(),
-                ));
-            }
-            _ => {}
-        }
-        let code = response.code.filter(|c| !c.is_empty()).ok_or_else(|| {
-            Refusal::Failed(Failure::UpstreamError, "the answer has no code".into())
-        })?;
+        let code =
+            upstream::authorization_code(response, Some(&provider.issuer), provider.iss_parameter)?;
         let redirect_uri = sso_redirect_uri(issuer);
         let mut form = vec![
             ("grant_type", "authorization_code"),
@@ -431,16 +389,9 @@ impl Authn {
                     .post_form(&provider.token_endpoint, &form, None)
                     .await
             }
-        }
-        .map_err(Refusal::Unreachable)?;
-        if answer.status != 200 {
-            return Err(Refusal::Failed(
-                Failure::TokenExchange,
-                format!("the token endpoint answered {}", answer.status),
-            ));
-        }
-        let tokens = serde_json::from_slice::<serde_json::Value>(&answer.body).unwrap_or_default();
-        let text = |name: &str| tokens.get(name).and_then(|t| t.as_str()).map(str::to_owned);
+        };
+        let tokens = upstream::token_answer(answer)?;
+        let text = |name: &str| upstream::token_text(&tokens, name);
         let id_token = text("id_token").ok_or_else(|| {
             Refusal::Failed(
                 Failure::TokenExchange,
@@ -454,25 +405,15 @@ impl Authn {
             nonce: &values.nonce,
             now: now.unix_timestamp(),
         };
-        // The kept key set first; on any failure, once more with a fresh one.
-        let kept = sso.keys.fresh(&provider.jwks_uri, now);
-        let mut identity = match kept.map(|jwks| id_token::verify(&id_token, &jwks, &expected)) {
-            Some(Ok(identity)) => identity,
-            _ => {
-                let jwks = settings
-                    .egress
-                    .get(&provider.jwks_uri, "jwks_uri", None)
-                    .await
-                    .map_err(Refusal::Unreachable)?;
-                let jwks = String::from_utf8(jwks).map_err(|_| {
-                    Refusal::Failed(Failure::IdToken, "the key set is not UTF-8".into())
-                })?;
-                let verified = id_token::verify(&id_token, &jwks, &expected)
-                    .map_err(|reason| Refusal::Failed(Failure::IdToken, reason))?;
-                sso.keys.store(&provider.jwks_uri, now, &jwks);
-                verified
-            }
-        };
+        let mut identity = upstream::verify_id_token(
+            settings.egress.as_ref(),
+            &sso.keys,
+            &provider.jwks_uri,
+            &id_token,
+            &expected,
+            now,
+        )
+        .await?;
         // Core §5.4: with the code flow a provider may keep the address for UserInfo.
         if identity.email.is_none()
             && let (Some(endpoint), Some(access_token)) =
@@ -769,6 +710,22 @@ enum Refusal {
 impl From<AuthnError> for Refusal {
     fn from(e: AuthnError) -> Self {
         Self::Error(e)
+    }
+}
+
+impl From<UpstreamError> for Refusal {
+    fn from(e: UpstreamError) -> Self {
+        match e {
+            UpstreamError::Refused(stage, reason) => Self::Failed(
+                match stage {
+                    Stage::Authorization => Failure::UpstreamError,
+                    Stage::TokenExchange => Failure::TokenExchange,
+                    Stage::Identity => Failure::IdToken,
+                },
+                reason,
+            ),
+            UpstreamError::Unreachable(reason) => Self::Unreachable(reason),
+        }
     }
 }
 

@@ -257,13 +257,28 @@ impl Authn {
         client: &ClientInfo,
         now: OffsetDateTime,
     ) -> Result<PendingFactor, AuthnError> {
+        let first = vec![svc_domain::AMR_PASSWORD.to_owned()];
+        self.open_challenge_after(tx, tenant, (user, first), client, now)
+            .await
+    }
+
+    /// [`Authn::open_challenge`] after a first step other than the password, whose `amr`
+    /// values (`fed` for a social sign-in) the session will carry with the second factor's.
+    pub(crate) async fn open_challenge_after(
+        &self,
+        tx: &mut dyn WriteTx,
+        tenant: &Tenant,
+        (user, first): (&User, Vec<String>),
+        client: &ClientInfo,
+        now: OffsetDateTime,
+    ) -> Result<PendingFactor, AuthnError> {
         let settings = self.two_factor_on()?;
         let secret = GeneratedSecret::generate(CHALLENGE_COOKIE_PREFIX, self.rng.as_ref());
         let challenge = FactorChallenge {
             hash: secret.hash,
             tenant_id: tenant.id.clone(),
             user_id: user.id.clone(),
-            amr: vec![svc_domain::AMR_PASSWORD.to_owned()],
+            amr: first,
             created_at: now,
             expires_at: now + span(settings.challenge_lifetime),
             used_at: None,

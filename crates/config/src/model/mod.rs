@@ -22,6 +22,7 @@ mod redis;
 mod scim;
 mod security;
 mod server;
+mod social;
 mod two_factor;
 mod verified_domains;
 mod webhooks;
@@ -55,6 +56,7 @@ pub use redis::{RedisConfig, ThrottleFailMode};
 pub use scim::ScimConfig;
 pub use security::{OpenApiConfig, SecurityConfig, TenantConfig};
 pub use server::{EndpointThrottle, ServerConfig, TlsConfig, Transport};
+pub use social::{GenericOauthConfig, SocialConfig};
 pub use two_factor::{AdaptiveMfaConfig, RecoveryConfig, TwoFactorConfig, TwoFactorPolicy};
 pub use verified_domains::VerifiedDomainsConfig;
 pub use webhooks::WebhooksConfig;
@@ -94,6 +96,13 @@ pub struct Config {
     pub passkey: PasskeyConfig,
     /// Sign-in through an organization's own OpenID provider.
     pub enterprise_sso: EnterpriseSsoConfig,
+    /// Sign-in through a tenant's social providers ("Continue with Google"; also Microsoft,
+    /// Apple, GitHub, GitLab), each configured by a tenant administrator with
+    /// `PUT /api/v1/social-providers/{slug}`.
+    pub social: SocialConfig,
+    /// Any OpenID provider (preset `oidc`) or OAuth 2.0 server (preset `oauth2`) as a social
+    /// provider. Needs social.enabled = true.
+    pub generic_oauth: GenericOauthConfig,
     /// Token lifetimes and signing.
     pub jwt: JwtConfig,
     /// OpenID Connect issuer and authorization codes.

@@ -34,18 +34,6 @@ const SECRET: &str = "s3cret-value";
 
 const CASES: &[Case] = &[
     case(
-        "social",
-        "[social.google]\nclient_id = \"abc\"\nclient_secret = \"s3cret-value\"\n",
-        "SVC_SOCIAL__GOOGLE__CLIENT_SECRET",
-        SECRET,
-    ),
-    case(
-        "generic_oauth",
-        "[generic_oauth.corp]\nissuer = \"https://idp.example.com\"\n",
-        "SVC_GENERIC_OAUTH__CORP__ISSUER",
-        "https://idp.example.com",
-    ),
-    case(
         "sms",
         "[sms]\nenabled = true\ncode_length = 6\n",
         "SVC_SMS__ENABLED",

@@ -428,6 +428,18 @@ pub(super) fn adaptive_mfa_needs_two_factor(config: &Config, report: &mut Report
     }
 }
 
+/// `[generic_oauth]` only widens what `[social]` offers: on its own it would allow providers
+/// nobody can configure.
+pub(super) fn generic_oauth_needs_social(config: &Config, report: &mut Report) {
+    if config.generic_oauth.enabled && !config.social.enabled {
+        report.error(
+            "generic_oauth.enabled",
+            "generic_oauth.enabled = true needs social.enabled = true: the generic presets \
+             oidc and oauth2 are social providers",
+        );
+    }
+}
+
 /// `[recovery]` replaces lost second factors, so it needs second factors; M of N needs
 /// M <= N; and in production the owner gets at least an hour to notice and cancel.
 pub(super) fn recovery_is_consistent(config: &Config, report: &mut Report) {

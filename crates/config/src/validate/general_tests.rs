@@ -407,6 +407,19 @@ fn passkey_relying_party_settings_stay_within_one_issuer() {
 }
 
 #[test]
+fn generic_providers_need_social_sign_in() {
+    let mut config = Config::default();
+    config.generic_oauth.enabled = true;
+    let text = messages(&run(generic_oauth_needs_social, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("generic_oauth.enabled"), "{text:?}");
+    config.social.enabled = true;
+    assert!(run(generic_oauth_needs_social, &config).errors.is_empty());
+    config.generic_oauth.enabled = false;
+    assert!(run(generic_oauth_needs_social, &config).errors.is_empty());
+}
+
+#[test]
 fn social_recovery_needs_second_factors_m_of_n_and_time_to_cancel_in_production() {
     let mut config = Config::default();
     config.recovery.enabled = true;

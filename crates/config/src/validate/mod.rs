@@ -72,6 +72,7 @@ const RULES: &[Rule] = &[
     general::two_factor_policy_needs_enabled,
     general::adaptive_mfa_needs_two_factor,
     general::recovery_is_consistent,
+    general::generic_oauth_needs_social,
     general::passkey_relying_party_is_consistent,
     general::webhook_schedule_and_lease_consistent,
     coordination::coordination_backend_is_complete,

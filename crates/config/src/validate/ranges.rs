@@ -391,6 +391,12 @@ pub(crate) const BOUNDS: &[Bound] = &[
         3_600,
     ),
     bound(
+        "social.attempt_lifetime_secs",
+        |c| Some(c.social.attempt_lifetime_secs.into()),
+        60,
+        3_600,
+    ),
+    bound(
         "verified_domains.timeout_ms",
         |c| Some(c.verified_domains.timeout_ms.into()),
         100,

@@ -192,6 +192,18 @@ catalog! {
     SsoLoginFailed = "sso.login.failed", emitted: true;
     /// Enterprise SSO provisioned a person.
     SsoUserProvisioned = "sso.user.provisioned", emitted: true;
+    /// A social provider was configured, changed or removed for the tenant.
+    SocialConfigured = "social.configured", emitted: true;
+    /// A person signed in through a social provider.
+    SocialLoginSuccess = "social.login.success", emitted: true;
+    /// A social sign-in failed.
+    SocialLoginFailed = "social.login.failed", emitted: true;
+    /// A social sign-in created a person.
+    SocialUserProvisioned = "social.user.provisioned", emitted: true;
+    /// A person connected an upstream account to theirs.
+    SocialAccountLinked = "social.account.linked", emitted: true;
+    /// A person (or an administrator) disconnected an upstream account.
+    SocialAccountUnlinked = "social.account.unlinked", emitted: true;
     /// An organization was created.
     OrgCreated = "org.created", emitted: true;
     /// An organization's name, slug or metadata changed.

@@ -461,6 +461,46 @@ pub enum EventData {
         /// `email_unverified`, `domain_not_owned`, `account_unavailable`.
         reason: String,
     },
+    /// `social.configured` (also when a provider is changed or removed: `removed` says which)
+    SocialConfigured {
+        /// The provider's slug.
+        provider: String,
+        /// Its preset.
+        preset: String,
+        /// Whether it is offered on the sign-in page.
+        enabled: bool,
+        /// Whether it was removed.
+        removed: bool,
+        /// Who made the change.
+        actor: String,
+    },
+    /// `social.login.success`, `social.user.provisioned`
+    SocialSignedIn {
+        /// The provider's slug.
+        provider: String,
+        /// The person.
+        user_id: UserId,
+        /// The session created (`social.login.success`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<SessionId>,
+    },
+    /// `social.login.failed`
+    SocialFailed {
+        /// The provider's slug.
+        provider: String,
+        /// Why, in a closed vocabulary: `upstream_error`, `token_exchange`, `identity`,
+        /// `email_unverified`, `account_exists`, `already_linked`, `account_unavailable`.
+        reason: String,
+    },
+    /// `social.account.linked`, `social.account.unlinked`
+    SocialLinked {
+        /// The provider's slug.
+        provider: String,
+        /// The person.
+        user_id: UserId,
+        /// Who made the change: `self`, or the management API caller.
+        actor: String,
+    },
     /// `org.member.added`, `org.member.role_changed`, `org.member.removed`
     OrgMember {
         /// The organization.

@@ -55,6 +55,16 @@ impl From<AuthnError> for Problem {
             // The reason stays in the logs.
             A::SsoRefused(_) => Self::unauthorized("the identity provider's answer was refused"),
             other @ A::SsoUnreachable(_) => Self::service_unavailable().with_source(other),
+            A::SocialOff | A::NoSocialProvider | A::UnknownSocialLink => {
+                Self::not_found(error.to_string())
+            }
+            A::SocialExpired => Self::bad_request(error.to_string()),
+            A::SocialRefused(_) => Self::unauthorized("the sign-in provider's answer was refused"),
+            other @ A::SocialUnreachable(_) => Self::service_unavailable().with_source(other),
+            A::SocialAccountExists | A::SocialAlreadyLinked | A::SocialLastMethod => {
+                Self::conflict(error.to_string())
+            }
+            A::SocialWrongAccount => Self::forbidden(error.to_string()),
             other @ (A::BreachCheckUnavailable
             | A::CaptchaUnavailable(_)
             | A::Store(svc_store::StoreError::Unavailable(_))) => {
@@ -166,6 +176,28 @@ pub(crate) fn refusal(ctx: &Ctx, error: AuthnError) -> Result<Refusal, Response>
         // The reason was logged and recorded by the engine; the page says only what to do.
         AuthnError::SsoRefused(_) => (StatusCode::UNAUTHORIZED, s.sso.refused, None, None),
         AuthnError::SsoUnreachable(_) => (StatusCode::BAD_GATEWAY, s.sso.unreachable, None, None),
+        AuthnError::SocialOff | AuthnError::UnknownSocialLink => {
+            return Err(super::page::not_found(ctx));
+        }
+        AuthnError::NoSocialProvider => {
+            (StatusCode::NOT_FOUND, s.social.unknown_provider, None, None)
+        }
+        AuthnError::SocialExpired => (StatusCode::BAD_REQUEST, s.social.expired, None, None),
+        // The reason was logged and recorded by the engine; the page says only what to do.
+        AuthnError::SocialRefused(_) => (StatusCode::UNAUTHORIZED, s.social.refused, None, None),
+        AuthnError::SocialUnreachable(_) => {
+            (StatusCode::BAD_GATEWAY, s.social.unreachable, None, None)
+        }
+        AuthnError::SocialAccountExists => {
+            (StatusCode::CONFLICT, s.social.account_exists, None, None)
+        }
+        AuthnError::SocialAlreadyLinked => {
+            (StatusCode::CONFLICT, s.social.already_linked, None, None)
+        }
+        AuthnError::SocialWrongAccount => {
+            (StatusCode::FORBIDDEN, s.social.wrong_account, None, None)
+        }
+        AuthnError::SocialLastMethod => (StatusCode::CONFLICT, s.social.last_method, None, None),
         AuthnError::SignupClosed => return Err(sign_up_closed(ctx)),
         AuthnError::InvalidLink | AuthnError::UnknownUser => return Err(invalid_link(ctx)),
         other @ (AuthnError::Store(_) | AuthnError::Internal(_)) => {
@@ -271,6 +303,17 @@ mod tests {
             (AuthnError::NoSsoConnection, 404, "not_found"),
             (AuthnError::SsoRequired, 403, "forbidden"),
             (AuthnError::SsoExpired, 400, "bad_request"),
+            (AuthnError::SocialOff, 404, "not_found"),
+            (AuthnError::NoSocialProvider, 404, "not_found"),
+            (AuthnError::SocialExpired, 400, "bad_request"),
+            (
+                AuthnError::SocialRefused("row 42".into()),
+                401,
+                "unauthorized",
+            ),
+            (AuthnError::SocialAccountExists, 409, "conflict"),
+            (AuthnError::SocialLastMethod, 409, "conflict"),
+            (AuthnError::SocialWrongAccount, 403, "forbidden"),
             (AuthnError::SsoRefused("row 42".into()), 401, "unauthorized"),
             (
                 AuthnError::SsoUnreachable("row 42".into()),

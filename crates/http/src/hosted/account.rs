@@ -68,6 +68,13 @@ pub(crate) async fn account(State(state): State<HostedState>, ctx: Ctx) -> Respo
             "/auth/account/recovery".to_owned(),
         );
     }
+    if state.authn.social_enabled() {
+        page = page.link(
+            None,
+            s.social.account_link,
+            super::social::CONNECTIONS_PATH.to_owned(),
+        );
+    }
     if state.delegations.is_some() {
         page = page.link(
             None,

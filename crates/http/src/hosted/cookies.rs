@@ -1,13 +1,15 @@
 //! The hosted pages' cookies: which names and attributes they carry, reading them from requests
 //! and writing `Set-Cookie` headers.
 //!
-//! Eight cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
+//! Ten cookies exist, all host-only (never `Domain`), `Path=/`, `HttpOnly` and
 //! `SameSite=Lax`: the session cookie, the CSRF cookie ([`super::csrf`]), between a correct
 //! password and the second factor the challenge cookie (it signs nobody in by itself), the
 //! WebAuthn ceremony cookie, the device cookie that recognises a browser across sign-ins
 //! (new-device mail, trusted devices), the recovery cookie that holds the secret of an
 //! account recovery this browser asked for (`super::recovery`), the single sign-on cookie that
-//! holds the secret of a sign-in at an organization's provider (`super::sso`), and the join cookie that
+//! holds the secret of a sign-in at an organization's provider (`super::sso`), the social
+//! cookies that hold the secret of a sign-in at one of the tenant's social providers and of a
+//! link waiting for confirmation (`super::social`), and the join cookie that
 //! brings a person who opened an invitation before signing in back to it afterwards
 //! (`super::join`). When the tenant's issuer is https
 //! they are `Secure` and carry the `__Host-` prefix (RFC 6265bis §4.1.3.2), so neither a sibling
@@ -127,6 +129,56 @@ impl CookiePolicy {
     /// `Set-Cookie` that deletes the single sign-on cookie.
     pub(crate) fn clear_sso(self) -> Option<HeaderValue> {
         self.header(self.sso_name(), "", Some(0))
+    }
+
+    /// Name of the social sign-in cookie: the secret of an attempt at one of the tenant's
+    /// social providers, the only thing that can finish it.
+    pub(crate) fn social_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_social"
+        } else {
+            "svc_social"
+        }
+    }
+
+    /// The social sign-in cookie's value in a request.
+    pub(crate) fn social(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.social_name())
+    }
+
+    /// `Set-Cookie` for a social sign-in cookie, living as long as the attempt.
+    pub(crate) fn set_social(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
+        self.header(self.social_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` that deletes the social sign-in cookie.
+    pub(crate) fn clear_social(self) -> Option<HeaderValue> {
+        self.header(self.social_name(), "", Some(0))
+    }
+
+    /// Name of the pending-link cookie: the secret of a provider account waiting to be
+    /// connected to an existing account once its owner signs in here and confirms.
+    pub(crate) fn social_link_name(self) -> &'static str {
+        if self.secure {
+            "__Host-svc_social_link"
+        } else {
+            "svc_social_link"
+        }
+    }
+
+    /// The pending-link cookie's value in a request.
+    pub(crate) fn social_link(self, headers: &HeaderMap) -> Option<String> {
+        read(headers, self.social_link_name())
+    }
+
+    /// `Set-Cookie` for a pending-link cookie, living as long as the pending link.
+    pub(crate) fn set_social_link(self, value: &str, max_age: Duration) -> Option<HeaderValue> {
+        self.header(self.social_link_name(), value, Some(max_age.as_secs()))
+    }
+
+    /// `Set-Cookie` that deletes the pending-link cookie.
+    pub(crate) fn clear_social_link(self) -> Option<HeaderValue> {
+        self.header(self.social_link_name(), "", Some(0))
     }
 
     /// Name of the recovery cookie: the secret of the account recovery this browser asked for,

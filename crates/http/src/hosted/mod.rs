@@ -42,6 +42,7 @@ mod recovery;
 mod second_factor;
 mod session;
 mod sign_in;
+mod social;
 mod sso;
 pub mod strings;
 pub use api_keys::OwnKeys;
@@ -234,6 +235,10 @@ pub fn router(state: HostedState) -> Router {
         api = api
             .route("/auth/sso", post(sso::start))
             .route(svc_domain::SSO_CALLBACK_PATH, get(sso::callback));
+    }
+    // `[social]`: likewise.
+    if state.authn.social_enabled() {
+        api = social::routes(api);
     }
     api.split_for_parts()
         .0

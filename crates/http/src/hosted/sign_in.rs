@@ -23,7 +23,7 @@
 
 use super::csrf::{self, CsrfToken};
 use super::form::{self, Fields};
-use super::view::{Button, CaptchaWidget, Field, Form, Page, PasskeyForm, SsoForm};
+use super::view::{Button, CaptchaWidget, Field, Form, Page, PasskeyForm, SocialForm, SsoForm};
 use super::{Ctx, HostedState, cookies, interaction_param, path_with, see_other};
 use crate::error::page::{self as error, Refusal};
 use axum::body::Body;
@@ -40,6 +40,8 @@ pub(crate) struct Pending {
     redirect_uri: Option<String>,
     /// The browser just recovered the account (`recovered=1`): the page says what comes next.
     recovered: bool,
+    /// The tenant's enabled social providers (slug, name), offered as buttons.
+    social: Vec<(String, String)>,
 }
 
 /// The pending request named by `raw`, or the page to show instead (malformed, unknown or
@@ -52,6 +54,17 @@ pub(crate) async fn pending(
     let Ok(interaction) = interaction_param(raw) else {
         return Err(error::interaction_expired(ctx));
     };
+    // A page without the buttons beats no page: the engine logged why it could not read them.
+    let social = match state.authn.social_buttons(&ctx.current.tenant).await {
+        Ok(buttons) => buttons
+            .into_iter()
+            .map(|b| (b.slug, b.display_name))
+            .collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the social providers");
+            Vec::new()
+        }
+    };
     let Some(id) = interaction else {
         return Ok(Pending {
             interaction: None,
@@ -59,6 +72,7 @@ pub(crate) async fn pending(
             login_hint: None,
             redirect_uri: None,
             recovered: false,
+            social,
         });
     };
     match state
@@ -72,6 +86,7 @@ pub(crate) async fn pending(
             login_hint: context.login_hint,
             redirect_uri: Some(context.redirect_uri),
             recovered: false,
+            social,
         }),
         None => Err(error::interaction_expired(ctx)),
     }
@@ -194,6 +209,14 @@ pub(crate) fn sign_in_page_with_sso(
         .captcha(widget)
         .button(Button::primary(s.sign_in_submit));
     page = page.form(form);
+    if !pending.social.is_empty() {
+        page = page.social(SocialForm::new(
+            s,
+            csrf.value(),
+            interaction,
+            &pending.social,
+        ));
+    }
     if state.authn.sso_enabled() {
         page = page.sso(SsoForm::new(s, csrf.value(), interaction, sso));
     }
@@ -319,6 +342,7 @@ pub(crate) async fn signed_in_response(
         None => match super::join::return_after_sign_in(ctx)
             .or_else(|| super::backchannel::return_after_sign_in(ctx))
             .or_else(|| super::delegate::return_after_sign_in(ctx))
+            .or_else(|| super::social::return_after_sign_in(ctx))
         {
             Some((back, forget)) => {
                 forget_join = forget;

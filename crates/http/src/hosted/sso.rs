@@ -18,7 +18,7 @@ use crate::error::page as error;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use svc_authn::SsoResponse;
+use svc_authn::UpstreamResponse;
 
 /// `POST /auth/sso`: finds the organization's provider for the address and sends the browser
 /// there; an address no provider serves shows the sign-in page again with the refusal under
@@ -76,7 +76,7 @@ pub(crate) async fn start(State(state): State<HostedState>, ctx: Ctx, body: Body
 /// every redirect after a form submission against that form's `form-action`, which names our
 /// origin and not the application's: the provider's policy would refuse our 303 onwards to the
 /// application. A page ends the form's navigation; its `meta` refresh starts a new one.
-fn continue_page(ctx: &Ctx, redirect: Response) -> Response {
+pub(crate) fn continue_page(ctx: &Ctx, redirect: Response) -> Response {
     let Some(next) = redirect
         .headers()
         .get(http::header::LOCATION)
@@ -104,7 +104,7 @@ pub(crate) async fn callback(
 ) -> Response {
     let query = Fields::from_query(query.as_deref());
     let cookie = ctx.cookies.sso(&ctx.headers);
-    let answer = SsoResponse {
+    let answer = UpstreamResponse {
         code: query.get("code"),
         state: query.get("state"),
         iss: query.get("iss"),

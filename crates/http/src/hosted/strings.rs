@@ -11,6 +11,7 @@ mod delegate;
 mod device;
 mod join;
 mod recovery;
+mod social;
 mod sso;
 
 pub use api_keys::ApiKeyStrings;
@@ -19,6 +20,7 @@ pub use delegate::DelegateStrings;
 pub use device::DeviceStrings;
 pub use join::JoinStrings;
 pub use recovery::RecoveryStrings;
+pub use social::SocialStrings;
 pub use sso::SsoStrings;
 
 /// One language's texts.
@@ -447,6 +449,8 @@ pub struct Strings {
     pub api_keys: &'static ApiKeyStrings,
     /// Enterprise single sign-on.
     pub sso: &'static SsoStrings,
+    /// Social sign-in.
+    pub social: &'static SocialStrings,
 }
 
 /// English.
@@ -667,6 +671,7 @@ pub static EN: Strings = Strings {
     delegate: &delegate::EN,
     api_keys: &api_keys::EN,
     sso: &sso::EN,
+    social: &social::EN,
 };
 
 impl Strings {
@@ -711,6 +716,7 @@ impl Strings {
             "password_security_key" => self.method_password_security_key,
             "passkey" => self.method_passkey,
             "sso" => self.sso.method,
+            "social" => self.social.method,
             _ => self.unknown,
         }
     }

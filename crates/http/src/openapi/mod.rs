@@ -57,6 +57,8 @@ pub mod tags {
     pub const ROLES: &str = "Roles";
     /// `/api/v1/policies`.
     pub const POLICIES: &str = "Policies";
+    /// Social sign-in providers.
+    pub const SOCIAL: &str = "Social sign-in";
     /// `/api/v1/agents`.
     pub const AGENTS: &str = "Agents";
     /// Webhook subscriptions.
@@ -98,6 +100,7 @@ pub mod tags {
             the tenant's other operations answer them `403 insufficient_scope`, another organization `404`."),
         (name = tags::ROLES, description = "Built-in and custom roles and the permissions of API resources they hold."),
         (name = tags::POLICIES, description = "Access-control policies: named, typed rules on sign-in and token issuance."),
+        (name = tags::SOCIAL, description = "The upstream providers people of the tenant sign in through (\"Continue with Google\"), while `[social]` is on."),
         (name = tags::AGENTS, description = "Software that acts — for itself or for the people who delegate to it — with a key it registered."),
         (name = tags::WEBHOOKS, description = "Signed webhook subscriptions and their deliveries."),
         (name = tags::AUDIT, description = "Who changed what, newest first."),
@@ -235,6 +238,7 @@ pub fn document() -> OpenApi {
         crate::routes::users::operations(),
         crate::routes::invitations::operations(),
         crate::routes::organizations::operations(),
+        crate::routes::social_providers::operations(),
         crate::routes::roles::operations(),
         crate::routes::webhooks::operations(),
         crate::routes::token::operations(),

@@ -28,6 +28,7 @@ pub mod roles;
 pub mod scim;
 mod scim_groups;
 pub mod scim_tokens;
+pub mod social_providers;
 pub mod token;
 pub mod users;
 mod users_factors;

@@ -18,6 +18,7 @@ mod faulty_organizations;
 mod faulty_passkeys;
 mod faulty_policies;
 mod faulty_recovery;
+mod faulty_social;
 mod faulty_sso;
 mod faulty_user_roles;
 mod faulty_webhooks;

@@ -1,6 +1,7 @@
 //! The control plane's routes (ARCHITECTURE.md "Planes"): the operator's control-plane API and
 //! each tenant's management API (applications and their registration policy, API resources,
-//! users and their SCIM tokens, organizations, roles, webhooks, API keys when enabled), SCIM
+//! users and their SCIM tokens, organizations, roles, webhooks, API keys and social providers
+//! when enabled), SCIM
 //! provisioning when enabled,
 //! all over one
 //! [`svc_http::api::ApiState`],
@@ -11,7 +12,7 @@ use axum::Router;
 use std::sync::Arc;
 use svc_http::routes::identity_ciba::{self, IdentityState};
 use svc_http::routes::scim::{self, ScimState};
-use svc_http::routes::{applications, control_plane, users, webhooks};
+use svc_http::routes::{applications, control_plane, social_providers, users, webhooks};
 use svc_oauth::authorize::AuthorizeEndpoint;
 
 /// The control plane's routes over the management API state, SCIM (`/scim/v2`) when
@@ -31,6 +32,9 @@ pub(super) fn routes(config: &svc_config::Config, services: &Services) -> Router
     }
     if config.api_keys.enabled {
         router = router.merge(svc_http::routes::api_keys::router(api.clone()));
+    }
+    if config.social.enabled {
+        router = router.merge(social_providers::router(api.clone()));
     }
     if config.scim.enabled {
         router = router.merge(scim::router(ScimState {
@@ -84,6 +88,10 @@ pub(super) fn reference(config: &svc_config::Config) -> Router {
             !config.enterprise_sso.enabled,
             svc_http::routes::organizations_sso::PATH,
         ),
+        (!config.social.enabled, social_providers::PATHS[0]),
+        (!config.social.enabled, social_providers::PATHS[1]),
+        (!config.social.enabled, social_providers::PATHS[2]),
+        (!config.social.enabled, social_providers::PATHS[3]),
         (!config.api_keys.enabled, "/api/v1/api-keys"),
         (!config.api_keys.enabled, "/api/v1/api-keys/{id}"),
         (!config.api_keys.enabled, "/api/v1/api-keys/{id}/rotate"),

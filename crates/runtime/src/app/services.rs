@@ -106,13 +106,18 @@ impl Services {
             .with_change_hook(caches.clone());
         // One sign-in engine per process: its Argon2 semaphore bounds hashing across every
         // surface that uses it (management API, hosted pages).
-        let sso = crate::sso::services(config, &store, &clock, &rng).await?;
+        // One sealing key for every upstream secret (enterprise SSO, social providers): the
+        // management API seals with it and the sign-in engine opens with the same instance.
+        let upstream_secrets = crate::sso::secret_key(config, &store, &clock, &rng).await?;
+        let sso = crate::sso::services(config, upstream_secrets.as_ref());
+        let social = crate::social::services(config, upstream_secrets.as_ref());
         let authn = crate::authn::build(
             config,
             store.clone(),
             clock.clone(),
             rng.clone(),
             sso.as_ref().map(|sso| (sso, &keys)),
+            social.as_ref(),
         )
         .await?;
         // The management API checks, hashes and invites through the same passwords and links,
@@ -133,6 +138,9 @@ impl Services {
             manage.with_software_statements(crate::software_statements::verifier(config)?);
         if let Some(sso) = sso {
             manage = manage.with_sso(sso);
+        }
+        if let Some(social) = social {
+            manage = manage.with_social(social);
         }
         let dpop = Arc::new(dpop(config, store.clone(), clock.clone(), redis.as_ref()));
         let api = ApiState {

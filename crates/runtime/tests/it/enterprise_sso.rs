@@ -32,17 +32,17 @@ use svc_testkit::{BACKENDS, TestApp};
 /// One deployment in single-tenant mode (issuer `http://127.0.0.1:<port>`, a loopback origin
 /// the other side may register as an http redirect URI): its app, default tenant, management
 /// token, and one first-party code-flow application.
-struct Side {
-    app: TestApp,
-    tenant: CreatedTenant,
-    token: String,
-    client_id: String,
-    client_secret: String,
+pub(crate) struct Side {
+    pub(crate) app: TestApp,
+    pub(crate) tenant: CreatedTenant,
+    pub(crate) token: String,
+    pub(crate) client_id: String,
+    pub(crate) client_secret: String,
 }
 
 impl Side {
     /// A deployment with `env`, whose application redirects to `redirect_uri`.
-    async fn start(
+    pub(crate) async fn start(
         backend: svc_testkit::Backend,
         env: &[(&str, &str)],
         redirect_uri: &str,
@@ -78,21 +78,21 @@ impl Side {
         }
     }
 
-    fn issuer(&self) -> String {
+    pub(crate) fn issuer(&self) -> String {
         self.app.url.clone()
     }
 
-    fn browser(&self) -> Browser {
+    pub(crate) fn browser(&self) -> Browser {
         Browser::new(&self.app, &self.tenant.host)
     }
 
     /// A management API request with the tenant's token.
-    fn api(&self, method: M, path: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn api(&self, method: M, path: &str) -> reqwest::RequestBuilder {
         self.app.request(method, path).bearer_auth(&self.token)
     }
 
     /// An active person with [`PASSWORD`].
-    async fn person(&self, email: &str, verified: bool) -> Value {
+    pub(crate) async fn person(&self, email: &str, verified: bool) -> Value {
         let (status, body) = json(
             self.api(M::POST, "/api/v1/tenant-users")
                 .json(&json!({
@@ -109,7 +109,7 @@ impl Side {
     }
 
     /// `/oauth/authorize?…` for the application, with PKCE, `state` and a nonce.
-    fn authorize_path(&self, scope: &str) -> String {
+    pub(crate) fn authorize_path(&self, scope: &str) -> String {
         let mut query = url::form_urlencoded::Serializer::new(String::new());
         query
             .append_pair("response_type", "code")
@@ -124,7 +124,7 @@ impl Side {
     }
 
     /// Redeems a code of the application (its redirect URI being [`REDIRECT`]).
-    async fn redeem(&self, code: &str) -> (u16, Value) {
+    pub(crate) async fn redeem(&self, code: &str) -> (u16, Value) {
         json(
             self.app
                 .request(M::POST, "/oauth/token")
@@ -144,7 +144,7 @@ impl Side {
 }
 
 /// The answer's JSON and status.
-async fn json(response: reqwest::Response) -> (u16, Value) {
+pub(crate) async fn json(response: reqwest::Response) -> (u16, Value) {
     let status = response.status().as_u16();
     (status, response.json().await.unwrap_or(Value::Null))
 }
@@ -203,7 +203,7 @@ async fn start(browser: &Browser, interaction: Option<&str>, email: &str) -> Pag
 
 /// Where a page that moves on by itself (a `meta` refresh at once) goes: the provider after a
 /// start, the next step after a successful return.
-fn refresh_target(page: &Page) -> String {
+pub(crate) fn refresh_target(page: &Page) -> String {
     assert_eq!(page.status, 200, "{}", page.body);
     let marker = "content=\"0;url=";
     let at = page.body.find(marker).expect("a meta refresh") + marker.len();
@@ -247,7 +247,7 @@ async fn round(
 
 /// The person the downstream's UserInfo names for the browser's session, through a code for
 /// its application.
-async fn userinfo(down: &Side, browser: &Browser) -> Value {
+pub(crate) async fn userinfo(down: &Side, browser: &Browser) -> Value {
     let location =
         follow_to_client(browser, &down.authorize_path("openid email"), REDIRECT, "-").await;
     let (status, tokens) = down.redeem(&param(&location, "code").unwrap()).await;
@@ -744,7 +744,7 @@ async fn organizations_sign_in_through_their_own_provider_and_attacks_are_refuse
 }
 
 /// The payload of a JWT (not verified: the token endpoint just issued it).
-fn decode(jwt: &str) -> Value {
+pub(crate) fn decode(jwt: &str) -> Value {
     use base64::Engine;
     let payload = jwt.split('.').nth(1).unwrap();
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD

@@ -21,13 +21,11 @@ use crate::common::single_tenant;
 use crate::dns::LocalDns;
 use crate::hosted::support::{CHALLENGE, VERIFIER};
 use crate::interop::{Prerequisite, chromium_path, repo_root, require_prerequisites, run_script};
+use crate::oidc_provider::{OidcProvider, OpAccount};
 use reqwest::Method as M;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::Stdio;
-use std::time::Duration;
 use svc_testkit::{BACKENDS, TestApp};
-use tokio::io::AsyncBufReadExt;
 
 /// The application's redirect URI: never served (the browser script intercepts it).
 const REDIRECT_URI: &str = "http://127.0.0.1:65501/callback";
@@ -59,16 +57,6 @@ const CHECKS: &[&str] = &[
 async fn json(response: reqwest::Response) -> (u16, Value) {
     let status = response.status().as_u16();
     (status, response.json().await.unwrap_or(Value::Null))
-}
-
-/// The payload of a JWT (not verified here: svc's token endpoint just issued it).
-fn decode(jwt: &str) -> Value {
-    use base64::Engine;
-    let payload = jwt.split('.').nth(1).unwrap();
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
 }
 
 /// A single-tenant deployment with `env` and a management token.
@@ -182,67 +170,6 @@ impl Deployment {
     }
 }
 
-/// `node interop/sso/provider.mjs` on a free port, killed when dropped; its issuer.
-struct OidcProvider {
-    child: tokio::process::Child,
-    issuer: String,
-    log: tempfile::NamedTempFile,
-}
-
-impl OidcProvider {
-    async fn start(callback: &str) -> Self {
-        let log = tempfile::NamedTempFile::new().unwrap();
-        let mut child = tokio::process::Command::new("node")
-            .arg(repo_root().join("interop/sso/provider.mjs"))
-            .current_dir(repo_root().join("interop"))
-            .env("OP_CLIENT_ID", OP_CLIENT_ID)
-            .env("OP_CLIENT_SECRET", OP_CLIENT_SECRET)
-            .env("OP_REDIRECT_URI", callback)
-            .env("OP_ACCOUNT_ID", OP_ACCOUNT)
-            .env("OP_EMAIL", OP_EMAIL)
-            .env("OP_NAME", "Ada Lovelace")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log.reopen().unwrap())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap_or_else(|e| panic!("could not start node interop/sso/provider.mjs: {e}"));
-        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        // Node starts it in about a second; the bound only stops a hang (a loaded machine once
-        // took longer than 30 s), and says what the provider logged meanwhile.
-        let line = match tokio::time::timeout(Duration::from_secs(90), lines.next_line()).await {
-            Ok(line) => line.unwrap(),
-            Err(_) => panic!(
-                "oidc-provider did not start within 90 s; its log:\n{}",
-                std::fs::read_to_string(log.path()).unwrap_or_default()
-            ),
-        };
-        let ready: Value = line
-            .as_deref()
-            .and_then(|l| serde_json::from_str(l).ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "oidc-provider printed {line:?}; its log:\n{}",
-                    std::fs::read_to_string(log.path()).unwrap_or_default()
-                )
-            });
-        assert_eq!(ready["ready"], true, "{ready}");
-        // Keep its stdout open (and drained): a closed pipe would kill it on the next write.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        let issuer = ready["issuer"].as_str().unwrap().to_owned();
-        assert!(issuer.starts_with("http://127.0.0.1:"), "{issuer}");
-        Self { child, issuer, log }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.log.path()).unwrap_or_default()
-    }
-
-    async fn stop(mut self) {
-        let _ = self.child.kill().await;
-    }
-}
-
 /// The downstream deployment under test and its application.
 struct Downstream {
     svc: Deployment,
@@ -331,7 +258,7 @@ impl Downstream {
         )
         .await;
         assert_eq!(status, 200, "{what}: {tokens}");
-        let claims = decode(tokens["id_token"].as_str().unwrap());
+        let claims = crate::enterprise_sso::decode(tokens["id_token"].as_str().unwrap());
         assert_eq!(claims["iss"], svc_url.as_str(), "{claims}");
         assert_eq!(claims["aud"], self.client_id.as_str(), "{claims}");
         assert_eq!(claims["nonce"], format!("nonce-{state}"), "{claims}");
@@ -433,7 +360,16 @@ async fn interop_sso_chromium_against_oidc_provider_and_svc() {
             .await;
 
         // (1) node oidc-provider.
-        let op = OidcProvider::start(&callback).await;
+        let op = OidcProvider::start(
+            &callback,
+            (OP_CLIENT_ID, OP_CLIENT_SECRET),
+            &OpAccount {
+                account: OP_ACCOUNT,
+                email: OP_EMAIL,
+                name: "Ada Lovelace",
+            },
+        )
+        .await;
         down.svc
             .connect(&corp, &op.issuer, (OP_CLIENT_ID, OP_CLIENT_SECRET))
             .await;

@@ -136,6 +136,8 @@ async fn spawn(backend: Backend, mail: &Path) -> TestApp {
             // reaches) all of them.
             ("SVC_CIBA__ENABLED", "true"),
             ("SVC_ENTERPRISE_SSO__ENABLED", "true"),
+            ("SVC_SOCIAL__ENABLED", "true"),
+            ("SVC_GENERIC_OAUTH__ENABLED", "true"),
         ],
     )
     .await
@@ -1329,6 +1331,7 @@ async fn every_route_has_an_operation_and_every_operation_a_route() {
         ("SVC_CIBA__ENABLED", "true"),
         ("SVC_SCIM__ENABLED", "true"),
         ("SVC_ENTERPRISE_SSO__ENABLED", "true"),
+        ("SVC_SOCIAL__ENABLED", "true"),
     ];
     let sources = svc_config::Sources {
         explicit_file: None,

@@ -29,6 +29,7 @@ mod registration;
 mod scim;
 mod scim_groups;
 mod signing_keys;
+mod social;
 mod sso;
 mod tenants;
 mod user_roles;
@@ -60,6 +61,7 @@ pub use registration::*;
 pub use scim::*;
 pub use scim_groups::*;
 pub use signing_keys::*;
+pub use social::*;
 pub use sso::*;
 pub use tenants::*;
 pub use user_roles::*;
@@ -226,6 +228,12 @@ macro_rules! conformance_suite {
             sso_attempts_are_taken_once_by_their_tenant_before_expiry,
             spent_and_expired_sso_attempts_are_purged,
             sso_links_are_unique_per_subject_and_go_with_their_connection,
+            social_providers_round_trip_and_are_replaced_keeping_their_creation,
+            deleting_a_social_provider_deletes_its_links_attempts_and_pending_links,
+            social_attempts_are_taken_once_by_their_tenant_before_expiry,
+            spent_and_expired_social_attempts_and_pending_links_are_purged,
+            social_links_are_unique_per_subject_and_one_per_provider_per_person,
+            pending_social_links_are_read_while_live_and_taken_once,
             user_roles_round_trip_and_are_replaced_as_a_set,
             user_roles_are_scoped_to_their_tenant,
             user_roles_go_with_their_tenant,

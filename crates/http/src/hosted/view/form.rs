@@ -275,6 +275,39 @@ impl SsoForm {
     }
 }
 
+/// The social providers' buttons on the sign-in page: one form posting the chosen provider's
+/// slug (the button's value) to `/auth/social/start`, with the pending authorization request.
+#[derive(Debug, Clone)]
+pub(crate) struct SocialForm {
+    pub(crate) heading: &'static str,
+    pub(crate) hidden: Vec<(String, String)>,
+    /// Each provider's slug and button label.
+    pub(crate) buttons: Vec<(String, String)>,
+}
+
+impl SocialForm {
+    /// The buttons of `providers` (slug, display name) for the pending `interaction`.
+    pub(crate) fn new(
+        s: &Strings,
+        csrf: &str,
+        interaction: Option<&str>,
+        providers: &[(String, String)],
+    ) -> Self {
+        let mut hidden = vec![("csrf".to_owned(), csrf.to_owned())];
+        if let Some(interaction) = interaction {
+            hidden.push(("interaction".to_owned(), interaction.to_owned()));
+        }
+        Self {
+            heading: s.social.heading,
+            hidden,
+            buttons: providers
+                .iter()
+                .map(|(slug, name)| (slug.clone(), format!("{} {name}", s.social.continue_with)))
+                .collect(),
+        }
+    }
+}
+
 /// A passkey form, driven by the WebAuthn glue ([`WEBAUTHN_JS`]): hidden until the script
 /// shows it (it needs JavaScript and WebAuthn; a `<noscript>` note says so), it fetches the
 /// ceremony's options from `options`, then posts the browser's answer in `credential` to

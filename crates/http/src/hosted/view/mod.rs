@@ -33,7 +33,7 @@ pub(crate) use account::{
     HistoryRow, HistoryView, PasskeyRow, PasskeysView, SessionRow, SessionsView,
 };
 pub(crate) use api_keys::{ApiKeyCreatedView, ApiKeyRow, ApiKeysView, OfferedApiView};
-pub(crate) use form::{Button, CaptchaWidget, Field, Form, PasskeyForm, SsoForm};
+pub(crate) use form::{Button, CaptchaWidget, Field, Form, PasskeyForm, SocialForm, SsoForm};
 use security::CSS;
 pub(crate) use security::{FormTargets, secure_headers};
 
@@ -110,6 +110,8 @@ pub(crate) struct Page {
     pub(crate) refresh_secs: u8,
     /// The single sign-on form after the main form, when the page offers one.
     pub(crate) sso: Option<SsoForm>,
+    /// The social providers' buttons after the main form, when the tenant offers any.
+    pub(crate) social: Option<SocialForm>,
 }
 
 impl Page {
@@ -131,6 +133,7 @@ impl Page {
             refresh: None,
             refresh_secs: 3,
             sso: None,
+            social: None,
         }
     }
 
@@ -140,6 +143,12 @@ impl Page {
         self.refresh = Some(next.clone());
         self.refresh_secs = 0;
         self.link(None, label, next)
+    }
+
+    /// Adds the social providers' buttons.
+    pub(crate) fn social(mut self, form: SocialForm) -> Self {
+        self.social = Some(form);
+        self
     }
 
     /// Adds the single sign-on form.

@@ -21,4 +21,4 @@ mod security;
 mod security_keys;
 pub(crate) mod support;
 pub(crate) mod tokens;
-mod two_factor;
+pub(crate) mod two_factor;

@@ -29,7 +29,7 @@ async fn world(backend: Backend, extra: &[(&'static str, &'static str)]) -> Worl
 
 /// The code of `key` (base32) for the step containing now + `offset` seconds.
 #[allow(clippy::disallowed_methods)] // the authenticator app reads the wall clock, like the server
-pub(super) fn totp(key: &str, offset: i64) -> String {
+pub(crate) fn totp(key: &str, offset: i64) -> String {
     let secret = totp_rs::Secret::try_from_base32(key.replace(' ', "")).unwrap();
     let totp = totp_rs::Builder::new()
         .with_secret(secret)

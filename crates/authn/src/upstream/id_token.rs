@@ -104,13 +104,32 @@ pub(crate) fn verify(
     identity(&claims)
 }
 
-/// Core §3.1.3.7 item 2.
+/// Core §3.1.3.7 item 2. Microsoft's multi-tenant endpoints name their issuer as a template
+/// (`https://login.microsoftonline.com/{tenantid}/v2.0`, their discovery document says so): the
+/// token's `tid` fills it, and `iss` must then be exactly the result.
 fn issuer_matches(claims: &Value, issuer: &str) -> Result<(), String> {
+    let expected = if issuer.contains(TENANT_TEMPLATE) {
+        let tid = claims
+            .get("tid")
+            .and_then(Value::as_str)
+            .filter(|t| {
+                !t.is_empty()
+                    && t.len() <= 64
+                    && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+            .ok_or("iss cannot be checked: tid is missing or malformed")?;
+        issuer.replace(TENANT_TEMPLATE, tid)
+    } else {
+        issuer.to_owned()
+    };
     match claims.get("iss").and_then(Value::as_str) {
-        Some(iss) if iss == issuer => Ok(()),
+        Some(iss) if iss == expected => Ok(()),
         _ => Err("iss is not the configured issuer".into()),
     }
 }
+
+/// The placeholder of a multi-tenant issuer.
+pub(crate) const TENANT_TEMPLATE: &str = "{tenantid}";
 
 /// Core §3.1.3.7 items 3–5.
 fn audience_matches(claims: &Value, client_id: &str) -> Result<(), String> {
@@ -154,7 +173,18 @@ fn nonce_matches(claims: &Value, nonce: &str) -> Result<(), String> {
     }
 }
 
-/// The identity claims (Core §2, §5.1).
+/// A claim that vouches: `true`, or the string `"true"` some providers send (Apple).
+fn flag(claim: Option<&Value>) -> bool {
+    match claim {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => s == "true",
+        _ => false,
+    }
+}
+
+/// The identity claims (Core §2, §5.1). Microsoft's identity platform never sends
+/// `email_verified`; its optional claim `xms_edov` ("email domain owner verified") is what
+/// vouches for an address there, and counts the same.
 fn identity(claims: &Value) -> Result<UpstreamIdentity, String> {
     let subject = claims
         .get("sub")
@@ -162,11 +192,7 @@ fn identity(claims: &Value) -> Result<UpstreamIdentity, String> {
         .filter(|s| !s.is_empty() && s.len() <= MAX_SSO_SUBJECT_BYTES)
         .ok_or("sub is missing, empty or longer than 255 bytes")?;
     let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
-    let email_verified = match claims.get("email_verified") {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::String(s)) => s == "true",
-        _ => false,
-    };
+    let email_verified = flag(claims.get("email_verified")) || flag(claims.get("xms_edov"));
     let amr = claims
         .get("amr")
         .and_then(Value::as_array)
@@ -246,6 +272,18 @@ mod tests {
                 .unwrap()
                 .email_verified
         );
+        let microsoft = with(|c| {
+            c.as_object_mut().unwrap().remove("email_verified");
+            c["xms_edov"] = json!(true);
+        });
+        assert!(microsoft.unwrap().email_verified);
+        assert!(
+            !with(|c| {
+                c.as_object_mut().unwrap().remove("email_verified");
+            })
+            .unwrap()
+            .email_verified
+        );
         // Several audiences with azp naming us; skew within the leeway.
         assert!(
             with(|c| {
@@ -300,6 +338,24 @@ mod tests {
             let error = with(change).unwrap_err();
             assert!(error.contains(word), "{word}: {error}");
         }
+    }
+
+    #[test]
+    fn a_multi_tenant_issuer_is_filled_by_the_tokens_tid_only() {
+        let template = "https://login.microsoftonline.com/{tenantid}/v2.0";
+        let tid = "9188040d-6c67-4c5b-b112-36a304b66dad";
+        let claims = |iss: &str, tid: Value| json!({"iss": iss, "tid": tid});
+        let real = format!("https://login.microsoftonline.com/{tid}/v2.0");
+        assert!(issuer_matches(&claims(&real, json!(tid)), template).is_ok());
+        // Another directory's token, a template in the token, no tid, a tid with a path.
+        assert!(issuer_matches(&claims(&real, json!("other")), template).is_err());
+        assert!(issuer_matches(&claims(template, json!(tid)), template).is_err());
+        assert!(issuer_matches(&json!({"iss": real}), template).is_err());
+        let sneaky = "x/../evil";
+        let forged = format!("https://login.microsoftonline.com/{sneaky}/v2.0");
+        assert!(issuer_matches(&claims(&forged, json!(sneaky)), template).is_err());
+        // A plain issuer ignores tid.
+        assert!(issuer_matches(&claims(&real, json!("x")), &real).is_ok());
     }
 
     #[test]
