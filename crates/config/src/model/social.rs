@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 /// sign-in page offers "Continue with …" for each enabled one. Register the `redirect_uri` the
 /// API answers at the provider. An OpenID provider's discovery document is read when it is
 /// configured. A person is created, or linked to an existing account after signing in to it
-/// and confirming, only on an address the provider vouches for (Microsoft does not assert
-/// `email_verified`, so its addresses never link to an existing account by themselves).
+/// and confirming, only on an address the provider vouches for (`email_verified`; Microsoft
+/// vouches only through its optional claim `xms_edov`, to be added to the application).
 /// Client secrets and Apple's signing key are sealed at rest with the deployment's data key
 /// (wrapped by `[kms]`; without it, development only, providers configured now stop working
 /// when the process restarts).

@@ -62,7 +62,8 @@ fn user_id(raw: &str) -> Result<UserId, Problem> {
     description = "Configures the provider `slug` (1 to 32 of `a-z`, `0-9`, `-`, starting with \
         a letter), or replaces it. `preset` fixes the protocol and endpoints: `google`, \
         `microsoft` (`directory`: `common`, `organizations`, `consumers`, a directory id or \
-        domain; Microsoft does not assert `email_verified`), `apple` (`apple`: team id, key id \
+        domain; Microsoft vouches for addresses only by its optional claim `xms_edov`), \
+        `apple` (`apple`: team id, key id \
         and the `.p8` key; no `client_secret`; answers by `form_post`), `github` (`base_url` \
         for GitHub Enterprise Server), `gitlab` (`base_url` for a self-managed GitLab), and, \
         with `[generic_oauth]` on, `oidc` (`issuer`) and `oauth2` (`authorization_endpoint`, \
