@@ -11,8 +11,8 @@ use crate::sso::AMR_FED;
 use crate::upstream::id_token::UpstreamIdentity;
 use svc_domain::{
     ACR_AAL1, Email, EventData, EventType, GeneratedSecret, InteractionId, LoginMethod,
-    LoginResult, PendingSocialLink, ProviderSlug, SecretHash, SocialLink, SocialProvider, Tenant,
-    User, UserId, UserStatus,
+    PendingSocialLink, ProviderSlug, SecretHash, SocialLink, SocialProvider, Tenant, User, UserId,
+    UserStatus,
 };
 use svc_store::{StoreError, UpdateOutcome, WriteTx};
 use time::OffsetDateTime;
@@ -131,29 +131,13 @@ impl Authn {
                 AuthnError::SocialExpired,
             ));
         }
-        let (session, cookie_value) = self.new_session(
-            &user,
-            client,
-            now,
-            vec![AMR_FED.to_owned()],
-            ACR_AAL1.to_owned(),
-        );
-        tx.insert_session(&session).await?;
-        let record = self.login_record_by(
-            &tenant.id,
-            &user.id,
-            (LoginMethod::Social, LoginResult::Success),
-            client,
-            now,
-        );
-        tx.insert_login_record(&record).await?;
-        let login = EventData::LoginSucceeded {
-            user_id: user.id.clone(),
-            session_id: session.id.clone(),
-            method: "social".into(),
-            client_ip: client.ip.map(|ip| ip.to_string()),
-        };
-        self.record_event(tx.as_mut(), &tenant.id, EventType::LoginSuccess, login)
+        let (session, cookie_value) = self
+            .federated_session(
+                tx.as_mut(),
+                (&user, client),
+                (vec![AMR_FED.to_owned()], ACR_AAL1),
+                LoginMethod::Social,
+            )
             .await?;
         let signed = |session_id| EventData::SocialSignedIn {
             provider: provider.slug.as_str().to_owned(),

@@ -37,9 +37,9 @@ use subtle::ConstantTimeEq;
 use svc_crypto::{AttemptValues, SsoSecretKey};
 use svc_domain::{
     ACR_AAL1, ACR_AAL2, AMR_MFA, AssertionSigner, DomainName, Email, EventData, EventType,
-    GeneratedSecret, InteractionId, LoginMethod, LoginResult, MAX_MEMBERSHIPS_PER_USER, ORG_MEMBER,
-    OrgStatus, RoleKey, SecretHash, SsoAttempt, SsoClientAuth, SsoConnection, SsoEgress, SsoLink,
-    Tenant, User, UserId, UserStatus, sso_redirect_uri,
+    GeneratedSecret, InteractionId, LoginMethod, MAX_MEMBERSHIPS_PER_USER, ORG_MEMBER, OrgStatus,
+    RoleKey, SecretHash, SsoAttempt, SsoClientAuth, SsoConnection, SsoEgress, SsoLink, Tenant,
+    User, UserId, UserStatus, sso_redirect_uri,
 };
 use svc_store::{StoreError, WriteTx};
 
@@ -517,23 +517,8 @@ impl Authn {
         } else {
             (vec![AMR_FED.to_owned()], ACR_AAL1)
         };
-        let (session, cookie_value) = self.new_session(&user, client, now, amr, acr.to_owned());
-        tx.insert_session(&session).await?;
-        let record = self.login_record_by(
-            &tenant.id,
-            &user.id,
-            (LoginMethod::Sso, LoginResult::Success),
-            client,
-            now,
-        );
-        tx.insert_login_record(&record).await?;
-        let login = EventData::LoginSucceeded {
-            user_id: user.id.clone(),
-            session_id: session.id.clone(),
-            method: "sso".into(),
-            client_ip: client.ip.map(|ip| ip.to_string()),
-        };
-        self.record_event(tx.as_mut(), &tenant.id, EventType::LoginSuccess, login)
+        let (session, cookie_value) = self
+            .federated_session(tx.as_mut(), (&user, client), (amr, acr), LoginMethod::Sso)
             .await?;
         let signed = |session_id| EventData::SsoSignedIn {
             organization_id: org.clone(),

@@ -14,9 +14,15 @@
 pub(crate) mod id_token;
 pub(crate) mod keys;
 
+use crate::engine::Authn;
+use crate::error::AuthnError;
+use crate::settings::ClientInfo;
 use id_token::{Expected, UpstreamIdentity};
 use serde_json::Value;
-use svc_domain::{EgressAnswer, SsoEgress};
+use svc_domain::{
+    EgressAnswer, EventData, EventType, LoginMethod, LoginResult, Session, SsoEgress, User,
+};
+use svc_store::WriteTx;
 use time::OffsetDateTime;
 
 /// Longest upstream `error` kept in a log line.
@@ -139,6 +145,40 @@ pub(crate) async fn verify_id_token(
         .map_err(|reason| UpstreamError::Refused(Stage::Identity, reason))?;
     keys.store(jwks_uri, now, &jwks);
     Ok(verified)
+}
+
+impl Authn {
+    /// The session of a sign-in a provider vouched for, in `tx`: the session with `amr` and
+    /// `acr`, the login history's success by `method`, and `auth.login.success`. Returns the
+    /// session and its cookie value.
+    pub(crate) async fn federated_session(
+        &self,
+        tx: &mut dyn WriteTx,
+        (user, client): (&User, &ClientInfo),
+        (amr, acr): (Vec<String>, &str),
+        method: LoginMethod,
+    ) -> Result<(Session, String), AuthnError> {
+        let now = self.now();
+        let (session, cookie_value) = self.new_session(user, client, now, amr, acr.to_owned());
+        tx.insert_session(&session).await?;
+        let record = self.login_record_by(
+            &user.tenant_id,
+            &user.id,
+            (method, LoginResult::Success),
+            client,
+            now,
+        );
+        tx.insert_login_record(&record).await?;
+        let login = EventData::LoginSucceeded {
+            user_id: user.id.clone(),
+            session_id: session.id.clone(),
+            method: method.as_str().to_owned(),
+            client_ip: client.ip.map(|ip| ip.to_string()),
+        };
+        self.record_event(tx, &user.tenant_id, EventType::LoginSuccess, login)
+            .await?;
+        Ok((session, cookie_value))
+    }
 }
 
 #[cfg(test)]
