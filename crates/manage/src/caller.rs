@@ -73,9 +73,9 @@ async fn organization_reach(
 ) -> Result<Option<Reach>, ManageError> {
     match tx.organization(tenant, org).await? {
         Some(o) if o.status == OrgStatus::Active => Ok(tx
-            .membership(tenant, org, user)
+            .held_organization_roles(tenant, org, user)
             .await?
-            .and_then(|m| Reach::of_organization_roles(org, &m.roles))),
+            .and_then(|roles| Reach::of_organization_roles(org, &roles))),
         _ => Ok(None),
     }
 }

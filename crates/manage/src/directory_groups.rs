@@ -16,14 +16,29 @@
 //! - A change is audited as `directory_group.roles_changed` (target: the group); the same set
 //!   again writes nothing. No webhook event is emitted (neither for the group nor its members).
 //! - A custom role mapped to a group counts as held: deleting it is refused until unmapped.
+//!
+//! An organization's groups (those its own directory pushes with an organization SCIM token)
+//! map the same way to **organization** roles (`owner`, `admin`, `member` or a custom
+//! organization role), read with the membership wherever the organization's roles decide
+//! something (`org_roles` claim, API permissions, policies, management scopes, the management
+//! API's reach): a member of the organization who is in the group holds them there besides
+//! their membership's own; someone who is not a member gains nothing (a group never makes a
+//! member). Mapping follows the rules of changing a member's roles ([`Reach`]): callers limited
+//! to another organization see none of its groups, an `admin` may neither map a group to
+//! `owner` nor change a group that grants it. Membership views keep showing the membership's
+//! own roles, so writing them back never turns a group's grant into a direct one.
 
 use crate::audit::{self, action};
+use crate::organizations::input::{check_roles as check_org_roles, custom_roles_refused};
 use crate::page::split_page;
-use crate::{Actor, ManageContext, ManageError, RequestMeta};
+use crate::{Actor, ManageContext, ManageError, Reach, RequestMeta};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use svc_domain::{RoleKey, RoleKind, ScimGroupId, TenantId};
-use svc_store::{ScimFilter, ScimGroupAttr, ScimGroupReads, ScimGroupRecord, ScimOp, ScimValue};
+use svc_domain::{OrganizationId, RoleKey, RoleKind, ScimGroupId, TenantId};
+use svc_store::{
+    OrganizationReads, ScimFilter, ScimGroupAttr, ScimGroupReads, ScimGroupRecord, ScimOp,
+    ScimValue,
+};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -42,7 +57,8 @@ pub struct DirectoryGroupView {
     pub external_id: Option<String>,
     /// How many people are members now.
     pub member_count: usize,
-    /// The tenant roles its members hold through it, sorted.
+    /// The roles its members hold through it, sorted: tenant roles for one of the tenant's own
+    /// groups, roles in the organization for an organization's.
     pub roles: Vec<String>,
     /// Last change of its name, `externalId` or members by the directory (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
@@ -62,6 +78,25 @@ pub struct GroupRolesInput {
     pub roles: Vec<String>,
 }
 
+/// Body of `PUT /api/v1/organizations/{id}/scim/groups/{group_id}/roles`: the same shape as
+/// [`GroupRolesInput`], with organization roles. Unknown fields are refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"roles": ["admin"]}))]
+pub struct OrganizationGroupRolesInput {
+    /// The organization roles the group's members hold in it through the group from now on,
+    /// replacing the previous ones: at most 16 of `owner`, `admin`, `member` and the tenant's
+    /// custom organization roles; repeats collapse, and `[]` maps the group to no role.
+    #[schema(value_type = Vec<crate::organizations::OrgRoleSchema>, max_items = 16)]
+    pub roles: Vec<String>,
+}
+
+impl From<OrganizationGroupRolesInput> for GroupRolesInput {
+    fn from(input: OrganizationGroupRolesInput) -> Self {
+        Self { roles: input.roles }
+    }
+}
+
 fn view(record: &ScimGroupRecord, roles: &BTreeSet<RoleKey>) -> DirectoryGroupView {
     DirectoryGroupView {
         id: record.group.id.as_str().to_owned(),
@@ -73,10 +108,11 @@ fn view(record: &ScimGroupRecord, roles: &BTreeSet<RoleKey>) -> DirectoryGroupVi
     }
 }
 
-/// The tenant's own group `id`, or not found.
-async fn own_group<T: ScimGroupReads + Send + ?Sized>(
+/// The group `id` in the scope `org` of `tenant` (`None`: the tenant's own), or not found.
+async fn group_in<T: ScimGroupReads + Send + ?Sized>(
     tx: &mut T,
     tenant: &TenantId,
+    org: Option<&OrganizationId>,
     id: &ScimGroupId,
 ) -> Result<ScimGroupRecord, ManageError> {
     let by_id = ScimFilter::Compare(
@@ -85,16 +121,55 @@ async fn own_group<T: ScimGroupReads + Send + ?Sized>(
         ScimValue::Str(id.as_str().to_owned()),
     );
     let page = tx
-        .scim_groups(tenant, None, Some(&by_id), None, 0, 1)
+        .scim_groups(tenant, org, Some(&by_id), None, 0, 1)
         .await?;
     page.groups.into_iter().next().ok_or(ManageError::NotFound)
 }
 
-/// The tenant's own directory groups in id order after `after`, at most `limit` (default 50,
+/// Whose groups a call is about: the tenant's own, or one organization's as a caller with
+/// `reach` sees it.
+#[derive(Debug, Clone, Copy)]
+pub enum GroupScope<'a> {
+    /// The tenant's own groups, mapped to tenant roles.
+    Tenant,
+    /// The groups of the organization, mapped to its roles.
+    Organization(&'a OrganizationId, &'a Reach),
+}
+
+impl<'a> GroupScope<'a> {
+    fn organization(self) -> Option<&'a OrganizationId> {
+        match self {
+            Self::Tenant => None,
+            Self::Organization(org, _) => Some(org),
+        }
+    }
+
+    /// Rule: an organization the caller's reach does not cover, or that is not the tenant's,
+    /// is not found.
+    async fn check<T: OrganizationReads + Send + ?Sized>(
+        self,
+        tx: &mut T,
+        tenant: &TenantId,
+    ) -> Result<(), ManageError> {
+        if let Self::Organization(org, reach) = self {
+            reach.within(Some(org))?;
+            if tx.organization(tenant, org).await?.is_none() {
+                return Err(ManageError::NotFound);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The directory groups of `scope` in id order after `after`, at most `limit` (default 50,
 /// clamped to 1..=200), each with its roles; and the cursor of the next page.
+///
+/// Errors: [`ManageError::NotFound`] for an organization outside the caller's reach or not
+/// the tenant's.
 pub async fn list(
     ctx: &ManageContext,
     tenant: &TenantId,
+    scope: GroupScope<'_>,
     after: Option<&ScimGroupId>,
     limit: Option<u32>,
 ) -> Result<(Vec<DirectoryGroupView>, Option<String>), ManageError> {
@@ -107,10 +182,11 @@ pub async fn list(
         )
     });
     let mut tx = ctx.store.read().await?;
+    scope.check(tx.as_mut(), tenant).await?;
     let page = tx
         .scim_groups(
             tenant,
-            None,
+            scope.organization(),
             after.as_ref(),
             None,
             0,
@@ -127,43 +203,66 @@ pub async fn list(
     Ok((items, next))
 }
 
-/// The tenant's own directory group `id` with its roles.
+/// The directory group `id` of `scope` with its roles.
 ///
-/// Errors: [`ManageError::NotFound`] for anything but one of the tenant's own groups.
+/// Errors: [`ManageError::NotFound`] for anything but a group of that scope (and as
+/// [`list`]).
 pub async fn get(
     ctx: &ManageContext,
     tenant: &TenantId,
+    scope: GroupScope<'_>,
     id: &ScimGroupId,
 ) -> Result<DirectoryGroupView, ManageError> {
     let mut tx = ctx.store.read().await?;
-    let record = own_group(tx.as_mut(), tenant, id).await?;
+    scope.check(tx.as_mut(), tenant).await?;
+    let record = group_in(tx.as_mut(), tenant, scope.organization(), id).await?;
     let roles = tx.scim_group_roles(tenant, id).await?;
     tx.finish().await?;
     Ok(view(&record, &roles))
 }
 
-/// Maps the tenant's own group `id` to exactly the roles of `input`, audited as
+/// Maps the group `id` of `scope` to exactly the roles of `input`, audited as
 /// `directory_group.roles_changed` (target: the group). Returns the group after the change.
 ///
-/// Errors: [`ManageError::Invalid`] naming `roles` (too many, or not a tenant role);
-/// [`ManageError::NotFound`] for anything but one of the tenant's own groups.
+/// Errors: [`ManageError::Invalid`] naming `roles` (too many, or not a role of the scope's
+/// kind); [`ManageError::NotFound`] for anything but a group of that scope (and as [`list`]);
+/// [`ManageError::Forbidden`] for an organization `admin` mapping to `owner` or changing a
+/// group that grants it.
 pub async fn set_roles(
     ctx: &ManageContext,
     tenant: &TenantId,
-    actor: &Actor,
-    meta: &RequestMeta,
+    (actor, meta): (&Actor, &RequestMeta),
+    scope: GroupScope<'_>,
     id: &ScimGroupId,
     input: GroupRolesInput,
 ) -> Result<DirectoryGroupView, ManageError> {
-    let roles = crate::users::roles::check_roles(&input.roles)?;
+    let roles = match scope {
+        GroupScope::Tenant => crate::users::roles::check_roles(&input.roles)?,
+        // No role is a valid mapping ("this group grants nothing"), unlike a membership.
+        GroupScope::Organization(..) if input.roles.is_empty() => BTreeSet::new(),
+        GroupScope::Organization(_, reach) => {
+            let roles = check_org_roles(&input.roles)?;
+            reach.may_grant(&roles)?;
+            roles
+        }
+    };
     let mut tx = ctx.store.write().await?;
-    let record = own_group(tx.as_mut(), tenant, id).await?;
-    if let Some((key, kind)) =
-        crate::roles::unassignable(tx.as_mut(), tenant, &roles, RoleKind::Tenant).await?
-    {
-        return Err(crate::users::roles::not_a_tenant_role(&key, kind));
+    scope.check(tx.as_mut(), tenant).await?;
+    let record = group_in(tx.as_mut(), tenant, scope.organization(), id).await?;
+    match scope {
+        GroupScope::Tenant => {
+            if let Some((key, kind)) =
+                crate::roles::unassignable(tx.as_mut(), tenant, &roles, RoleKind::Tenant).await?
+            {
+                return Err(crate::users::roles::not_a_tenant_role(&key, kind));
+            }
+        }
+        GroupScope::Organization(..) => custom_roles_refused(tx.as_mut(), tenant, &roles).await?,
     }
     let previous = tx.scim_group_roles(tenant, id).await?;
+    if let GroupScope::Organization(_, reach) = scope {
+        reach.may_change(&previous)?;
+    }
     if previous == roles {
         return Ok(view(&record, &previous));
     }

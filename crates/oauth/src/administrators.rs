@@ -112,7 +112,7 @@ where
         organization: None,
     };
     if let Some(org) = organization.filter(|_| held.needs_organization_roles()) {
-        held.organization = tx.membership(tenant, org, user).await?.map(|m| m.roles);
+        held.organization = tx.held_organization_roles(tenant, org, user).await?;
     }
     Ok(held)
 }

@@ -232,9 +232,8 @@ where
     );
     if let Some(org) = organization {
         let held = tx
-            .membership(tenant, org, user)
+            .held_organization_roles(tenant, org, user)
             .await?
-            .map(|m| m.roles)
             .unwrap_or_default();
         out.insert("org_roles".into(), names(&held));
     }

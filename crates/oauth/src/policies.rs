@@ -51,9 +51,9 @@ where
     if enabled.iter().any(|p| p.targets.needs_roles()) {
         roles = tx.granted_roles(tenant, user).await?;
         if let Some(org) = organization
-            && let Some(membership) = tx.membership(tenant, org, user).await?
+            && let Some(held) = tx.held_organization_roles(tenant, org, user).await?
         {
-            roles.extend(membership.roles);
+            roles.extend(held);
         }
     }
     let scope = PolicyScope {

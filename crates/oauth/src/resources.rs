@@ -131,9 +131,9 @@ where
 {
     let mut roles: BTreeSet<RoleKey> = tx.granted_roles(tenant, user).await?;
     if let Some(org) = organization
-        && let Some(membership) = tx.membership(tenant, org, user).await?
+        && let Some(held) = tx.held_organization_roles(tenant, org, user).await?
     {
-        roles.extend(membership.roles);
+        roles.extend(held);
     }
     held(tx, tenant, &roles, resource).await
 }

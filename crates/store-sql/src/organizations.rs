@@ -89,6 +89,13 @@ const LIST_MEMBERS: &str = select_members!(
 );
 const MEMBERSHIPS_OF_USER: &str =
     select_members!("WHERE tenant_id = $1 AND user_id = $2 ORDER BY organization_id");
+/// The roles the organization's own directory groups that `$2` belongs to grant: the person's
+/// member rows by `scim_group_members_user_idx`, each group's scope by its key, its roles by
+/// theirs. Repeats collapse in the set the caller builds.
+const GROUP_ROLES: &str = "SELECT r.role_key FROM scim_group_members m \
+     JOIN scim_groups g ON g.id = m.group_id AND g.tenant_id = m.tenant_id \
+     JOIN scim_group_roles r ON r.group_id = m.group_id \
+     WHERE m.tenant_id = $1 AND m.user_id = $2 AND g.organization_id = $3";
 const INSERT_MEMBER: &str = "INSERT INTO organization_members (tenant_id, organization_id, \
      user_id, roles, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)";
 const UPDATE_ROLES: &str = "UPDATE organization_members SET roles = $4, updated_at = $5 \
@@ -177,6 +184,35 @@ impl<D: Dialect> OrganizationReads for SqlTx<D> {
             .bind(user.as_str())
             .fetch_all_with::<D, _>(self.conn(), decode_membership::<D>)
             .await
+    }
+
+    async fn held_organization_roles(
+        &mut self,
+        tenant: &TenantId,
+        org: &OrganizationId,
+        user: &UserId,
+    ) -> Result<Option<BTreeSet<RoleKey>>, StoreError> {
+        let Some(membership) = self.membership(tenant, org, user).await? else {
+            return Ok(None);
+        };
+        let rows = Stmt::new(GROUP_ROLES)
+            .bind(tenant.as_str())
+            .bind(user.as_str())
+            .bind(org.as_str())
+            .fetch_all::<D>(self.conn())
+            .await?;
+        let mut held = membership.roles;
+        for row in &rows {
+            let raw: String = Columns::<D>::new(row, "scim_group_roles").get("role_key")?;
+            held.insert(
+                Record {
+                    table: "scim_group_roles",
+                    name: user.as_str(),
+                }
+                .parse("role_key", &raw, RoleKey::parse)?,
+            );
+        }
+        Ok(Some(held))
     }
 }
 

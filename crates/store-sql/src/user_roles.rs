@@ -34,11 +34,14 @@ const DELETE_OTHERS: PerDialect = PerDialect {
     postgres: "DELETE FROM user_roles WHERE tenant_id = $1 AND user_id = $2 \
                AND role_key <> ALL($3)",
 };
-/// The direct roles and those of the tenant's directory groups the person belongs to; `UNION`
-/// drops the repeats. Both halves are range scans (the person's member rows by
-/// `scim_group_members_user_idx`, each group's roles by its key).
+/// The direct roles and those of the tenant's own directory groups the person belongs to (an
+/// organization's groups grant organization roles, read with the membership); `UNION` drops the
+/// repeats. Both halves are range scans (the person's member rows by
+/// `scim_group_members_user_idx`, each group by its key, its roles by theirs).
 const SELECT_GRANTED: &str = "SELECT role_key FROM user_roles WHERE tenant_id = $1 AND user_id = $2 \
      UNION SELECT r.role_key FROM scim_group_members m \
+     JOIN scim_groups g ON g.id = m.group_id AND g.tenant_id = m.tenant_id \
+     AND g.organization_id IS NULL \
      JOIN scim_group_roles r ON r.group_id = m.group_id AND r.tenant_id = m.tenant_id \
      WHERE m.tenant_id = $1 AND m.user_id = $2 ORDER BY role_key";
 // A role already held keeps its row: `DO NOTHING` on the key only; a failed foreign key is still

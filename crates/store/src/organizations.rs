@@ -65,6 +65,19 @@ pub trait OrganizationReads {
         tenant: &TenantId,
         user: &UserId,
     ) -> Result<Vec<Membership>, StoreError>;
+
+    /// The roles `user` holds in the organization `org` of `tenant`, for authorization: those
+    /// of the membership and those the organization's own directory groups (SCIM groups in its
+    /// scope) grant the groups' members, sorted; `None` when the person is not a member (a
+    /// group grants nothing to someone outside the organization). Views of a membership show
+    /// [`OrganizationReads::membership`]'s own roles instead: writing those back must never
+    /// turn a group's grant into a direct one.
+    async fn held_organization_roles(
+        &mut self,
+        tenant: &TenantId,
+        org: &OrganizationId,
+        user: &UserId,
+    ) -> Result<Option<BTreeSet<RoleKey>>, StoreError>;
 }
 
 /// Writes of organizations and memberships.

@@ -86,8 +86,9 @@ pub trait ScimGroupReads {
         users: &[UserId],
     ) -> Result<Vec<ScimGroupMembership>, StoreError>;
 
-    /// The tenant roles the tenant's own group `id` grants its members, sorted; empty when
-    /// none (or no such group of the tenant).
+    /// The roles the group `id` of `tenant` grants its members, sorted: tenant roles for one of
+    /// the tenant's own groups, organization roles for an organization's; empty when none (or
+    /// no such group of the tenant). The caller has checked the group's scope.
     async fn scim_group_roles(
         &mut self,
         tenant: &TenantId,
@@ -119,9 +120,10 @@ pub trait ScimGroupWrites {
         members: &[UserId],
     ) -> Result<(), StoreError>;
 
-    /// Makes `roles` the tenant roles the group `id` of `tenant` grants its members, replacing
-    /// the previous ones (kept roles keep their time, new ones are stamped `now`). The group
-    /// must be the tenant's own (the caller checks): [`StoreError::Conflict`] naming
+    /// Makes `roles` the roles the group `id` of `tenant` grants its members (tenant roles for
+    /// the tenant's own group, organization roles for an organization's: the caller checks the
+    /// scope and the kind), replacing the previous ones (kept roles keep their time, new ones
+    /// are stamped `now`). [`StoreError::Conflict`] naming
     /// `scim_group_roles_group_fkey` when it does not exist.
     async fn set_scim_group_roles(
         &mut self,

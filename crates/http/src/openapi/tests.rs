@@ -634,8 +634,9 @@ fn management_scopes_and_tags_are_all_described() {
         .filter(|(_, _, op)| op["tags"] == json!([tags::ORGANIZATIONS]))
         .count();
     assert_eq!(
-        organizations, 22,
-        "the organization, membership, claimed-domain and single sign-on operations"
+        organizations, 25,
+        "the organization, membership, claimed-domain, single sign-on and directory-group \
+         operations"
     );
 }
 

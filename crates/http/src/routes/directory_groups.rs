@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
 use serde::Deserialize;
 use svc_domain::ScimGroupId;
-use svc_manage::directory_groups::{self, DirectoryGroupView, GroupRolesInput};
+use svc_manage::directory_groups::{self, DirectoryGroupView, GroupRolesInput, GroupScope};
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -37,7 +37,7 @@ pub fn operations() -> utoipa::openapi::OpenApi {
     api().into_openapi()
 }
 
-fn group_id(raw: &str) -> Result<ScimGroupId, Problem> {
+pub(super) fn group_id(raw: &str) -> Result<ScimGroupId, Problem> {
     ScimGroupId::parse(raw).map_err(|_| Problem::not_found("no such group"))
 }
 
@@ -45,13 +45,13 @@ fn group_id(raw: &str) -> Result<ScimGroupId, Problem> {
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-struct GroupsQuery {
+pub(super) struct GroupsQuery {
     /// Page size, 1..=200 (default 50; larger values are clamped).
     #[param(minimum = 1, maximum = 200)]
-    limit: Option<u32>,
+    pub(super) limit: Option<u32>,
     /// Return groups after this cursor: the `next_cursor` of the previous page.
     #[param(max_length = 64)]
-    after: Option<String>,
+    pub(super) after: Option<String>,
 }
 
 /// Lists the tenant's directory groups.
@@ -77,6 +77,7 @@ async fn list(
     let (items, next) = directory_groups::list(
         &state.manage,
         &caller.tenant.tenant.id,
+        GroupScope::Tenant,
         after.as_ref(),
         q.limit,
     )
@@ -101,7 +102,13 @@ async fn read(
     Path(id): Path<String>,
 ) -> Result<Response, Problem> {
     let id = group_id(&id)?;
-    let group = directory_groups::get(&state.manage, &caller.tenant.tenant.id, &id).await?;
+    let group = directory_groups::get(
+        &state.manage,
+        &caller.tenant.tenant.id,
+        GroupScope::Tenant,
+        &id,
+    )
+    .await?;
     Ok(Json(group).into_response())
 }
 
@@ -134,8 +141,8 @@ async fn set_roles(
     let group = directory_groups::set_roles(
         &state.manage,
         &caller.tenant.tenant.id,
-        &caller.actor,
-        &caller.meta,
+        (&caller.actor, &caller.meta),
+        GroupScope::Tenant,
         &id,
         input,
     )

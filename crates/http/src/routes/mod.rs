@@ -17,6 +17,7 @@ pub mod identity_ciba;
 pub mod invitations;
 pub mod organizations;
 mod organizations_domains;
+mod organizations_groups;
 mod organizations_members;
 pub mod organizations_sso;
 pub mod par;

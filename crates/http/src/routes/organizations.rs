@@ -42,6 +42,7 @@ pub(super) const BASE: &str = "/api/v1/organizations";
 /// The routes; the single sign-on ones only with `sso` (`[enterprise_sso]` on).
 fn api(sso: bool) -> OpenApiRouter<ApiState> {
     use super::organizations_domains as domains;
+    use super::organizations_groups as groups;
     use super::organizations_members as members;
     use super::organizations_sso as connection;
     let api = OpenApiRouter::new()
@@ -62,7 +63,10 @@ fn api(sso: bool) -> OpenApiRouter<ApiState> {
             domains::update_domain,
             domains::remove_domain
         ))
-        .routes(routes!(domains::verify_domain));
+        .routes(routes!(domains::verify_domain))
+        .routes(routes!(groups::list_groups))
+        .routes(routes!(groups::get_group))
+        .routes(routes!(groups::set_group_roles));
     if sso {
         api.routes(routes!(
             connection::put_sso,
@@ -552,6 +556,20 @@ mod tests {
             ("/api/v1/organizations/{id}/sso", "put", w, false),
             ("/api/v1/organizations/{id}/sso", "get", r, false),
             ("/api/v1/organizations/{id}/sso", "delete", w, false),
+            // The organization's directory groups (`organizations_groups`).
+            ("/api/v1/organizations/{id}/scim/groups", "get", r, false),
+            (
+                "/api/v1/organizations/{id}/scim/groups/{group_id}",
+                "get",
+                r,
+                false,
+            ),
+            (
+                "/api/v1/organizations/{id}/scim/groups/{group_id}/roles",
+                "put",
+                w,
+                false,
+            ),
         ];
         let json = serde_json::to_value(operations()).unwrap();
         let expected: Vec<_> = expected

@@ -20,7 +20,7 @@
 
 mod create;
 mod delete;
-mod input;
+pub(crate) mod input;
 mod list;
 mod members;
 pub(crate) use members::{insert_membership_in, remove_membership_in};

@@ -58,6 +58,14 @@ impl OrganizationReads for FaultyTx {
     ) -> Result<Vec<Membership>, StoreError> {
         self.inner.memberships_of_user(tenant, user).await
     }
+    async fn held_organization_roles(
+        &mut self,
+        tenant: &TenantId,
+        org: &OrganizationId,
+        user: &UserId,
+    ) -> Result<Option<BTreeSet<RoleKey>>, StoreError> {
+        self.inner.held_organization_roles(tenant, org, user).await
+    }
 }
 
 #[async_trait]

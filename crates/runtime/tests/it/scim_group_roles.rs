@@ -27,9 +27,9 @@ async fn api(world: &World, method: Method, path: &str, body: Option<Value>) -> 
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-/// The `roles` claim Ada's `access` token reads at UserInfo now.
-async fn roles_now(world: &World, access: &str) -> Value {
-    let userinfo: Value = world
+/// What UserInfo answers for `access` now.
+pub(crate) async fn userinfo(world: &World, access: &str) -> Value {
+    world
         .app
         .request(Method::GET, "/userinfo")
         .header("host", &world.host)
@@ -39,8 +39,12 @@ async fn roles_now(world: &World, access: &str) -> Value {
         .unwrap()
         .json()
         .await
-        .unwrap();
-    userinfo["roles"].clone()
+        .unwrap()
+}
+
+/// The `roles` claim Ada's `access` token reads at UserInfo now.
+async fn roles_now(world: &World, access: &str) -> Value {
+    userinfo(world, access).await["roles"].clone()
 }
 
 #[tokio::test]

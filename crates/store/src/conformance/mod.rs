@@ -281,6 +281,7 @@ macro_rules! conformance_suite {
             scim_listing_filters_pages_and_scopes,
             scim_groups_are_scoped_unique_and_keep_their_members,
             scim_group_roles_reach_members_and_go_with_the_group,
+            organization_group_roles_stay_in_their_organization,
             scim_sorting_is_the_same_on_every_backend,
             backchannel_requests_are_listed_and_decided_by_their_person_only,
             backchannel_polls_enforce_and_grow_the_interval,

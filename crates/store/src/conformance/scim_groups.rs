@@ -489,3 +489,100 @@ pub async fn scim_group_roles_reach_members_and_go_with_the_group(store: Arc<dyn
         0
     );
 }
+
+/// Roles of an organization's directory groups: read with the membership in that organization
+/// only (its own roles besides, repeats once), nothing for someone outside it or in another
+/// organization, never among the person's tenant roles, gone when the directory takes the
+/// person out of the group.
+pub async fn organization_group_roles_stay_in_their_organization(store: Arc<dyn Store>) {
+    use super::organizations::membership_fixture;
+    use svc_domain::RoleKey;
+    let set = |keys: &[&str]| {
+        keys.iter()
+            .map(|k| RoleKey::parse(k).unwrap())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    let acme = stored_tenant(&store, "acme", 33).await;
+    let at = acme.created_at + Duration::seconds(5);
+    let north = organization_fixture(&acme, 60, "north", at);
+    let south = organization_fixture(&acme, 61, "south", at);
+    let ada = user_fixture(&acme, 42, "ada@example.com");
+    let bob = user_fixture(&acme, 43, "bob@example.com");
+    let leads = group(&acme, 51, Some(&north), "Leads");
+    let mut tx = store.write().await.expect("write");
+    for user in [&ada, &bob] {
+        tx.insert_user(user).await.expect("user");
+    }
+    for org in [&north, &south] {
+        tx.insert_organization(org).await.expect("organization");
+    }
+    tx.insert_membership(&membership_fixture(&north, &ada, &["member"], at))
+        .await
+        .expect("ada in north");
+    tx.insert_membership(&membership_fixture(&south, &ada, &["member"], at))
+        .await
+        .expect("ada in south");
+    tx.insert_scim_group(&leads).await.expect("group");
+    // Bob is in the group without being a member of north.
+    tx.set_scim_group_members(&acme.id, &leads.id, &[ada.id.clone(), bob.id.clone()])
+        .await
+        .expect("members");
+    tx.set_scim_group_roles(&acme.id, &leads.id, &set(&["admin", "member"]), at)
+        .await
+        .expect("group roles");
+    tx.commit().await.expect("commit");
+
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.held_organization_roles(&acme.id, &north.id, &ada.id)
+            .await
+            .expect("north"),
+        Some(set(&["admin", "member"])),
+        "her membership's role and the group's, each once"
+    );
+    assert_eq!(
+        read.membership(&acme.id, &north.id, &ada.id)
+            .await
+            .expect("membership")
+            .map(|m| m.roles),
+        Some(set(&["member"])),
+        "the membership keeps its own roles"
+    );
+    assert_eq!(
+        read.held_organization_roles(&acme.id, &south.id, &ada.id)
+            .await
+            .expect("south"),
+        Some(set(&["member"])),
+        "not in another organization"
+    );
+    assert_eq!(
+        read.held_organization_roles(&acme.id, &north.id, &bob.id)
+            .await
+            .expect("bob"),
+        None,
+        "a group makes nobody a member"
+    );
+    assert!(
+        read.granted_roles(&acme.id, &ada.id)
+            .await
+            .expect("tenant roles")
+            .is_empty(),
+        "an organization's group grants no tenant role"
+    );
+    read.finish().await.expect("finish");
+
+    let mut tx = store.write().await.expect("write");
+    tx.set_scim_group_members(&acme.id, &leads.id, std::slice::from_ref(&bob.id))
+        .await
+        .expect("members");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.held_organization_roles(&acme.id, &north.id, &ada.id)
+            .await
+            .expect("north"),
+        Some(set(&["member"])),
+        "out of the group, out of its roles"
+    );
+    read.finish().await.expect("finish");
+}

@@ -12,6 +12,7 @@ mod history;
 mod invitations;
 mod logout;
 mod organization_administrators;
+mod organization_group_roles;
 mod passkeys;
 mod permissions;
 mod picker;

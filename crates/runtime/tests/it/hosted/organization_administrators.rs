@@ -15,14 +15,14 @@ use reqwest::Method as M;
 use serde_json::{Value, json};
 use svc_testkit::BACKENDS;
 
-const CONSOLE_SCOPE: &str = "openid offline_access applications:read organizations:read \
+pub(super) const CONSOLE_SCOPE: &str = "openid offline_access applications:read organizations:read \
                              organizations:write users:read users:write";
 /// What an organization administrator's sign-in keeps of [`CONSOLE_SCOPE`].
-const ORGANIZATION_SCOPE: &str =
+pub(super) const ORGANIZATION_SCOPE: &str =
     "offline_access openid organizations:read organizations:write users:read users:write";
 
 /// A first-party console for the management API.
-async fn console(world: &World) -> (String, String) {
+pub(super) async fn console(world: &World) -> (String, String) {
     world
         .register_with(json!({
             "name": "Admin console",
@@ -36,7 +36,13 @@ async fn console(world: &World) -> (String, String) {
 }
 
 /// `POST` (or another method) with the machine token; asserts `expected` and returns the body.
-async fn machine(world: &World, method: M, path: &str, body: Value, expected: u16) -> Value {
+pub(super) async fn machine(
+    world: &World,
+    method: M,
+    path: &str,
+    body: Value,
+    expected: u16,
+) -> Value {
     let response = world.api(method, path).json(&body).send().await.unwrap();
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
@@ -45,7 +51,7 @@ async fn machine(world: &World, method: M, path: &str, body: Value, expected: u1
 }
 
 /// An organization; its id.
-async fn organization(world: &World, slug: &str) -> String {
+pub(super) async fn organization(world: &World, slug: &str) -> String {
     let org = machine(
         world,
         M::POST,
@@ -58,14 +64,14 @@ async fn organization(world: &World, slug: &str) -> String {
 }
 
 /// A person who can sign in with [`PASSWORD`]; their id.
-async fn person(world: &World, email: &str) -> String {
+pub(super) async fn person(world: &World, email: &str) -> String {
     world.create_user(email, PASSWORD).await["id"]
         .as_str()
         .unwrap()
         .to_owned()
 }
 
-async fn join(world: &World, org: &str, user: &str, roles: &[&str]) {
+pub(super) async fn join(world: &World, org: &str, user: &str, roles: &[&str]) {
     machine(
         world,
         M::POST,
@@ -77,7 +83,7 @@ async fn join(world: &World, org: &str, user: &str, roles: &[&str]) {
 }
 
 /// The token response of `email` signing in to the organization `slug` through `console`.
-async fn sign_in_to(
+pub(super) async fn sign_in_to(
     world: &mut World,
     email: &str,
     slug: &str,
@@ -97,7 +103,7 @@ async fn sign_in_to(
 }
 
 /// Asserts the status and problem code of a call.
-async fn expect(
+pub(super) async fn expect(
     world: &World,
     token: &str,
     (method, path, body): (M, &str, Option<Value>),
