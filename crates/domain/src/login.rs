@@ -31,8 +31,8 @@ pub struct LoginRecord {
     pub user_agent: Option<String>,
 }
 
-/// The sign-in methods this version has: the password, alone or with what answered the second
-/// step.
+/// The sign-in methods this version has: the first step (the password, a passkey, a provider),
+/// alone or with what answered the second step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LoginMethod {
     /// Address and password on the hosted sign-in page.
@@ -51,6 +51,12 @@ pub enum LoginMethod {
     Sso,
     /// A social provider of the tenant (Google, GitHub, …).
     Social,
+    /// A social provider, then a code from an authenticator app.
+    SocialTotp,
+    /// A social provider, then a single-use backup code.
+    SocialBackupCode,
+    /// A social provider, then a WebAuthn security key.
+    SocialSecurityKey,
 }
 
 /// What came of a sign-in attempt.
@@ -82,7 +88,7 @@ impl std::error::Error for UnknownLoginValue {}
 
 impl LoginMethod {
     /// Every method, in the order of [`LoginMethod`]'s variants.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 11] = [
         Self::Password,
         Self::PasswordTotp,
         Self::PasswordBackupCode,
@@ -91,6 +97,9 @@ impl LoginMethod {
         Self::Passkey,
         Self::Sso,
         Self::Social,
+        Self::SocialTotp,
+        Self::SocialBackupCode,
+        Self::SocialSecurityKey,
     ];
 
     /// The wire and storage spelling.
@@ -105,6 +114,9 @@ impl LoginMethod {
             Self::Passkey => "passkey",
             Self::Sso => "sso",
             Self::Social => "social",
+            Self::SocialTotp => "social_totp",
+            Self::SocialBackupCode => "social_backup_code",
+            Self::SocialSecurityKey => "social_security_key",
         }
     }
 
@@ -122,6 +134,9 @@ impl LoginMethod {
             "passkey" => Ok(Self::Passkey),
             "sso" => Ok(Self::Sso),
             "social" => Ok(Self::Social),
+            "social_totp" => Ok(Self::SocialTotp),
+            "social_backup_code" => Ok(Self::SocialBackupCode),
+            "social_security_key" => Ok(Self::SocialSecurityKey),
             _ => Err(UnknownLoginValue(s.to_owned())),
         }
     }
@@ -213,7 +228,10 @@ mod tests {
                 "password_security_key",
                 "passkey",
                 "sso",
-                "social"
+                "social",
+                "social_totp",
+                "social_backup_code",
+                "social_security_key"
             ],
             "the values the login_history_method_check constraint allows"
         );

@@ -147,6 +147,12 @@ enum CodeKind {
     },
 }
 
+/// Whether a first step that proved `first` went through a provider (`fed`) rather than the
+/// password: only a social sign-in opens a challenge after a provider.
+fn federated(first: &[String]) -> bool {
+    first.iter().any(|m| m == crate::sso::AMR_FED)
+}
+
 impl CodeKind {
     fn as_str(self) -> &'static str {
         match self {
@@ -156,12 +162,16 @@ impl CodeKind {
         }
     }
 
-    /// The login-history method of a password sign-in completed this way.
-    fn method(self) -> LoginMethod {
-        match self {
-            Self::Totp => LoginMethod::PasswordTotp,
-            Self::Backup => LoginMethod::PasswordBackupCode,
-            Self::SecurityKey { .. } => LoginMethod::PasswordSecurityKey,
+    /// The login-history method of a sign-in completed this way after a first step that
+    /// proved `first` (the challenge's `amr`).
+    fn method(self, first: &[String]) -> LoginMethod {
+        match (self, federated(first)) {
+            (Self::Totp, false) => LoginMethod::PasswordTotp,
+            (Self::Backup, false) => LoginMethod::PasswordBackupCode,
+            (Self::SecurityKey { .. }, false) => LoginMethod::PasswordSecurityKey,
+            (Self::Totp, true) => LoginMethod::SocialTotp,
+            (Self::Backup, true) => LoginMethod::SocialBackupCode,
+            (Self::SecurityKey { .. }, true) => LoginMethod::SocialSecurityKey,
         }
     }
 
@@ -381,12 +391,13 @@ impl Authn {
             .ok_or(AuthnError::ChallengeExpired)?;
         // The sign-in's history names the kind of proof tried (a code by its shape).
         let tried = match proof {
-            SecondProof::Key { .. } => LoginMethod::PasswordSecurityKey,
-            SecondProof::Code(code) if normalize_totp_code(code).is_some() => {
-                LoginMethod::PasswordTotp
-            }
-            SecondProof::Code(_) => LoginMethod::PasswordBackupCode,
-        };
+            SecondProof::Key { .. } => CodeKind::SecurityKey {
+                user_verified: false,
+            },
+            SecondProof::Code(code) if normalize_totp_code(code).is_some() => CodeKind::Totp,
+            SecondProof::Code(_) => CodeKind::Backup,
+        }
+        .method(&challenge.amr);
         if let Err(locked) = self
             .refuse_if_locked(tx.as_mut(), tenant, &user.id, now)
             .await
@@ -437,7 +448,7 @@ impl Authn {
         let (session, cookie_value) =
             self.new_session(&current, client, now, amr, ACR_AAL2.to_owned());
         tx.insert_session(&session).await?;
-        let method = kind.method();
+        let method = kind.method(&challenge.amr);
         let record = self.login_record_by(
             &tenant.id,
             &current.id,

@@ -717,6 +717,9 @@ impl Strings {
             "passkey" => self.method_passkey,
             "sso" => self.sso.method,
             "social" => self.social.method,
+            "social_totp" => self.social.method_totp,
+            "social_backup_code" => self.social.method_backup_code,
+            "social_security_key" => self.social.method_security_key,
             _ => self.unknown,
         }
     }

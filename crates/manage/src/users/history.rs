@@ -54,8 +54,11 @@ pub struct LoginRecordView {
     #[schema(value_type = String, format = DateTime)]
     pub occurred_at: OffsetDateTime,
     /// How: `password` (a password alone), `password_totp` (the password, then an
-    /// authenticator app's code), `password_backup_code` (the password, then a backup code) or
-    /// `password_trusted_device` (the password on a browser trusted to skip the second step).
+    /// authenticator app's code), `password_backup_code` (the password, then a backup code),
+    /// `password_trusted_device` (the password on a browser trusted to skip the second step),
+    /// `password_security_key` (the password, then a security key), `passkey`, `sso` (the
+    /// organization's provider), `social` (a social provider alone), or `social_totp`,
+    /// `social_backup_code`, `social_security_key` (a social provider, then that second step).
     #[schema(example = "password_totp")]
     pub method: &'static str,
     /// What came of it: `success`, `invalid_credentials` (wrong password, or an account that

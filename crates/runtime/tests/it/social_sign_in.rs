@@ -280,6 +280,22 @@ async fn people_sign_in_with_social_providers_and_attacks_are_refused() {
             done.body
         );
         assert_eq!(userinfo(&side, &second).await["sub"], alice_id);
+        // Her history says what she did: the provider, then the app's code (no password).
+        let (status, history) = json(
+            side.api(
+                M::GET,
+                &format!(
+                    "/api/v1/tenant-users/{}/login-history",
+                    alice_id.as_str().unwrap()
+                ),
+            )
+            .send()
+            .await
+            .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 200, "{history}");
+        assert_eq!(history["items"][0]["method"], "social_totp", "{history}");
 
         // A link waiting for Alice is not confirmed by someone else signed in.
         side.person("mallory@example.com", true).await;

@@ -71,6 +71,12 @@ pub struct SocialStrings {
     pub last_method: &'static str,
     /// The login history's name for the method.
     pub method: &'static str,
+    /// The login history's name for a social sign-in completed with an app code.
+    pub method_totp: &'static str,
+    /// … with a backup code.
+    pub method_backup_code: &'static str,
+    /// … with a security key.
+    pub method_security_key: &'static str,
 }
 
 /// English.
@@ -110,4 +116,7 @@ pub(super) static EN: SocialStrings = SocialStrings {
     disconnected: "The account was disconnected.",
     last_method: "Set a password or add a passkey before disconnecting your last way to sign in.",
     method: "Social sign-in",
+    method_totp: "Social sign-in and app code",
+    method_backup_code: "Social sign-in and backup code",
+    method_security_key: "Social sign-in and security key",
 };
