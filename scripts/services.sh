@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the real services the tests use are running on loopback: PostgreSQL on
-# 127.0.0.1:5432 (trust auth for the test role) and Redis on 127.0.0.1:6379. Installs them from
-# Debian's packages when absent. Idempotent; safe to run on a machine where they already run.
+# 127.0.0.1:5432 (trust auth for the test role), Redis on 127.0.0.1:6379 and Memcached on
+# 127.0.0.1:11211. Installs them from Debian's packages when absent. Idempotent; safe to run on a
+# machine where they already run.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -54,4 +55,17 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   for _ in $(seq 1 20); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.5; done
 fi
 redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null || { echo "Redis did not come up on 127.0.0.1:6379" >&2; exit 1; }
-echo "services ready: PostgreSQL 127.0.0.1:5432, Redis 127.0.0.1:6379"
+# Memcached for the Memcached coordination backend's tests (no UDP: -U 0).
+mc_up() { timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/11211 && printf "version\r\n" >&3 && head -c 8 <&3 | grep -q VERSION' 2>/dev/null; }
+if ! command -v memcached >/dev/null 2>&1; then
+  echo "installing Memcached (Debian package)"
+  apt_install memcached
+fi
+if ! mc_up; then
+  echo "starting Memcached"
+  # -u: memcached refuses to run as root without being told which user to be.
+  memcached -d -l 127.0.0.1 -p 11211 -U 0 -u "$(id -un)"
+  for _ in $(seq 1 20); do mc_up && break; sleep 0.5; done
+fi
+mc_up || { echo "Memcached did not come up on 127.0.0.1:11211" >&2; exit 1; }
+echo "services ready: PostgreSQL 127.0.0.1:5432, Redis 127.0.0.1:6379, Memcached 127.0.0.1:11211"

@@ -16,10 +16,11 @@ use crate::model::{
     AdaptiveMfaConfig, ApiKeysConfig, AuthConfig, CaptchaConfig, ChallengeConfig, CibaConfig,
     Config, DatabaseConfig, DelegationConfig, DeploymentConfig, DeviceAuthorizationConfig,
     DpopConfig, DynamicRegistrationConfig, EmailConfig, EndpointThrottle, EnterpriseSsoConfig,
-    GenericOauthConfig, HibpConfig, JwtConfig, KmsConfig, LogDelivery, LogoutConfig, OidcConfig,
-    OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig, RedisConfig, ScimConfig,
-    SecurityConfig, ServerConfig, SmtpConfig, SocialConfig, SoftwareStatementIssuer, TenantConfig,
-    TlsConfig, TwoFactorConfig, VerifiedDomainsConfig, WebhooksConfig,
+    GenericOauthConfig, HibpConfig, JwtConfig, KmsConfig, LogDelivery, LogoutConfig,
+    MemcachedConfig, OidcConfig, OpenApiConfig, PasskeyConfig, PoolOverride, RecoveryConfig,
+    RedisConfig, ScimConfig, SecurityConfig, ServerConfig, SmtpConfig, SocialConfig,
+    SoftwareStatementIssuer, TenantConfig, TlsConfig, TwoFactorConfig, VerifiedDomainsConfig,
+    WebhooksConfig,
 };
 
 /// One key (or section) of the configuration.
@@ -305,6 +306,7 @@ fn field_orders() -> Vec<(Cow<'static, str>, &'static [&'static str])> {
         PoolOverride,
         KmsConfig,
         RedisConfig,
+        MemcachedConfig,
         AuthConfig,
         EmailConfig,
         SmtpConfig,

@@ -5,8 +5,7 @@
 //!
 //! [`UNAVAILABLE`] is the one place that says what is refused. Its entries are absent from the
 //! model. An entry may accept the one value that states what this version does (a switch that
-//! can only be off, the one coordination backend there is), so a configuration that spells it
-//! out still loads. The example generator leaves every entry out of `svc.example.toml` and lists
+//! can only be off), so a configuration that spells it out still loads. The example generator leaves every entry out of `svc.example.toml` and lists
 //! them in its header. When a feature lands, its entry goes and its typed section comes in.
 
 use figment::value::{Dict, Value};
@@ -146,11 +145,6 @@ pub(crate) const UNAVAILABLE: &[Unavailable] = &[
         "the development OAuth proxy is not built yet",
     ),
     // Infrastructure.
-    section(
-        "memcached",
-        "the Memcached coordination backend is not built yet (instances coordinate through the \
-         runtime database)",
-    ),
     key(
         "deployment.embedded_chain_monitor",
         Accepts::False,

@@ -81,7 +81,9 @@ pub enum CoordinationBackend {
     /// Redis (`[redis]`): the throttle counts across instances, DPoP `jti`s are recorded there,
     /// and cache announcements go through its publish/subscribe.
     Redis,
-    /// Memcached: not built in this version (refused at start).
+    /// Memcached (`[memcached]`): the throttle counts across instances (in fixed windows) and
+    /// DPoP `jti`s are recorded there; cache announcements stay on PostgreSQL's `LISTEN/NOTIFY`
+    /// (Memcached has no publish/subscribe).
     Memcached,
 }
 
@@ -110,8 +112,9 @@ pub struct DeploymentConfig {
     pub background_tasks_enabled: bool,
     /// Database topology: "shared" or "split_by_plane". Default: "shared".
     pub database_topology: DatabaseTopology,
-    /// What instances coordinate through: "postgres" (the runtime database) or "redis"
-    /// (`[redis]`). "memcached" is not built in this version. Default: "postgres".
+    /// What instances coordinate through: "postgres" (the runtime database), "redis"
+    /// (`[redis]`) or "memcached" (`[memcached]`: throttle counters and DPoP `jti`s only; cache
+    /// announcements stay on the database). Default: "postgres".
     pub coordination_backend: CoordinationBackend,
     /// The plane this process runs: "auth", "control", "async" or "all". The environment
     /// shortcut `SVC_RUNTIME_PLANE` sets it. Default: "all".

@@ -17,6 +17,7 @@ mod dpop;
 mod dynamic_registration;
 mod enterprise_sso;
 mod logout;
+mod memcached;
 mod passkey;
 mod redis;
 mod scim;
@@ -51,6 +52,7 @@ pub use dpop::DpopConfig;
 pub use dynamic_registration::{DynamicRegistrationConfig, SoftwareStatementIssuer};
 pub use enterprise_sso::EnterpriseSsoConfig;
 pub use logout::LogoutConfig;
+pub use memcached::MemcachedConfig;
 pub use passkey::PasskeyConfig;
 pub use redis::{RedisConfig, ThrottleFailMode};
 pub use scim::ScimConfig;
@@ -76,6 +78,9 @@ pub struct Config {
     pub database: DatabaseConfig,
     /// The Redis coordination backend (with `deployment.coordination_backend = "redis"`).
     pub redis: RedisConfig,
+    /// The Memcached coordination backend (with `deployment.coordination_backend =
+    /// "memcached"`).
+    pub memcached: MemcachedConfig,
     /// Key management service (`svc-kms`); required in production.
     pub kms: Option<KmsConfig>,
     /// Password hashing and credential abuse limits.

@@ -166,12 +166,6 @@ const CASES: &[Case] = &[
         "yes",
     ),
     case(
-        "memcached",
-        "[memcached]\naddress = \"127.0.0.1:11211\"\n",
-        "SVC_MEMCACHED__ADDRESS",
-        "127.0.0.1:11211",
-    ),
-    case(
         "deployment.embedded_chain_monitor",
         "[deployment]\nembedded_chain_monitor = true\n",
         "SVC_DEPLOYMENT__EMBEDDED_CHAIN_MONITOR",

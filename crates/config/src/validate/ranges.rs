@@ -69,6 +69,18 @@ pub(crate) const BOUNDS: &[Bound] = &[
         10_000,
     ),
     bound(
+        "memcached.pool_size",
+        |c| Some(c.memcached.pool_size.into()),
+        1,
+        64,
+    ),
+    bound(
+        "memcached.command_timeout_ms",
+        |c| Some(c.memcached.command_timeout_ms.into()),
+        50,
+        10_000,
+    ),
+    bound(
         "oidc.client_cache_secs",
         |c| Some(c.oidc.client_cache_secs.into()),
         0,

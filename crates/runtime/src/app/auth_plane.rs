@@ -52,9 +52,10 @@ pub(super) fn routes(config: &Config, services: &Services) -> Router {
         requests_per_second: throttle.requests_per_second,
         burst: throttle.burst,
     });
-    // With Redis every instance draws from the same buckets (`crate::coordination`).
-    let throttle = Arc::new(match &services.redis {
-        Some(redis) => throttle.shared(redis.clone(), redis.outage()),
+    // With Redis or Memcached every instance draws from the same buckets
+    // (`crate::coordination`).
+    let throttle = Arc::new(match &services.coordination {
+        Some(shared) => throttle.shared(shared.counter(), shared.outage()),
         None => throttle,
     });
     let settings = authorize_settings(config);

@@ -1,9 +1,9 @@
 //! What every plane runs whatever its routes (ARCHITECTURE.md "Planes": every plane serves
 //! `/health/*` and `/metrics`): readiness over each opened store, the workers, the KMS and (when
-//! throttling fails closed) the Redis coordination backend, pool
+//! throttling fails closed) the coordination backend (Redis or Memcached), pool
 //! gauges, and a watchdog per store that logs outages once per transition.
 
-use crate::coordination::{RedisBackend, RedisReadiness};
+use crate::coordination::{Coordination, CoordinationReadiness};
 use crate::stores::{OpenedStore, StorePoolStats, StoreReadiness};
 use crate::workers::Workers;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ pub(super) fn health(
     stores: &[OpenedStore],
     workers: &mut Workers,
     keys: &Arc<KeyService>,
-    redis: Option<&Arc<RedisBackend>>,
+    coordination: Option<&Coordination>,
     metrics: &Metrics,
     watchdog_interval: Duration,
 ) -> Health {
@@ -37,11 +37,12 @@ pub(super) fn health(
     if !keys.is_ephemeral() {
         checks.push(Arc::new(crate::keys::KmsReadiness(keys.clone())));
     }
-    // Throttling that fails closed refuses every throttled request without Redis: not ready.
-    if let Some(redis) = redis
-        && redis.outage() == svc_http::throttle::Outage::Refuse
+    // Throttling that fails closed refuses every throttled request without its backend: not
+    // ready.
+    if let Some(coordination) = coordination
+        && coordination.outage() == svc_http::throttle::Outage::Refuse
     {
-        checks.push(Arc::new(RedisReadiness(redis.clone())));
+        checks.push(Arc::new(CoordinationReadiness(coordination.clone())));
     }
     for opened in stores {
         metrics.register_pool(opened.label, Arc::new(StorePoolStats(opened.store.clone())));

@@ -110,8 +110,8 @@ impl App {
         }
         // Other instances' changes reach this process's caches (`crate::shared_caches`).
         services.caches.register_metrics(&metrics);
-        if let Some(redis) = &services.redis {
-            redis.register_metrics(&metrics);
+        if let Some(coordination) = &services.coordination {
+            coordination.register_metrics(&metrics);
         }
         if let Some(feed) = services.feed.clone() {
             let caches = services.caches.clone();
@@ -127,7 +127,7 @@ impl App {
             &stores,
             &mut workers,
             &services.keys,
-            services.redis.as_ref(),
+            services.coordination.as_ref(),
             &metrics,
             options.watchdog_interval,
         );

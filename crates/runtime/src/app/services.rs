@@ -4,7 +4,7 @@
 //! state. Planes take what they need from here; nothing here starts a worker or binds a route.
 
 use crate::RuntimeError;
-use crate::coordination::RedisBackend;
+use crate::coordination::Coordination;
 use crate::directory::CachedDirectory;
 use crate::shared_caches::{Change, ProcessCaches};
 use crate::stores::OpenedStore;
@@ -45,10 +45,11 @@ pub(super) struct Services {
     /// Every cache above, and the change feed that keeps them correct across instances.
     pub(super) caches: Arc<ProcessCaches>,
     /// Where changes are announced to the other instances: Redis with that backend, else the
-    /// database's own feed (PostgreSQL), else none (embedded SQLite serves one process).
+    /// database's own feed (PostgreSQL, also with Memcached, which has no publish/subscribe),
+    /// else none (embedded SQLite serves one process).
     pub(super) feed: Option<Arc<dyn ChangeFeed>>,
-    /// The Redis coordination backend, when configured.
-    pub(super) redis: Option<Arc<RedisBackend>>,
+    /// The coordination backend besides the database (Redis or Memcached), when configured.
+    pub(super) coordination: Option<Coordination>,
     /// The one sign-in engine of the process.
     pub(super) authn: Arc<svc_authn::Authn>,
     /// The management API's state; also authorises `/metrics` reads on every plane.
@@ -81,11 +82,11 @@ impl Services {
         let clients = Arc::new(ClientCache::new(cache_ttl));
         let origins = Arc::new(BrowserOrigins::new(store.clone(), cache_ttl));
         let api_keys = api_keys(config, &store, &clock, &rng).await?;
-        let redis = crate::coordination::open(config)?;
-        let feed = match &redis {
-            Some(redis) => Some(redis.clone() as Arc<dyn ChangeFeed>),
-            None => store.change_feed(),
-        };
+        let coordination = crate::coordination::open(config, clock.clone())?;
+        let feed = coordination
+            .as_ref()
+            .and_then(Coordination::feed)
+            .or_else(|| store.change_feed());
         let caches = Arc::new(ProcessCaches::new(
             clients.clone(),
             directory,
@@ -142,7 +143,12 @@ impl Services {
         if let Some(social) = social {
             manage = manage.with_social(social);
         }
-        let dpop = Arc::new(dpop(config, store.clone(), clock.clone(), redis.as_ref()));
+        let dpop = Arc::new(dpop(
+            config,
+            store.clone(),
+            clock.clone(),
+            coordination.as_ref(),
+        ));
         let api = ApiState {
             tenants: tenants.clone(),
             keys: keys.clone(),
@@ -164,7 +170,7 @@ impl Services {
             origins,
             caches,
             feed,
-            redis,
+            coordination,
             authn,
             api,
             dpop,
@@ -198,15 +204,15 @@ async fn api_keys(
     ))))
 }
 
-/// `[dpop]` in the engine's terms. Proof `jti`s are remembered in Redis with that coordination
-/// backend; otherwise in this process while it is the only instance serving the database (no
-/// `[kms]`: the instance lease guarantees it), and in the database when several instances may
-/// serve it (RFC 9449 §11.1 across instances).
+/// `[dpop]` in the engine's terms. Proof `jti`s are remembered in Redis or Memcached with those
+/// coordination backends; otherwise in this process while it is the only instance serving the
+/// database (no `[kms]`: the instance lease guarantees it), and in the database when several
+/// instances may serve it (RFC 9449 §11.1 across instances).
 fn dpop(
     config: &Config,
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
-    redis: Option<&Arc<RedisBackend>>,
+    coordination: Option<&Coordination>,
 ) -> Dpop {
     let c = &config.dpop;
     let settings = DpopSettings {
@@ -215,8 +221,8 @@ fn dpop(
         proof_window: Duration::from_secs(u64::from(c.proof_window_secs)),
         nonce_lifetime: Duration::from_secs(u64::from(c.nonce_lifetime_secs)),
     };
-    let replay: Arc<dyn ProofReplay> = if let Some(redis) = redis {
-        redis.clone()
+    let replay: Arc<dyn ProofReplay> = if let Some(coordination) = coordination {
+        coordination.replay()
     } else if config.kms.is_some() {
         Arc::new(StoreReplay(store))
     } else {

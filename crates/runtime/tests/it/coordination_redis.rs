@@ -16,7 +16,7 @@ use svc_testkit::FaultyProxy;
 const REDIS: &str = "redis://127.0.0.1:6379/0";
 
 /// A prefix no other test (or run) uses.
-fn prefix() -> String {
+pub(crate) fn prefix() -> String {
     let mut bytes = [0u8; 6];
     OsRandom.fill(&mut bytes);
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -52,9 +52,9 @@ fn redis_env(prefix: &str, per_second: u32, burst: u32) -> Vec<(&'static str, St
 }
 
 /// Generous enough that no test here is throttled unless it means to be.
-const ROOMY: (u32, u32) = (200, 400);
+pub(crate) const ROOMY: (u32, u32) = (200, 400);
 
-fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+pub(crate) fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
@@ -71,7 +71,7 @@ async fn redis_proxy() -> (FaultyProxy, String) {
 }
 
 /// The value of the sample `name` (no labels) on `metrics`.
-fn sample(metrics: &str, name: &str) -> Option<f64> {
+pub(crate) fn sample(metrics: &str, name: &str) -> Option<f64> {
     metrics
         .lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())

@@ -17,6 +17,7 @@ mod ciba_api;
 mod cli;
 mod client_documents;
 mod common;
+mod coordination_memcached;
 mod coordination_redis;
 mod dcr;
 mod delegations;

@@ -53,8 +53,6 @@ dashboard_app_origin = "http://dashboard.localhost:3000"
 enabled = true
 [deployment]
 embedded_chain_monitor = true
-[memcached]
-address = "127.0.0.1:11211"
 [database]
 maintenance_url = "postgres://maint:never-echoed-secret@127.0.0.1/svc"
 [phone]
@@ -88,7 +86,6 @@ const LABELS: &[&str] = &[
     "server.identity_app_origin",
     "server.dashboard_app_origin",
     "oauth_proxy.enabled",
-    "[memcached]",
     "deployment.embedded_chain_monitor",
     "database.maintenance_url",
     "[phone]",
@@ -195,12 +192,7 @@ async fn the_generated_example_lists_only_what_works_and_passes_config_check() {
         );
     }
     // Whole lines: the wrapped header may start a line with a refused label.
-    for setting in [
-        "\n[vault]\n",
-        "\n# [vault]\n",
-        "\n[phone]\n",
-        "\n[memcached]\n",
-    ] {
+    for setting in ["\n[vault]\n", "\n# [vault]\n", "\n[phone]\n"] {
         assert!(!text.contains(setting), "{setting} is written as a setting");
     }
 }
@@ -211,7 +203,18 @@ async fn a_coordination_backend_without_what_it_needs_is_refused_at_start() {
     for (env, said) in [
         (
             &[("SVC_DEPLOYMENT__COORDINATION_BACKEND", "memcached")][..],
-            "deployment.coordination_backend = \"memcached\" is not available in this version",
+            "needs memcached.url",
+        ),
+        (
+            &[
+                ("SVC_DEPLOYMENT__COORDINATION_BACKEND", "memcached"),
+                ("SVC_MEMCACHED__URL", "127.0.0.1:11211"),
+            ][..],
+            "memcached.url = \"127.0.0.1:11211\" must be memcache://host[:port]",
+        ),
+        (
+            &[("SVC_MEMCACHED__URL", "memcache://127.0.0.1:11211")][..],
+            "memcached.url is set but deployment.coordination_backend = \"postgres\" never reads it",
         ),
         (
             &[("SVC_DEPLOYMENT__COORDINATION_BACKEND", "redis")][..],

@@ -18,11 +18,10 @@
 use async_trait::async_trait;
 use prometheus_client::metrics::gauge::Gauge;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use svc_config::{Config, CoordinationBackend, ThrottleFailMode};
+use svc_config::{Config, ThrottleFailMode};
 use svc_domain::TenantId;
 use svc_http::throttle::{Outage, SharedCounter};
 use svc_oauth::OAuthError;
@@ -30,6 +29,7 @@ use svc_oauth::dpop::ProofReplay;
 use svc_store::{ChangeFeed, ChangeSubscription, FeedEvent, StoreError};
 use time::OffsetDateTime;
 
+use super::hashed_key;
 use crate::RuntimeError;
 
 /// One GCRA step: `KEYS[1]` the bucket, `ARGV[1]` the emission interval in milliseconds,
@@ -69,12 +69,9 @@ impl std::fmt::Debug for RedisBackend {
     }
 }
 
-/// The Redis backend when the configuration chooses it. Connections are lazy: the process
-/// starts while Redis is down, and the failure modes apply until it is back.
-pub(crate) fn open(config: &Config) -> Result<Option<Arc<RedisBackend>>, RuntimeError> {
-    if config.deployment.coordination_backend != CoordinationBackend::Redis {
-        return Ok(None);
-    }
+/// The Redis backend `[redis]` describes. Connections are lazy: the process starts while Redis
+/// is down, and the failure modes apply until it is back.
+pub(super) fn open(config: &Config) -> Result<Arc<RedisBackend>, RuntimeError> {
     let c = &config.redis;
     let url = c
         .url
@@ -99,7 +96,7 @@ pub(crate) fn open(config: &Config) -> Result<Option<Arc<RedisBackend>>, Runtime
         .collect::<Result<Vec<_>, _>>()
         .map_err(fail)?;
     tracing::info!(redis = %url.redacted(), prefix = %c.key_prefix, "coordinating through Redis");
-    Ok(Some(Arc::new(RedisBackend {
+    Ok(Arc::new(RedisBackend {
         client,
         connections,
         next: AtomicUsize::new(0),
@@ -111,38 +108,18 @@ pub(crate) fn open(config: &Config) -> Result<Option<Arc<RedisBackend>>, Runtime
             ThrottleFailMode::FailOpen => Outage::CountLocally,
             ThrottleFailMode::FailClosed => Outage::Refuse,
         },
-    })))
-}
-
-/// `prefix` + `kind` + the hex SHA-256 of `parts` joined by NUL (no part can forge another's
-/// boundary).
-fn hashed_key(prefix: &str, kind: &str, parts: &[&str]) -> String {
-    let digest = svc_crypto::digest::sha256(parts.join("\0").as_bytes());
-    let mut key = String::with_capacity(prefix.len() + kind.len() + 65);
-    key.push_str(prefix);
-    key.push_str(kind);
-    key.push(':');
-    for b in digest {
-        let _ = write!(key, "{b:02x}");
-    }
-    key
+    }))
 }
 
 impl RedisBackend {
     /// What the throttle does while Redis is away.
-    pub(crate) fn outage(&self) -> Outage {
+    pub(super) fn outage(&self) -> Outage {
         self.outage
     }
 
-    /// Registers `svc_coordination_up`.
-    pub(crate) fn register_metrics(&self, metrics: &svc_http::Metrics) {
-        metrics.with_registry(|registry| {
-            registry.register(
-                "svc_coordination_up",
-                "1 when the last command to the Redis coordination backend succeeded",
-                self.up.clone(),
-            );
-        });
+    /// 1 while the last command succeeded (`svc_coordination_up`).
+    pub(super) fn up(&self) -> &Gauge {
+        &self.up
     }
 
     fn connection(&self) -> ConnectionManager {
@@ -165,7 +142,7 @@ impl RedisBackend {
     }
 
     /// A round trip (readiness under fail-closed throttling).
-    pub(crate) async fn ping(&self) -> Result<(), String> {
+    pub(super) async fn ping(&self) -> Result<(), String> {
         let mut connection = self.connection();
         self.run(async move { redis::cmd("PING").query_async::<()>(&mut connection).await })
             .await
@@ -306,42 +283,5 @@ impl ChangeSubscription for RedisSubscription {
                 ))
             }
         }
-    }
-}
-
-/// Readiness while throttling fails closed: without Redis every throttled request is refused.
-pub(crate) struct RedisReadiness(pub(crate) Arc<RedisBackend>);
-
-#[async_trait]
-impl svc_http::ReadinessCheck for RedisReadiness {
-    fn name(&self) -> &str {
-        "coordination.redis"
-    }
-
-    async fn check(&self) -> Result<(), String> {
-        self.0.ping().await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_are_prefixed_bounded_and_unambiguous() {
-        let a = hashed_key("svc:", "dpop", &["ten_1", "jkt", "jti"]);
-        assert!(a.starts_with("svc:dpop:"));
-        assert_eq!(a.len(), "svc:dpop:".len() + 64);
-        let long = "x".repeat(10_000);
-        assert_eq!(
-            hashed_key("p:", "throttle", &[&long]).len(),
-            "p:throttle:".len() + 64
-        );
-        assert_ne!(
-            hashed_key("svc:", "dpop", &["ten_1", "a:b", "c"]),
-            hashed_key("svc:", "dpop", &["ten_1", "a", "b:c"]),
-            "a separator inside a part cannot forge another key"
-        );
-        assert_ne!(a, hashed_key("svc:", "throttle", &["ten_1", "jkt", "jti"]));
     }
 }
