@@ -68,4 +68,10 @@ if ! mc_up; then
   for _ in $(seq 1 20); do mc_up && break; sleep 0.5; done
 fi
 mc_up || { echo "Memcached did not come up on 127.0.0.1:11211" >&2; exit 1; }
+# HAProxy for the cluster test (crates/runtime/tests/it/cluster): installed only; the test runs
+# its own instance in the foreground on a free loopback port and stops it.
+if ! command -v haproxy >/dev/null 2>&1; then
+  echo "installing HAProxy (Debian package)"
+  apt_install haproxy
+fi
 echo "services ready: PostgreSQL 127.0.0.1:5432, Redis 127.0.0.1:6379, Memcached 127.0.0.1:11211"

@@ -19,16 +19,22 @@ pub(crate) struct CreatedTenant {
 
 /// Creates an operator token with the real CLI against the app's database.
 pub(crate) async fn operator_token(app: &TestApp) -> String {
-    let work = tempfile::tempdir().unwrap();
     let db = match &app.database_url {
         Some(url) => url.clone(),
         None => format!("sqlite://{}", app.sqlite_path().display()),
     };
+    operator_token_at(&db).await
+}
+
+/// Creates an operator token with the real CLI against the database at `db` (for services run
+/// as child processes, which have no [`TestApp`]).
+pub(crate) async fn operator_token_at(db: &str) -> String {
+    let work = tempfile::tempdir().unwrap();
     let exit = Process::run(
         binary(),
         work.path(),
         &["operator", "create-token", "--name", "e2e"],
-        &[("DATABASE_URL", db.as_str())],
+        &[("DATABASE_URL", db)],
     )
     .await;
     assert_eq!(exit.code, Some(0), "{}\n{}", exit.stdout, exit.stderr);
@@ -120,6 +126,28 @@ pub(crate) async fn management_token(
         .header("host", &tenant.host)
         .basic_auth(&tenant.client_id, Some(&tenant.client_secret))
         .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    body["access_token"].as_str().unwrap().to_owned()
+}
+
+/// A client_credentials token of a tenant's management application (every scope it holds) from
+/// the service at `url` (`http://ip:port`), the tenant named by `host`.
+pub(crate) async fn management_token_at(
+    client: &reqwest::Client,
+    url: &str,
+    host: &str,
+    id: &str,
+    secret: &str,
+) -> String {
+    let response = client
+        .post(format!("{url}/oauth/token"))
+        .header("host", host)
+        .basic_auth(id, Some(secret))
+        .form(&[("grant_type", "client_credentials")])
         .send()
         .await
         .unwrap();

@@ -16,6 +16,7 @@ mod ciba;
 mod ciba_api;
 mod cli;
 mod client_documents;
+mod cluster;
 mod common;
 mod coordination_memcached;
 mod coordination_redis;

@@ -160,7 +160,19 @@ fn as_refs(env: &[(String, String)]) -> Vec<(&str, &str)> {
 
 /// The status of a client_credentials grant at `app` for `host` with (`id`, `secret`).
 pub(crate) async fn grant(app: &TestApp, host: &str, id: &str, secret: &str) -> u16 {
-    app.request(Method::POST, "/oauth/token")
+    grant_at(&app.client, &app.url, host, id, secret).await
+}
+
+/// [`grant`] at the service listening at `url` (`http://ip:port`), sent with `client`.
+pub(crate) async fn grant_at(
+    client: &reqwest::Client,
+    url: &str,
+    host: &str,
+    id: &str,
+    secret: &str,
+) -> u16 {
+    client
+        .post(format!("{url}/oauth/token"))
         .header("host", host)
         .basic_auth(id, Some(secret))
         .form(&[("grant_type", "client_credentials")])

@@ -24,6 +24,8 @@ pub(crate) struct Received {
     pub(crate) body: Bytes,
     /// What the SDK's verifier said (`None` while no secret was set).
     pub(crate) verdict: Option<Result<(), WebhookError>>,
+    /// When it arrived.
+    pub(crate) at: std::time::Instant,
 }
 
 impl Received {
@@ -91,6 +93,7 @@ impl Receiver {
             headers,
             body,
             verdict,
+            at: std::time::Instant::now(),
         });
         let pause = delay.max(*self.delay.lock().unwrap());
         tokio::time::sleep(pause).await;
