@@ -19,7 +19,9 @@ Environment overrides (optional):
   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
   BENCH_SVC_LOG=warn       RUST_LOG for svc (info = per-request access log on, as shipped)
   BENCH_ID_TOKEN_ALG=RS256 ID-token algorithm of the code-flow client on both servers (RS256|ES256)
-  BENCH_SKIP_BUILD=1       use the release binaries already built (no cargo build)
+  BENCH_SKIP_BUILD=1       use the binaries already built (no cargo build)
+  BENCH_PROFILE=release    cargo profile of the binaries: release (default; the only one whose
+                           figures mean anything) or dev (the CI smoke: reuses the test build)
   BENCH_OUT=FILE           where the results table goes (default: bench/RESULTS.md)
   CARGO_TARGET_DIR=DIR     where cargo builds (and where the binaries are taken from)
 EOF
@@ -46,16 +48,22 @@ SVC_LOG=${BENCH_SVC_LOG:-warn}
 ID_TOKEN_ALG=${BENCH_ID_TOKEN_ALG:-RS256}
 case "$ID_TOKEN_ALG" in RS256|ES256) ;; *) echo "run.sh: BENCH_ID_TOKEN_ALG must be RS256 or ES256" >&2; exit 2 ;; esac
 SKIP_BUILD=${BENCH_SKIP_BUILD:-0}
+PROFILE=${BENCH_PROFILE:-release}
+case "$PROFILE" in
+  release) PROFILE_DIR=release; PROFILE_FLAG=--release ;;
+  dev) PROFILE_DIR=debug; PROFILE_FLAG="" ;;
+  *) echo "run.sh: BENCH_PROFILE must be release or dev" >&2; exit 2 ;;
+esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 # Cargo's target directory: CARGO_TARGET_DIR when set (relative to the workspace root), else target/.
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
-BIN="$TARGET_DIR/release/svc-runtime"
-FLOWS="$TARGET_DIR/release/svc-bench-flows"
+BIN="$TARGET_DIR/$PROFILE_DIR/svc-runtime"
+FLOWS="$TARGET_DIR/$PROFILE_DIR/svc-bench-flows"
 CMDLINE="bash bench/run.sh${*:+ $*}"
-for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_TOTP_USERS BENCH_PG_URL BENCH_SVC_LOG BENCH_ID_TOKEN_ALG BENCH_SKIP_BUILD; do
+for v in BENCH_DURATION BENCH_ROUNDS BENCH_BACKENDS BENCH_CONCURRENCY BENCH_SCENARIOS BENCH_TOTP_USERS BENCH_PG_URL BENCH_SVC_LOG BENCH_ID_TOKEN_ALG BENCH_SKIP_BUILD BENCH_PROFILE; do
   if [ -n "${!v:-}" ]; then CMDLINE="$v='${!v}' $CMDLINE"; fi
 done
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
@@ -207,11 +215,15 @@ for tool in curl jq node npm python3 getconf; do command -v "$tool" >/dev/null 2
 if [[ " $BACKENDS " == *" postgres "* ]]; then command -v psql >/dev/null 2>&1 || die "psql is missing (needed for the postgres backend)"; fi
 
 if [ "$SKIP_BUILD" = 1 ]; then
-  log "BENCH_SKIP_BUILD=1: using the binaries in $TARGET_DIR/release as they are"
+  log "BENCH_SKIP_BUILD=1: using the binaries in $TARGET_DIR/$PROFILE_DIR as they are"
 else
-  log "cargo build --release -p svc-runtime -p svc-bench-flows (target: $TARGET_DIR)"
-  (cd "$ROOT" && cargo build --release -p svc-runtime -p svc-bench-flows) >"$RAW/cargo-build.log" 2>&1 \
-    || { tail -20 "$RAW/cargo-build.log" >&2; die "release build failed (see $RAW/cargo-build.log)"; }
+  log "cargo build $PROFILE_FLAG -p svc-runtime -p svc-bench-flows (profile $PROFILE, target: $TARGET_DIR)"
+  # shellcheck disable=SC2086 # PROFILE_FLAG is empty for the dev profile
+  (cd "$ROOT" && cargo build $PROFILE_FLAG -p svc-runtime -p svc-bench-flows) >"$RAW/cargo-build.log" 2>&1 \
+    || { tail -20 "$RAW/cargo-build.log" >&2; die "$PROFILE build failed (see $RAW/cargo-build.log)"; }
+fi
+if [ "$PROFILE" != release ]; then
+  log "profile $PROFILE: unoptimised svc binaries; the figures check that every scenario runs, they say nothing of speed"
 fi
 [ -x "$BIN" ] || die "missing $BIN after build"
 [ -x "$FLOWS" ] || die "missing $FLOWS after build"
@@ -229,6 +241,7 @@ META="$RAW/meta.env"
 {
   echo "cmdline=$CMDLINE"
   echo "mode=$MODE"
+  echo "profile=$PROFILE"
   echo "duration=$DURATION"
   echo "rounds=$ROUNDS"
   echo "warmup=$WARMUP"

@@ -134,7 +134,11 @@ def main(raw, out):
     L.append(f"- **Machine:** {meta.get('nproc', '?')} vCPU {meta.get('cpu', '?')}, {meta.get('mem', '?')} RAM, "
              f"kernel {meta.get('kernel', '?')}; load average at start {meta.get('loadavg_start', '?')}, "
              f"at end {meta.get('loadavg_end', '?')}")
-    L.append(f"- **Software:** {meta.get('rustc', '?')}; svc release build; peer oidc-provider "
+    profile = meta.get('profile', 'release')
+    build = f"svc {profile} build"
+    if profile != 'release':
+        build += " (UNOPTIMISED: these figures only show that every scenario runs)"
+    L.append(f"- **Software:** {meta.get('rustc', '?')}; {build}; peer oidc-provider "
              f"{meta.get('oidc_provider', '?')} on Node {meta.get('node', '?')} (`NODE_ENV=production`); "
              f"load generator wrk {meta.get('wrk', '?')} (1 thread); multi-request flows driven by "
              f"`bench/flows` (svc-bench-flows, Rust, reqwest on a 1-thread tokio runtime)")
