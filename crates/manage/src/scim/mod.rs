@@ -25,6 +25,8 @@
 pub mod bulk;
 pub mod discovery;
 pub mod filter;
+#[cfg(test)]
+mod filter_props;
 pub mod group_filter;
 pub mod group_resource;
 pub mod groups;
