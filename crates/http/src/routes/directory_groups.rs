@@ -19,6 +19,17 @@ use svc_manage::directory_groups::{self, DirectoryGroupView, GroupRolesInput, Gr
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+/// The paths of the tenant's and the organizations' directory-group operations, for the API
+/// reference of a deployment without `[scim]` (which serves none of them).
+pub const PATHS: [&str; 6] = [
+    "/api/v1/scim/groups",
+    "/api/v1/scim/groups/{id}",
+    "/api/v1/scim/groups/{id}/roles",
+    "/api/v1/organizations/{id}/scim/groups",
+    "/api/v1/organizations/{id}/scim/groups/{group_id}",
+    "/api/v1/organizations/{id}/scim/groups/{group_id}/roles",
+];
+
 fn api() -> OpenApiRouter<ApiState> {
     OpenApiRouter::new()
         .routes(routes!(list))

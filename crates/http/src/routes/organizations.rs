@@ -39,8 +39,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 /// The base path of the routes.
 pub(super) const BASE: &str = "/api/v1/organizations";
 
-/// The routes; the single sign-on ones only with `sso` (`[enterprise_sso]` on).
-fn api(sso: bool) -> OpenApiRouter<ApiState> {
+/// The routes; the single sign-on ones only with `sso` (`[enterprise_sso]` on), the directory
+/// groups' only with `scim` (`[scim]` on).
+fn api(sso: bool, scim: bool) -> OpenApiRouter<ApiState> {
     use super::organizations_domains as domains;
     use super::organizations_groups as groups;
     use super::organizations_members as members;
@@ -63,10 +64,14 @@ fn api(sso: bool) -> OpenApiRouter<ApiState> {
             domains::update_domain,
             domains::remove_domain
         ))
-        .routes(routes!(domains::verify_domain))
-        .routes(routes!(groups::list_groups))
-        .routes(routes!(groups::get_group))
-        .routes(routes!(groups::set_group_roles));
+        .routes(routes!(domains::verify_domain));
+    let api = if scim {
+        api.routes(routes!(groups::list_groups))
+            .routes(routes!(groups::get_group))
+            .routes(routes!(groups::set_group_roles))
+    } else {
+        api
+    };
     if sso {
         api.routes(routes!(
             connection::put_sso,
@@ -78,19 +83,20 @@ fn api(sso: bool) -> OpenApiRouter<ApiState> {
     }
 }
 
-/// The organization routes (members included), state applied.
-pub fn router(state: ApiState) -> Router {
-    api(state.manage.sso.is_some())
+/// The organization routes (members included), state applied; the directory groups' with
+/// `scim` (`[scim]` on).
+pub fn router(state: ApiState, scim: bool) -> Router {
+    api(state.manage.sso.is_some(), scim)
         .split_for_parts()
         .0
         .with_state(state)
 }
 
-/// The OpenAPI operations of these routes, single sign-on included (a deployment without it
-/// leaves those out of its document).
+/// The OpenAPI operations of these routes, single sign-on and directory groups included (a
+/// deployment without them leaves those out of its document).
 #[must_use]
 pub fn operations() -> utoipa::openapi::OpenApi {
-    api(true).into_openapi()
+    api(true, true).into_openapi()
 }
 
 pub(super) fn organization_id(raw: &str) -> Result<OrganizationId, Problem> {

@@ -37,6 +37,11 @@ pub(super) fn routes(config: &svc_config::Config, services: &Services) -> Router
         router = router.merge(social_providers::router(api.clone()));
     }
     if config.scim.enabled {
+        // The tokens a directory provisions with and the roles its groups grant exist only
+        // with the provisioning endpoint itself.
+        router = router
+            .merge(svc_http::routes::scim_tokens::router(api.clone()))
+            .merge(svc_http::routes::directory_groups::router(api.clone()));
         router = router.merge(scim::router(ScimState {
             tenants: api.tenants.clone(),
             manage: api.manage.clone(),
@@ -54,10 +59,11 @@ pub(super) fn routes(config: &svc_config::Config, services: &Services) -> Router
         .merge(svc_http::routes::agents::router(api.clone()))
         .merge(svc_http::routes::delegations::router(api.clone()))
         .merge(svc_http::routes::registration_policy::router(api.clone()))
-        .merge(svc_http::routes::scim_tokens::router(api.clone()))
-        .merge(svc_http::routes::directory_groups::router(api.clone()))
         .merge(users::router(api.clone()))
-        .merge(svc_http::routes::organizations::router(api.clone()))
+        .merge(svc_http::routes::organizations::router(
+            api.clone(),
+            config.scim.enabled,
+        ))
         .merge(svc_http::routes::invitations::router(api.clone()))
         .merge(svc_http::routes::roles::router(api.clone()))
         .merge(webhooks::router(api.clone()))
@@ -96,6 +102,32 @@ pub(super) fn reference(config: &svc_config::Config) -> Router {
         (!config.api_keys.enabled, "/api/v1/api-keys/{id}"),
         (!config.api_keys.enabled, "/api/v1/api-keys/{id}/rotate"),
         (!config.api_keys.enabled, "/api/v1/api-key-policy"),
+        (!config.scim.enabled, "/api/v1/scim/tokens"),
+        (!config.scim.enabled, "/api/v1/scim/tokens/{id}"),
+        (
+            !config.scim.enabled,
+            svc_http::routes::directory_groups::PATHS[0],
+        ),
+        (
+            !config.scim.enabled,
+            svc_http::routes::directory_groups::PATHS[1],
+        ),
+        (
+            !config.scim.enabled,
+            svc_http::routes::directory_groups::PATHS[2],
+        ),
+        (
+            !config.scim.enabled,
+            svc_http::routes::directory_groups::PATHS[3],
+        ),
+        (
+            !config.scim.enabled,
+            svc_http::routes::directory_groups::PATHS[4],
+        ),
+        (
+            !config.scim.enabled,
+            svc_http::routes::directory_groups::PATHS[5],
+        ),
         (!config.dynamic_registration.enabled, "/oauth/register"),
         (
             !config.dynamic_registration.enabled,

@@ -203,17 +203,11 @@ async fn scim_tokens_are_issued_listed_revoked_and_bound_to_their_tenant() {
         assert_eq!(again.status(), 404);
         world.shutdown().await;
 
-        // Not served unless enabled: the router's plain 404.
+        // Not served unless enabled: the router's plain 404 (no token can be issued there, see
+        // the last test; this one has the shape of one).
         let plain = World::new(backend, Setup::default()).await;
-        let created = issue(&plain, None).await;
-        let (status, _, body) = scim(
-            &plain,
-            Method::GET,
-            "/Users",
-            created["token"].as_str().unwrap(),
-            None,
-        )
-        .await;
+        let shaped = format!("svcscim_{}", "a".repeat(52));
+        let (status, _, body) = scim(&plain, Method::GET, "/Users", &shaped, None).await;
         assert_eq!(status, 404, "{body}");
         assert!(body.get("scimType").is_none());
         plain.shutdown().await;
@@ -655,4 +649,63 @@ pub(crate) fn urlencode(raw: &str) -> String {
         }
     }
     out
+}
+
+#[tokio::test]
+async fn without_scim_its_tokens_and_groups_are_neither_served_nor_documented() {
+    for backend in BACKENDS {
+        let world = World::new(
+            backend,
+            Setup {
+                env: vec![("SVC_OPENAPI__ENABLED", "true")],
+                ..Setup::default()
+            },
+        )
+        .await;
+        let org: Value = world
+            .api(Method::POST, "/api/v1/organizations")
+            .json(&json!({"name": "North", "slug": "north"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let org = org["id"].as_str().expect("an organization");
+        let group = "scimg_01jd2n4k6m8p0r2t4v6x8z0b2d";
+        for (method, path) in [
+            (Method::POST, "/api/v1/scim/tokens".to_owned()),
+            (Method::GET, "/api/v1/scim/tokens".to_owned()),
+            (Method::GET, "/api/v1/scim/groups".to_owned()),
+            (Method::PUT, format!("/api/v1/scim/groups/{group}/roles")),
+            (
+                Method::GET,
+                format!("/api/v1/organizations/{org}/scim/groups"),
+            ),
+            (
+                Method::PUT,
+                format!("/api/v1/organizations/{org}/scim/groups/{group}/roles"),
+            ),
+        ] {
+            let answer = world
+                .api(method.clone(), &path)
+                .json(&json!({"roles": []}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(answer.status(), 404, "{backend:?} {method} {path}");
+        }
+        let document: Value = world.app.get("/openapi.json").await.json().await.unwrap();
+        let paths = document["paths"].as_object().expect("paths");
+        assert!(
+            paths.contains_key("/api/v1/organizations/{id}/members"),
+            "the document is the served one"
+        );
+        let scim: Vec<&String> = paths.keys().filter(|p| p.contains("/scim")).collect();
+        assert!(
+            scim.is_empty(),
+            "{backend:?}: documented without [scim]: {scim:?}"
+        );
+        world.shutdown().await;
+    }
 }
