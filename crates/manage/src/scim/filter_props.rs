@@ -28,6 +28,8 @@ fn config() -> ProptestConfig {
         cases,
         // Shrinking a failure must end even for long inputs.
         max_shrink_iters: 10_000,
+        // A failure prints its shrunk input; no regression files appear in the source tree.
+        failure_persistence: None,
         ..ProptestConfig::default()
     }
 }
