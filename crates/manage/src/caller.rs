@@ -13,13 +13,14 @@
 use crate::{ManageContext, ManageError, Reach};
 use svc_domain::{OrgStatus, OrganizationId, TENANT_ADMIN, TenantId, UserId};
 
-/// Whether the access token `jti` of `tenant` has been revoked.
+/// Whether the access token `jti` of `tenant` has been revoked by now.
 pub async fn access_token_revoked(
     ctx: &ManageContext,
     tenant: &TenantId,
     jti: &str,
 ) -> Result<bool, ManageError> {
-    Ok(svc_store::access_token_revoked(ctx.store.as_ref(), tenant, jti).await?)
+    let now = ctx.clock.now();
+    Ok(svc_store::access_token_revoked(ctx.store.as_ref(), tenant, jti, now).await?)
 }
 
 /// Where a person holding a management token stands now (see [`standing`]).

@@ -107,6 +107,7 @@ pub async fn active_claims(
     let Some(claims) = verified_claims(keys, tenant, issuer, token).await? else {
         return Ok(None);
     };
+    let at = now;
     let now = now.unix_timestamp();
     let in_lifetime = claims["exp"].as_i64().is_some_and(|exp| exp > now)
         && claims["nbf"].as_i64().is_none_or(|nbf| nbf <= now);
@@ -116,6 +117,6 @@ pub async fn active_claims(
     let Some(jti) = claims["jti"].as_str() else {
         return Ok(None);
     };
-    let revoked = svc_store::access_token_revoked(store, &tenant.id, jti).await?;
+    let revoked = svc_store::access_token_revoked(store, &tenant.id, jti, at).await?;
     Ok((!revoked).then_some(claims))
 }

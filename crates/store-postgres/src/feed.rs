@@ -9,9 +9,10 @@
 //!   the same connection options), so listening never takes a connection from requests and
 //!   the pool's size stays what the configuration says.
 //! - A lost connection (the server restarted, the backend was terminated, the network cut)
-//!   yields [`FeedEvent::Lost`] only once listening again, so a subscriber that forgets its
-//!   caches on `Lost` cannot miss a message sent after it forgot. Any other error drops the
-//!   listener; the next call builds a new one and also answers `Lost`.
+//!   yields [`FeedEvent::Interrupted`] as soon as it is seen, and the next call listens on a
+//!   new connection and yields [`FeedEvent::Lost`] once listening again, so a subscriber that
+//!   forgets its caches on `Lost` cannot miss a message sent after it forgot. Any other error
+//!   drops the listener; the next call builds a new one and also answers `Lost`.
 
 use crate::error::map_err;
 use async_trait::async_trait;
@@ -22,7 +23,7 @@ use std::time::Duration;
 use svc_store::{ChangeFeed, ChangeSubscription, FeedEvent, StoreError};
 
 /// The one channel every svc process of a database listens on.
-pub const CHANNEL: &str = "svc_changes";
+pub const CHANNEL: &str = svc_store_sql::CHANGE_CHANNEL;
 /// How long connecting the listener may wait before the attempt counts as failed.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -79,8 +80,9 @@ impl PgSubscription {
             .acquire_timeout(CONNECT_TIMEOUT)
             .connect_lazy_with(self.options.clone().application_name("svc-change-feed"));
         let mut listener = PgListener::connect_with(&pool).await.map_err(map_err)?;
-        // Reconnect before reporting a loss, so `Lost` means "listening again".
-        listener.eager_reconnect(true);
+        // Report a loss at once (`Interrupted`); the next call listens on a new listener and
+        // answers `Lost`, so `Lost` means "listening again".
+        listener.eager_reconnect(false);
         listener.listen(CHANNEL).await.map_err(map_err)?;
         self.listener = Some(listener);
         Ok(())
@@ -96,7 +98,10 @@ impl ChangeSubscription for PgSubscription {
         };
         match listener.try_recv().await {
             Ok(Some(notification)) => Ok(FeedEvent::Message(notification.payload().to_owned())),
-            Ok(None) => Ok(FeedEvent::Lost),
+            Ok(None) => {
+                self.listener = None;
+                Ok(FeedEvent::Interrupted)
+            }
             Err(e) => {
                 // A terminated backend reports an error first and only then closes: start
                 // over on a fresh connection rather than trust this one.

@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use sqlx::PgPool;
 use std::sync::Arc;
 use svc_store::{
-    Backend, ChangeFeed, MigrationStatus, PoolSettings, PoolStatus, ReadTx, Store, StoreError,
-    WriteTx,
+    Backend, ChangeFeed, MigrationStatus, PoolSettings, PoolStatus, ReadTx, RevocationSet, Store,
+    StoreError, WriteTx,
 };
 use svc_store_sql::SqlTx;
 
@@ -20,6 +20,8 @@ pub struct PgStore {
     pool: PgPool,
     /// `LISTEN/NOTIFY` between the processes on this database.
     feed: Arc<PgFeed>,
+    /// The revoked access tokens in memory, kept current through `feed` by the runtime.
+    revocations: Arc<RevocationSet>,
     /// A test database to drop when the store is closed or dropped.
     #[cfg(feature = "test-support")]
     pub(crate) test_db: std::sync::Mutex<Option<crate::testing::TestDbGuard>>,
@@ -46,6 +48,7 @@ impl PgStore {
     pub(crate) fn from_pool(pool: PgPool) -> Self {
         Self {
             feed: Arc::new(PgFeed::new(pool.clone())),
+            revocations: RevocationSet::new(),
             pool,
             #[cfg(feature = "test-support")]
             test_db: std::sync::Mutex::new(None),
@@ -78,6 +81,10 @@ impl Store for PgStore {
 
     fn change_feed(&self) -> Option<Arc<dyn ChangeFeed>> {
         Some(self.feed.clone())
+    }
+
+    fn revocation_set(&self) -> Option<Arc<RevocationSet>> {
+        Some(self.revocations.clone())
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -144,7 +151,9 @@ impl Store for PgStore {
 
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
         let tx = begin_detached(&self.pool, "BEGIN").await?;
-        Ok(Box::new(SqlTx::<PgDialect>::new(tx)))
+        Ok(Box::new(
+            SqlTx::<PgDialect>::new(tx).revoking_into(self.revocations.clone()),
+        ))
     }
 
     async fn close(&self) {

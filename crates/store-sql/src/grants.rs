@@ -9,7 +9,7 @@
 //! a rotated refresh token is still recognised (and revokes what it must) instead of reading as
 //! unknown. Scopes are JSON arrays (`jsonb` on PostgreSQL).
 
-use crate::dialect::{Dialect, PerDialect};
+use crate::dialect::{Dialect, Kind, PerDialect};
 use crate::record::Record;
 use crate::{Columns, Row, SqlTx, Stmt, codes, encode_scopes, naming, refresh};
 use async_trait::async_trait;
@@ -17,7 +17,9 @@ use svc_domain::{
     AuthorizationCode, ClientId, Consent, Interaction, InteractionId, RefreshFamily,
     RefreshFamilyId, RefreshToken, SecretHash, TenantId, UserId,
 };
-use svc_store::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation, StoreError};
+use svc_store::{
+    CodeRedemption, GrantReads, GrantWrites, RefreshRotation, StoreError, revocation_message,
+};
 use time::{Duration, OffsetDateTime};
 
 /// How long dead codes, refresh families and sessions are kept for replay detection.
@@ -58,19 +60,33 @@ const DELETE_CONSENT: &str =
     "DELETE FROM consents WHERE tenant_id = $1 AND user_id = $2 AND client_id = $3";
 
 // Idempotent; a later expiry wins so the revocation lasts as long as the longest claim of it.
+// On PostgreSQL the same statement announces the revocation on the change feed (`$4`, `$5`:
+// channel and message) whenever it wrote a row: the notification commits with the row, so no
+// listening process can miss a committed revocation without losing its connection, which it
+// notices (see `svc_store::RevocationSet`). Rewriting an existing row with a later expiry
+// announces again, harmlessly.
 const REVOKE_ACCESS: PerDialect = PerDialect {
     sqlite: "INSERT INTO revoked_access_tokens (tenant_id, jti, expires_at, expires_at_ns) \
          VALUES ($1, $2, $3, $4) \
          ON CONFLICT (tenant_id, jti) DO UPDATE SET expires_at = excluded.expires_at, \
          expires_at_ns = excluded.expires_at_ns \
          WHERE revoked_access_tokens.expires_at_ns < excluded.expires_at_ns",
-    postgres: "INSERT INTO revoked_access_tokens (tenant_id, jti, expires_at) \
+    postgres: "WITH written AS (INSERT INTO revoked_access_tokens (tenant_id, jti, expires_at) \
          VALUES ($1, $2, $3) \
          ON CONFLICT (tenant_id, jti) DO UPDATE SET expires_at = excluded.expires_at \
-         WHERE revoked_access_tokens.expires_at < excluded.expires_at",
+         WHERE revoked_access_tokens.expires_at < excluded.expires_at RETURNING 1) \
+         SELECT pg_notify($4, $5) FROM written",
 };
+/// The channel of PostgreSQL's change feed (`svc-store-postgres` listens on it).
+pub const CHANGE_CHANNEL: &str = "svc_changes";
 const ACCESS_REVOKED: &str = "SELECT EXISTS (SELECT 1 FROM revoked_access_tokens \
      WHERE tenant_id = $1 AND jti = $2) AS revoked";
+const ACCESS_REVOKED_OF_TENANT: PerDialect = PerDialect {
+    sqlite: "SELECT jti, expires_at FROM revoked_access_tokens \
+         WHERE tenant_id = $1 AND expires_at_ns > $2 LIMIT $3",
+    postgres: "SELECT jti, expires_at FROM revoked_access_tokens \
+         WHERE tenant_id = $1 AND expires_at > $2 LIMIT $3",
+};
 
 /// Which instant a purge statement's `$1` is.
 #[derive(Clone, Copy)]
@@ -289,6 +305,24 @@ impl<D: Dialect> GrantReads for SqlTx<D> {
             .await?;
         Columns::<D>::new(&row, "revoked_access_tokens").get("revoked")
     }
+
+    async fn access_tokens_revoked(
+        &mut self,
+        tenant: &TenantId,
+        now: OffsetDateTime,
+        limit: usize,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        Stmt::new(ACCESS_REVOKED_OF_TENANT.pick::<D>())
+            .bind(tenant.as_str())
+            .bind_instant(now)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all_with::<D, _>(self.conn(), |row| {
+                let c = Columns::<D>::new(row, "revoked_access_tokens");
+                let expires_at: OffsetDateTime = c.get("expires_at")?;
+                Ok((c.get("jti")?, expires_at.unix_timestamp()))
+            })
+            .await
+    }
 }
 
 #[async_trait]
@@ -425,14 +459,19 @@ impl<D: Dialect> GrantWrites for SqlTx<D> {
         jti: &str,
         expires_at: OffsetDateTime,
     ) -> Result<(), StoreError> {
-        Stmt::new(REVOKE_ACCESS.pick::<D>())
+        let mut stmt = Stmt::new(REVOKE_ACCESS.pick::<D>())
             .bind(tenant.as_str())
             .bind(jti)
             .bind(expires_at)
-            .bind_twin(expires_at)
-            .execute::<D>(self.conn())
+            .bind_twin(expires_at);
+        if D::KIND == Kind::Postgres {
+            let message = revocation_message(tenant, jti, expires_at.unix_timestamp());
+            stmt = stmt.bind(CHANGE_CHANNEL).bind(message);
+        }
+        stmt.execute::<D>(self.conn())
             .await
             .map_err(|e| naming::foreign_key(e, "revoked_access_tokens_tenant_id_fkey"))?;
+        self.revoked_on_commit(tenant, jti, expires_at.unix_timestamp());
         Ok(())
     }
 
@@ -557,11 +596,12 @@ mod tests {
 
     #[test]
     fn each_dialect_binds_as_many_values_as_it_has_placeholders() {
-        assert_twins(&[
-            (SELECT_INTERACTION, 0),
-            (INSERT_INTERACTION, 1),
-            (REVOKE_ACCESS, 1),
-        ]);
+        assert_twins(&[(SELECT_INTERACTION, 0), (INSERT_INTERACTION, 1)]);
+        // Four values on SQLite (one twin); on PostgreSQL three, then the feed's channel and
+        // message, which only PostgreSQL binds.
+        use crate::users::tests::placeholders;
+        assert_eq!(placeholders(REVOKE_ACCESS.sqlite), 4);
+        assert_eq!(placeholders(REVOKE_ACCESS.postgres), 5);
     }
 
     #[test]

@@ -61,6 +61,7 @@ mod webhooks;
 
 pub use columns::{Columns, Value};
 pub use dialect::{Conn, Dialect, Kind, PerDialect, Row};
+pub use grants::CHANGE_CHANNEL;
 pub use migrations::migration_status;
 pub use record::{decode_strings, encode_scopes, encode_strings};
 pub use stmt::{Arg, Stmt};

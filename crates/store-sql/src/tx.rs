@@ -7,7 +7,9 @@ use async_trait::async_trait;
 use sqlx::Transaction;
 use sqlx::pool::PoolConnection;
 use std::any::Any;
-use svc_store::{ReadTx, StoreError, WriteTx};
+use std::sync::Arc;
+use svc_domain::TenantId;
+use svc_store::{ReadTx, RevocationSet, StoreError, WriteTx};
 
 /// A transaction (or, for a one-statement read, a pooled connection in autocommit mode) on
 /// dialect `D`. Dropping it without commit rolls it back: sqlx runs the ROLLBACK before the
@@ -18,6 +20,10 @@ pub struct SqlTx<D: Dialect> {
     /// to write). Declared after `conn`, so it is released after a dropped transaction's
     /// rollback is queued.
     _hold: Option<Box<dyn Any + Send>>,
+    /// The process's revocation set, told of this transaction's revocations once it commits
+    /// (the change feed tells the other processes, and this one again, a little later).
+    revocations: Option<Arc<RevocationSet>>,
+    revoked: Vec<(TenantId, String, i64)>,
 }
 
 enum Held<D: Dialect> {
@@ -31,6 +37,22 @@ impl<D: Dialect> SqlTx<D> {
         Self {
             conn: Held::Tx(tx),
             _hold: None,
+            revocations: None,
+            revoked: Vec::new(),
+        }
+    }
+
+    /// The same transaction, adding what it revokes to `set` when it commits.
+    #[must_use]
+    pub fn revoking_into(mut self, set: Arc<RevocationSet>) -> Self {
+        self.revocations = Some(set);
+        self
+    }
+
+    /// Notes a revocation written in this transaction, for [`SqlTx::revoking_into`].
+    pub(crate) fn revoked_on_commit(&mut self, tenant: &TenantId, jti: &str, exp: i64) {
+        if self.revocations.is_some() {
+            self.revoked.push((tenant.clone(), jti.to_owned(), exp));
         }
     }
 
@@ -39,6 +61,8 @@ impl<D: Dialect> SqlTx<D> {
         Self {
             conn: Held::Tx(tx),
             _hold: Some(Box::new(hold)),
+            revocations: None,
+            revoked: Vec::new(),
         }
     }
 
@@ -47,6 +71,8 @@ impl<D: Dialect> SqlTx<D> {
         Self {
             conn: Held::Plain(conn),
             _hold: None,
+            revocations: None,
+            revoked: Vec::new(),
         }
     }
 
@@ -74,10 +100,22 @@ impl<D: Dialect> ReadTx for SqlTx<D> {
 #[async_trait]
 impl<D: Dialect> WriteTx for SqlTx<D> {
     async fn commit(self: Box<Self>) -> Result<(), StoreError> {
-        match self.conn {
-            Held::Tx(tx) => tx.commit().await.map_err(D::map_err),
+        let Self {
+            conn,
+            revocations,
+            revoked,
+            ..
+        } = *self;
+        match conn {
+            Held::Tx(tx) => tx.commit().await.map_err(D::map_err)?,
             // Only reads run outside a transaction; `read_once` never hands out a WriteTx.
-            Held::Plain(_) => Ok(()),
+            Held::Plain(_) => {}
         }
+        if let Some(set) = revocations {
+            for (tenant, jti, exp) in &revoked {
+                set.revoked(tenant, jti, *exp);
+            }
+        }
+        Ok(())
     }
 }

@@ -32,6 +32,10 @@ pub enum FeedEvent {
     /// The connection was lost and is listening again now: messages published meanwhile may
     /// never arrive.
     Lost,
+    /// The connection was just lost, and nothing is heard until the next [`FeedEvent::Lost`]
+    /// (the next call listens again). Reported as soon as the loss is seen, so a subscriber
+    /// that must not trust stale state stops at once rather than after the reconnection.
+    Interrupted,
 }
 
 /// One process's subscription to the feed.

@@ -76,6 +76,15 @@ pub trait GrantReads {
         tenant: &TenantId,
         jti: &str,
     ) -> Result<bool, StoreError>;
+
+    /// The access tokens of `tenant` revoked and not yet expired at `now`, each `jti` with its
+    /// expiry (Unix seconds), at most `limit` of them, in no particular order.
+    async fn access_tokens_revoked(
+        &mut self,
+        tenant: &TenantId,
+        now: OffsetDateTime,
+        limit: usize,
+    ) -> Result<Vec<(String, i64)>, StoreError>;
 }
 
 /// Writes of interactions, consents, codes, refresh families and revocations.

@@ -30,6 +30,7 @@ mod policies;
 mod pushed;
 mod recovery;
 mod registration;
+mod revocations;
 mod scim;
 mod scim_groups;
 mod signing_keys;
@@ -66,6 +67,10 @@ pub use policies::{PolicyReads, PolicyWrites};
 pub use pushed::PushedRequestWrites;
 pub use recovery::{RecoveryReads, RecoveryWrites};
 pub use registration::{RegistrationReads, RegistrationWrites};
+pub use revocations::{
+    Check as RevocationCheck, FRESH as REVOCATIONS_FRESH, Loading as RevocationLoad, RevocationSet,
+    parse_revocation_message, revocation_message,
+};
 pub use scim::{
     ScimAttr, ScimFilter, ScimOp, ScimPage, ScimReads, ScimSort, ScimUser, ScimValue, ScimWrites,
 };
@@ -171,20 +176,41 @@ pub trait Store: Send + Sync + 'static {
     fn change_feed(&self) -> Option<std::sync::Arc<dyn ChangeFeed>> {
         None
     }
+
+    /// The in-memory copy of the revoked access tokens this backend keeps current through its
+    /// change feed ([`RevocationSet`]); `None` when every check reads the database. It is
+    /// trusted only while the runtime tells it the feed is heard.
+    fn revocation_set(&self) -> Option<std::sync::Arc<RevocationSet>> {
+        None
+    }
 }
 
-/// Whether the access token `jti` of `tenant` was revoked: one statement outside a transaction
-/// ([`Store::read_once`]), for the resource servers svc runs itself (introspection, UserInfo,
-/// the management API) that check it on every request.
+/// Whether the access token `jti` of `tenant` was revoked, at `now`, for the resource servers
+/// svc runs itself (introspection, UserInfo, the management API) that check it on every
+/// request: from the backend's [`RevocationSet`] while it is trusted, else one statement outside
+/// a transaction ([`Store::read_once`]).
 pub async fn access_token_revoked(
     store: &dyn Store,
     tenant: &svc_domain::TenantId,
     jti: &str,
+    now: time::OffsetDateTime,
 ) -> Result<bool, StoreError> {
-    let mut tx = store.read_once().await?;
-    let revoked = tx.access_token_revoked(tenant, jti).await?;
-    tx.finish().await?;
-    Ok(revoked)
+    let ask = || async {
+        let mut tx = store.read_once().await?;
+        let revoked = tx.access_token_revoked(tenant, jti).await?;
+        tx.finish().await?;
+        Ok(revoked)
+    };
+    let Some(set) = store.revocation_set() else {
+        return ask().await;
+    };
+    let load = |limit| async move {
+        let mut tx = store.read_once().await?;
+        let rows = tx.access_tokens_revoked(tenant, now, limit).await?;
+        tx.finish().await?;
+        Ok(rows)
+    };
+    revocations::check_through(&set, tenant, jti, now, load, ask).await
 }
 
 /// A read-only transaction.

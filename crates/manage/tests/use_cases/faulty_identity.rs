@@ -233,6 +233,14 @@ impl GrantReads for FaultyTx {
     ) -> Result<bool, StoreError> {
         self.inner.access_token_revoked(tenant, jti).await
     }
+    async fn access_tokens_revoked(
+        &mut self,
+        tenant: &TenantId,
+        now: time::OffsetDateTime,
+        limit: usize,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        self.inner.access_tokens_revoked(tenant, now, limit).await
+    }
 }
 
 #[async_trait]

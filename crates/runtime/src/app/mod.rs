@@ -14,6 +14,7 @@ mod every_plane;
 mod services;
 
 use crate::bootstrap::{ensure_default_tenant, implied_default_tenant};
+use crate::shared_caches::Hears;
 use crate::stores::{OpenedStore, open_plane_stores, prepare_schema};
 use crate::workers::Workers;
 use crate::{Plane, RuntimeError, serve};
@@ -115,8 +116,22 @@ impl App {
         }
         if let Some(feed) = services.feed.clone() {
             let caches = services.caches.clone();
-            workers.spawn("change-feed", |cancel| {
-                crate::shared_caches::listen(caches, feed, cancel)
+            let hears = Hears {
+                caches: true,
+                revocations: services.revocation_feed.is_none(),
+            };
+            workers.spawn("change-feed", move |cancel| {
+                crate::shared_caches::listen(caches, feed, hears, cancel)
+            });
+        }
+        if let Some(feed) = services.revocation_feed.clone() {
+            let caches = services.caches.clone();
+            let hears = Hears {
+                caches: false,
+                revocations: true,
+            };
+            workers.spawn("revocation-feed", move |cancel| {
+                crate::shared_caches::listen(caches, feed, hears, cancel)
             });
         }
         if plane.runs(Plane::Async) && config.deployment.background_tasks_enabled {

@@ -48,6 +48,9 @@ pub(super) struct Services {
     /// database's own feed (PostgreSQL, also with Memcached, which has no publish/subscribe),
     /// else none (embedded SQLite serves one process).
     pub(super) feed: Option<Arc<dyn ChangeFeed>>,
+    /// The database's own feed when `feed` is another one: it alone announces revocations, so
+    /// the revocation set listens to it on a loop of its own.
+    pub(super) revocation_feed: Option<Arc<dyn ChangeFeed>>,
     /// The coordination backend besides the database (Redis or Memcached), when configured.
     pub(super) coordination: Option<Coordination>,
     /// The one sign-in engine of the process.
@@ -83,19 +86,33 @@ impl Services {
         let origins = Arc::new(BrowserOrigins::new(store.clone(), cache_ttl));
         let api_keys = api_keys(config, &store, &clock, &rng).await?;
         let coordination = crate::coordination::open(config, clock.clone())?;
-        let feed = coordination
-            .as_ref()
-            .and_then(Coordination::feed)
-            .or_else(|| store.change_feed());
-        let caches = Arc::new(ProcessCaches::new(
-            clients.clone(),
-            directory,
-            origins.clone(),
-            api_keys.clone(),
-            keys.clone(),
-            feed.clone(),
-            rng.as_ref(),
-        ));
+        let coordination_feed = coordination.as_ref().and_then(Coordination::feed);
+        let store_feed = store.change_feed();
+        // The store announces revocations on its own feed only (in the statement that writes
+        // them): when another feed carries the other changes, a second loop hears the store's
+        // for the revocation set.
+        let revocations = store_feed
+            .is_some()
+            .then(|| store.revocation_set())
+            .flatten();
+        let revocation_feed = coordination_feed
+            .is_some()
+            .then(|| store_feed.clone())
+            .flatten()
+            .filter(|_| revocations.is_some());
+        let feed = coordination_feed.or(store_feed);
+        let caches = Arc::new(
+            ProcessCaches::new(
+                clients.clone(),
+                directory,
+                origins.clone(),
+                api_keys.clone(),
+                keys.clone(),
+                feed.clone(),
+                rng.as_ref(),
+            )
+            .with_revocations(revocations),
+        );
         // A weak link: the caches hold the key service, which must not keep them alive.
         let announcer = Arc::downgrade(&caches);
         keys.on_rotation(Arc::new(move |tenant| {
@@ -170,6 +187,7 @@ impl Services {
             origins,
             caches,
             feed,
+            revocation_feed,
             coordination,
             authn,
             api,

@@ -55,6 +55,7 @@ mod postgres_outage;
 mod rar;
 mod rar_polled;
 mod readme;
+mod revocation_set;
 mod roles;
 mod scim;
 mod scim_bulk;

@@ -2,7 +2,7 @@
 //! access tokens, with the fixtures of all of them.
 
 use super::{session_fixture, tenant_fixture, user_fixture};
-use crate::{CodeRedemption, RefreshRotation, Store, StoreError};
+use crate::{CodeRedemption, RefreshRotation, RevocationCheck, Store, StoreError};
 use std::sync::Arc;
 use svc_domain::{
     ApiResourceId, AuthorizationCode, ClientId, CodeBinding, Consent, Interaction, InteractionId,
@@ -623,5 +623,86 @@ pub async fn access_token_revocations_are_per_tenant(store: Arc<dyn Store>) {
             .await
             .expect("other jti")
     );
+    // What a revocation set loads: the tenant's revocations still in force, the later expiry.
+    let at = base(&acme);
+    assert_eq!(
+        read.access_tokens_revoked(&acme.id, at, 10)
+            .await
+            .expect("list"),
+        vec![("jti-1".to_owned(), expires.unix_timestamp())]
+    );
+    for (tenant, now) in [(&other.id, at), (&acme.id, expires)] {
+        assert!(
+            read.access_tokens_revoked(tenant, now, 10)
+                .await
+                .expect("list")
+                .is_empty(),
+            "another tenant's, or expired"
+        );
+    }
     read.finish().await.expect("finish");
+    let mut tx = store.write().await.expect("write");
+    tx.revoke_access_token(&acme.id, "jti-2", expires)
+        .await
+        .expect("revoke");
+    tx.commit().await.expect("commit");
+    let mut read = store.read().await.expect("read");
+    assert_eq!(
+        read.access_tokens_revoked(&acme.id, at, 1)
+            .await
+            .expect("list")
+            .len(),
+        1,
+        "at most the limit"
+    );
+    read.finish().await.expect("finish");
+}
+
+/// A backend's revocation set hears the revocations committed through it, and only those.
+pub async fn committed_revocations_reach_the_revocation_set(store: Arc<dyn Store>) {
+    let Some(set) = store.revocation_set() else {
+        // Only a backend one process owns may read the database on every check instead.
+        assert_eq!(store.backend(), crate::Backend::Sqlite);
+        return;
+    };
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let at = base(&acme);
+    let expires = at + Duration::minutes(10);
+    set.listening(std::time::Instant::now() + std::time::Duration::from_secs(60));
+    let RevocationCheck::Load(loading) = set.check(&acme.id, "jti-1", at.unix_timestamp()) else {
+        panic!("a trusted set loads the tenant first");
+    };
+    set.loaded(loading, &acme.id, Vec::new());
+    // Rolled back: never revoked.
+    let mut tx = store.write().await.expect("write");
+    tx.revoke_access_token(&acme.id, "jti-1", expires)
+        .await
+        .expect("revoke");
+    drop(tx);
+    assert_eq!(
+        set.check(&acme.id, "jti-1", at.unix_timestamp()),
+        RevocationCheck::Known(false)
+    );
+    // Committed: known at once, without waiting for the change feed.
+    let mut tx = store.write().await.expect("write");
+    tx.revoke_access_token(&acme.id, "jti-2", expires)
+        .await
+        .expect("revoke");
+    assert_eq!(
+        set.check(&acme.id, "jti-2", at.unix_timestamp()),
+        RevocationCheck::Known(false),
+        "not before it commits"
+    );
+    tx.commit().await.expect("commit");
+    assert_eq!(
+        set.check(&acme.id, "jti-2", at.unix_timestamp()),
+        RevocationCheck::Known(true)
+    );
+    // And the helper every resource server uses answers from it.
+    assert!(
+        crate::access_token_revoked(store.as_ref(), &acme.id, "jti-2", at)
+            .await
+            .expect("check")
+    );
+    set.unheard();
 }

@@ -257,6 +257,7 @@ macro_rules! conformance_suite {
             refresh_tokens_rotate_once_then_report_reuse,
             refresh_family_revocation_keeps_the_first_reason,
             access_token_revocations_are_per_tenant,
+            committed_revocations_reach_the_revocation_set,
             purge_expired_grants_removes_dead_rows_and_keeps_live_ones,
             pushed_requests_are_taken_once_by_their_client_before_expiry,
             racing_pushed_request_takes_admit_exactly_one,
