@@ -97,148 +97,193 @@ enum Cutoff {
     Grace,
 }
 
+/// One kind of row the janitor deletes: its table, its primary key and when it is dead.
+struct Purge {
+    table: &'static str,
+    /// The primary key's columns (each of these tables is `WITHOUT ROWID` on SQLite, and a key
+    /// is what both dialects can select a batch by).
+    key: &'static str,
+    /// What makes a row dead, given the cutoff as `$1`.
+    dead: PerDialect,
+    cutoff: Cutoff,
+}
+
+impl Purge {
+    /// Deletes at most `$2` dead rows: a backlog is worked off in bounded statements (each
+    /// well inside `statement_timeout`, holding few locks) instead of one that may never end.
+    fn statement<D: Dialect>(&self) -> String {
+        self.statement_with(self.dead.pick::<D>())
+    }
+
+    fn statement_with(&self, dead: &str) -> String {
+        let (table, key) = (self.table, self.key);
+        format!(
+            "DELETE FROM {table} WHERE ({key}) IN \
+             (SELECT {key} FROM {table} WHERE {dead} LIMIT $2)"
+        )
+    }
+}
+
 /// Tokens go before their families: the foreign key would cascade, but cascaded rows are not
 /// counted.
-const PURGE: [(PerDialect, Cutoff); 17] = [
-    (
-        PerDialect {
-            sqlite: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
-                 WHERE f.tenant_id = refresh_tokens.tenant_id \
-                 AND f.id = refresh_tokens.family_id \
+const PURGE: [Purge; 17] = [
+    Purge {
+        table: "refresh_tokens",
+        key: "hash",
+        dead: PerDialect {
+            sqlite: "EXISTS (SELECT 1 FROM refresh_families f \
+                 WHERE f.tenant_id = refresh_tokens.tenant_id AND f.id = refresh_tokens.family_id \
                  AND (f.expires_at_ns < $1 OR f.revoked_at_ns < $1))",
-            postgres: "DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM refresh_families f \
-                 WHERE f.tenant_id = refresh_tokens.tenant_id \
-                 AND f.id = refresh_tokens.family_id \
+            postgres: "EXISTS (SELECT 1 FROM refresh_families f \
+                 WHERE f.tenant_id = refresh_tokens.tenant_id AND f.id = refresh_tokens.family_id \
                  AND (f.expires_at < $1 OR f.revoked_at < $1))",
         },
-        Cutoff::Grace,
-    ),
-    (
-        PerDialect {
-            sqlite: "DELETE FROM refresh_families WHERE expires_at_ns < $1 OR revoked_at_ns < $1",
-            postgres: "DELETE FROM refresh_families WHERE expires_at < $1 OR revoked_at < $1",
+        cutoff: Cutoff::Grace,
+    },
+    Purge {
+        table: "refresh_families",
+        key: "tenant_id, id",
+        dead: PerDialect {
+            sqlite: "expires_at_ns < $1 OR revoked_at_ns < $1",
+            postgres: "expires_at < $1 OR revoked_at < $1",
         },
-        Cutoff::Grace,
-    ),
-    (
-        PerDialect {
-            sqlite: "DELETE FROM authorization_codes WHERE expires_at_ns < $1",
-            postgres: "DELETE FROM authorization_codes WHERE expires_at < $1",
+        cutoff: Cutoff::Grace,
+    },
+    Purge {
+        table: "authorization_codes",
+        key: "hash",
+        dead: PerDialect {
+            sqlite: "expires_at_ns < $1",
+            postgres: "expires_at < $1",
         },
-        Cutoff::Grace,
-    ),
-    (
-        PerDialect {
-            sqlite: "DELETE FROM sessions WHERE expires_at_ns < $1 OR revoked_at_ns < $1",
-            postgres: "DELETE FROM sessions WHERE expires_at < $1 OR revoked_at < $1",
+        cutoff: Cutoff::Grace,
+    },
+    Purge {
+        table: "sessions",
+        key: "id",
+        dead: PerDialect {
+            sqlite: "expires_at_ns < $1 OR revoked_at_ns < $1",
+            postgres: "expires_at < $1 OR revoked_at < $1",
         },
-        Cutoff::Grace,
-    ),
-    (
-        PerDialect {
-            sqlite: "DELETE FROM interactions WHERE expires_at_ns <= $1",
-            postgres: "DELETE FROM interactions WHERE expires_at <= $1",
+        cutoff: Cutoff::Grace,
+    },
+    Purge {
+        table: "interactions",
+        key: "id",
+        dead: PerDialect {
+            sqlite: "expires_at_ns <= $1",
+            postgres: "expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    // A backchannel request is kept a day past its end, like the code its approval stored.
-    (
-        PerDialect {
-            sqlite: "DELETE FROM backchannel_requests WHERE expires_at_ns < $1",
-            postgres: "DELETE FROM backchannel_requests WHERE expires_at < $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "backchannel_requests",
+        key: "tenant_id, id",
+        dead: PerDialect {
+            sqlite: "expires_at_ns < $1",
+            postgres: "expires_at < $1",
         },
-        Cutoff::Grace,
-    ),
-    // A device authorization is kept a day past its end, like the code its approval stored.
-    (
-        PerDialect {
-            sqlite: "DELETE FROM device_authorizations WHERE expires_at_ns < $1",
-            postgres: "DELETE FROM device_authorizations WHERE expires_at < $1",
+        cutoff: Cutoff::Grace,
+    },
+    Purge {
+        table: "device_authorizations",
+        key: "tenant_id, hash",
+        dead: PerDialect {
+            sqlite: "expires_at_ns < $1",
+            postgres: "expires_at < $1",
         },
-        Cutoff::Grace,
-    ),
-    // A back-channel logout notice is kept a day after the session ended, finished or not
-    // (its retries end within the hour, so an older one can only be stranded).
-    (
-        PerDialect {
-            sqlite: "DELETE FROM logout_notices WHERE created_at_ns < $1",
-            postgres: "DELETE FROM logout_notices WHERE created_at < $1",
+        cutoff: Cutoff::Grace,
+    },
+    Purge {
+        table: "logout_notices",
+        key: "session_id, client_id",
+        dead: PerDialect {
+            sqlite: "created_at_ns < $1",
+            postgres: "created_at < $1",
         },
-        Cutoff::Grace,
-    ),
-    // A pushed request is single use and lives 60 s (RFC 9126 §2.2): once expired it is dead.
-    (
-        PerDialect {
-            sqlite: "DELETE FROM pushed_authorization_requests WHERE expires_at_ns <= $1",
-            postgres: "DELETE FROM pushed_authorization_requests WHERE expires_at <= $1",
+        cutoff: Cutoff::Grace,
+    },
+    Purge {
+        table: "pushed_authorization_requests",
+        key: "tenant_id, hash",
+        dead: PerDialect {
+            sqlite: "expires_at_ns <= $1",
+            postgres: "expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    (
-        PerDialect {
-            sqlite: "DELETE FROM revoked_access_tokens WHERE expires_at_ns <= $1",
-            postgres: "DELETE FROM revoked_access_tokens WHERE expires_at <= $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "revoked_access_tokens",
+        key: "tenant_id, jti",
+        dead: PerDialect {
+            sqlite: "expires_at_ns <= $1",
+            postgres: "expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    (
-        PerDialect {
-            sqlite: "DELETE FROM user_tokens WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
-            postgres: "DELETE FROM user_tokens WHERE used_at IS NOT NULL OR expires_at <= $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "user_tokens",
+        key: "hash",
+        dead: PerDialect {
+            sqlite: "used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "used_at IS NOT NULL OR expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    (
-        PerDialect {
-            sqlite: "DELETE FROM counters WHERE window_ends_at_ns <= $1",
-            postgres: "DELETE FROM counters WHERE window_ends_at <= $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "counters",
+        key: "key",
+        dead: PerDialect {
+            sqlite: "window_ends_at_ns <= $1",
+            postgres: "window_ends_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    (
-        PerDialect {
-            sqlite: "DELETE FROM factor_challenges \
-                 WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
-            postgres: "DELETE FROM factor_challenges \
-                 WHERE used_at IS NOT NULL OR expires_at <= $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "factor_challenges",
+        key: "hash",
+        dead: PerDialect {
+            sqlite: "used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "used_at IS NOT NULL OR expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    // A spent ceremony is never taken again (single use), so it is as dead as an expired one.
-    (
-        PerDialect {
-            sqlite: "DELETE FROM webauthn_ceremonies \
-                 WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
-            postgres: "DELETE FROM webauthn_ceremonies \
-                 WHERE used_at IS NOT NULL OR expires_at <= $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "webauthn_ceremonies",
+        key: "hash",
+        dead: PerDialect {
+            sqlite: "used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "used_at IS NOT NULL OR expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    // A single sign-on attempt is single use too: spent or expired, it is dead.
-    (
-        PerDialect {
-            sqlite: "DELETE FROM sso_attempts WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
-            postgres: "DELETE FROM sso_attempts WHERE used_at IS NOT NULL OR expires_at <= $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "sso_attempts",
+        key: "hash",
+        dead: PerDialect {
+            sqlite: "used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "used_at IS NOT NULL OR expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    // So is a social sign-in attempt.
-    (
-        PerDialect {
-            sqlite: "DELETE FROM social_attempts \
-                 WHERE used_at IS NOT NULL OR expires_at_ns <= $1",
-            postgres: "DELETE FROM social_attempts WHERE used_at IS NOT NULL OR expires_at <= $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "social_attempts",
+        key: "hash",
+        dead: PerDialect {
+            sqlite: "used_at IS NOT NULL OR expires_at_ns <= $1",
+            postgres: "used_at IS NOT NULL OR expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
-    // A pending social link is deleted when taken; once expired it can no longer be.
-    (
-        PerDialect {
-            sqlite: "DELETE FROM pending_social_links WHERE expires_at_ns <= $1",
-            postgres: "DELETE FROM pending_social_links WHERE expires_at <= $1",
+        cutoff: Cutoff::Now,
+    },
+    Purge {
+        table: "pending_social_links",
+        key: "hash",
+        dead: PerDialect {
+            sqlite: "expires_at_ns <= $1",
+            postgres: "expires_at <= $1",
         },
-        Cutoff::Now,
-    ),
+        cutoff: Cutoff::Now,
+    },
 ];
 
 #[async_trait]
@@ -475,16 +520,22 @@ impl<D: Dialect> GrantWrites for SqlTx<D> {
         Ok(())
     }
 
-    /// Deletes every row past any use at `now`; returns how many.
-    async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
+    /// Deletes at most `limit` rows of each kind past any use at `now`; returns how many.
+    async fn purge_expired_grants_at_most(
+        &mut self,
+        now: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut purged = 0;
-        for (statement, cutoff) in PURGE {
-            let before = match cutoff {
+        for purge in &PURGE {
+            let before = match purge.cutoff {
                 Cutoff::Now => now,
                 Cutoff::Grace => now - GRACE,
             };
-            purged += Stmt::new(statement.pick::<D>())
+            purged += Stmt::dynamic(&purge.statement::<D>())
                 .bind_instant(before)
+                .bind(limit)
                 .execute::<D>(self.conn())
                 .await?;
         }
@@ -639,8 +690,15 @@ mod tests {
 
     #[test]
     fn purge_statements_differ_only_in_the_columns_compared() {
-        for (statement, _) in PURGE {
-            assert_eq!(statement.sqlite.replace("_ns", ""), statement.postgres);
+        for purge in &PURGE {
+            assert_eq!(purge.dead.sqlite.replace("_ns", ""), purge.dead.postgres);
+            // Bounded by primary key: the key selects the batch, the limit is the second value.
+            let sql = purge.statement_with(purge.dead.sqlite);
+            assert!(sql.starts_with(&format!(
+                "DELETE FROM {} WHERE ({}) IN",
+                purge.table, purge.key
+            )));
+            assert!(sql.ends_with("LIMIT $2)"), "{sql}");
         }
     }
 }

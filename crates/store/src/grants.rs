@@ -181,5 +181,20 @@ pub trait GrantWrites {
     /// sessions, single sign-on and social sign-in attempts and pending social links that are
     /// past any use at `now` (a challenge, a ceremony or an attempt once used or expired);
     /// returns how many rows.
-    async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError>;
+    ///
+    /// At most `limit` rows of each kind per call, so a backlog is worked off over several
+    /// calls, each in a transaction of its own (the janitor repeats while rows go).
+    async fn purge_expired_grants_at_most(
+        &mut self,
+        now: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError>;
+
+    /// [`GrantWrites::purge_expired_grants_at_most`] without a bound.
+    async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError>
+    where
+        Self: Send,
+    {
+        self.purge_expired_grants_at_most(now, u64::MAX).await
+    }
 }

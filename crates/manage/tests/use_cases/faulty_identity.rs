@@ -336,8 +336,12 @@ impl GrantWrites for FaultyTx {
             .revoke_access_token(tenant, jti, expires_at)
             .await
     }
-    async fn purge_expired_grants(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
-        self.inner.purge_expired_grants(now).await
+    async fn purge_expired_grants_at_most(
+        &mut self,
+        now: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError> {
+        self.inner.purge_expired_grants_at_most(now, limit).await
     }
 }
 

@@ -53,6 +53,10 @@ pub(super) fn spawn(
 /// asking browser sees "over" rather than a decoy's "collecting" for this long. Its events are
 /// the lasting record.
 const CLOSED_RECOVERY_KEPT: time::Duration = time::Duration::days(30);
+/// Rows of each kind one round of a batched purge step deletes at most.
+const PURGE_BATCH: u64 = 10_000;
+/// Rounds of a batched step per tick: a backlog beyond that waits for the next tick.
+const PURGE_ROUNDS: u32 = 100;
 
 /// How long history is kept: `[webhooks].history_retention_days`,
 /// `[auth].login_history_retention_days`.
@@ -81,6 +85,12 @@ impl PurgeStep {
         Self::ClosedRecoveries,
     ];
 
+    /// Whether one round deletes at most [`PURGE_BATCH`] rows of each kind, so the step is
+    /// repeated while rows go.
+    fn batched(self) -> bool {
+        matches!(self, Self::Grants)
+    }
+
     fn as_str(self) -> &'static str {
         match self {
             Self::Coordination => "idempotency keys and assertion ids",
@@ -102,7 +112,7 @@ async fn purge(
     let mut tx = store.write().await?;
     let purged = match step {
         PurgeStep::Coordination => tx.purge_expired(now).await?,
-        PurgeStep::Grants => tx.purge_expired_grants(now).await?,
+        PurgeStep::Grants => tx.purge_expired_grants_at_most(now, PURGE_BATCH).await?,
         PurgeStep::WebhookHistory => tx.purge_webhook_history(now - retention.webhooks).await?,
         PurgeStep::LoginHistory => {
             tx.purge_login_history(now - retention.login_history)
@@ -139,13 +149,19 @@ async fn janitor(
         // backlog hitting `statement_timeout`) neither rolls back nor holds up the others.
         let mut purged = 0;
         for step in PurgeStep::ALL {
-            match purge(store.as_ref(), step, now, &retention).await {
-                Ok(n) => purged += n,
-                Err(e) => tracing::warn!(
-                    what = step.as_str(),
-                    error = %e,
-                    "housekeeping failed; retrying on the next tick"
-                ),
+            for _ in 0..if step.batched() { PURGE_ROUNDS } else { 1 } {
+                match purge(store.as_ref(), step, now, &retention).await {
+                    Ok(0) => break,
+                    Ok(n) => purged += n,
+                    Err(e) => {
+                        tracing::warn!(
+                            what = step.as_str(),
+                            error = %e,
+                            "housekeeping failed; retrying on the next tick"
+                        );
+                        break;
+                    }
+                }
             }
         }
         if purged > 0 {

@@ -17,6 +17,53 @@ use svc_domain::{
 };
 use time::Duration;
 
+/// A bounded purge deletes at most its limit of each kind per call, dead rows only, so the
+/// janitor works a backlog off in rounds.
+pub async fn a_bounded_purge_works_a_backlog_off_in_rounds(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let now = base(&acme);
+    let mut tx = store.write().await.expect("write");
+    for n in 0..5 {
+        tx.revoke_access_token(
+            &acme.id,
+            &format!("dead-{n}"),
+            now - Duration::seconds(n + 1),
+        )
+        .await
+        .expect("dead");
+    }
+    tx.revoke_access_token(&acme.id, "live", now + Duration::minutes(5))
+        .await
+        .expect("live");
+    tx.commit().await.expect("commit");
+    let mut rounds = Vec::new();
+    loop {
+        let mut tx = store.write().await.expect("write");
+        let n = tx
+            .purge_expired_grants_at_most(now, 2)
+            .await
+            .expect("purge");
+        tx.commit().await.expect("commit");
+        rounds.push(n);
+        if n == 0 {
+            break;
+        }
+    }
+    assert_eq!(rounds, [2, 2, 1, 0]);
+    let mut tx = store.read().await.expect("read");
+    assert!(
+        tx.access_token_revoked(&acme.id, "live")
+            .await
+            .expect("read")
+    );
+    assert!(
+        !tx.access_token_revoked(&acme.id, "dead-0")
+            .await
+            .expect("read")
+    );
+    tx.finish().await.expect("finish");
+}
+
 /// The purge deletes exactly the rows past any use (counting them) and keeps live ones and the
 /// dead ones still needed for replay detection; a second purge finds nothing.
 pub async fn purge_expired_grants_removes_dead_rows_and_keeps_live_ones(store: Arc<dyn Store>) {

@@ -259,6 +259,7 @@ macro_rules! conformance_suite {
             access_token_revocations_are_per_tenant,
             committed_revocations_reach_the_revocation_set,
             purge_expired_grants_removes_dead_rows_and_keeps_live_ones,
+            a_bounded_purge_works_a_backlog_off_in_rounds,
             pushed_requests_are_taken_once_by_their_client_before_expiry,
             racing_pushed_request_takes_admit_exactly_one,
             expired_pushed_requests_are_purged,
