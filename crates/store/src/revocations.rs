@@ -32,6 +32,8 @@ pub const FRESH: Duration = Duration::from_secs(1);
 pub(crate) const TENANT_CAPACITY: usize = 10_000;
 /// Revocations remembered for every tenant together.
 pub(crate) const TOTAL_CAPACITY: usize = 1_000_000;
+/// Seconds between two sheddings of a tenant's expired revocations (each is a pass over them).
+const SHED_EVERY: i64 = 60;
 
 /// What the set knows about one token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,10 +75,19 @@ struct State {
 enum Tenant {
     /// Being read from the database; holds what was announced meanwhile.
     Loading(HashMap<String, i64>),
-    /// Current: every revoked `jti` with its token's expiry (Unix seconds).
-    Loaded(HashMap<String, i64>),
+    /// Current.
+    Loaded(Held),
     /// More than the set holds: asked of the database until the set starts over.
     TooMany,
+}
+
+/// A current tenant's revocations.
+#[derive(Debug)]
+struct Held {
+    /// Every revoked `jti` with its token's expiry (Unix seconds).
+    jtis: HashMap<String, i64>,
+    /// When expired ones were last shed (Unix seconds).
+    shed_at: i64,
 }
 
 impl Default for RevocationSet {
@@ -142,7 +153,7 @@ impl RevocationSet {
         let Some(entry) = state.tenants.get_mut(tenant) else {
             return; // read in full when the tenant is first checked
         };
-        let (Tenant::Loading(jtis) | Tenant::Loaded(jtis)) = entry else {
+        let (Tenant::Loading(jtis) | Tenant::Loaded(Held { jtis, .. })) = entry else {
             return;
         };
         if let Some(known) = jtis.get_mut(jti) {
@@ -166,14 +177,18 @@ impl RevocationSet {
         }
         let state = &mut *state;
         match state.tenants.get_mut(tenant) {
-            Some(Tenant::Loaded(jtis)) => {
-                // Expired revocations only take room: shed them once the tenant fills up.
-                if jtis.len() >= self.tenant_capacity / 2 {
-                    let before = jtis.len();
-                    jtis.retain(|_, exp| *exp > now);
-                    state.total -= before - jtis.len();
+            Some(Tenant::Loaded(held)) => {
+                // Expired revocations only take room: once the tenant fills up, shed them (at
+                // most every SHED_EVERY, so a tenant that stays full costs no pass per check).
+                if held.jtis.len() >= self.tenant_capacity / 2
+                    && now.saturating_sub(held.shed_at) >= SHED_EVERY
+                {
+                    let before = held.jtis.len();
+                    held.jtis.retain(|_, exp| *exp > now);
+                    held.shed_at = now;
+                    state.total -= before - held.jtis.len();
                 }
-                Check::Known(jtis.contains_key(jti))
+                Check::Known(held.jtis.contains_key(jti))
             }
             Some(Tenant::Loading(_) | Tenant::TooMany) => Check::Ask,
             None => {
@@ -212,7 +227,10 @@ impl RevocationSet {
             *entry = Tenant::TooMany;
         } else {
             state.total += jtis.len();
-            *entry = Tenant::Loaded(jtis);
+            *entry = Tenant::Loaded(Held {
+                jtis,
+                shed_at: i64::MIN,
+            });
         }
     }
 

@@ -170,6 +170,13 @@ fn expired_revocations_are_shed_when_a_tenant_fills_up() {
     assert_eq!(set.check(&t, "old1", 100), Check::Known(false));
     assert_eq!(set.size(), (1, 1));
     assert_eq!(set.check(&t, "new", 100), Check::Known(true));
+    // Not again within a minute: a revocation expired meanwhile is still held (and answered,
+    // harmlessly: its token is refused for its lifetime anyway).
+    set.revoked(&t, "mid", 120);
+    assert_eq!(set.check(&t, "mid", 130), Check::Known(true));
+    assert_eq!(set.size(), (1, 2));
+    assert_eq!(set.check(&t, "mid", 160), Check::Known(false));
+    assert_eq!(set.size(), (1, 1));
 }
 
 #[test]
