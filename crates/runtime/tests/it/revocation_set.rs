@@ -13,7 +13,7 @@
 //! Embedded SQLite has no feed and no set: every check reads the database (the revocation tests
 //! of each feature run on both backends).
 
-use crate::coordination_redis::prefix;
+use crate::coordination_redis::{prefix, sample};
 use crate::shared_caches::{BOUND, Pair, SCRAPE};
 use reqwest::Method;
 use serde_json::Value;
@@ -121,12 +121,8 @@ fn both<'a>(pair: &'a Pair, id: &'a str, secret: &'a str) -> (At<'a>, At<'a>) {
 }
 
 /// The value of the unlabelled gauge `name` in `metrics`.
-fn gauge(metrics: &str, name: &str) -> i64 {
-    metrics
-        .lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in {metrics}"))
+fn gauge(metrics: &str, name: &str) -> f64 {
+    sample(metrics, name).unwrap_or_else(|| panic!("no {name} in {metrics}"))
 }
 
 /// Both instances' view of one machine application of acme.
@@ -137,7 +133,7 @@ async fn apps(pair: &Pair) -> (String, String) {
 /// Waits until `app` trusts its revocation set (it listens and hears its heartbeats).
 async fn until_trusted(app: &TestApp) {
     let started = Instant::now();
-    while gauge(&app.metrics(SCRAPE).await, "svc_revocation_set_trusted") != 1 {
+    while gauge(&app.metrics(SCRAPE).await, "svc_revocation_set_trusted") != 1.0 {
         assert!(
             started.elapsed() < Duration::from_secs(10),
             "the set was never trusted again"
@@ -177,7 +173,7 @@ async fn revoked_through_one_refused_by_the_other(pair: Pair) {
     let metrics = pair.b.metrics(SCRAPE).await;
     assert_eq!(
         gauge(&metrics, "svc_revocation_set_tenants"),
-        1,
+        1.0,
         "{metrics}"
     );
 
@@ -193,7 +189,7 @@ async fn revoked_through_one_refused_by_the_other(pair: Pair) {
     let metrics = pair.b.metrics(SCRAPE).await;
     assert_eq!(
         gauge(&metrics, "svc_revocation_set_revocations"),
-        2,
+        2.0,
         "{metrics}"
     );
     // Revoking again (idempotent) changes nothing.
@@ -269,7 +265,7 @@ async fn a_silent_partition_stops_the_set_answering_within_a_second() {
     let metrics = pair.b.metrics(SCRAPE).await;
     assert_eq!(
         gauge(&metrics, "svc_revocation_set_trusted"),
-        0,
+        0.0,
         "{metrics}"
     );
 
