@@ -24,7 +24,7 @@
 //! sign-in from a browser records it once however many race. Its `trusted_until` is only read
 //! back and compared in Rust (`KnownDevice::is_trusted`), so it needs no `_ns` twin. Whether a
 //! person signed in from an address is one `SELECT EXISTS` over `login_history`, served by its
-//! `(tenant_id, user_id, client_ip)` index.
+//! `(client_ip, tenant_id, user_id)` index.
 
 use crate::dialect::{Dialect, PerDialect};
 use crate::naming;
