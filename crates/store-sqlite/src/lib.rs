@@ -9,6 +9,7 @@
 mod dialect;
 mod error;
 mod migrations;
+mod planner;
 mod store;
 
 mod timestamps;

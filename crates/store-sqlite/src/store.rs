@@ -161,8 +161,11 @@ impl Store for SqliteStore {
         svc_store_sql::migration_status::<SqliteDialect>(&mut conn, &MIGRATOR).await
     }
 
+    /// Applies the pending migrations, then gives every index SQLite has never analysed its
+    /// planner statistics (`planner`).
     async fn migrate(&self) -> Result<(), StoreError> {
-        MIGRATOR.run(&self.pool).await.map_err(map_migrate_err)
+        MIGRATOR.run(&self.pool).await.map_err(map_migrate_err)?;
+        crate::planner::seed(&self.pool).await
     }
 
     async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError> {
