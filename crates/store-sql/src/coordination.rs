@@ -61,13 +61,18 @@ const USE_ASSERTION: PerDialect = PerDialect {
      ON CONFLICT (tenant_id, client_id, jti) DO UPDATE SET expires_at = excluded.expires_at \
      WHERE assertion_ids.expires_at <= $5",
 };
+// At most `$2` rows each, selected by primary key (see `GrantWrites::purge_expired_grants_at_most`).
 const PURGE_IDEMPOTENCY: PerDialect = PerDialect {
-    sqlite: "DELETE FROM idempotency_keys WHERE expires_at_ns <= $1",
-    postgres: "DELETE FROM idempotency_keys WHERE expires_at <= $1",
+    sqlite: "DELETE FROM idempotency_keys WHERE (scope, key) IN (SELECT scope, key \
+         FROM idempotency_keys WHERE expires_at_ns <= $1 LIMIT $2)",
+    postgres: "DELETE FROM idempotency_keys WHERE (scope, key) IN (SELECT scope, key \
+         FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)",
 };
 const PURGE_ASSERTIONS: PerDialect = PerDialect {
-    sqlite: "DELETE FROM assertion_ids WHERE expires_at_ns <= $1",
-    postgres: "DELETE FROM assertion_ids WHERE expires_at <= $1",
+    sqlite: "DELETE FROM assertion_ids WHERE (tenant_id, client_id, jti) IN \
+         (SELECT tenant_id, client_id, jti FROM assertion_ids WHERE expires_at_ns <= $1 LIMIT $2)",
+    postgres: "DELETE FROM assertion_ids WHERE (tenant_id, client_id, jti) IN \
+         (SELECT tenant_id, client_id, jti FROM assertion_ids WHERE expires_at <= $1 LIMIT $2)",
 };
 
 impl<D: Dialect> SqlTx<D> {
@@ -209,14 +214,18 @@ impl<D: Dialect> CoordinationWrites for SqlTx<D> {
             .await
     }
 
-    /// Deletes every idempotency key and assertion id expired at `now`; returns how many.
-    async fn purge_expired(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
+    /// Deletes at most `limit` idempotency keys and `limit` assertion ids expired at `now`;
+    /// returns how many.
+    async fn purge_expired(&mut self, now: OffsetDateTime, limit: u64) -> Result<u64, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let keys = Stmt::new(PURGE_IDEMPOTENCY.pick::<D>())
             .bind_instant(now)
+            .bind(limit)
             .execute::<D>(self.conn())
             .await?;
         let ids = Stmt::new(PURGE_ASSERTIONS.pick::<D>())
             .bind_instant(now)
+            .bind(limit)
             .execute::<D>(self.conn())
             .await?;
         Ok(keys + ids)

@@ -31,7 +31,9 @@ const LIST: Sorted = Sorted {
 };
 // Ids are time-ordered, so "older than" is a primary-key range: no timestamp comparison (and no
 // `_ns` twin) needed.
-const PURGE: &str = "DELETE FROM login_history WHERE id < $1";
+/// The oldest `$2` records before the id floor `$1` (ids order by time).
+const PURGE: &str = "DELETE FROM login_history WHERE id IN \
+     (SELECT id FROM login_history WHERE id < $1 ORDER BY id LIMIT $2)";
 const INSERT: &str = "INSERT INTO login_history (id, tenant_id, user_id, occurred_at, method, \
      result, client_ip, user_agent) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
@@ -55,9 +57,11 @@ pub(crate) async fn list<D: Dialect>(
 pub(crate) async fn purge<D: Dialect>(
     conn: &mut Conn<D>,
     before: OffsetDateTime,
+    limit: u64,
 ) -> Result<u64, StoreError> {
     Stmt::new(PURGE)
         .bind(LoginRecordId::floor(before).as_str().to_owned())
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .execute::<D>(conn)
         .await
 }

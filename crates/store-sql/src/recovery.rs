@@ -122,26 +122,41 @@ const SPEND_APPROVAL: PerDialect = PerDialect {
          RETURNING tenant_id, request_id, guardian_id, email, expires_at, approved_at",
 };
 
+/// The first `$3` requests, in key order, closed before `$1` and owing no factor (`$2` false).
+macro_rules! closed_requests {
+    ($closed_at:literal) => {
+        concat!(
+            "(SELECT tenant_id, id FROM recovery_requests \
+              WHERE status IN ('cancelled', 'completed', 'expired') AND ",
+            $closed_at,
+            " < $1 AND factor_due = $2 ORDER BY tenant_id, id LIMIT $3)"
+        )
+    };
+}
+
 /// The purge: first the approvals of the requests it deletes (counted, which the foreign key's
-/// cascade would not report), then the requests. Both name the same requests: closed before
-/// `$1` and owing no factor.
+/// cascade would not report), then the requests. Both name the same requests
+/// ([`closed_requests`]); within the write transaction a closed request stays closed, so the
+/// second statement selects the requests whose approvals the first one counted.
 const PURGE_APPROVALS: PerDialect = PerDialect {
-    sqlite: "DELETE FROM recovery_approvals WHERE (tenant_id, request_id) IN \
-         (SELECT tenant_id, id FROM recovery_requests \
-          WHERE status IN ('cancelled', 'completed', 'expired') AND closed_at_ns < $1 \
-          AND factor_due = $2)",
-    postgres: "DELETE FROM recovery_approvals WHERE (tenant_id, request_id) IN \
-         (SELECT tenant_id, id FROM recovery_requests \
-          WHERE status IN ('cancelled', 'completed', 'expired') AND closed_at < $1 \
-          AND factor_due = $2)",
+    sqlite: concat!(
+        "DELETE FROM recovery_approvals WHERE (tenant_id, request_id) IN ",
+        closed_requests!("closed_at_ns")
+    ),
+    postgres: concat!(
+        "DELETE FROM recovery_approvals WHERE (tenant_id, request_id) IN ",
+        closed_requests!("closed_at")
+    ),
 };
 const PURGE_REQUESTS: PerDialect = PerDialect {
-    sqlite: "DELETE FROM recovery_requests \
-         WHERE status IN ('cancelled', 'completed', 'expired') AND closed_at_ns < $1 \
-         AND factor_due = $2",
-    postgres: "DELETE FROM recovery_requests \
-         WHERE status IN ('cancelled', 'completed', 'expired') AND closed_at < $1 \
-         AND factor_due = $2",
+    sqlite: concat!(
+        "DELETE FROM recovery_requests WHERE (tenant_id, id) IN ",
+        closed_requests!("closed_at_ns")
+    ),
+    postgres: concat!(
+        "DELETE FROM recovery_requests WHERE (tenant_id, id) IN ",
+        closed_requests!("closed_at")
+    ),
 };
 
 #[async_trait]
@@ -405,15 +420,22 @@ impl<D: Dialect> RecoveryWrites for SqlTx<D> {
     }
 
     /// Approvals first, then their requests (see [`PURGE_APPROVALS`]); returns both counts.
-    async fn purge_closed_recoveries(&mut self, before: OffsetDateTime) -> Result<u64, StoreError> {
+    async fn purge_closed_recoveries(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let approvals = Stmt::new(PURGE_APPROVALS.pick::<D>())
             .bind_instant(before)
             .bind(false)
+            .bind(limit)
             .execute::<D>(self.conn())
             .await?;
         let requests = Stmt::new(PURGE_REQUESTS.pick::<D>())
             .bind_instant(before)
             .bind(false)
+            .bind(limit)
             .execute::<D>(self.conn())
             .await?;
         Ok(approvals + requests)
@@ -596,14 +618,13 @@ mod tests {
             (PURGE_REQUESTS.sqlite, PURGE_APPROVALS.sqlite),
             (PURGE_REQUESTS.postgres, PURGE_APPROVALS.postgres),
         ] {
-            let condition = requests
-                .split_once("WHERE ")
-                .map(|(_, condition)| condition)
-                .expect("a condition");
-            assert!(
-                approvals.contains(condition),
-                "both purge statements name the same requests: {approvals}"
+            let named = |sql: &'static str| sql.split_once(" IN ").map(|(_, requests)| requests);
+            assert_eq!(
+                named(requests),
+                named(approvals),
+                "both purge statements name the same requests"
             );
+            assert!(requests.ends_with("LIMIT $3)"), "{requests}");
         }
     }
 

@@ -151,8 +151,12 @@ impl<D: Dialect> SessionWrites for SqlTx<D> {
         login_history::insert::<D>(self.conn(), record).await
     }
 
-    async fn purge_login_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError> {
-        login_history::purge::<D>(self.conn(), before).await
+    async fn purge_login_history(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError> {
+        login_history::purge::<D>(self.conn(), before, limit).await
     }
 
     /// [`StoreError::NotFound`] when the session does not exist (any more) for the tenant.

@@ -704,7 +704,12 @@ async fn expiry_and_audit_filters_compare_instants_not_stored_text() {
     })
     .await
     .expect("claim");
-    assert_eq!(tx.purge_expired(quarter_past).await.expect("purge"), 1);
+    assert_eq!(
+        tx.purge_expired(quarter_past, u64::MAX)
+            .await
+            .expect("purge"),
+        1
+    );
     let acme = tenant_fixture("acme", 1);
     tx.insert_tenant(&acme).await.expect("tenant");
     let at =

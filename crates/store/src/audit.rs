@@ -126,5 +126,8 @@ pub trait CoordinationWrites {
     ) -> Result<(), StoreError>;
 
     /// Deletes idempotency records and assertion ids that expired before `now`; returns how many.
-    async fn purge_expired(&mut self, now: OffsetDateTime) -> Result<u64, StoreError>;
+    ///
+    /// At most `limit` rows of each kind per call, so a backlog is worked off over several
+    /// calls, each in a transaction of its own (the janitor repeats while rows go).
+    async fn purge_expired(&mut self, now: OffsetDateTime, limit: u64) -> Result<u64, StoreError>;
 }

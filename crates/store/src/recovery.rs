@@ -162,5 +162,12 @@ pub trait RecoveryWrites {
     /// Deletes, in every tenant, the closed requests (cancelled, completed, expired) with
     /// `closed_at < before` that owe no factor, and their approvals; returns how many rows
     /// (requests and approvals). Open requests and those with `factor_due` stay.
-    async fn purge_closed_recoveries(&mut self, before: OffsetDateTime) -> Result<u64, StoreError>;
+    ///
+    /// At most `limit` requests per call, so a backlog is worked off over several
+    /// calls, each in a transaction of its own (the janitor repeats while rows go).
+    async fn purge_closed_recoveries(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError>;
 }

@@ -149,8 +149,15 @@ pub trait SessionWrites {
     async fn insert_login_record(&mut self, record: &LoginRecord) -> Result<(), StoreError>;
 
     /// Deletes every tenant's login-history records made before `before` (the retention);
-    /// returns how many went.
-    async fn purge_login_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError>;
+    /// returns how many went. Oldest first.
+    ///
+    /// At most `limit` rows of each kind per call, so a backlog is worked off over several
+    /// calls, each in a transaction of its own (the janitor repeats while rows go).
+    async fn purge_login_history(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError>;
 
     /// Records use at `now` (`last_seen_at`).
     async fn touch_session(

@@ -254,6 +254,14 @@ pub trait WebhookWrites {
     ) -> Result<bool, StoreError>;
 
     /// Deletes final deliveries (and their attempts) and fanned-out events that no open
-    /// delivery needs, when older than `before`; returns how many rows.
-    async fn purge_webhook_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError>;
+    /// delivery needs, when older than `before`; returns how many rows (a delivery's attempts
+    /// go with it, by the foreign key's cascade, and are not counted).
+    ///
+    /// At most `limit` rows of each kind per call, so a backlog is worked off over several
+    /// calls, each in a transaction of its own (the janitor repeats while rows go).
+    async fn purge_webhook_history(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError>;
 }

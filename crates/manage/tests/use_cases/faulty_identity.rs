@@ -109,9 +109,13 @@ impl SessionWrites for FaultyTx {
         self.inner.insert_login_record(record).await
     }
 
-    async fn purge_login_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError> {
+    async fn purge_login_history(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError> {
         self.check("purge_login_history")?;
-        self.inner.purge_login_history(before).await
+        self.inner.purge_login_history(before, limit).await
     }
     async fn touch_session(
         &mut self,

@@ -129,7 +129,11 @@ impl RecoveryWrites for FaultyTx {
     ) -> Result<u64, StoreError> {
         self.inner.clear_recovery_factor_due(tenant, user).await
     }
-    async fn purge_closed_recoveries(&mut self, before: OffsetDateTime) -> Result<u64, StoreError> {
-        self.inner.purge_closed_recoveries(before).await
+    async fn purge_closed_recoveries(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError> {
+        self.inner.purge_closed_recoveries(before, limit).await
     }
 }

@@ -190,7 +190,11 @@ impl WebhookWrites for FaultyTx {
             .await
     }
 
-    async fn purge_webhook_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError> {
-        self.inner.purge_webhook_history(before).await
+    async fn purge_webhook_history(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError> {
+        self.inner.purge_webhook_history(before, limit).await
     }
 }

@@ -504,8 +504,8 @@ impl CoordinationWrites for FaultyTx {
             .use_agent_challenge(tenant, agent, id, expires_at, now)
             .await
     }
-    async fn purge_expired(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
-        self.inner.purge_expired(now).await
+    async fn purge_expired(&mut self, now: OffsetDateTime, limit: u64) -> Result<u64, StoreError> {
+        self.inner.purge_expired(now, limit).await
     }
 }
 

@@ -53,9 +53,9 @@ pub(super) fn spawn(
 /// asking browser sees "over" rather than a decoy's "collecting" for this long. Its events are
 /// the lasting record.
 const CLOSED_RECOVERY_KEPT: time::Duration = time::Duration::days(30);
-/// Rows of each kind one round of a batched purge step deletes at most.
+/// Rows of each kind one round of a purge step deletes at most.
 const PURGE_BATCH: u64 = 10_000;
-/// Rounds of a batched step per tick: a backlog beyond that waits for the next tick.
+/// Rounds of a step per tick: a backlog beyond that waits for the next tick.
 const PURGE_ROUNDS: u32 = 100;
 
 /// How long history is kept: `[webhooks].history_retention_days`,
@@ -85,12 +85,6 @@ impl PurgeStep {
         Self::ClosedRecoveries,
     ];
 
-    /// Whether one round deletes at most [`PURGE_BATCH`] rows of each kind, so the step is
-    /// repeated while rows go.
-    fn batched(self) -> bool {
-        matches!(self, Self::Grants)
-    }
-
     fn as_str(self) -> &'static str {
         match self {
             Self::Coordination => "idempotency keys and assertion ids",
@@ -102,7 +96,8 @@ impl PurgeStep {
     }
 }
 
-/// Runs one purge step in a transaction of its own: how many records it removed.
+/// Runs one round of a purge step (at most [`PURGE_BATCH`] rows of each kind) in a transaction
+/// of its own: how many records it removed.
 async fn purge(
     store: &dyn svc_store::Store,
     step: PurgeStep,
@@ -111,15 +106,18 @@ async fn purge(
 ) -> Result<u64, svc_store::StoreError> {
     let mut tx = store.write().await?;
     let purged = match step {
-        PurgeStep::Coordination => tx.purge_expired(now).await?,
+        PurgeStep::Coordination => tx.purge_expired(now, PURGE_BATCH).await?,
         PurgeStep::Grants => tx.purge_expired_grants_at_most(now, PURGE_BATCH).await?,
-        PurgeStep::WebhookHistory => tx.purge_webhook_history(now - retention.webhooks).await?,
+        PurgeStep::WebhookHistory => {
+            tx.purge_webhook_history(now - retention.webhooks, PURGE_BATCH)
+                .await?
+        }
         PurgeStep::LoginHistory => {
-            tx.purge_login_history(now - retention.login_history)
+            tx.purge_login_history(now - retention.login_history, PURGE_BATCH)
                 .await?
         }
         PurgeStep::ClosedRecoveries => {
-            tx.purge_closed_recoveries(now - CLOSED_RECOVERY_KEPT)
+            tx.purge_closed_recoveries(now - CLOSED_RECOVERY_KEPT, PURGE_BATCH)
                 .await?
         }
     };
@@ -145,11 +143,13 @@ async fn janitor(
             _ = ticker.tick() => {}
         }
         let now = clock.now();
-        // One transaction per kind of record: a slow or failing purge of one table (a huge
-        // backlog hitting `statement_timeout`) neither rolls back nor holds up the others.
+        // One transaction per round of each kind of record: a slow or failing purge of one
+        // table neither rolls back nor holds up the others, and a backlog goes in bounded
+        // rounds, each well inside `statement_timeout`, instead of one statement that may
+        // never finish.
         let mut purged = 0;
         for step in PurgeStep::ALL {
-            for _ in 0..if step.batched() { PURGE_ROUNDS } else { 1 } {
+            for _ in 0..PURGE_ROUNDS {
                 match purge(store.as_ref(), step, now, &retention).await {
                     Ok(0) => break,
                     Ok(n) => purged += n,

@@ -224,8 +224,12 @@ impl<D: Dialect> WebhookWrites for SqlTx<D> {
         deliveries::finish_attempt::<D>(self.conn(), tenant, id, owner, attempt, next, now).await
     }
 
-    async fn purge_webhook_history(&mut self, before: OffsetDateTime) -> Result<u64, StoreError> {
-        queue::purge_history::<D>(self.conn(), before).await
+    async fn purge_webhook_history(
+        &mut self,
+        before: OffsetDateTime,
+        limit: u64,
+    ) -> Result<u64, StoreError> {
+        queue::purge_history::<D>(self.conn(), before, limit).await
     }
 }
 

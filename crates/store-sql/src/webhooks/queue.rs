@@ -112,21 +112,25 @@ const STATS: PerDialect = PerDialect {
                        JOIN webhook_subscriptions s ON s.id = d.webhook_id \
                        WHERE d.status IN ('pending', 'failed') AND s.active) AS x) AS oldest",
 };
-/// Final deliveries (their attempts cascade) older than `$1`, through
+/// At most `$2` final deliveries (their attempts cascade) older than `$1`, through
 /// `webhook_deliveries_final_idx`.
 const PURGE_DELIVERIES: PerDialect = PerDialect {
-    sqlite: "DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'exhausted') \
-             AND updated_at_ns < $1",
-    postgres: "DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'exhausted') \
-               AND updated_at < $1",
+    sqlite: "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries \
+             WHERE status IN ('succeeded', 'exhausted') AND updated_at_ns < $1 LIMIT $2)",
+    postgres: "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries \
+               WHERE status IN ('succeeded', 'exhausted') AND updated_at < $1 LIMIT $2)",
 };
-/// Fanned-out events older than `$1` that no remaining delivery refers to (run after
-/// [`PURGE_DELIVERIES`], so the deliveries just purged no longer keep their events).
+/// At most `$2` fanned-out events older than `$1` that no remaining delivery refers to (run
+/// after [`PURGE_DELIVERIES`], so the deliveries just purged no longer keep their events).
 const PURGE_EVENTS: PerDialect = PerDialect {
-    sqlite: "DELETE FROM events WHERE relayed_at_ns IS NOT NULL AND occurred_at_ns < $1 \
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)",
-    postgres: "DELETE FROM events WHERE relayed_at IS NOT NULL AND occurred_at < $1 \
-               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)",
+    sqlite: "DELETE FROM events WHERE id IN (SELECT id FROM events \
+             WHERE relayed_at_ns IS NOT NULL AND occurred_at_ns < $1 \
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id) \
+             LIMIT $2)",
+    postgres: "DELETE FROM events WHERE id IN (SELECT id FROM events \
+               WHERE relayed_at IS NOT NULL AND occurred_at < $1 \
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id) \
+               LIMIT $2)",
 };
 
 pub(super) async fn claim<D: Dialect>(
@@ -201,13 +205,17 @@ pub(super) async fn stats<D: Dialect>(conn: &mut Conn<D>) -> Result<QueueStats, 
 pub(super) async fn purge_history<D: Dialect>(
     conn: &mut Conn<D>,
     before: OffsetDateTime,
+    limit: u64,
 ) -> Result<u64, StoreError> {
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let deliveries = Stmt::new(PURGE_DELIVERIES.pick::<D>())
         .bind_instant(before)
+        .bind(limit)
         .execute::<D>(&mut *conn)
         .await?;
     let events = Stmt::new(PURGE_EVENTS.pick::<D>())
         .bind_instant(before)
+        .bind(limit)
         .execute::<D>(conn)
         .await?;
     Ok(deliveries + events)

@@ -127,7 +127,13 @@ pub async fn login_history_purge_keeps_what_is_younger_than_the_retention(store:
     // Records at +10 and +20 ms of each user's creation go; +30 and +40 stay.
     let bound = ada.created_at.max(eve.created_at) + Duration::milliseconds(25);
     let mut tx = store.write().await.expect("write");
-    let purged = tx.purge_login_history(bound).await.expect("purge");
+    // One round of one record, then the rest.
+    let first = tx.purge_login_history(bound, 1).await.expect("purge");
+    assert_eq!(first, 1, "at most the limit");
+    let purged = first
+        + tx.purge_login_history(bound, u64::MAX)
+            .await
+            .expect("the rest");
     tx.commit().await.expect("commit");
     let mut read = store.read().await.expect("read");
     let mut kept = 0;
@@ -147,7 +153,12 @@ pub async fn login_history_purge_keeps_what_is_younger_than_the_retention(store:
     assert_eq!(purged as usize + kept, 8);
     assert!(purged >= 2 && kept >= 2, "purged {purged}, kept {kept}");
     let mut tx = store.write().await.expect("write");
-    assert_eq!(tx.purge_login_history(bound).await.expect("again"), 0);
+    assert_eq!(
+        tx.purge_login_history(bound, u64::MAX)
+            .await
+            .expect("again"),
+        0
+    );
     tx.commit().await.expect("commit");
 }
 

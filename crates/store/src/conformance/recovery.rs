@@ -1359,12 +1359,23 @@ pub async fn closed_recoveries_are_purged_keeping_open_and_owing_ones(store: Arc
     tx.commit().await.expect("commit");
 
     let mut tx = store.write().await.expect("write");
+    // In bounded rounds: three requests with their six approvals, then the last with its two.
     assert_eq!(
-        tx.purge_closed_recoveries(before).await.expect("purge"),
-        4 + 8,
-        "four requests and their eight approvals"
+        tx.purge_closed_recoveries(before, 3).await.expect("purge"),
+        3 + 6,
+        "three requests and their six approvals"
     );
-    assert_eq!(tx.purge_closed_recoveries(before).await.expect("again"), 0);
+    assert_eq!(
+        tx.purge_closed_recoveries(before, 3)
+            .await
+            .expect("the rest"),
+        1 + 2,
+        "the fourth request and its two approvals"
+    );
+    assert_eq!(
+        tx.purge_closed_recoveries(before, 3).await.expect("again"),
+        0
+    );
     tx.commit().await.expect("commit");
 
     let mut read = store.read().await.expect("read");

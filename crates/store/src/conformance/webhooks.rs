@@ -652,10 +652,13 @@ pub async fn queue_stats_and_history_purge(store: Arc<dyn Store>) {
         .expect("done")
     );
     let purged = tx
-        .purge_webhook_history(t0 + Duration::days(1))
+        .purge_webhook_history(t0 + Duration::days(1), 1)
         .await
         .expect("purge");
-    assert_eq!(purged, 2, "the finished delivery and its event");
+    assert_eq!(
+        purged, 2,
+        "the finished delivery and its event (a limit of one of each kind)"
+    );
     assert_eq!(
         tx.delivery(&acme.id, &webhook.id, &done.id)
             .await
