@@ -129,7 +129,8 @@ impl ProofReplay for StoreReplay {
         until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<bool, OAuthError> {
-        let mut tx = self.0.write().await?;
+        // One statement: autocommit saves the BEGIN and COMMIT round trips on every proof.
+        let mut tx = self.0.write_once().await?;
         match tx.use_proof_id(tenant, jkt, jti, until, now).await {
             Ok(()) => {
                 tx.commit().await?;

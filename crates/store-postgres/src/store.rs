@@ -156,6 +156,13 @@ impl Store for PgStore {
         ))
     }
 
+    async fn write_once(&self) -> Result<Box<dyn WriteTx>, StoreError> {
+        let conn = self.pool.acquire().await.map_err(map_err)?;
+        Ok(Box::new(
+            SqlTx::<PgDialect>::plain(conn).revoking_into(self.revocations.clone()),
+        ))
+    }
+
     async fn close(&self) {
         self.pool.close().await;
         #[cfg(feature = "test-support")]

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use svc_domain::TenantId;
 use svc_store::{ReadTx, RevocationSet, StoreError, WriteTx};
 
-/// A transaction (or, for a one-statement read, a pooled connection in autocommit mode) on
-/// dialect `D`. Dropping it without commit rolls it back: sqlx runs the ROLLBACK before the
+/// A transaction (or, for one statement, a pooled connection in autocommit mode) on dialect
+/// `D`. Dropping a transaction without commit rolls it back: sqlx runs the ROLLBACK before the
 /// connection is lent out again.
 pub struct SqlTx<D: Dialect> {
     conn: Held<D>,
@@ -76,6 +76,15 @@ impl<D: Dialect> SqlTx<D> {
         }
     }
 
+    /// A pooled connection outside any transaction that keeps `hold` until it is committed or
+    /// dropped (SQLite: this process's turn to write, for a one-statement write).
+    pub fn plain_holding(conn: PoolConnection<D::Db>, hold: impl Any + Send) -> Self {
+        Self {
+            _hold: Some(Box::new(hold)),
+            ..Self::plain(conn)
+        }
+    }
+
     /// The connection the repositories run their statements on.
     pub(crate) fn conn(&mut self) -> &mut Conn<D> {
         match &mut self.conn {
@@ -108,7 +117,7 @@ impl<D: Dialect> WriteTx for SqlTx<D> {
         } = *self;
         match conn {
             Held::Tx(tx) => tx.commit().await.map_err(D::map_err)?,
-            // Only reads run outside a transaction; `read_once` never hands out a WriteTx.
+            // `write_once`: the one statement committed itself when it ran.
             Held::Plain(_) => {}
         }
         if let Some(set) = revocations {

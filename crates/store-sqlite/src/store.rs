@@ -119,6 +119,19 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// This process's turn to write, waited for at most `write_wait`.
+    async fn turn(&self) -> Result<tokio::sync::OwnedMutexGuard<()>, StoreError> {
+        tokio::time::timeout(self.write_wait, self.writer.clone().lock_owned())
+            .await
+            .map_err(|_| {
+                StoreError::Unavailable(
+                    "timed out waiting for this process's previous write transaction".into(),
+                )
+            })
+    }
+}
+
 fn pool_options(settings: &PoolSettings) -> SqlitePoolOptions {
     // sqlx panics on a zero-sized pool or min > max; configuration validation should prevent
     // both, but a store must not bring the process down over them.
@@ -180,13 +193,7 @@ impl Store for SqliteStore {
     }
 
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
-        let turn = tokio::time::timeout(self.write_wait, self.writer.clone().lock_owned())
-            .await
-            .map_err(|_| {
-                StoreError::Unavailable(
-                    "timed out waiting for this process's previous write transaction".into(),
-                )
-            })?;
+        let turn = self.turn().await?;
         // IMMEDIATE takes the single write lock now, waiting up to busy_timeout for it, so the
         // transaction never has to upgrade later (which fails with SQLITE_BUSY, no waiting).
         let tx = self
@@ -195,6 +202,15 @@ impl Store for SqliteStore {
             .await
             .map_err(map_err)?;
         Ok(Box::new(SqlTx::<SqliteDialect>::holding(tx, turn)))
+    }
+
+    /// Autocommit under this process's turn: the statement takes SQLite's write lock itself
+    /// (waiting up to `busy_timeout` for another process), and a lone statement never has a
+    /// lock to upgrade.
+    async fn write_once(&self) -> Result<Box<dyn WriteTx>, StoreError> {
+        let turn = self.turn().await?;
+        let conn = self.pool.acquire().await.map_err(map_err)?;
+        Ok(Box::new(SqlTx::<SqliteDialect>::plain_holding(conn, turn)))
     }
 
     async fn close(&self) {

@@ -168,6 +168,16 @@ pub trait Store: Send + Sync + 'static {
     /// Opens a write transaction; nothing is visible to others until [`WriteTx::commit`].
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError>;
 
+    /// A write of ONE statement, outside any transaction (autocommit): no BEGIN and no COMMIT
+    /// round trips. The statement is durable as soon as it returns, whether or not
+    /// [`WriteTx::commit`] follows (which then only gives back what the backend held). For
+    /// single-use records on hot paths (a DPoP proof's `jti`, a client assertion's): never for
+    /// two writes, each of which would commit on its own. A backend without the distinction
+    /// opens a transaction.
+    async fn write_once(&self) -> Result<Box<dyn WriteTx>, StoreError> {
+        self.write().await
+    }
+
     /// Closes the pool, waiting for lent connections to come back.
     async fn close(&self);
 

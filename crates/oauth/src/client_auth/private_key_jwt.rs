@@ -202,7 +202,8 @@ async fn use_once(
     exp: OffsetDateTime,
     now: OffsetDateTime,
 ) -> Result<(), OAuthError> {
-    let mut tx = ctx.store.write().await?;
+    // One statement: autocommit saves the BEGIN and COMMIT round trips.
+    let mut tx = ctx.store.write_once().await?;
     match tx.use_assertion_id(ctx.tenant, client, jti, exp, now).await {
         Ok(()) => {}
         Err(StoreError::Conflict { .. }) => {

@@ -35,6 +35,7 @@ mod tenants;
 mod user_roles;
 mod users;
 mod webhooks;
+mod write_once;
 
 pub use access::*;
 pub use agents::*;
@@ -67,6 +68,7 @@ pub use tenants::*;
 pub use user_roles::*;
 pub use users::*;
 pub use webhooks::*;
+pub use write_once::*;
 
 use crate::StoreError;
 use svc_domain::{
@@ -154,6 +156,7 @@ macro_rules! conformance_suite {
             agent_challenges_are_single_use_per_agent,
             purge_expired_counts_and_keeps_live_rows,
             racing_claims_admit_exactly_one,
+            write_once_admits_one_racer_and_needs_no_commit,
             user_round_trips,
             user_email_is_unique_among_users_not_removed,
             list_users_filters_and_paginates,
