@@ -26,10 +26,43 @@ pub(super) const DELIVERY_SLOTS: usize = 4;
 /// HAProxy's health check: every 500 ms, down after 2 failures, up after 2 successes.
 const CHECK: &str = "inter 500ms fall 2 rise 2";
 
-/// A free loopback port (bound and released: a node restarted later gets the same one).
+/// Ports handed out by [`free_port`] in this test process, never handed out twice.
+static HANDED_OUT: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+
+/// A free loopback port (bound and released: a node restarted later gets the same one), taken
+/// below the kernel's ephemeral range. A port the kernel may give an outgoing connection (a
+/// node's to PostgreSQL or Redis) could be taken between this check and the node's bind, or
+/// while a killed node is down: CI once saw "Address already in use" that way.
 pub(super) fn free_port() -> u16 {
+    use std::hash::{BuildHasher, Hasher};
+    const FLOOR: u16 = 10_000;
+    let ephemeral_from = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32_768);
+    let mut handed_out = HANDED_OUT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if ephemeral_from > FLOOR {
+        let span = u64::from(ephemeral_from - FLOOR);
+        // A random start, so test processes running at once rarely probe the same ports.
+        let start = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        for step in 0..span {
+            let port = FLOOR + u16::try_from((start.wrapping_add(step)) % span).unwrap();
+            if !handed_out.contains(&port)
+                && std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+            {
+                handed_out.push(port);
+                return port;
+            }
+        }
+    }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
+    let port = listener.local_addr().unwrap().port();
+    handed_out.push(port);
+    port
 }
 
 /// One `svc-runtime` process of the cluster, restartable on its port.
