@@ -117,9 +117,7 @@ impl SqliteStore {
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
     }
-}
 
-impl SqliteStore {
     /// This process's turn to write, waited for at most `write_wait`.
     async fn turn(&self) -> Result<tokio::sync::OwnedMutexGuard<()>, StoreError> {
         tokio::time::timeout(self.write_wait, self.writer.clone().lock_owned())
