@@ -8,21 +8,60 @@ use crate::error::map_err;
 use sqlx::ValueRef as _;
 use sqlx::encode::IsNull;
 use sqlx::error::BoxDynError;
+use sqlx::pool::PoolConnection;
 use sqlx::postgres::types::Oid;
 use sqlx::postgres::{PgArgumentBuffer, PgArguments, PgRow, PgTypeInfo, PgValueFormat, PgValueRef};
 use sqlx::query::Query;
 use sqlx::{
-    AssertSqlSafe, Column as _, Decode, Encode, PgConnection, Postgres, Row as _, Type,
-    TypeInfo as _,
+    AssertSqlSafe, Column as _, Decode, Encode, PgConnection, Postgres, Row as _, Transaction,
+    Type, TypeInfo as _,
 };
 use std::future::Future;
 use svc_store::StoreError;
-use svc_store_sql::{Arg, Dialect, Kind, Stmt};
+use svc_store_sql::{Arg, Dialect, Kind, Lease, Stmt};
 use time::OffsetDateTime;
 
 /// The PostgreSQL dialect.
 #[derive(Debug, Clone, Copy)]
 pub struct PgDialect;
+
+/// What a PostgreSQL transaction holds: a transaction begun on a pooled connection, or a pooled
+/// connection in autocommit for one statement. sqlx rolls a dropped transaction back before the
+/// connection is lent out again.
+pub enum PgLease {
+    /// `BEGIN` was sent.
+    Tx(Transaction<'static, Postgres>),
+    /// Autocommit: each statement commits itself.
+    Plain(PoolConnection<Postgres>),
+}
+
+impl Lease for PgLease {
+    type Conn = PgConnection;
+
+    fn conn(&mut self) -> &mut PgConnection {
+        match self {
+            Self::Tx(tx) => tx,
+            Self::Plain(conn) => conn,
+        }
+    }
+
+    async fn commit(self) -> Result<(), StoreError> {
+        match self {
+            Self::Tx(tx) => tx.commit().await.map_err(map_err),
+            // `write_once`: the one statement committed itself when it ran.
+            Self::Plain(_) => Ok(()),
+        }
+    }
+
+    async fn finish(self) -> Result<(), StoreError> {
+        match self {
+            // A read changed nothing: a rollback ends it without a commit's work.
+            Self::Tx(tx) => tx.rollback().await.map_err(map_err),
+            // Autocommit: nothing to end; the connection goes back to the pool.
+            Self::Plain(_) => Ok(()),
+        }
+    }
+}
 
 type PgQuery<'a> = Query<'a, Postgres, PgArguments>;
 
@@ -88,6 +127,8 @@ fn query(stmt: Stmt<'_>) -> PgQuery<'static> {
 
 impl Dialect for PgDialect {
     type Db = Postgres;
+    type Lease = PgLease;
+    type Row = PgRow;
     const KIND: Kind = Kind::Postgres;
     const WRITES_SERIALIZED: bool = false;
     const DATA_MODIFYING_CTE: bool = true;

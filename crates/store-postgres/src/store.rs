@@ -1,6 +1,6 @@
 //! [`PgStore`]: a lazy connection pool on a PostgreSQL database, and the [`Store`] port.
 
-use crate::dialect::PgDialect;
+use crate::dialect::{PgDialect, PgLease};
 use crate::error::{map_err, map_migrate_err};
 use crate::feed::PgFeed;
 use crate::migrations::MIGRATOR;
@@ -141,25 +141,25 @@ impl Store for PgStore {
     async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError> {
         // Enforced by the server: a read transaction cannot write even by mistake.
         let tx = begin_detached(&self.pool, "BEGIN TRANSACTION READ ONLY").await?;
-        Ok(Box::new(SqlTx::<PgDialect>::new(tx)))
+        Ok(Box::new(SqlTx::<PgDialect>::new(PgLease::Tx(tx))))
     }
 
     async fn read_once(&self) -> Result<Box<dyn ReadTx>, StoreError> {
         let conn = self.pool.acquire().await.map_err(map_err)?;
-        Ok(Box::new(SqlTx::<PgDialect>::plain(conn)))
+        Ok(Box::new(SqlTx::<PgDialect>::new(PgLease::Plain(conn))))
     }
 
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
         let tx = begin_detached(&self.pool, "BEGIN").await?;
         Ok(Box::new(
-            SqlTx::<PgDialect>::new(tx).revoking_into(self.revocations.clone()),
+            SqlTx::<PgDialect>::new(PgLease::Tx(tx)).revoking_into(self.revocations.clone()),
         ))
     }
 
     async fn write_once(&self) -> Result<Box<dyn WriteTx>, StoreError> {
         let conn = self.pool.acquire().await.map_err(map_err)?;
         Ok(Box::new(
-            SqlTx::<PgDialect>::plain(conn).revoking_into(self.revocations.clone()),
+            SqlTx::<PgDialect>::new(PgLease::Plain(conn)).revoking_into(self.revocations.clone()),
         ))
     }
 

@@ -10,11 +10,29 @@ use std::future::Future;
 use svc_store::StoreError;
 use time::OffsetDateTime;
 
-/// The connection type of dialect `D` (`SqliteConnection`, `PgConnection`).
-pub type Conn<D> = <<D as Dialect>::Db as sqlx::Database>::Connection;
+/// The connection type the repositories of dialect `D` run statements on (`PgConnection`; the
+/// SQLite store's own connection).
+pub type Conn<D> = <<D as Dialect>::Lease as Lease>::Conn;
 
-/// The row type of dialect `D` (`SqliteRow`, `PgRow`).
-pub type Row<D> = <<D as Dialect>::Db as sqlx::Database>::Row;
+/// The row type of dialect `D` (`PgRow`; the SQLite store's own row).
+pub type Row<D> = <D as Dialect>::Row;
+
+/// What a [`crate::SqlTx`] holds: a connection in a transaction, or in autocommit for one
+/// statement. The backend decides how a transaction begins (it hands the lease out begun) and
+/// how it ends; dropping a lease that was neither committed nor finished rolls it back.
+pub trait Lease: Send + 'static {
+    /// The connection the statements run on.
+    type Conn: Send;
+
+    /// The connection.
+    fn conn(&mut self) -> &mut Self::Conn;
+
+    /// Commits a transaction (an autocommit lease has nothing left to commit).
+    fn commit(self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Ends a read: a transaction is rolled back, as it changed nothing.
+    fn finish(self) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
 
 /// Which dialect a [`PerDialect`] text is for; also says which backend a generic test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,8 +70,14 @@ impl PerDialect {
 /// The getters return `None` for SQL `NULL`; [`crate::Columns`] turns an unexpected `NULL`
 /// into [`StoreError::Corrupt`].
 pub trait Dialect: Send + Sync + Sized + 'static {
-    /// The sqlx driver.
+    /// The sqlx driver of the migrations (and, on PostgreSQL, of every statement).
     type Db: sqlx::Database;
+
+    /// What a transaction holds.
+    type Lease: Lease;
+
+    /// A row as the statements return it.
+    type Row: Send + Sync;
 
     /// Which dialect this is (picks [`PerDialect`] texts).
     const KIND: Kind;
@@ -66,8 +90,9 @@ pub trait Dialect: Send + Sync + Sized + 'static {
     /// change and the read of its context can be one round trip.
     const DATA_MODIFYING_CTE: bool;
 
-    /// Maps a driver error onto the port's error: the one place that decides which failures are
-    /// conflicts (and what the violated constraint is called), outages or bad stored data.
+    /// Maps a driver error (or a column getter's) onto the port's error: the one place that
+    /// decides which failures are conflicts (and what the violated constraint is called),
+    /// outages or bad stored data.
     fn map_err(err: sqlx::Error) -> StoreError;
 
     /// Runs `stmt`, returning how many rows it changed.

@@ -60,7 +60,7 @@ mod sso;
 mod webhooks;
 
 pub use columns::{Columns, Value};
-pub use dialect::{Conn, Dialect, Kind, PerDialect, Row};
+pub use dialect::{Conn, Dialect, Kind, Lease, PerDialect, Row};
 pub use grants::CHANGE_CHANNEL;
 pub use migrations::migration_status;
 pub use record::{decode_strings, encode_scopes, encode_strings};

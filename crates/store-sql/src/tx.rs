@@ -2,23 +2,20 @@
 //! backend; the trait object decides which operations the caller can reach. Each aggregate
 //! module implements its ports for it, so a new repository function is written in one place.
 
-use crate::dialect::{Conn, Dialect};
+use crate::dialect::{Conn, Dialect, Lease};
 use async_trait::async_trait;
-use sqlx::Transaction;
-use sqlx::pool::PoolConnection;
 use std::any::Any;
 use std::sync::Arc;
 use svc_domain::TenantId;
 use svc_store::{ReadTx, RevocationSet, StoreError, WriteTx};
 
-/// A transaction (or, for one statement, a pooled connection in autocommit mode) on dialect
-/// `D`. Dropping a transaction without commit rolls it back: sqlx runs the ROLLBACK before the
-/// connection is lent out again.
+/// A transaction (or, for one statement, a connection in autocommit mode) on dialect `D`.
+/// Dropping a transaction without commit rolls it back (see [`Lease`]).
 pub struct SqlTx<D: Dialect> {
-    conn: Held<D>,
+    lease: D::Lease,
     /// Whatever the backend must hold until the transaction ends (SQLite: this process's turn
-    /// to write). Declared after `conn`, so it is released after a dropped transaction's
-    /// rollback is queued.
+    /// to write). Declared after `lease`, so it is released after a dropped transaction's
+    /// rollback.
     _hold: Option<Box<dyn Any + Send>>,
     /// The process's revocation set, told of this transaction's revocations once it commits
     /// (the change feed tells the other processes, and this one again, a little later).
@@ -26,16 +23,11 @@ pub struct SqlTx<D: Dialect> {
     revoked: Vec<(TenantId, String, i64)>,
 }
 
-enum Held<D: Dialect> {
-    Tx(Transaction<'static, D::Db>),
-    Plain(PoolConnection<D::Db>),
-}
-
 impl<D: Dialect> SqlTx<D> {
-    /// A transaction.
-    pub fn new(tx: Transaction<'static, D::Db>) -> Self {
+    /// A transaction, or a connection in autocommit, as the backend leased it.
+    pub fn new(lease: D::Lease) -> Self {
         Self {
-            conn: Held::Tx(tx),
+            lease,
             _hold: None,
             revocations: None,
             revoked: Vec::new(),
@@ -56,53 +48,24 @@ impl<D: Dialect> SqlTx<D> {
         }
     }
 
-    /// A transaction that keeps `hold` until it ends.
-    pub fn holding(tx: Transaction<'static, D::Db>, hold: impl Any + Send) -> Self {
-        Self {
-            conn: Held::Tx(tx),
-            _hold: Some(Box::new(hold)),
-            revocations: None,
-            revoked: Vec::new(),
-        }
-    }
-
-    /// A pooled connection outside any transaction (one statement, no BEGIN/ROLLBACK).
-    pub fn plain(conn: PoolConnection<D::Db>) -> Self {
-        Self {
-            conn: Held::Plain(conn),
-            _hold: None,
-            revocations: None,
-            revoked: Vec::new(),
-        }
-    }
-
-    /// A pooled connection outside any transaction that keeps `hold` until it is committed or
-    /// dropped (SQLite: this process's turn to write, for a one-statement write).
-    pub fn plain_holding(conn: PoolConnection<D::Db>, hold: impl Any + Send) -> Self {
+    /// A lease that keeps `hold` until it is committed or dropped.
+    pub fn holding(lease: D::Lease, hold: impl Any + Send) -> Self {
         Self {
             _hold: Some(Box::new(hold)),
-            ..Self::plain(conn)
+            ..Self::new(lease)
         }
     }
 
     /// The connection the repositories run their statements on.
     pub(crate) fn conn(&mut self) -> &mut Conn<D> {
-        match &mut self.conn {
-            Held::Tx(tx) => tx,
-            Held::Plain(conn) => conn,
-        }
+        self.lease.conn()
     }
 }
 
 #[async_trait]
 impl<D: Dialect> ReadTx for SqlTx<D> {
     async fn finish(self: Box<Self>) -> Result<(), StoreError> {
-        match self.conn {
-            // A read changed nothing: a rollback ends it without a commit's work.
-            Held::Tx(tx) => tx.rollback().await.map_err(D::map_err),
-            // Autocommit: nothing to end; the connection goes back to the pool.
-            Held::Plain(_) => Ok(()),
-        }
+        self.lease.finish().await
     }
 }
 
@@ -110,16 +73,14 @@ impl<D: Dialect> ReadTx for SqlTx<D> {
 impl<D: Dialect> WriteTx for SqlTx<D> {
     async fn commit(self: Box<Self>) -> Result<(), StoreError> {
         let Self {
-            conn,
+            lease,
             revocations,
             revoked,
-            ..
+            _hold,
         } = *self;
-        match conn {
-            Held::Tx(tx) => tx.commit().await.map_err(D::map_err)?,
-            // `write_once`: the one statement committed itself when it ran.
-            Held::Plain(_) => {}
-        }
+        lease.commit().await?;
+        // The turn to write (if any) is released only now that the commit is done.
+        drop(_hold);
         if let Some(set) = revocations {
             for (tenant, jti, exp) in &revoked {
                 set.revoked(tenant, jti, *exp);

@@ -3,44 +3,27 @@
 //! Timestamps are stored as RFC 3339 text in UTC (see [`crate::timestamps`]) with `_ns` integer
 //! twins for comparison; JSON is text; booleans are integers. A write transaction holds the
 //! database's single write lock from `BEGIN IMMEDIATE`, so per-aggregate locks are no-ops.
+//! Statements run on this crate's own connections (`crate::connection`), not sqlx's.
 
+use crate::connection::{SqliteConn, SqliteRecord};
 use crate::error::map_err;
-use crate::timestamps::{nanos, utc};
-use sqlx::query::Query;
-use sqlx::sqlite::{SqliteArguments, SqliteRow};
-use sqlx::{AssertSqlSafe, Row as _, Sqlite, SqliteConnection};
-use std::future::Future;
+use crate::pool::SqliteLease;
+use sqlx::Sqlite;
+use std::future::{Future, ready};
 use svc_store::StoreError;
-use svc_store_sql::{Arg, Dialect, Kind, Stmt, encode_strings};
+use svc_store_sql::{Dialect, Kind, Stmt};
 use time::OffsetDateTime;
 
 /// The SQLite dialect.
 #[derive(Debug, Clone, Copy)]
 pub struct SqliteDialect;
 
-type SqliteQuery<'a> = Query<'a, Sqlite, SqliteArguments>;
-
-/// The sqlx query of `stmt`, every argument bound the SQLite way.
-fn query(stmt: Stmt<'_>) -> Result<SqliteQuery<'static>, StoreError> {
-    let (sql, args) = stmt.into_parts();
-    let mut query = sqlx::query(AssertSqlSafe(sql));
-    for arg in args {
-        query = match arg {
-            Arg::Text(text) => query.bind(text.as_deref()),
-            Arg::Json(text) => query.bind(text),
-            Arg::Int(int) => query.bind(int),
-            Arg::Bool(flag) => query.bind(flag),
-            Arg::Bytes(bytes) => query.bind(bytes),
-            Arg::Time(at) => query.bind(at.map(utc)),
-            Arg::Instant(at) | Arg::Twin(at) => query.bind(at.map(nanos)),
-            Arg::TextList(items) => query.bind(encode_strings(items)?),
-        };
-    }
-    Ok(query)
-}
-
+/// Every statement runs to completion on the calling task's thread (see `crate::connection`),
+/// so the futures are ready when made.
 impl Dialect for SqliteDialect {
     type Db = Sqlite;
+    type Lease = SqliteLease;
+    type Row = SqliteRecord;
     const KIND: Kind = Kind::Sqlite;
     const WRITES_SERIALIZED: bool = true;
     const DATA_MODIFYING_CTE: bool = false;
@@ -50,62 +33,56 @@ impl Dialect for SqliteDialect {
     }
 
     fn execute<'a>(
-        conn: &'a mut SqliteConnection,
+        conn: &'a mut SqliteConn,
         stmt: Stmt<'a>,
     ) -> impl Future<Output = Result<u64, StoreError>> + Send + 'a {
-        let query = query(stmt);
-        async move {
-            let done = query?.execute(conn).await.map_err(map_err)?;
-            Ok(done.rows_affected())
-        }
+        ready(conn.execute(stmt))
     }
 
     fn fetch_optional<'a>(
-        conn: &'a mut SqliteConnection,
+        conn: &'a mut SqliteConn,
         stmt: Stmt<'a>,
-    ) -> impl Future<Output = Result<Option<SqliteRow>, StoreError>> + Send + 'a {
-        let query = query(stmt);
-        async move { query?.fetch_optional(conn).await.map_err(map_err) }
+    ) -> impl Future<Output = Result<Option<SqliteRecord>, StoreError>> + Send + 'a {
+        ready(conn.fetch_optional(stmt))
     }
 
     fn fetch_all<'a>(
-        conn: &'a mut SqliteConnection,
+        conn: &'a mut SqliteConn,
         stmt: Stmt<'a>,
-    ) -> impl Future<Output = Result<Vec<SqliteRow>, StoreError>> + Send + 'a {
-        let query = query(stmt);
-        async move { query?.fetch_all(conn).await.map_err(map_err) }
+    ) -> impl Future<Output = Result<Vec<SqliteRecord>, StoreError>> + Send + 'a {
+        ready(conn.fetch_all(stmt))
     }
 
-    fn text(row: &SqliteRow, column: &str) -> Result<Option<String>, sqlx::Error> {
-        row.try_get(column)
+    fn text(row: &SqliteRecord, column: &str) -> Result<Option<String>, sqlx::Error> {
+        row.text(column)
     }
 
-    fn json(row: &SqliteRow, column: &str) -> Result<Option<String>, sqlx::Error> {
-        row.try_get(column)
+    fn json(row: &SqliteRecord, column: &str) -> Result<Option<String>, sqlx::Error> {
+        row.text(column)
     }
 
-    fn int(row: &SqliteRow, column: &str) -> Result<Option<i64>, sqlx::Error> {
-        row.try_get(column)
+    fn int(row: &SqliteRecord, column: &str) -> Result<Option<i64>, sqlx::Error> {
+        row.int(column)
     }
 
-    fn boolean(row: &SqliteRow, column: &str) -> Result<Option<bool>, sqlx::Error> {
-        row.try_get(column)
+    fn boolean(row: &SqliteRecord, column: &str) -> Result<Option<bool>, sqlx::Error> {
+        row.boolean(column)
     }
 
-    fn bytes(row: &SqliteRow, column: &str) -> Result<Option<Vec<u8>>, sqlx::Error> {
-        row.try_get(column)
+    fn bytes(row: &SqliteRecord, column: &str) -> Result<Option<Vec<u8>>, sqlx::Error> {
+        row.bytes(column)
     }
 
-    fn time(row: &SqliteRow, column: &str) -> Result<Option<OffsetDateTime>, sqlx::Error> {
-        row.try_get(column)
+    fn time(row: &SqliteRecord, column: &str) -> Result<Option<OffsetDateTime>, sqlx::Error> {
+        row.time(column)
     }
 
-    fn instant(row: &SqliteRow, column: &str) -> Result<Option<OffsetDateTime>, sqlx::Error> {
-        let ns: Option<i64> = row.try_get(column)?;
-        ns.map(|ns| {
-            OffsetDateTime::from_unix_timestamp_nanos(i128::from(ns))
-                .map_err(|e| sqlx::Error::Decode(Box::new(e)))
-        })
-        .transpose()
+    fn instant(row: &SqliteRecord, column: &str) -> Result<Option<OffsetDateTime>, sqlx::Error> {
+        row.int(column)?
+            .map(|ns| {
+                OffsetDateTime::from_unix_timestamp_nanos(i128::from(ns))
+                    .map_err(|e| sqlx::Error::Decode(Box::new(e)))
+            })
+            .transpose()
     }
 }

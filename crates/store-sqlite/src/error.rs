@@ -1,5 +1,6 @@
-//! Translation of sqlx/SQLite errors into [`StoreError`]: the one place that decides which
-//! failures are conflicts, which are outages and which mean the stored data is bad.
+//! Translation of SQLite errors (from the statements' connections, and from sqlx's driver for
+//! the migrations) into [`StoreError`]: the one place that decides which failures are
+//! conflicts, which are outages and which mean the stored data is bad.
 
 use sqlx::error::{DatabaseError, ErrorKind};
 use std::fmt;
@@ -35,10 +36,48 @@ pub(crate) fn map_migrate_err(err: sqlx::migrate::MigrateError) -> StoreError {
     }
 }
 
+/// Maps an error of the statements' connections onto the port's error type.
+pub(crate) fn map_sqlite_err(err: rusqlite::Error) -> StoreError {
+    use rusqlite::ffi;
+    let rusqlite::Error::SqliteFailure(failure, message) = &err else {
+        return match err {
+            rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..)
+            | rusqlite::Error::Utf8Error(..) => StoreError::Corrupt(err.to_string()),
+            other => StoreError::Unavailable(Box::new(other)),
+        };
+    };
+    let message = message.as_deref().unwrap_or("");
+    match failure.extended_code {
+        ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY => StoreError::Conflict {
+            constraint: constraint_name(
+                message,
+                failure.extended_code == ffi::SQLITE_CONSTRAINT_PRIMARYKEY,
+                false,
+            ),
+        },
+        ffi::SQLITE_CONSTRAINT_FOREIGNKEY => StoreError::Conflict {
+            constraint: constraint_name(message, false, true),
+        },
+        // The domain types should make these impossible, so hitting one is a bug in what was
+        // written, never a reason to retry.
+        ffi::SQLITE_CONSTRAINT_CHECK | ffi::SQLITE_CONSTRAINT_NOTNULL => {
+            StoreError::Corrupt(format!("write refused by the schema: {message}"))
+        }
+        // SQLITE_BUSY after busy_timeout, IO errors, a full disk: the database failed.
+        _ => StoreError::Unavailable(Box::new(err)),
+    }
+}
+
 fn map_database_error(db: Box<dyn DatabaseError>) -> StoreError {
     match db.kind() {
         ErrorKind::UniqueViolation | ErrorKind::ForeignKeyViolation => StoreError::Conflict {
-            constraint: constraint_name(db.as_ref()),
+            constraint: constraint_name(
+                db.message(),
+                db.code().as_deref() == Some(SQLITE_CONSTRAINT_PRIMARYKEY),
+                db.kind() == ErrorKind::ForeignKeyViolation,
+            ),
         },
         // The domain types should make these impossible, so hitting one is a bug in what was
         // written, never a reason to retry.
@@ -53,14 +92,15 @@ fn map_database_error(db: Box<dyn DatabaseError>) -> StoreError {
 /// Derives a PostgreSQL-style constraint name from SQLite's message, which names columns rather
 /// than constraints (`UNIQUE constraint failed: tenants.slug` → `tenants_slug_key`), so both
 /// backends report the same name for the same rule.
-fn constraint_name(db: &dyn DatabaseError) -> String {
-    let primary = db.code().as_deref() == Some(SQLITE_CONSTRAINT_PRIMARYKEY);
-    let fallback = match db.kind() {
-        ErrorKind::ForeignKeyViolation => FOREIGN_KEY,
-        _ if primary => "primary_key",
-        _ => "unique",
+fn constraint_name(message: &str, primary: bool, foreign_key: bool) -> String {
+    let fallback = if foreign_key {
+        FOREIGN_KEY
+    } else if primary {
+        "primary_key"
+    } else {
+        "unique"
     };
-    let Some((_, detail)) = db.message().split_once(": ") else {
+    let Some((_, detail)) = message.split_once(": ") else {
         // SQLite does not say which foreign key failed.
         return fallback.to_owned();
     };

@@ -1,8 +1,10 @@
 //! [`SqliteStore`]: opening the database file with the pool settings, and the [`Store`] port.
 
+use crate::connection::ConnSettings;
 use crate::dialect::SqliteDialect;
 use crate::error::{config_error, map_err, map_migrate_err};
 use crate::migrations::MIGRATOR;
+use crate::pool::{ConnPool, SqliteLease};
 use async_trait::async_trait;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -17,6 +19,9 @@ use svc_store_sql::SqlTx;
 /// The SQLite store: a connection pool on one database file in WAL mode.
 #[derive(Debug)]
 pub struct SqliteStore {
+    /// The connections every transaction runs on (`crate::pool`).
+    conns: ConnPool,
+    /// sqlx's pool on the same file, for the migrations (sqlx's migrator) and diagnostics.
     pool: SqlitePool,
     /// One write transaction at a time per process. SQLite admits one writer anyway; queueing
     /// here (FIFO, woken at once) instead of in SQLite's busy handler (which sleeps and retries
@@ -34,10 +39,12 @@ impl SqliteStore {
     /// Opens (creating the parent directory and the file if missing) the database at `path`.
     ///
     /// The journal is WAL with `synchronous=NORMAL`, foreign keys are enforced, and a connection
-    /// waiting for the write lock waits up to `settings.connect_timeout` (`busy_timeout`). Of the
-    /// pool settings, the PostgreSQL-only ones (`statement_timeout`,
-    /// `idle_in_transaction_timeout`, `require_ssl`) have no SQLite counterpart and are ignored,
-    /// and so is `test_before_acquire` (a file-backed connection does not go stale).
+    /// waiting for the write lock waits up to `settings.connect_timeout` (`busy_timeout`), as
+    /// long as a transaction waits for a free connection. Of the pool settings,
+    /// `max_connections` and `statement_cache_capacity` apply too; the others are about server
+    /// connections and are ignored (`crate::pool`): the PostgreSQL-only ones
+    /// (`statement_timeout`, `idle_in_transaction_timeout`, `require_ssl`), and those that
+    /// close or test idle connections (a file-backed connection does not go stale).
     /// One connection is opened before returning, so a path that cannot be used fails here.
     pub async fn open(path: &Path, settings: &PoolSettings) -> Result<Self, StoreError> {
         Self::open_with(SqliteConnectOptions::new().filename(path), settings).await
@@ -99,11 +106,24 @@ impl SqliteStore {
             .foreign_keys(true)
             .busy_timeout(settings.connect_timeout)
             .statement_cache_capacity(settings.statement_cache_capacity);
+        let path = options.get_filename().to_path_buf();
         let pool = pool_options(settings)
             .connect_with(options)
             .await
             .map_err(map_err)?;
+        let conns = ConnPool::new(
+            path,
+            ConnSettings {
+                busy_timeout: settings.connect_timeout,
+                statement_cache_capacity: settings.statement_cache_capacity,
+            },
+            settings.max_connections,
+            settings.connect_timeout,
+        )?;
+        // Fails here, not on the first request, when the file cannot be used.
+        drop(conns.acquire().await?);
         Ok(Self {
+            conns,
             pool,
             writer: Arc::new(tokio::sync::Mutex::new(())),
             write_wait: settings.connect_timeout,
@@ -112,10 +132,18 @@ impl SqliteStore {
         })
     }
 
-    /// The underlying pool, for diagnostics and this crate's tests; engines use [`Store`].
+    /// sqlx's pool on the database file, for diagnostics and this crate's tests; engines use
+    /// [`Store`].
     #[doc(hidden)]
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+
+    /// One of the connections transactions run on, for diagnostics and this crate's tests;
+    /// engines use [`Store`].
+    #[doc(hidden)]
+    pub async fn connection(&self) -> Result<crate::PooledConn, StoreError> {
+        self.conns.acquire().await
     }
 
     /// This process's turn to write, waited for at most `write_wait`.
@@ -152,54 +180,49 @@ impl Store for SqliteStore {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1")
-            .execute(&self.pool)
-            .await
-            .map_err(map_err)?;
+        let mut conn = self.conns.acquire().await?;
+        conn.fetch_optional(svc_store_sql::Stmt::new("SELECT 1"))?;
         Ok(())
     }
 
     fn pool_status(&self) -> PoolStatus {
-        PoolStatus {
-            size: self.pool.size(),
-            idle: u32::try_from(self.pool.num_idle()).unwrap_or(u32::MAX),
-            max: self.pool.options().get_max_connections(),
-        }
+        let (size, idle, max) = self.conns.status();
+        PoolStatus { size, idle, max }
     }
 
     async fn migration_status(&self) -> Result<MigrationStatus, StoreError> {
-        let mut conn = self.pool.acquire().await.map_err(map_err)?;
+        let mut conn = self.conns.acquire().await?;
         svc_store_sql::migration_status::<SqliteDialect>(&mut conn, &MIGRATOR).await
     }
 
     /// Applies the pending migrations, then gives every index SQLite has never analysed its
-    /// planner statistics (`planner`).
+    /// planner statistics (`planner`). Idle connections are closed, so every connection plans
+    /// with them.
     async fn migrate(&self) -> Result<(), StoreError> {
         MIGRATOR.run(&self.pool).await.map_err(map_migrate_err)?;
-        crate::planner::seed(&self.pool).await
+        crate::planner::seed(&self.pool).await?;
+        self.conns.discard_idle();
+        Ok(())
     }
 
     async fn read(&self) -> Result<Box<dyn ReadTx>, StoreError> {
         // A deferred BEGIN: in WAL mode the first read takes a snapshot and never blocks writers.
-        let tx = self.pool.begin().await.map_err(map_err)?;
-        Ok(Box::new(SqlTx::<SqliteDialect>::new(tx)))
+        let lease = SqliteLease::begin(self.conns.acquire().await?, "BEGIN")?;
+        Ok(Box::new(SqlTx::<SqliteDialect>::new(lease)))
     }
 
     async fn read_once(&self) -> Result<Box<dyn ReadTx>, StoreError> {
-        let conn = self.pool.acquire().await.map_err(map_err)?;
-        Ok(Box::new(SqlTx::<SqliteDialect>::plain(conn)))
+        let lease = SqliteLease::autocommit(self.conns.acquire().await?);
+        Ok(Box::new(SqlTx::<SqliteDialect>::new(lease)))
     }
 
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
         let turn = self.turn().await?;
-        // IMMEDIATE takes the single write lock now, waiting up to busy_timeout for it, so the
-        // transaction never has to upgrade later (which fails with SQLITE_BUSY, no waiting).
-        let tx = self
-            .pool
-            .begin_with("BEGIN IMMEDIATE")
-            .await
-            .map_err(map_err)?;
-        Ok(Box::new(SqlTx::<SqliteDialect>::holding(tx, turn)))
+        // IMMEDIATE takes the single write lock now, waiting up to busy_timeout for another
+        // process's, so the transaction never has to upgrade later (which fails with
+        // SQLITE_BUSY, no waiting).
+        let lease = SqliteLease::begin(self.conns.acquire().await?, "BEGIN IMMEDIATE")?;
+        Ok(Box::new(SqlTx::<SqliteDialect>::holding(lease, turn)))
     }
 
     /// Autocommit under this process's turn: the statement takes SQLite's write lock itself
@@ -207,11 +230,12 @@ impl Store for SqliteStore {
     /// lock to upgrade.
     async fn write_once(&self) -> Result<Box<dyn WriteTx>, StoreError> {
         let turn = self.turn().await?;
-        let conn = self.pool.acquire().await.map_err(map_err)?;
-        Ok(Box::new(SqlTx::<SqliteDialect>::plain_holding(conn, turn)))
+        let lease = SqliteLease::autocommit(self.conns.acquire().await?);
+        Ok(Box::new(SqlTx::<SqliteDialect>::holding(lease, turn)))
     }
 
     async fn close(&self) {
+        self.conns.close();
         self.pool.close().await;
     }
 }

@@ -18,7 +18,12 @@ pub fn test_settings() -> PoolSettings {
 
 /// A migrated store on a new database file; the file's directory is deleted with the store.
 pub async fn temp_store() -> Result<SqliteStore, StoreError> {
-    let store = temp_store_unmigrated(&test_settings()).await?;
+    temp_store_with(&test_settings()).await
+}
+
+/// A migrated store on a new database file, with the given settings.
+pub async fn temp_store_with(settings: &PoolSettings) -> Result<SqliteStore, StoreError> {
+    let store = temp_store_unmigrated(settings).await?;
     store.migrate().await?;
     Ok(store)
 }

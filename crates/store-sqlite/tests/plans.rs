@@ -140,9 +140,9 @@ async fn every_index_answers_its_own_lookup() {
     );
 }
 
-/// The seeded statistics reach every pooled connection, including those that had loaded the
-/// schema before the migration: each plans the lookup of consents by pairwise subject on its
-/// index (without statistics, SQLite walks the tenant through the primary key).
+/// The seeded statistics reach every connection transactions run on, including those that had
+/// loaded the schema before the migration: each plans the lookup of consents by pairwise
+/// subject on its index (without statistics, SQLite walks the tenant through the primary key).
 #[tokio::test]
 async fn every_pooled_connection_plans_with_the_seeded_statistics() {
     use svc_store::Store;
@@ -151,14 +151,13 @@ async fn every_pooled_connection_plans_with_the_seeded_statistics() {
         .await
         .expect("store");
     let hold = |n: usize| {
-        let pool = store.pool().clone();
+        let store = &store;
         async move {
             let mut held = Vec::new();
             for _ in 0..n {
-                let mut conn = pool.acquire().await.expect("connection");
-                sqlx::query("SELECT count(*) FROM sqlite_schema")
-                    .execute(&mut *conn)
-                    .await
+                let conn = store.connection().await.expect("connection");
+                conn.raw()
+                    .query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
                     .expect("schema loaded");
                 held.push(conn);
             }
@@ -168,18 +167,19 @@ async fn every_pooled_connection_plans_with_the_seeded_statistics() {
     let before = hold(4).await;
     drop(before);
     store.migrate().await.expect("migrate");
-    for mut conn in hold(4).await {
-        let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(
-            "EXPLAIN QUERY PLAN SELECT * FROM consents \
-             WHERE tenant_id = ? AND client_id = ? AND subject = ?",
-        )
-        .bind("t")
-        .bind("c")
-        .bind("s")
-        .fetch_all(&mut *conn)
-        .await
-        .expect("plan");
-        let plan: Vec<String> = plan.into_iter().map(|(_, _, _, d)| d).collect();
+    for conn in hold(4).await {
+        let mut explain = conn
+            .raw()
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT * FROM consents \
+                 WHERE tenant_id = ?1 AND client_id = ?2 AND subject = ?3",
+            )
+            .expect("prepare");
+        let plan: Vec<String> = explain
+            .query_map(["t", "c", "s"], |row| row.get::<_, String>(3))
+            .expect("plan")
+            .collect::<Result<_, _>>()
+            .expect("rows");
         assert_eq!(
             plan,
             [

@@ -29,6 +29,15 @@ async fn open_creates_parent_directories_and_the_file() {
     store.close().await;
 }
 
+/// A pragma's value on one of the connections transactions run on.
+fn pragma<T: rusqlite::types::FromSql>(
+    conn: &svc_store_sqlite::PooledConn,
+    name: &str,
+) -> rusqlite::Result<T> {
+    conn.raw()
+        .query_row(&format!("PRAGMA {name}"), [], |row| row.get(0))
+}
+
 #[tokio::test]
 async fn connections_use_wal_normal_sync_foreign_keys_and_busy_timeout() {
     let settings = PoolSettings {
@@ -36,28 +45,73 @@ async fn connections_use_wal_normal_sync_foreign_keys_and_busy_timeout() {
         ..test_settings()
     };
     let store = temp_store_unmigrated(&settings).await.expect("store");
-    let mut conn = store.pool().acquire().await.expect("connection");
-    let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
-        .fetch_one(&mut *conn)
-        .await
-        .expect("journal_mode");
-    assert_eq!(journal, "wal");
-    let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
-        .fetch_one(&mut *conn)
-        .await
-        .expect("synchronous");
-    assert_eq!(synchronous, 1, "NORMAL");
-    let foreign_keys: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
-        .fetch_one(&mut *conn)
-        .await
-        .expect("foreign_keys");
-    assert_eq!(foreign_keys, 1);
-    let busy: i64 = sqlx::query_scalar("PRAGMA busy_timeout")
-        .fetch_one(&mut *conn)
-        .await
-        .expect("busy_timeout");
-    assert_eq!(busy, 2500);
+    // Two connections: the one opened with the store, and a new one.
+    let first = store.connection().await.expect("connection");
+    let second = store.connection().await.expect("connection");
+    for conn in [&first, &second] {
+        let int = |name| pragma::<i64>(conn, name).expect("pragma");
+        assert_eq!(
+            pragma::<String>(conn, "journal_mode").expect("pragma"),
+            "wal"
+        );
+        assert_eq!(int("synchronous"), 1, "NORMAL");
+        assert_eq!(int("foreign_keys"), 1);
+        assert_eq!(int("busy_timeout"), 2500);
+        // Checkpoints are the pool's thread's, off the request path.
+        assert_eq!(int("wal_autocheckpoint"), 0);
+    }
+    drop((first, second));
+    store.close().await;
+}
+
+/// `(mxFrame, nBackfill)` of the database's WAL index (the `-shm` file, native byte order): the
+/// last frame in the WAL and how many frames a checkpoint has copied into the database
+/// (sqlite.org/walformat.html, "The WAL-Index Header" and "The WAL-Index Checkpoint Info").
+/// Read from the file, because asking SQLite (`PRAGMA wal_checkpoint`) would checkpoint.
+fn wal_index(db: &std::path::Path) -> std::io::Result<(u32, u32)> {
+    let mut shm = db.as_os_str().to_owned();
+    shm.push("-shm");
+    let bytes = std::fs::read(&shm)?;
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_ne_bytes)
+            .ok_or_else(|| std::io::Error::other("the -shm file is too short"))
+    };
+    Ok((word(16)?, word(96)?))
+}
+
+#[tokio::test]
+async fn the_checkpoint_thread_copies_the_wal_into_the_database() {
+    let store = temp_store().await.expect("store");
+    let conn = store.connection().await.expect("connection");
+    let db: String = conn
+        .raw()
+        .query_row(
+            "SELECT file FROM pragma_database_list WHERE name = 'main'",
+            [],
+            |row| row.get(0),
+        )
+        .expect("database file");
     drop(conn);
+    let db = std::path::PathBuf::from(db);
+    insert(&store, &tenant_fixture("checkpointed", 1))
+        .await
+        .expect("insert");
+    // The connections never checkpoint (wal_autocheckpoint = 0, checked above), so only the
+    // pool's thread can copy the commit's frames; it runs at least every second.
+    let mut index = wal_index(&db).expect("WAL index");
+    for _ in 0..40 {
+        if index.0 > 0 && index.1 == index.0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        index = wal_index(&db).expect("WAL index");
+    }
+    let (last, copied) = index;
+    assert!(last > 0, "the commit is in the WAL");
+    assert_eq!(copied, last, "every WAL frame copied into the database");
     store.close().await;
 }
 
@@ -65,26 +119,24 @@ async fn connections_use_wal_normal_sync_foreign_keys_and_busy_timeout() {
 async fn pool_settings_take_effect() {
     let settings = PoolSettings {
         max_connections: 3,
-        min_connections: 1,
         connect_timeout: Duration::from_millis(300),
         ..test_settings()
     };
     let store = temp_store_unmigrated(&settings).await.expect("store");
-    let options = store.pool().options();
-    assert_eq!(options.get_max_connections(), 3);
-    assert_eq!(options.get_min_connections(), 1);
-    assert_eq!(options.get_acquire_timeout(), Duration::from_millis(300));
-    assert_eq!(options.get_idle_timeout(), settings.idle_timeout);
-    assert_eq!(options.get_max_lifetime(), settings.max_lifetime);
     assert_eq!(store.pool_status().max, 3);
+    // Opening the store checked the file with one connection, kept for the first loan.
+    assert_eq!(store.pool_status().size, 1);
+    assert_eq!(store.pool_status().idle, 1);
 
-    // With every connection lent out, the next acquire gives up after the acquire timeout.
+    // With every connection lent out, the next transaction gives up after the acquire timeout.
     let held = [
-        store.pool().acquire().await.expect("1"),
-        store.pool().acquire().await.expect("2"),
-        store.pool().acquire().await.expect("3"),
+        store.read().await.expect("1"),
+        store.read().await.expect("2"),
+        store.read().await.expect("3"),
     ];
     assert_eq!(store.pool_status().size, 3);
+    assert_eq!(store.pool_status().idle, 0);
+    let started = std::time::Instant::now();
     match store.read().await {
         Err(StoreError::Unavailable(_)) => {}
         other => panic!(
@@ -92,7 +144,42 @@ async fn pool_settings_take_effect() {
             other.err()
         ),
     }
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "waited for the timeout"
+    );
     drop(held);
+    // Returned, not closed: the next loans reuse them.
+    assert_eq!(store.pool_status().idle, 3);
+    store.read().await.expect("a connection again");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_dropped_transaction_is_rolled_back_before_its_connection_is_lent_again() {
+    let settings = PoolSettings {
+        max_connections: 1,
+        ..test_settings()
+    };
+    let store = svc_store_sqlite::testing::temp_store_with(&settings)
+        .await
+        .expect("store");
+    let tenant = tenant_fixture("dropped", 2);
+    let mut tx = store.write().await.expect("write");
+    tx.insert_tenant(&tenant).await.expect("insert");
+    drop(tx);
+    // The only connection, lent again: outside any transaction, and the insert undone.
+    let conn = store.connection().await.expect("connection");
+    assert!(conn.raw().is_autocommit(), "no transaction left open");
+    drop(conn);
+    let mut read = store.read().await.expect("read");
+    assert!(
+        read.tenant_by_id(&tenant.id)
+            .await
+            .expect("lookup")
+            .is_none(),
+        "the dropped transaction's insert was rolled back"
+    );
     store.close().await;
 }
 
