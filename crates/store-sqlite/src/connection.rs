@@ -47,8 +47,8 @@ pub(crate) struct ConnSettings {
 
 impl SqliteConn {
     /// Opens the existing-or-new database file at `path`: WAL, `synchronous=NORMAL`, foreign
-    /// keys enforced, `busy_timeout`, and no automatic checkpoint (the pool's checkpoint thread
-    /// does it, off the request path).
+    /// keys enforced, `busy_timeout`, no automatic checkpoint (the pool's checkpoint thread
+    /// does it, off the request path), and a WAL truncated to 64 MiB when it starts again.
     pub(crate) fn open(path: &Path, settings: &ConnSettings) -> Result<Self, StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -75,7 +75,7 @@ impl SqliteConn {
         inner
             .execute_batch(
                 "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
-                 PRAGMA wal_autocheckpoint = 0;",
+                 PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864;",
             )
             .map_err(map_sqlite_err)?;
         inner.set_prepared_statement_cache_capacity(settings.statement_cache_capacity.max(1));
@@ -85,6 +85,19 @@ impl SqliteConn {
     /// Runs SQL without arguments or results (`BEGIN`, `COMMIT`, pragmas).
     pub(crate) fn batch(&self, sql: &str) -> Result<(), StoreError> {
         self.inner.execute_batch(sql).map_err(map_sqlite_err)
+    }
+
+    /// `PRAGMA wal_checkpoint(PASSIVE)`: copies what it can of the WAL into the database
+    /// without waiting for, or blocking, anyone.
+    pub(crate) fn checkpoint_passive(&self) -> Result<Checkpoint, StoreError> {
+        self.inner
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
+                Ok(Checkpoint {
+                    frames: row.get(1)?,
+                    copied: row.get(2)?,
+                })
+            })
+            .map_err(map_sqlite_err)
     }
 
     /// Whether the connection is outside any transaction (autocommit mode).
@@ -146,6 +159,20 @@ impl SqliteConn {
             }
         }
         Ok(out)
+    }
+}
+
+/// What a checkpoint found: frames in the WAL, and how many of them are in the database now.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checkpoint {
+    frames: i64,
+    copied: i64,
+}
+
+impl Checkpoint {
+    /// Every frame copied: the next writer may start the WAL again from its beginning.
+    pub(crate) fn complete(self) -> bool {
+        self.copied >= self.frames
     }
 }
 

@@ -26,7 +26,7 @@ pub struct SqliteStore {
     /// One write transaction at a time per process. SQLite admits one writer anyway; queueing
     /// here (FIFO, woken at once) instead of in SQLite's busy handler (which sleeps and retries
     /// with back-off) keeps write latency flat under load. Other processes still meet the
-    /// busy handler.
+    /// busy handler. The checkpoint thread takes it too, to finish a checkpoint (`crate::pool`).
     writer: Arc<tokio::sync::Mutex<()>>,
     /// How long a writer waits for its turn, like `busy_timeout`.
     write_wait: std::time::Duration,
@@ -111,6 +111,7 @@ impl SqliteStore {
             .connect_with(options)
             .await
             .map_err(map_err)?;
+        let writer = Arc::new(tokio::sync::Mutex::new(()));
         let conns = ConnPool::new(
             path,
             ConnSettings {
@@ -119,13 +120,14 @@ impl SqliteStore {
             },
             settings.max_connections,
             settings.connect_timeout,
+            Arc::clone(&writer),
         )?;
         // Fails here, not on the first request, when the file cannot be used.
         drop(conns.acquire().await?);
         Ok(Self {
             conns,
             pool,
-            writer: Arc::new(tokio::sync::Mutex::new(())),
+            writer,
             write_wait: settings.connect_timeout,
             #[cfg(feature = "test-support")]
             temp_dir: None,
