@@ -90,8 +90,19 @@ impl SqliteConn {
     /// `PRAGMA wal_checkpoint(PASSIVE)`: copies what it can of the WAL into the database
     /// without waiting for, or blocking, anyone.
     pub(crate) fn checkpoint_passive(&self) -> Result<Checkpoint, StoreError> {
+        self.checkpoint("PRAGMA wal_checkpoint(PASSIVE)")
+    }
+
+    /// `PRAGMA wal_checkpoint(RESTART)`: copies the whole WAL, then waits (up to
+    /// `busy_timeout`) until no reader still reads from it, so the next writer starts it again
+    /// from its beginning. It would also wait for writers: run it holding the write turn.
+    pub(crate) fn checkpoint_restart(&self) -> Result<Checkpoint, StoreError> {
+        self.checkpoint("PRAGMA wal_checkpoint(RESTART)")
+    }
+
+    fn checkpoint(&self, pragma: &str) -> Result<Checkpoint, StoreError> {
         self.inner
-            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
+            .query_row(pragma, [], |row| {
                 Ok(Checkpoint {
                     frames: row.get(1)?,
                     copied: row.get(2)?,
@@ -170,7 +181,12 @@ pub(crate) struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// Every frame copied: the next writer may start the WAL again from its beginning.
+    /// The WAL holds no frame: it started again and nothing was written since.
+    pub(crate) fn wal_is_empty(self) -> bool {
+        self.frames <= 0
+    }
+
+    /// Every frame is copied into the database.
     pub(crate) fn complete(self) -> bool {
         self.copied >= self.frames
     }
