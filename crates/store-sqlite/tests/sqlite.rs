@@ -82,20 +82,24 @@ fn wal_index(db: &std::path::Path) -> std::io::Result<(u32, u32)> {
     Ok((word(16)?, word(96)?))
 }
 
-#[tokio::test]
-async fn the_checkpoint_thread_copies_the_wal_into_the_database() {
-    let store = temp_store().await.expect("store");
-    let conn = store.connection().await.expect("connection");
-    let db: String = conn
+/// The path of the store's database file, as SQLite reports it.
+async fn database_file(store: &SqliteStore) -> Result<std::path::PathBuf, StoreError> {
+    let conn = store.connection().await?;
+    let file: String = conn
         .raw()
         .query_row(
             "SELECT file FROM pragma_database_list WHERE name = 'main'",
             [],
             |row| row.get(0),
         )
-        .expect("database file");
-    drop(conn);
-    let db = std::path::PathBuf::from(db);
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(file.into())
+}
+
+#[tokio::test]
+async fn the_checkpoint_thread_copies_the_wal_into_the_database() {
+    let store = temp_store().await.expect("store");
+    let db = database_file(&store).await.expect("database file");
     insert(&store, &tenant_fixture("checkpointed", 1))
         .await
         .expect("insert");
@@ -121,17 +125,7 @@ async fn the_checkpoint_thread_copies_the_wal_into_the_database() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_wal_starts_again_under_steady_writes() {
     let store = Arc::new(temp_store().await.expect("store"));
-    let conn = store.connection().await.expect("connection");
-    let db: String = conn
-        .raw()
-        .query_row(
-            "SELECT file FROM pragma_database_list WHERE name = 'main'",
-            [],
-            |row| row.get(0),
-        )
-        .expect("database file");
-    drop(conn);
-    let db = std::path::PathBuf::from(db);
+    let db = database_file(&store).await.expect("database file");
     let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let mut writers = Vec::new();
     for worker in 0..4_u64 {
