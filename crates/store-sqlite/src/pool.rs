@@ -2,9 +2,20 @@
 //! [`SqliteLease`]: a lent connection inside a transaction (or in autocommit for one statement);
 //! and the checkpoint thread.
 //!
-//! A connection is opened when none is idle and fewer than `max_connections` are open, and is
-//! never closed while the pool lives: an embedded file connection does not go stale, so the
-//! server-oriented settings (idle timeout, lifetime, health checks) have nothing to act on.
+//! Two kinds of connection:
+//! - **The writer**, one per process, held with this process's turn to write: every write
+//!   transaction runs on it. SQLite admits one writer at a time anyway, and queueing here (FIFO,
+//!   woken at once) instead of in SQLite's busy handler (which sleeps and retries with back-off)
+//!   keeps write latency flat under load. Being the only connection that writes also keeps its
+//!   page cache: in WAL mode a connection empties its cache at the start of a transaction
+//!   whenever another connection has committed since its last one, which with writes spread
+//!   over the pool meant nearly every write transaction read its pages again from the
+//!   operating system (measured in `bench/results/2026-11-27-sqlite-one-writer.md`).
+//! - **Readers**, up to `max_connections`, opened when none is idle.
+//!
+//! No connection is closed while the pool lives: an embedded file connection does not go
+//! stale, so the server-oriented settings (idle timeout, lifetime, health checks) have nothing
+//! to act on. Other processes on the same file still meet SQLite's busy handler.
 //!
 //! Checkpoints: the connections do not checkpoint on their own (`wal_autocheckpoint = 0`), as
 //! the commit that crosses SQLite's threshold would copy the WAL into the database and `fsync`
@@ -30,7 +41,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use svc_store::StoreError;
 use svc_store_sql::Lease;
-use tokio::sync::{Mutex as AsyncMutex, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard, OwnedSemaphorePermit, Semaphore};
 
 /// Commits between two checkpoint requests.
 const CHECKPOINT_EVERY: u64 = 256;
@@ -40,6 +51,10 @@ const CHECKPOINT_PERIOD: Duration = Duration::from_secs(1);
 
 /// How long a checkpoint waits for readers that began before it, holding the write turn.
 const READER_WAIT: Duration = Duration::from_millis(50);
+
+/// This process's turn to write, holding the writer connection (`None` until first used, or
+/// after a connection that could not be cleaned up was closed).
+type Writer = Arc<AsyncMutex<Option<SqliteConn>>>;
 
 /// The connections of one database file.
 #[derive(Debug, Clone)]
@@ -52,10 +67,13 @@ struct Inner {
     path: PathBuf,
     settings: ConnSettings,
     idle: Mutex<Vec<SqliteConn>>,
-    /// One permit per connection that may be open.
+    /// One permit per reader that may be open.
     permits: Arc<Semaphore>,
+    /// Readers that may be open.
     max: u32,
-    /// Connections open now, idle or lent.
+    /// The turn to write and its connection.
+    writer: Writer,
+    /// Connections open now (readers and the writer), idle or lent.
     open: AtomicU32,
     acquire_timeout: Duration,
     closed: AtomicBool,
@@ -65,21 +83,22 @@ struct Inner {
 }
 
 impl ConnPool {
-    /// A pool of at most `max` connections to `path` (at least one), none opened yet; its
-    /// checkpoints take `writer`, the process's turn to write, to finish.
+    /// A pool of at most `max` readers (at least one) and one writer on `path`, none opened
+    /// yet. A loan waits at most `acquire_timeout` for a reader or for the turn to write.
     pub(crate) fn new(
         path: PathBuf,
         settings: ConnSettings,
         max: u32,
         acquire_timeout: Duration,
-        writer: Arc<AsyncMutex<()>>,
     ) -> Result<Self, StoreError> {
         let max = max.max(1);
+        let writer: Writer = Arc::new(AsyncMutex::new(None));
         let (checkpoint, wake) = sync_channel(1);
         let (thread_path, thread_settings) = (path.clone(), settings.clone());
+        let thread_writer = Arc::clone(&writer);
         std::thread::Builder::new()
             .name("svc-sqlite-checkpoint".into())
-            .spawn(move || checkpoint_loop(&thread_path, &thread_settings, &wake, &writer))
+            .spawn(move || checkpoint_loop(&thread_path, &thread_settings, &wake, &thread_writer))
             .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
         Ok(Self {
             inner: Arc::new(Inner {
@@ -88,6 +107,7 @@ impl ConnPool {
                 idle: Mutex::new(Vec::new()),
                 permits: Arc::new(Semaphore::new(max as usize)),
                 max,
+                writer,
                 open: AtomicU32::new(0),
                 acquire_timeout,
                 closed: AtomicBool::new(false),
@@ -97,7 +117,7 @@ impl ConnPool {
         })
     }
 
-    /// An idle connection, or a new one; waits up to the acquire timeout while all are lent.
+    /// An idle reader, or a new one; waits up to the acquire timeout while all are lent.
     pub(crate) async fn acquire(&self) -> Result<PooledConn, StoreError> {
         let inner = &self.inner;
         let permit = tokio::time::timeout(
@@ -120,23 +140,35 @@ impl ConnPool {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop();
-        let conn = match idle {
-            Some(conn) => conn,
-            None => {
-                let conn = SqliteConn::open(&inner.path, &inner.settings)?;
-                inner.open.fetch_add(1, Ordering::Relaxed);
-                conn
-            }
-        };
-        Ok(PooledConn {
-            conn: Some(conn),
-            pool: Arc::clone(inner),
-            _permit: permit,
-        })
+        Inner::lend(inner, idle, Home::Readers { _permit: permit })
     }
 
-    /// Closes the idle connections, so the next ones open with the schema and planner
-    /// statistics as they are now.
+    /// The writer, with this process's turn to write; waits up to the acquire timeout for the
+    /// previous write transaction to end.
+    pub(crate) async fn write(&self) -> Result<PooledConn, StoreError> {
+        let inner = &self.inner;
+        let mut turn = tokio::time::timeout(
+            inner.acquire_timeout,
+            Arc::clone(&inner.writer).lock_owned(),
+        )
+        .await
+        .map_err(|_| {
+            StoreError::Unavailable(
+                "timed out waiting for this process's previous write transaction".into(),
+            )
+        })?;
+        if inner.closed.load(Ordering::Acquire) {
+            return Err(StoreError::Unavailable("the SQLite store is closed".into()));
+        }
+        // The writer keeps SQLite's default page cache (2,000 KiB): a larger one costs at every
+        // commit, which scans the cache's hash table (32 MiB made a rotation ~15 % dearer as it
+        // filled, measured with `perf`).
+        let conn = turn.take();
+        Inner::lend(inner, conn, Home::Writer(turn))
+    }
+
+    /// Closes the idle connections (the writer too, unless a write is under way), so the next
+    /// ones open with the schema and planner statistics as they are now.
     pub(crate) fn discard_idle(&self) {
         let dropped = std::mem::take(
             &mut *self
@@ -146,6 +178,11 @@ impl ConnPool {
                 .unwrap_or_else(PoisonError::into_inner),
         );
         self.inner.forget(dropped.len());
+        if let Ok(mut writer) = self.inner.writer.try_lock()
+            && writer.take().is_some()
+        {
+            self.inner.forget(1);
+        }
     }
 
     /// Closes the idle connections and refuses new loans; lent ones close when returned.
@@ -155,23 +192,52 @@ impl ConnPool {
         self.discard_idle();
     }
 
-    /// Connections open now, idle now, and the most there may be.
+    /// Connections open now, idle now, and the most there may be: readers and the writer.
     pub(crate) fn status(&self) -> (u32, u32, u32) {
-        let idle = self
+        let readers = self
             .inner
             .idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .len();
+        let writer = self
+            .inner
+            .writer
+            .try_lock()
+            .is_ok_and(|writer| writer.is_some());
+        let idle = u32::try_from(readers)
+            .unwrap_or(u32::MAX)
+            .saturating_add(u32::from(writer));
         (
             self.inner.open.load(Ordering::Relaxed),
-            u32::try_from(idle).unwrap_or(u32::MAX),
-            self.inner.max,
+            idle,
+            self.inner.max.saturating_add(1),
         )
     }
 }
 
 impl Inner {
+    /// `conn`, or a new connection when there is none, lent until it goes back to `home`.
+    fn lend(
+        pool: &Arc<Self>,
+        conn: Option<SqliteConn>,
+        home: Home,
+    ) -> Result<PooledConn, StoreError> {
+        let conn = match conn {
+            Some(conn) => conn,
+            None => {
+                let conn = SqliteConn::open(&pool.path, &pool.settings)?;
+                pool.open.fetch_add(1, Ordering::Relaxed);
+                conn
+            }
+        };
+        Ok(PooledConn {
+            conn: Some(conn),
+            pool: Arc::clone(pool),
+            home,
+        })
+    }
+
     fn forget(&self, closed: usize) {
         let closed = u32::try_from(closed).unwrap_or(u32::MAX);
         self.open.fetch_sub(closed, Ordering::Relaxed);
@@ -194,7 +260,7 @@ fn checkpoint_loop(
     path: &std::path::Path,
     settings: &ConnSettings,
     wake: &Receiver<()>,
-    writer: &AsyncMutex<()>,
+    writer: &AsyncMutex<Option<SqliteConn>>,
 ) {
     let mut conn = None;
     loop {
@@ -224,7 +290,10 @@ fn checkpoint_loop(
 
 /// The two passes (module docs). The turn is waited for without a timeout: writers hold it
 /// for one transaction each, and this is a thread of its own.
-fn checkpoint(conn: &SqliteConn, writer: &AsyncMutex<()>) -> Result<(), StoreError> {
+fn checkpoint(
+    conn: &SqliteConn,
+    writer: &AsyncMutex<Option<SqliteConn>>,
+) -> Result<(), StoreError> {
     if conn.checkpoint_passive()?.wal_is_empty() {
         return Ok(());
     }
@@ -237,13 +306,23 @@ fn checkpoint(conn: &SqliteConn, writer: &AsyncMutex<()>) -> Result<(), StoreErr
     Ok(())
 }
 
-/// A connection lent by the pool; back to the pool when dropped, rolled back first if a
-/// transaction is still open on it.
+/// A connection lent by the pool; back where it came from when dropped, rolled back first if
+/// a transaction is still open on it.
 #[derive(Debug)]
 pub struct PooledConn {
     conn: Option<SqliteConn>,
     pool: Arc<Inner>,
-    _permit: OwnedSemaphorePermit,
+    home: Home,
+}
+
+/// Where a lent connection goes back to.
+#[derive(Debug)]
+enum Home {
+    /// The idle readers, holding one of the `max` permits.
+    Readers { _permit: OwnedSemaphorePermit },
+    /// The writer's place, whose guard is the turn to write: released once the connection is
+    /// back in it.
+    Writer(OwnedMutexGuard<Option<SqliteConn>>),
 }
 
 impl Deref for PooledConn {
@@ -270,15 +349,19 @@ impl Drop for PooledConn {
         // else can use the connection; one that cannot be ended closes with the connection.
         let clean =
             conn.is_autocommit() || (conn.batch("ROLLBACK").is_ok() && conn.is_autocommit());
-        if clean && !self.pool.closed.load(Ordering::Acquire) {
-            self.pool
+        if !clean || self.pool.closed.load(Ordering::Acquire) {
+            drop(conn);
+            self.pool.forget(1);
+            return;
+        }
+        match &mut self.home {
+            Home::Readers { .. } => self
+                .pool
                 .idle
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push(conn);
-        } else {
-            drop(conn);
-            self.pool.forget(1);
+                .push(conn),
+            Home::Writer(place) => **place = Some(conn),
         }
     }
 }

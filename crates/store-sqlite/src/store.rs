@@ -10,7 +10,6 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::Arc;
 use svc_store::{
     Backend, MigrationStatus, PoolSettings, PoolStatus, ReadTx, Store, StoreError, WriteTx,
 };
@@ -23,13 +22,6 @@ pub struct SqliteStore {
     conns: ConnPool,
     /// sqlx's pool on the same file, for the migrations (sqlx's migrator) and diagnostics.
     pool: SqlitePool,
-    /// One write transaction at a time per process. SQLite admits one writer anyway; queueing
-    /// here (FIFO, woken at once) instead of in SQLite's busy handler (which sleeps and retries
-    /// with back-off) keeps write latency flat under load. Other processes still meet the
-    /// busy handler. The checkpoint thread takes it too, to finish a checkpoint (`crate::pool`).
-    writer: Arc<tokio::sync::Mutex<()>>,
-    /// How long a writer waits for its turn, like `busy_timeout`.
-    write_wait: std::time::Duration,
     /// Keeps a test database's temporary directory alive exactly as long as the store.
     #[cfg(feature = "test-support")]
     pub(crate) temp_dir: Option<tempfile::TempDir>,
@@ -111,7 +103,6 @@ impl SqliteStore {
             .connect_with(options)
             .await
             .map_err(map_err)?;
-        let writer = Arc::new(tokio::sync::Mutex::new(()));
         let conns = ConnPool::new(
             path,
             ConnSettings {
@@ -120,15 +111,12 @@ impl SqliteStore {
             },
             settings.max_connections,
             settings.connect_timeout,
-            Arc::clone(&writer),
         )?;
         // Fails here, not on the first request, when the file cannot be used.
         drop(conns.acquire().await?);
         Ok(Self {
             conns,
             pool,
-            writer,
-            write_wait: settings.connect_timeout,
             #[cfg(feature = "test-support")]
             temp_dir: None,
         })
@@ -148,15 +136,11 @@ impl SqliteStore {
         self.conns.acquire().await
     }
 
-    /// This process's turn to write, waited for at most `write_wait`.
-    async fn turn(&self) -> Result<tokio::sync::OwnedMutexGuard<()>, StoreError> {
-        tokio::time::timeout(self.write_wait, self.writer.clone().lock_owned())
-            .await
-            .map_err(|_| {
-                StoreError::Unavailable(
-                    "timed out waiting for this process's previous write transaction".into(),
-                )
-            })
+    /// The writer connection, holding this process's turn to write, for this crate's tests;
+    /// engines use [`Store`].
+    #[doc(hidden)]
+    pub async fn write_connection(&self) -> Result<crate::PooledConn, StoreError> {
+        self.conns.write().await
     }
 }
 
@@ -218,22 +202,20 @@ impl Store for SqliteStore {
         Ok(Box::new(SqlTx::<SqliteDialect>::new(lease)))
     }
 
+    /// On the writer, under this process's turn (`crate::pool`).
     async fn write(&self) -> Result<Box<dyn WriteTx>, StoreError> {
-        let turn = self.turn().await?;
         // IMMEDIATE takes the single write lock now, waiting up to busy_timeout for another
         // process's, so the transaction never has to upgrade later (which fails with
         // SQLITE_BUSY, no waiting).
-        let lease = SqliteLease::begin(self.conns.acquire().await?, "BEGIN IMMEDIATE")?;
-        Ok(Box::new(SqlTx::<SqliteDialect>::holding(lease, turn)))
+        let lease = SqliteLease::begin(self.conns.write().await?, "BEGIN IMMEDIATE")?;
+        Ok(Box::new(SqlTx::<SqliteDialect>::new(lease)))
     }
 
-    /// Autocommit under this process's turn: the statement takes SQLite's write lock itself
-    /// (waiting up to `busy_timeout` for another process), and a lone statement never has a
-    /// lock to upgrade.
+    /// Autocommit on the writer: the statement takes SQLite's write lock itself (waiting up to
+    /// `busy_timeout` for another process), and a lone statement never has a lock to upgrade.
     async fn write_once(&self) -> Result<Box<dyn WriteTx>, StoreError> {
-        let turn = self.turn().await?;
-        let lease = SqliteLease::autocommit(self.conns.acquire().await?);
-        Ok(Box::new(SqlTx::<SqliteDialect>::holding(lease, turn)))
+        let lease = SqliteLease::autocommit(self.conns.write().await?);
+        Ok(Box::new(SqlTx::<SqliteDialect>::new(lease)))
     }
 
     async fn close(&self) {

@@ -180,7 +180,8 @@ async fn pool_settings_take_effect() {
         ..test_settings()
     };
     let store = temp_store_unmigrated(&settings).await.expect("store");
-    assert_eq!(store.pool_status().max, 3);
+    // Three readers and the writer.
+    assert_eq!(store.pool_status().max, 4);
     // Opening the store checked the file with one connection, kept for the first loan.
     assert_eq!(store.pool_status().size, 1);
     assert_eq!(store.pool_status().idle, 1);
@@ -209,6 +210,41 @@ async fn pool_settings_take_effect() {
     // Returned, not closed: the next loans reuse them.
     assert_eq!(store.pool_status().idle, 3);
     store.read().await.expect("a connection again");
+
+    // The writer is opened by the first write, beside the readers, and kept.
+    let write = store.write().await.expect("a write with every reader idle");
+    assert_eq!(store.pool_status().size, 4);
+    assert_eq!(store.pool_status().idle, 3);
+    drop(write);
+    assert_eq!(store.pool_status().idle, 4);
+    store.close().await;
+}
+
+/// Every write runs on the one writer connection, so its page cache outlives transactions.
+#[tokio::test]
+async fn writes_run_on_one_connection() {
+    let store = temp_store().await.expect("store");
+    let writer = store.write_connection().await.expect("writer");
+    // A mark only this connection can see: a temporary table lives in its connection.
+    writer
+        .raw()
+        .execute_batch("CREATE TEMP TABLE writer_mark (x)")
+        .expect("temporary table");
+    drop(writer);
+    insert(&store, &tenant_fixture("between", 1))
+        .await
+        .expect("a write between");
+    let writer = store.write_connection().await.expect("writer again");
+    let marked: i64 = writer
+        .raw()
+        .query_row(
+            "SELECT count(*) FROM temp.sqlite_schema WHERE name = 'writer_mark'",
+            [],
+            |row| row.get(0),
+        )
+        .expect("temporary schema");
+    assert_eq!(marked, 1, "the same connection after another write");
+    drop(writer);
     store.close().await;
 }
 
@@ -225,8 +261,8 @@ async fn a_dropped_transaction_is_rolled_back_before_its_connection_is_lent_agai
     let mut tx = store.write().await.expect("write");
     tx.insert_tenant(&tenant).await.expect("insert");
     drop(tx);
-    // The only connection, lent again: outside any transaction, and the insert undone.
-    let conn = store.connection().await.expect("connection");
+    // The writer, lent again: outside any transaction, and the insert undone.
+    let conn = store.write_connection().await.expect("writer");
     assert!(conn.raw().is_autocommit(), "no transaction left open");
     drop(conn);
     let mut read = store.read().await.expect("read");
