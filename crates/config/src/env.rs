@@ -36,6 +36,7 @@ const SHORTCUTS: &[(&str, &str)] = &[
     ("DATABASE_CONTROL_URL", "database.control_url"),
     ("DATABASE_ASYNC_URL", "database.async_url"),
     ("MIGRATION_DATABASE_URL", "database.migration_url"),
+    ("LISTEN_DATABASE_URL", "database.listen_url"),
     ("MAINTENANCE_DATABASE_URL", "database.maintenance_url"),
     ("SVC_RUNTIME_PLANE", "deployment.runtime_plane"),
 ];

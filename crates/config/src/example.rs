@@ -24,8 +24,8 @@ const HEADER: &str = "\
 # SVC_ plus the key path with `__` between levels (SVC_SERVER__PORT=8080). List values are JSON
 # arrays (SVC_SERVER__ALLOWED_HOSTS='[\"auth.example.com\"]'); every other value is taken literally
 # and converted to the key's type. Shortcuts: DATABASE_URL, DATABASE_IDENTITY_URL,
-# DATABASE_AUTH_URL, DATABASE_CONTROL_URL, DATABASE_ASYNC_URL, MIGRATION_DATABASE_URL and
-# SVC_RUNTIME_PLANE. Any other SVC_ variable must name a key below, except SVC_CONFIG_FILE and the
+# DATABASE_AUTH_URL, DATABASE_CONTROL_URL, DATABASE_ASYNC_URL, MIGRATION_DATABASE_URL,
+# LISTEN_DATABASE_URL and SVC_RUNTIME_PLANE. Any other SVC_ variable must name a key below, except SVC_CONFIG_FILE and the
 # reserved SVC_TEST_* and SVC_BUILD_* names, which are ignored.
 #
 # Every value below is the built-in default; commented-out keys have no default.

@@ -5,7 +5,7 @@ use crate::{Plane, RuntimeError};
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
-use svc_config::{Config, DatabaseTarget, DatabaseTopology};
+use svc_config::{Config, DatabaseTarget, DatabaseTopology, DatabaseUrl};
 use svc_http::{PoolStats, PoolStatsSource, ReadinessCheck};
 use svc_store::{PoolSettings, Store, StoreError};
 use svc_store_postgres::PgStore;
@@ -54,6 +54,16 @@ pub async fn open_store(
     target: &DatabaseTarget,
     settings: &PoolSettings,
 ) -> Result<Arc<dyn Store>, RuntimeError> {
+    open_store_listening(target, settings, None).await
+}
+
+/// [`open_store`], a PostgreSQL store's change feed listening on `listen` when set
+/// (`database.listen_url`; validation refuses it with SQLite).
+async fn open_store_listening(
+    target: &DatabaseTarget,
+    settings: &PoolSettings,
+    listen: Option<&DatabaseUrl>,
+) -> Result<Arc<dyn Store>, RuntimeError> {
     let fail = |e: StoreError| RuntimeError::Database {
         what: describe(target),
         detail: explain(&e),
@@ -67,11 +77,22 @@ pub async fn open_store(
                 .await
                 .map_err(fail)?,
         ),
-        DatabaseTarget::Url(url) => Arc::new(
-            PgStore::connect(url.as_str(), settings)
+        DatabaseTarget::Url(url) => {
+            let store = PgStore::connect(url.as_str(), settings)
                 .await
-                .map_err(fail)?,
-        ),
+                .map_err(fail)?;
+            match listen {
+                Some(listen) => {
+                    Arc::new(store.listening_on(listen.as_str(), settings).map_err(|e| {
+                        RuntimeError::Database {
+                            what: listen.redacted(),
+                            detail: explain(&e),
+                        }
+                    })?)
+                }
+                None => Arc::new(store),
+            }
+        }
     };
     Ok(store)
 }
@@ -93,6 +114,7 @@ pub(crate) async fn open_plane_stores(
     plane: Plane,
 ) -> Result<Vec<OpenedStore>, RuntimeError> {
     let statement_timeout = config.database.statement_timeout_secs;
+    let listen = config.database.listen_url.as_ref();
     let mut opened = Vec::new();
     match config.deployment.database_topology {
         DatabaseTopology::Shared => {
@@ -102,7 +124,7 @@ pub(crate) async fn open_plane_stores(
                 config.pool_sizing_for(plane.to_config()),
                 statement_timeout,
             );
-            let store = open_store(&target, &settings).await?;
+            let store = open_store_listening(&target, &settings, listen).await?;
             opened.push(OpenedStore {
                 label: "main",
                 location: describe(&target),
@@ -117,7 +139,7 @@ pub(crate) async fn open_plane_stores(
                     config.pool_sizing_for(member.to_config()),
                     statement_timeout,
                 );
-                let store = open_store(&target, &settings).await?;
+                let store = open_store_listening(&target, &settings, listen).await?;
                 opened.push(OpenedStore {
                     label: member.as_str(),
                     location: describe(&target),

@@ -6,8 +6,9 @@
 //!   never spliced into SQL); PostgreSQL delivers it to every listening session, in commit
 //!   order, only once the publishing statement commits.
 //! - A subscription holds one connection outside the store's pool (its own pool of one, with
-//!   the same connection options), so listening never takes a connection from requests and
-//!   the pool's size stays what the configuration says.
+//!   the same connection options, or those of `database.listen_url` when set), so listening
+//!   never takes a connection from requests and the pool's size stays what the configuration
+//!   says.
 //! - A lost connection (the server restarted, the backend was terminated, the network cut)
 //!   yields [`FeedEvent::Interrupted`] as soon as it is seen, and the next call listens on a
 //!   new connection and yields [`FeedEvent::Lost`] once listening again, so a subscriber that
@@ -35,9 +36,18 @@ pub(crate) struct PgFeed {
 }
 
 impl PgFeed {
+    /// Publishes and listens with `pool`'s connection options.
     pub(crate) fn new(pool: PgPool) -> Self {
         let options = (*pool.connect_options()).clone();
         Self { pool, options }
+    }
+
+    /// Publishes through `pool`, listens with `listener`.
+    pub(crate) fn with_listener(pool: PgPool, listener: PgConnectOptions) -> Self {
+        Self {
+            pool,
+            options: listener,
+        }
     }
 }
 

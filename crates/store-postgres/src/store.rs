@@ -45,6 +45,23 @@ impl PgStore {
         ))
     }
 
+    /// The same store, its change feed listening on a connection to `listen_url` instead of
+    /// the pool's URL: the `LISTEN` needs a session of its own, which a pooler in transaction
+    /// mode (PgBouncer) does not give, so a deployment behind one points this at PostgreSQL
+    /// itself or at a session-mode pool. Publishing stays on the pool. The URL is checked like
+    /// the pool's (`require_ssl`, redacted errors); `settings` are the pool's.
+    pub fn listening_on(
+        self,
+        listen_url: &str,
+        settings: &PoolSettings,
+    ) -> Result<Self, StoreError> {
+        let options = connect_options(listen_url, settings)?;
+        Ok(Self {
+            feed: Arc::new(PgFeed::with_listener(self.pool.clone(), options)),
+            ..self
+        })
+    }
+
     pub(crate) fn from_pool(pool: PgPool) -> Self {
         Self {
             feed: Arc::new(PgFeed::new(pool.clone())),

@@ -1068,3 +1068,86 @@ async fn the_passkeys_migration_widens_the_factor_and_login_history_checks() {
     );
     store.close().await;
 }
+
+/// `database.listen_url`: the change feed listens on a connection to that URL (here as another
+/// role, which `pg_stat_activity` shows), publishing stays on the pool, and a message published
+/// through the pool reaches the listener.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_change_feed_listens_on_the_listen_url() {
+    use svc_store::FeedEvent;
+    const LISTENER: &str = "svc_test_feed_listener";
+    let (url, guard) = fresh_database().await.expect("database");
+    let admin = PgStore::connect(&url, &test_settings())
+        .await
+        .expect("admin store");
+    // Roles belong to the server, not the database: create it once, tolerating a concurrent run.
+    // The role name is a constant of this test.
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DO $$ BEGIN CREATE ROLE {LISTENER} LOGIN; \
+         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+    )))
+    .execute(admin.pool())
+    .await
+    .expect("listener role");
+    let mut listen_url = url::Url::parse(&url).expect("url");
+    listen_url.set_username(LISTENER).expect("username");
+    let store = PgStore::connect(&url, &test_settings())
+        .await
+        .expect("store")
+        .listening_on(listen_url.as_str(), &test_settings())
+        .expect("listen URL accepted");
+    let feed = store
+        .change_feed()
+        .expect("a PostgreSQL store has a change feed");
+    let mut subscription = feed.subscribe().await.expect("listening");
+    let listeners: Vec<String> = sqlx::query_scalar(
+        "SELECT usename::text FROM pg_stat_activity \
+         WHERE datname = current_database() AND application_name = 'svc-change-feed'",
+    )
+    .fetch_all(admin.pool())
+    .await
+    .expect("sessions");
+    assert_eq!(
+        listeners,
+        [LISTENER],
+        "the listener's session is the listen URL's"
+    );
+    feed.publish("through the pool").await.expect("publish");
+    let heard = tokio::time::timeout(Duration::from_secs(5), subscription.next())
+        .await
+        .expect("heard within 5 s")
+        .expect("next");
+    assert!(
+        matches!(&heard, FeedEvent::Message(m) if m == "through the pool"),
+        "got {heard:?}"
+    );
+    drop(subscription);
+    store.close().await;
+    admin.close().await;
+    guard.drop_database().await.expect("drop");
+}
+
+/// A listen URL is checked like the pool's: `require_ssl` refuses `sslmode=disable`, and the
+/// error never quotes the password.
+#[tokio::test]
+async fn a_listen_url_is_checked_like_the_pool_url() {
+    let settings = PoolSettings {
+        require_ssl: true,
+        ..test_settings()
+    };
+    let store = PgStore::connect(
+        "postgres://svc@127.0.0.1:5432/svc?sslmode=require",
+        &settings,
+    )
+    .await
+    .expect("lazy store");
+    let refused = store
+        .listening_on(
+            &format!("postgres://svc:{PASSWORD}@127.0.0.1:5432/svc?sslmode=disable"),
+            &settings,
+        )
+        .expect_err("refused");
+    let said = everything_said(&refused);
+    assert!(said.contains("require_ssl"), "{said}");
+    assert!(!said.contains(PASSWORD), "the password leaked: {said}");
+}

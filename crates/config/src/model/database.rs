@@ -37,6 +37,13 @@ pub struct DatabaseConfig {
     /// Shortcut: `MIGRATION_DATABASE_URL`. No default.
     #[schemars(example = &"postgres://svc_owner:password@db.internal:5432/svc?sslmode=require")]
     pub migration_url: Option<DatabaseUrl>,
+    /// PostgreSQL URL of the one connection per process that `LISTEN`s for the other
+    /// instances' changes (cache invalidation, the revocation set), when the runtime URLs go
+    /// through a pooler in transaction mode (PgBouncer), which cannot keep a `LISTEN` session:
+    /// point it at PostgreSQL itself or at a session-mode pool. Falls back to the runtime URL.
+    /// PostgreSQL only. Shortcut: `LISTEN_DATABASE_URL`. No default.
+    #[schemars(example = &"postgres://svc:password@db.internal:5432/svc?sslmode=require")]
+    pub listen_url: Option<DatabaseUrl>,
     /// Pool size per process (per plane pool). Default: 10. Allowed range: 1..=1000.
     pub max_connections: u32,
     /// Connections kept open even when idle; at most `max_connections`. Default: 0. Allowed
@@ -87,6 +94,7 @@ impl Default for DatabaseConfig {
             control_url: None,
             async_url: None,
             migration_url: None,
+            listen_url: None,
             max_connections: 10,
             min_connections: 0,
             connect_timeout_secs: 5,
@@ -116,6 +124,7 @@ impl DatabaseConfig {
             ("database.control_url", &self.control_url),
             ("database.async_url", &self.async_url),
             ("database.migration_url", &self.migration_url),
+            ("database.listen_url", &self.listen_url),
         ]
         .into_iter()
         .filter_map(|(key, url)| url.as_ref().map(|url| (key, url)))

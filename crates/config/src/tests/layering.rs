@@ -151,6 +151,7 @@ fn database_shortcuts_map_to_their_keys() {
             ("DATABASE_CONTROL_URL", "postgres://control/db"),
             ("DATABASE_ASYNC_URL", "postgres://async/db"),
             ("MIGRATION_DATABASE_URL", "postgres://migrate/db"),
+            ("LISTEN_DATABASE_URL", "postgres://listen/db"),
             ("SVC_DEPLOYMENT__DATABASE_TOPOLOGY", "split_by_plane"),
         ],
     )
@@ -173,6 +174,7 @@ fn database_shortcuts_map_to_their_keys() {
         url(&db.migration_url).as_deref(),
         Some("postgres://migrate/db")
     );
+    assert_eq!(url(&db.listen_url).as_deref(), Some("postgres://listen/db"));
 }
 
 #[test]

@@ -8,10 +8,16 @@ fn redacted_toml_hides_every_secret() {
     let dir = tempfile::tempdir().unwrap();
     write_production_files(dir.path());
     let mut env = PRODUCTION_ENV.to_vec();
-    env.extend([(
-        "MIGRATION_DATABASE_URL",
-        "postgres://owner:migration-secret-value@db.internal/svc?sslmode=require",
-    )]);
+    env.extend([
+        (
+            "MIGRATION_DATABASE_URL",
+            "postgres://owner:migration-secret-value@db.internal/svc?sslmode=require",
+        ),
+        (
+            "LISTEN_DATABASE_URL",
+            "postgres://svc:listen-secret-value@db.internal/svc?sslmode=require",
+        ),
+    ]);
     let config = load(&sources(dir.path(), &env)).unwrap().config;
     let printed = config.redacted_toml();
     let debug = format!("{config:?}");
@@ -20,6 +26,7 @@ fn redacted_toml_hides_every_secret() {
         "smtp-secret-value",
         "metrics-secret-value",
         "migration-secret-value",
+        "listen-secret-value",
         "db-password",
     ] {
         assert!(

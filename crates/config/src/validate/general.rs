@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::model::{Config, DatabaseTopology, EmailProvider, RuntimePlane, Transport};
+use crate::secret::DatabaseUrl;
 use crate::validate::Report;
 use crate::validate::hosts;
 
@@ -203,6 +204,36 @@ pub(super) fn database_sslmode_consistent(config: &Config, report: &mut Report) 
                      plaintext: use sslmode=require, verify-ca or verify-full"
                 ),
             );
+        }
+    }
+}
+
+/// `database.listen_url` serves PostgreSQL's change feed: refused when the runtime store it
+/// would serve is SQLite (which has no feed) or when it is not a PostgreSQL URL itself.
+pub(super) fn listen_url_needs_postgres(config: &Config, report: &mut Report) {
+    let Some(listen) = &config.database.listen_url else {
+        return;
+    };
+    if listen.is_sqlite() {
+        report.error(
+            "database.listen_url",
+            "database.listen_url must be a PostgreSQL URL: it is where the change feed              LISTENs"
+                .to_owned(),
+        );
+        return;
+    }
+    for plane in RuntimePlane::All.served() {
+        if config
+            .database_url_for(*plane)
+            .url()
+            .is_none_or(DatabaseUrl::is_sqlite)
+        {
+            report.error(
+                "database.listen_url",
+                "database.listen_url is set but the runtime database is SQLite, which has no                  change feed to listen to: remove it, or set database.url to PostgreSQL"
+                    .to_owned(),
+            );
+            return;
         }
     }
 }

@@ -183,6 +183,31 @@ fn require_ssl_refuses_plaintext_sslmodes() {
 }
 
 #[test]
+fn a_listen_url_needs_postgresql_on_both_ends() {
+    let mut config = Config::default();
+    let url = |s: &str| Some(DatabaseUrl::parse(s).unwrap());
+    config.database.listen_url = url("postgres://direct/svc");
+    // The embedded SQLite default has no change feed.
+    let text = messages(&run(listen_url_needs_postgres, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("database.listen_url") && text[0].contains("SQLite"));
+    config.database.url = url("sqlite://data/svc.db");
+    assert_eq!(messages(&run(listen_url_needs_postgres, &config)).len(), 1);
+    config.database.url = url("postgres://pgbouncer:6432/svc");
+    assert!(run(listen_url_needs_postgres, &config).errors.is_empty());
+    // A plane on SQLite under split_by_plane is refused too.
+    config.deployment.database_topology = DatabaseTopology::SplitByPlane;
+    config.database.async_url = url("sqlite://data/async.db");
+    assert_eq!(messages(&run(listen_url_needs_postgres, &config)).len(), 1);
+    config.database.async_url = None;
+    // And the listen URL itself must be PostgreSQL.
+    config.database.listen_url = url("sqlite://data/svc.db");
+    let text = messages(&run(listen_url_needs_postgres, &config));
+    assert_eq!(text.len(), 1);
+    assert!(text[0].contains("must be a PostgreSQL URL"));
+}
+
+#[test]
 fn plane_urls_under_shared_topology_warn() {
     let mut config = Config::default();
     config.database.auth_url = Some(DatabaseUrl::parse("postgres://auth/db").unwrap());

@@ -64,6 +64,7 @@ const RULES: &[Rule] = &[
     general::tls_files_configured_and_readable,
     general::database_sslmode_consistent,
     general::plane_urls_need_split_topology,
+    general::listen_url_needs_postgres,
     general::tenant_slug_is_dns_label,
     general::urls_are_valid,
     general::host_names_are_valid,

@@ -45,6 +45,17 @@ impl Pair {
         extra: &[(&str, &str)],
         b_extra: &[(&str, &str)],
     ) -> Self {
+        Self::start_listening(b_through_proxy, extra, b_extra, false).await
+    }
+
+    /// [`Self::start_with`], B's change feed on `database.listen_url` straight to the database
+    /// when `b_listens_directly` (its pool still through the proxy when there is one).
+    async fn start_listening(
+        b_through_proxy: bool,
+        extra: &[(&str, &str)],
+        b_extra: &[(&str, &str)],
+        b_listens_directly: bool,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let kms = KmsDaemon::start(dir.path()).await;
         let mut env = kms.env();
@@ -83,6 +94,9 @@ impl Pair {
         };
         let mut b_env = env.clone();
         b_env.push(("DATABASE_URL".into(), url.to_string()));
+        if b_listens_directly {
+            b_env.push(("LISTEN_DATABASE_URL".into(), database.clone()));
+        }
         b_env.extend(owned(b_extra));
         let b = TestApp::spawn_with(Backend::Postgres, &as_refs(&b_env)).await;
         let operator = operator_token(&a).await;
@@ -304,11 +318,7 @@ async fn a_change_through_one_instance_is_refused_by_the_other_within_a_second()
         metrics.contains("svc_change_feed_listening 1"),
         "B is listening: {metrics}"
     );
-    let received: u64 = metrics
-        .lines()
-        .find_map(|l| l.strip_prefix("svc_change_feed_received_total "))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no received counter: {metrics}"));
+    let received = received(&metrics);
     assert!(received >= 3, "B applied A's changes: {received}");
     pair.stop().await;
 }
@@ -341,5 +351,60 @@ async fn a_change_whose_notification_is_lost_is_not_served_from_the_cache() {
     for _ in 0..5 {
         assert_eq!(grant(b, host_b, &id, &secret).await, 401);
     }
+    pair.stop().await;
+}
+
+/// The `svc_change_feed_received_total` counter in a `/metrics` text.
+fn received(metrics: &str) -> u64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("svc_change_feed_received_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no received counter: {metrics}"))
+}
+
+/// `database.listen_url`: B's pool goes through a proxy, standing in for a pooler in
+/// transaction mode (which cannot keep a `LISTEN` session), and its change feed straight to
+/// PostgreSQL. With the pool's path cut, B still hears A's deletion of an application, which
+/// only a feed on a connection of its own can explain, and refuses the application once its
+/// pool is back, without waiting for a cache to expire.
+#[tokio::test]
+async fn the_change_feed_listens_on_the_listen_url() {
+    let pair = Pair::start_listening(true, &[], &[], true).await;
+    let proxy = pair.proxy.as_ref().unwrap();
+    let (b, host_b) = (&pair.b, pair.acme_b.host.as_str());
+    let (id, secret) = pair.machine_app("Behind a pooler").await;
+    assert_eq!(grant(b, host_b, &id, &secret).await, 200, "cached by B");
+    let before = received(&b.metrics(SCRAPE).await);
+
+    proxy.cut();
+    pair.delete_app(&id).await;
+    let started = Instant::now();
+    let metrics = loop {
+        let metrics = b.metrics(SCRAPE).await;
+        if received(&metrics) > before {
+            break metrics;
+        }
+        assert!(
+            started.elapsed() <= BOUND,
+            "B heard nothing with its pool cut off: its feed is not on the listen URL"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    eprintln!(
+        "with its pool cut off, B heard the deletion after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        metrics.contains("svc_change_feed_listening 1"),
+        "B kept listening: {metrics}"
+    );
+    proxy.restore();
+    let back = until(Duration::from_secs(10), 401, || {
+        grant(b, host_b, &id, &secret)
+    })
+    .await
+    .unwrap_or_else(|got| panic!("B answers {got} for the deleted application"));
+    eprintln!("after the pool's path was restored, the application was refused after {back:?}");
     pair.stop().await;
 }
