@@ -4,7 +4,6 @@
 
 use crate::dialect::{Conn, Dialect, Lease};
 use async_trait::async_trait;
-use std::any::Any;
 use std::sync::Arc;
 use svc_domain::TenantId;
 use svc_store::{ReadTx, RevocationSet, StoreError, WriteTx};
@@ -13,10 +12,6 @@ use svc_store::{ReadTx, RevocationSet, StoreError, WriteTx};
 /// Dropping a transaction without commit rolls it back (see [`Lease`]).
 pub struct SqlTx<D: Dialect> {
     lease: D::Lease,
-    /// Whatever the backend must hold until the transaction ends (SQLite: this process's turn
-    /// to write). Declared after `lease`, so it is released after a dropped transaction's
-    /// rollback.
-    _hold: Option<Box<dyn Any + Send>>,
     /// The process's revocation set, told of this transaction's revocations once it commits
     /// (the change feed tells the other processes, and this one again, a little later).
     revocations: Option<Arc<RevocationSet>>,
@@ -28,7 +23,6 @@ impl<D: Dialect> SqlTx<D> {
     pub fn new(lease: D::Lease) -> Self {
         Self {
             lease,
-            _hold: None,
             revocations: None,
             revoked: Vec::new(),
         }
@@ -45,14 +39,6 @@ impl<D: Dialect> SqlTx<D> {
     pub(crate) fn revoked_on_commit(&mut self, tenant: &TenantId, jti: &str, exp: i64) {
         if self.revocations.is_some() {
             self.revoked.push((tenant.clone(), jti.to_owned(), exp));
-        }
-    }
-
-    /// A lease that keeps `hold` until it is committed or dropped.
-    pub fn holding(lease: D::Lease, hold: impl Any + Send) -> Self {
-        Self {
-            _hold: Some(Box::new(hold)),
-            ..Self::new(lease)
         }
     }
 
@@ -76,11 +62,10 @@ impl<D: Dialect> WriteTx for SqlTx<D> {
             lease,
             revocations,
             revoked,
-            _hold,
         } = *self;
+        // A backend's turn to write (SQLite's writer connection) lives in the lease, so it is
+        // released only once the commit is done.
         lease.commit().await?;
-        // The turn to write (if any) is released only now that the commit is done.
-        drop(_hold);
         if let Some(set) = revocations {
             for (tenant, jti, exp) in &revoked {
                 set.revoked(tenant, jti, *exp);

@@ -217,7 +217,8 @@ pub(super) fn listen_url_needs_postgres(config: &Config, report: &mut Report) {
     if listen.is_sqlite() {
         report.error(
             "database.listen_url",
-            "database.listen_url must be a PostgreSQL URL: it is where the change feed              LISTENs"
+            "database.listen_url must be a PostgreSQL URL: it is where the change feed \
+             LISTENs"
                 .to_owned(),
         );
         return;
@@ -230,7 +231,8 @@ pub(super) fn listen_url_needs_postgres(config: &Config, report: &mut Report) {
         {
             report.error(
                 "database.listen_url",
-                "database.listen_url is set but the runtime database is SQLite, which has no                  change feed to listen to: remove it, or set database.url to PostgreSQL"
+                "database.listen_url is set but the runtime database is SQLite, which has no \
+                 change feed to listen to: remove it, or set database.url to PostgreSQL"
                     .to_owned(),
             );
             return;
