@@ -9,7 +9,8 @@
 //! the parameter's words), then written into the pending request, which keeps its arrival time
 //! so `prompt=login` and `max_age` judge the sign-in exactly as before.
 
-use super::{AuthorizeEndpoint, AuthorizeOutcome, NOT_A_MEMBER, unavailable};
+use super::decide::NOT_A_MEMBER;
+use super::{AuthorizeEndpoint, AuthorizeOutcome, unavailable};
 use svc_domain::{Interaction, InteractionId, OrgStatus, Organization, Origin, Session, Tenant};
 use svc_store::StoreError;
 
