@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use svc_crypto::digest::hmac_sha256;
 use svc_domain::{Clock, Tenant, TenantId};
-use svc_sdk::dpop::{ProofError, ProofRequest, ReplayCache, VerifiedProof, verify_proof};
+use svc_sdk::dpop::{ProofError, ProofRequest, ReplayCache, verify_proof};
 use svc_store::{Store, StoreError};
 use time::OffsetDateTime;
 
@@ -102,16 +102,16 @@ impl ProofReplay for InstanceReplay {
         until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<bool, OAuthError> {
-        let proof = VerifiedProof {
-            // The tenant is part of the key: tenants never share a record.
-            jkt: format!("{}\n{jkt}", tenant.as_str()),
-            jti: jti.to_owned(),
-            iat: 0,
-            nonce: None,
-        };
+        // The tenant is the scope: tenants never share a record.
         Ok(self
             .0
-            .check_and_record(&proof, until.unix_timestamp(), now.unix_timestamp())
+            .check_and_record_in(
+                tenant.as_str(),
+                jkt,
+                jti,
+                until.unix_timestamp(),
+                now.unix_timestamp(),
+            )
             .is_ok())
     }
 }

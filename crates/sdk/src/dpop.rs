@@ -26,10 +26,14 @@
 use aws_lc_rs::digest;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use url::Url;
+
+mod members;
+
+use members::{Claims, Header, Jwk, Member};
 
 /// The proof algorithms accepted and advertised (`dpop_signing_alg_values_supported`).
 pub const PROOF_ALGORITHMS: [&str; 4] = ["ES256", "EdDSA", "RS256", "PS256"];
@@ -167,28 +171,30 @@ pub struct VerifiedProof {
 /// Steps 2–9 on the `proof` of `request`.
 pub fn verify_proof(proof: &str, request: &ProofRequest<'_>) -> Result<VerifiedProof, ProofError> {
     let parts = split_proof(proof)?; // step 1
-    let (alg, key) = check_header(parts.header)?; // steps 2, 3
-    let claims = check_signature(&parts, alg, &key)?; // step 4
-    let jti = string_claim(&claims, "jti")?; // step 5
+    let header_bytes = decode(parts.header)?;
+    let (alg, key) = check_header(&header_bytes)?; // steps 2, 3
+    let claims_bytes = check_signature(&parts, alg, &key)?; // step 4
+    let claims = Claims::parse(&claims_bytes)?;
+    let jti = string_claim(&claims.jti, "jti")?; // step 5
     if jti.len() > MAX_JTI_BYTES {
         return Err(ProofError::MissingClaim { claim: "jti" });
     }
-    let htm = string_claim(&claims, "htm")?;
-    let htu = string_claim(&claims, "htu")?;
+    let htm = string_claim(&claims.htm, "htm")?;
+    let htu = string_claim(&claims.htu, "htu")?;
     let iat = claims
-        .get("iat")
-        .and_then(Value::as_i64)
+        .iat
+        .as_i64()
         .ok_or(ProofError::MissingClaim { claim: "iat" })?;
     check_method(htm, request.method)?; // step 6
     check_url(htu, request.url)?; // step 7
     check_iat(iat, request.now_unix, request.iat_window_secs)?; // step 8
     if let Some(token) = request.access_token {
-        check_ath(&claims, token)?; // step 9
+        check_ath(&claims.ath, token)?; // step 9
     }
-    let nonce = match claims.get("nonce") {
-        None => None,
-        Some(Value::String(nonce)) => Some(nonce.clone()),
-        Some(_) => return Err(ProofError::MissingClaim { claim: "nonce" }),
+    let nonce = match &claims.nonce {
+        Member::Absent => None,
+        Member::Str(nonce) => Some(nonce.clone().into_owned()),
+        _ => return Err(ProofError::MissingClaim { claim: "nonce" }),
     };
     Ok(VerifiedProof {
         jkt: key.thumbprint(),
@@ -250,110 +256,134 @@ enum ProofAlg {
 /// A proof's public key, decoded from its `jwk` once: verified from its raw components (no JWK
 /// library round trip on every request), thumbprinted from the members as sent.
 #[derive(Debug)]
-enum ProofKey {
+enum ProofKey<'h> {
     /// P-256: the uncompressed point `04 || x || y` and the `x`, `y` members.
     Ec {
-        point: Vec<u8>,
-        x: String,
-        y: String,
+        point: [u8; 65],
+        x: Cow<'h, str>,
+        y: Cow<'h, str>,
     },
     /// Ed25519: the public key and the `x` member.
-    Okp { public: Vec<u8>, x: String },
+    Okp { public: [u8; 32], x: Cow<'h, str> },
     /// RSA: modulus and exponent, and the `n`, `e` members.
     Rsa {
         n: Vec<u8>,
         e: Vec<u8>,
-        n_member: String,
-        e_member: String,
+        n_member: Cow<'h, str>,
+        e_member: Cow<'h, str>,
     },
 }
 
-impl ProofKey {
+impl ProofKey<'_> {
     /// RFC 7638 SHA-256 thumbprint, base64url: the required members in lexicographic order,
     /// no whitespace. The members were checked to be base64url (step 3), which JSON needs no
-    /// escaping for, and decoding refused non-canonical encodings, so the string is canonical.
+    /// escaping for, and decoding refused non-canonical encodings, so the input is canonical.
     fn thumbprint(&self) -> String {
-        let canonical = match self {
-            Self::Ec { x, y, .. } => format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#),
-            Self::Okp { x, .. } => format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{x}"}}"#),
+        let mut context = digest::Context::new(&digest::SHA256);
+        let pieces: [&str; 5] = match self {
+            Self::Ec { x, y, .. } => [
+                r#"{"crv":"P-256","kty":"EC","x":""#,
+                x,
+                r#"","y":""#,
+                y,
+                r#""}"#,
+            ],
+            Self::Okp { x, .. } => [r#"{"crv":"Ed25519","kty":"OKP","x":""#, x, r#""}"#, "", ""],
             Self::Rsa {
                 n_member, e_member, ..
-            } => format!(r#"{{"e":"{e_member}","kty":"RSA","n":"{n_member}"}}"#),
+            } => [
+                r#"{"e":""#,
+                e_member,
+                r#"","kty":"RSA","n":""#,
+                n_member,
+                r#""}"#,
+            ],
         };
-        URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, canonical.as_bytes()))
+        for piece in pieces {
+            context.update(piece.as_bytes());
+        }
+        URL_SAFE_NO_PAD.encode(context.finish())
     }
 }
 
-/// Steps 2 and 3: the header's algorithm and public key.
-fn check_header(header: &str) -> Result<(ProofAlg, ProofKey), ProofError> {
-    let header = URL_SAFE_NO_PAD
-        .decode(header)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok())
-        .ok_or(ProofError::Malformed)?;
-    let typ = header.get("typ").and_then(Value::as_str).unwrap_or("");
+/// A base64url segment of the proof, decoded.
+fn decode(segment: &str) -> Result<Vec<u8>, ProofError> {
+    URL_SAFE_NO_PAD
+        .decode(segment)
+        .map_err(|_| ProofError::Malformed)
+}
+
+/// Steps 2 and 3: the header's algorithm and public key, from the decoded header.
+fn check_header(header: &[u8]) -> Result<(ProofAlg, ProofKey<'_>), ProofError> {
+    let header = members::parse_object::<Header<'_>>(header).ok_or(ProofError::Malformed)?;
+    let typ = header.typ.as_str().unwrap_or("");
     if !typ.eq_ignore_ascii_case("dpop+jwt") {
         return Err(ProofError::WrongType);
     }
-    let alg = match header.get("alg").and_then(Value::as_str) {
+    let alg = match header.alg.as_str() {
         Some("ES256") => ProofAlg::Es256,
         Some("EdDSA") => ProofAlg::EdDsa,
         Some("RS256") => ProofAlg::Rs256,
         Some("PS256") => ProofAlg::Ps256,
         _ => return Err(ProofError::DisallowedAlgorithm),
     };
-    if header.contains_key("crit") {
+    if header.crit.is_present() {
         return Err(ProofError::UnsupportedCriticalHeader);
     }
-    let jwk = header
-        .get("jwk")
-        .and_then(Value::as_object)
-        .ok_or(ProofError::BadKey)?;
+    let Member::Object(jwk) = header.jwk else {
+        return Err(ProofError::BadKey);
+    };
     Ok((alg, public_key_for(jwk, alg)?))
 }
 
-/// A base64url member of `jwk`, decoded, with the string as sent.
-fn key_member(jwk: &Map<String, Value>, name: &str) -> Result<(Vec<u8>, String), ProofError> {
-    let member = jwk
-        .get(name)
-        .and_then(Value::as_str)
-        .ok_or(ProofError::BadKey)?;
+/// A base64url member of `jwk`, decoded into `out` (which must be its exact length), with the
+/// string as sent.
+fn key_member_into<'h>(member: Member<'h>, out: &mut [u8]) -> Result<Cow<'h, str>, ProofError> {
+    let member = string_member(member).ok_or(ProofError::BadKey)?;
+    match URL_SAFE_NO_PAD.decode_slice(member.as_bytes(), out) {
+        Ok(len) if len == out.len() => Ok(member),
+        _ => Err(ProofError::BadKey),
+    }
+}
+
+/// A base64url member of `jwk` of any length, decoded, with the string as sent.
+fn key_member<'h>(member: Member<'h>) -> Result<(Vec<u8>, Cow<'h, str>), ProofError> {
+    let member = string_member(member).ok_or(ProofError::BadKey)?;
     let bytes = URL_SAFE_NO_PAD
-        .decode(member)
+        .decode(member.as_bytes())
         .map_err(|_| ProofError::BadKey)?;
-    Ok((bytes, member.to_owned()))
+    Ok((bytes, member))
+}
+
+/// A string member of the header.
+fn string_member(member: Member<'_>) -> Option<Cow<'_, str>> {
+    match member {
+        Member::Str(s) => Some(s),
+        _ => None,
+    }
 }
 
 /// Step 3: `jwk` is a public key of the type `alg` needs.
-fn public_key_for(jwk: &Map<String, Value>, alg: ProofAlg) -> Result<ProofKey, ProofError> {
-    if PRIVATE_MEMBERS.iter().any(|m| jwk.contains_key(*m)) {
+fn public_key_for(jwk: Jwk<'_>, alg: ProofAlg) -> Result<ProofKey<'_>, ProofError> {
+    if jwk.private {
         return Err(ProofError::BadKey);
     }
-    let kty = jwk.get("kty").and_then(Value::as_str);
-    let crv = jwk.get("crv").and_then(Value::as_str);
-    match (alg, kty, crv) {
+    match (alg, jwk.kty.as_str(), jwk.crv.as_str()) {
         (ProofAlg::Es256, Some("EC"), Some("P-256")) => {
-            let (x_bytes, x) = key_member(jwk, "x")?;
-            let (y_bytes, y) = key_member(jwk, "y")?;
-            if x_bytes.len() != 32 || y_bytes.len() != 32 {
-                return Err(ProofError::BadKey);
-            }
-            let mut point = Vec::with_capacity(65);
-            point.push(4);
-            point.extend_from_slice(&x_bytes);
-            point.extend_from_slice(&y_bytes);
+            let mut point = [4u8; 65];
+            let (xs, ys) = point[1..].split_at_mut(32);
+            let x = key_member_into(jwk.x, xs)?;
+            let y = key_member_into(jwk.y, ys)?;
             Ok(ProofKey::Ec { point, x, y })
         }
         (ProofAlg::EdDsa, Some("OKP"), Some("Ed25519")) => {
-            let (public, x) = key_member(jwk, "x")?;
-            if public.len() != 32 {
-                return Err(ProofError::BadKey);
-            }
+            let mut public = [0u8; 32];
+            let x = key_member_into(jwk.x, &mut public)?;
             Ok(ProofKey::Okp { public, x })
         }
         (ProofAlg::Rs256 | ProofAlg::Ps256, Some("RSA"), _) => {
-            let (n, n_member) = key_member(jwk, "n")?;
-            let (e, e_member) = key_member(jwk, "e")?;
+            let (n, n_member) = key_member(jwk.n)?;
+            let (e, e_member) = key_member(jwk.e)?;
             if significant_bits(&n) < MIN_RSA_BITS || e.is_empty() {
                 return Err(ProofError::BadKey);
             }
@@ -378,19 +408,17 @@ fn significant_bits(n: &[u8]) -> usize {
 }
 
 /// Step 4: the signature verifies with the header's key (an off-curve point or a malformed
-/// modulus verifies nothing); the payload is then a JSON object.
+/// modulus verifies nothing); the decoded payload is returned for step 5.
 fn check_signature(
     parts: &ProofParts<'_>,
     alg: ProofAlg,
-    key: &ProofKey,
-) -> Result<Map<String, Value>, ProofError> {
+    key: &ProofKey<'_>,
+) -> Result<Vec<u8>, ProofError> {
     use aws_lc_rs::signature::{
         ECDSA_P256_SHA256_FIXED, ED25519, RSA_PKCS1_2048_8192_SHA256, RSA_PSS_2048_8192_SHA256,
         RsaPublicKeyComponents, UnparsedPublicKey,
     };
-    let signature = URL_SAFE_NO_PAD
-        .decode(parts.signature)
-        .map_err(|_| ProofError::Malformed)?;
+    let signature = decode(parts.signature)?;
     let input = parts.signing_input;
     let verified = match (key, alg) {
         (ProofKey::Ec { point, .. }, ProofAlg::Es256) => {
@@ -408,21 +436,20 @@ fn check_signature(
         _ => return Err(ProofError::BadKey),
     };
     verified.map_err(|_| ProofError::BadSignature)?;
-    URL_SAFE_NO_PAD
-        .decode(parts.payload)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok())
-        .ok_or(ProofError::Malformed)
+    decode(parts.payload)
+}
+
+impl<'c> Claims<'c> {
+    /// The claims of the decoded payload: a JSON object, else [`ProofError::Malformed`].
+    fn parse(payload: &'c [u8]) -> Result<Self, ProofError> {
+        members::parse_object(payload).ok_or(ProofError::Malformed)
+    }
 }
 
 /// Step 5: a non-empty string claim.
-fn string_claim<'c>(
-    claims: &'c Map<String, Value>,
-    claim: &'static str,
-) -> Result<&'c str, ProofError> {
-    claims
-        .get(claim)
-        .and_then(Value::as_str)
+fn string_claim<'c>(member: &'c Member<'_>, claim: &'static str) -> Result<&'c str, ProofError> {
+    member
+        .as_str()
         .filter(|v| !v.is_empty())
         .ok_or(ProofError::MissingClaim { claim })
 }
@@ -438,6 +465,11 @@ fn check_method(htm: &str, method: &str) -> Result<(), ProofError> {
 
 /// Step 7: same scheme, host, port and path; query and fragment ignored (RFC 9449 §4.3 item 9).
 fn check_url(htu: &str, target: &str) -> Result<(), ProofError> {
+    // The same string is the same URI, whatever normalisation would do; clients that copy the
+    // advertised endpoint (nearly all) never pay for parsing two URLs.
+    if htu == target {
+        return Ok(());
+    }
     let (Ok(htu), Ok(target)) = (Url::parse(htu), Url::parse(target)) else {
         return Err(ProofError::WrongUrl);
     };
@@ -463,11 +495,8 @@ fn check_iat(iat: i64, now: i64, window: i64) -> Result<(), ProofError> {
 }
 
 /// Step 9: `ath` is the hash of the access token, compared in constant time.
-fn check_ath(claims: &Map<String, Value>, access_token: &str) -> Result<(), ProofError> {
-    let ath = claims
-        .get("ath")
-        .and_then(Value::as_str)
-        .ok_or(ProofError::WrongAccessTokenHash)?;
+fn check_ath(ath: &Member<'_>, access_token: &str) -> Result<(), ProofError> {
+    let ath = ath.as_str().ok_or(ProofError::WrongAccessTokenHash)?;
     let expected = access_token_hash(access_token);
     if aws_lc_rs::constant_time::verify_slices_are_equal(ath.as_bytes(), expected.as_bytes())
         .is_ok()
@@ -537,7 +566,20 @@ impl ReplayCache {
         forget_after: i64,
         now_unix: i64,
     ) -> Result<(), ProofError> {
-        let digest = proof_digest(&proof.jkt, &proof.jti);
+        self.check_and_record_in("", &proof.jkt, &proof.jti, forget_after, now_unix)
+    }
+
+    /// [`Self::check_and_record`] for the proof `jti` of key `jkt` within `scope` (a tenant,
+    /// say): one cache can serve several scopes that must never share a record.
+    pub fn check_and_record_in(
+        &self,
+        scope: &str,
+        jkt: &str,
+        jti: &str,
+        forget_after: i64,
+        now_unix: i64,
+    ) -> Result<(), ProofError> {
+        let digest = proof_digest(scope, jkt, jti);
         let mut state = self
             .state
             .lock()
@@ -552,10 +594,12 @@ impl ReplayCache {
     }
 }
 
-/// 128 bits of SHA-256 over the key thumbprint and the `jti`, length-prefixed so no two pairs
-/// share an input.
-fn proof_digest(jkt: &str, jti: &str) -> [u8; 16] {
+/// 128 bits of SHA-256 over the scope, the key thumbprint and the `jti`, the first two
+/// length-prefixed so no two triples share an input.
+fn proof_digest(scope: &str, jkt: &str, jti: &str) -> [u8; 16] {
     let mut context = digest::Context::new(&digest::SHA256);
+    context.update(&(scope.len() as u64).to_be_bytes());
+    context.update(scope.as_bytes());
     context.update(&(jkt.len() as u64).to_be_bytes());
     context.update(jkt.as_bytes());
     context.update(jti.as_bytes());

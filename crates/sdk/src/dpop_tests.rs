@@ -1,7 +1,7 @@
 //! Unit tests of [`super`]: each RFC 9449 §4.3 step refuses what it must, and only that.
 
 use super::*;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 use svc_crypto::SigningKey;
 use svc_domain::SigningAlg;
 
@@ -390,7 +390,9 @@ fn thumbprints_follow_rfc_7638() {
     // RFC 7638 §3.1's example key and thumbprint.
     let n = "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw";
     let jwk = json!({"kty": "RSA", "n": n, "e": "AQAB", "alg": "RS256", "kid": "2011-04-29"});
-    let key = public_key_for(jwk.as_object().unwrap(), ProofAlg::Rs256).unwrap();
+    let bytes = jwk.to_string();
+    let jwk = members::parse_object::<Jwk<'_>>(bytes.as_bytes()).unwrap();
+    let key = public_key_for(jwk, ProofAlg::Rs256).unwrap();
     assert_eq!(
         key.thumbprint(),
         "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
@@ -451,4 +453,157 @@ fn a_point_off_the_curve_or_the_other_rsa_padding_verifies_nothing() {
         verify_proof(&forged, &request()).unwrap_err(),
         ProofError::BadSignature
     );
+}
+
+/// A proof whose header and claims are the JSON texts given, as sent (duplicates, escapes and
+/// all), signed by an Ed25519 key whose public `x` replaces `{x}` in `header`.
+fn raw_proof(header: &str, claims: &str) -> (String, String) {
+    use aws_lc_rs::signature::{Ed25519KeyPair, KeyPair};
+    let pkcs8 = Ed25519KeyPair::generate_pkcs8(&aws_lc_rs::rand::SystemRandom::new()).unwrap();
+    let key = Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).unwrap();
+    let x = URL_SAFE_NO_PAD.encode(key.public_key().as_ref());
+    let header = header.replace("{x}", &x);
+    let input = format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(&header),
+        URL_SAFE_NO_PAD.encode(claims)
+    );
+    let signature = URL_SAFE_NO_PAD.encode(key.sign(input.as_bytes()).as_ref());
+    (format!("{input}.{signature}"), x)
+}
+
+const RAW_HEADER: &str =
+    r#"{"typ":"dpop+jwt","alg":"EdDSA","jwk":{"kty":"OKP","crv":"Ed25519","x":"{x}"}}"#;
+const RAW_CLAIMS: &str =
+    r#"{"jti":"j-1","htm":"POST","htu":"https://acme.id.example/oauth/token","iat":1800000000}"#;
+
+#[test]
+fn members_are_read_as_a_json_value_would_have_them() {
+    // The reference proof verifies, and its thumbprint is RFC 7638's of its key.
+    let (proof, x) = raw_proof(RAW_HEADER, RAW_CLAIMS);
+    let verified = verify_proof(&proof, &request()).unwrap();
+    let canonical = format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{x}"}}"#);
+    assert_eq!(
+        verified.jkt,
+        URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, canonical.as_bytes()))
+    );
+    // JSON escapes decode to the same strings: same proof, same thumbprint.
+    let escaped_header = RAW_HEADER
+        .replace(r#""typ":"dpop+jwt""#, r#""typ":"dpop\u002bjwt""#)
+        .replace(r#""kty":"OKP""#, r#""k\u0074y":"OKP""#);
+    let escaped_claims = RAW_CLAIMS.replace(r#""jti":"j-1""#, r#""jti":"j\u002d1""#);
+    let (proof, x) = raw_proof(&escaped_header, &escaped_claims);
+    let verified = verify_proof(&proof, &request()).unwrap();
+    assert_eq!(verified.jti, "j-1");
+    let canonical = format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{x}"}}"#);
+    assert_eq!(
+        verified.jkt,
+        URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, canonical.as_bytes()))
+    );
+    // A member given twice counts with its last value, in the header, the jwk and the claims.
+    let twice = RAW_HEADER.replace(r#"{"typ":"dpop+jwt""#, r#"{"typ":"JWT","typ":"dpop+jwt""#);
+    assert!(verify_proof(&raw_proof(&twice, RAW_CLAIMS).0, &request()).is_ok());
+    let twice = RAW_HEADER.replace(r#"{"typ":"dpop+jwt""#, r#"{"typ":"dpop+jwt","typ":"JWT""#);
+    assert_eq!(
+        verify_proof(&raw_proof(&twice, RAW_CLAIMS).0, &request()),
+        Err(ProofError::WrongType)
+    );
+    let twice = RAW_HEADER.replace(r#""kty":"OKP""#, r#""kty":"EC","kty":"OKP""#);
+    assert!(verify_proof(&raw_proof(&twice, RAW_CLAIMS).0, &request()).is_ok());
+    let twice = RAW_CLAIMS.replace(r#""htm":"POST""#, r#""htm":"POST","htm":"GET""#);
+    assert_eq!(
+        verify_proof(&raw_proof(RAW_HEADER, &twice).0, &request()),
+        Err(ProofError::WrongMethod)
+    );
+}
+
+#[test]
+fn members_of_the_wrong_json_type_are_refused_like_missing_ones() {
+    let with_header = |from: &str, to: &str| {
+        let header = RAW_HEADER.replace(from, to);
+        verify_proof(&raw_proof(&header, RAW_CLAIMS).0, &request())
+    };
+    // Not an object: an array, even one listing the members in order, is no header.
+    assert_eq!(
+        with_header(RAW_HEADER, r#"["dpop+jwt","EdDSA",null,{"kty":"OKP"}]"#),
+        Err(ProofError::Malformed)
+    );
+    assert_eq!(
+        with_header(r#""typ":"dpop+jwt""#, r#""typ":["dpop+jwt"]"#),
+        Err(ProofError::WrongType)
+    );
+    assert_eq!(
+        with_header(r#""alg":"EdDSA""#, r#""alg":{"EdDSA":1}"#),
+        Err(ProofError::DisallowedAlgorithm)
+    );
+    // crit is refused whatever its value, null included.
+    assert_eq!(
+        with_header(r#""alg":"EdDSA""#, r#""alg":"EdDSA","crit":null"#),
+        Err(ProofError::UnsupportedCriticalHeader)
+    );
+    assert_eq!(
+        with_header(
+            r#"{"kty":"OKP","crv":"Ed25519","x":"{x}"}"#,
+            r#""OKP Ed25519 {x}""#
+        ),
+        Err(ProofError::BadKey)
+    );
+    // A private member is refused whatever its value.
+    assert_eq!(
+        with_header(r#""kty":"OKP""#, r#""kty":"OKP","d":null"#),
+        Err(ProofError::BadKey)
+    );
+    let with_claims = |from: &str, to: &str| {
+        let claims = RAW_CLAIMS.replace(from, to);
+        verify_proof(&raw_proof(RAW_HEADER, &claims).0, &request())
+    };
+    assert_eq!(with_claims(RAW_CLAIMS, "[]"), Err(ProofError::Malformed));
+    assert_eq!(
+        with_claims(RAW_CLAIMS, &format!("{RAW_CLAIMS} {{}}")),
+        Err(ProofError::Malformed)
+    );
+    for iat in [
+        "1800000000.0",
+        "1.8e9",
+        "\"1800000000\"",
+        "9223372036854775808",
+        "null",
+    ] {
+        assert_eq!(
+            with_claims("1800000000", iat),
+            Err(ProofError::MissingClaim { claim: "iat" }),
+            "{iat}"
+        );
+    }
+    assert_eq!(
+        with_claims(r#""htm":"POST""#, r#""htm":null"#),
+        Err(ProofError::MissingClaim { claim: "htm" })
+    );
+    // A null nonce is not an absent one.
+    assert_eq!(
+        with_claims(r#""htm":"POST""#, r#""htm":"POST","nonce":null"#),
+        Err(ProofError::MissingClaim { claim: "nonce" })
+    );
+}
+
+#[test]
+fn the_replay_cache_keeps_scopes_apart() {
+    let cache = ReplayCache::new(10);
+    cache
+        .check_and_record_in("tenant-a", "k", "1", NOW + 60, NOW)
+        .unwrap();
+    assert_eq!(
+        cache.check_and_record_in("tenant-a", "k", "1", NOW + 60, NOW),
+        Err(ProofError::Replayed)
+    );
+    cache
+        .check_and_record_in("tenant-b", "k", "1", NOW + 60, NOW)
+        .unwrap();
+    // Lengths are part of the input: moving a character between scope and key is another proof.
+    cache
+        .check_and_record_in("tenant-", "ak", "1", NOW + 60, NOW)
+        .unwrap();
+    cache
+        .check_and_record_in("", "k", "1", NOW + 60, NOW)
+        .unwrap();
 }
