@@ -166,6 +166,16 @@ argon2_raw() {
   done
 }
 
+# p256_raw BACKEND: the wall time of one ES256 verification (svc's floor per DPoP proof) and of
+# one ES256 signature (the driver's), one thread, both servers idle; report.py puts the DPoP
+# ratio's ceiling from them.
+p256_raw() {
+  local backend=$1 out="$RAW/$1-p256.txt"
+  timeout 120 "$FLOWS" p256-cost --duration 3 >"$out" 2>&1 || die "p256-cost failed: $(tail -3 "$out")"
+  sed "s/^/${backend}_p256_/" "$out" >>"$META"
+  log "$backend: one ES256 proof: $(tr '\n' ' ' <"$out")"
+}
+
 # pg_ticks FILE: "pid ticks" of every PostgreSQL backend connected to the bench database (empty for SQLite).
 pg_ticks() {
   : >"$1"
@@ -809,6 +819,8 @@ bench_backend() {
       # The raw Argon2id rate is taken right before the backend's first sign-in run (both servers
       # idle), so that it sees the same machine as the sign-ins it is compared with.
       if [ "$scenario" = signin ] && [ "$round" = 1 ]; then argon2_raw "$backend"; fi
+      # Likewise the raw cost of one ES256 proof, before the first DPoP run.
+      if [ "$scenario" = token_dpop ] && [ "$round" = 1 ]; then p256_raw "$backend"; fi
       for conc in $(concurrencies "$scenario"); do
         run_one "$backend" ours "$scenario" "$conc" "$round"
         if peer_runs "$scenario"; then run_one "$backend" peer "$scenario" "$conc" "$round"; fi

@@ -215,7 +215,7 @@ def main(raw, out):
     L.extend(passkey_section(cells, backends))
     L.extend(api_key_section(cells, backends))
     L.extend(exchange_section(cells, backends))
-    L.extend(dpop_section(cells, backends))
+    L.extend(dpop_section(meta, cells, backends))
     L.extend(targets_section(meta, argon, cells))
 
     L.append("## Notes")
@@ -438,8 +438,48 @@ def exchange_section(cells, backends):
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
 
 
-def dpop_section(cells, backends):
-    """DPoP-bound client_credentials beside the same requests without a proof: rate, latency, CPU."""
+def dpop_ceiling_rows(meta, cells, backends):
+    """Per backend and concurrency: the DPoP ratio if a proof cost nothing but its ES256 verification
+    (svc) and signature (driver), from the plain run's rate and p256-cost's figures, beside the ratio
+    measured and svc's CPU beyond the verification."""
+    ratios = dpop_ratios(cells)
+    nproc = meta.get("nproc", "")
+    rows = []
+    for b in backends:
+        try:
+            verify = float(meta[f"{b}_p256_verify_us"])
+            sign = float(meta[f"{b}_p256_sign_us"])
+        except (KeyError, ValueError):
+            continue
+        if not nproc.isdigit():
+            continue
+        pg = b == "postgres"
+        for c in sorted(c for (bb, c) in ratios if bb == b):
+            plain = cells[(b, "token_flows", c, "ours")]
+            dpop = cells[(b, "token_dpop", c, "ours")]
+            machine = int(nproc) * 1e6 / med([r["rps"] for r in plain])
+            ceiling = machine / (machine + verify + sign)
+            delta = (med([r["cpu"] + (r["db"] if pg else 0) for r in dpop])
+                     - med([r["cpu"] + (r["db"] if pg else 0) for r in plain]))
+            rows.append(f"| {backend_name(b)} | {c} | {machine:,.0f} | {verify:,.0f} | {sign:,.0f} | {ceiling:.0%} | "
+                        f"{ratios[(b, c)]:.0%} | {ratios[(b, c)] / ceiling:.0%} | {delta - verify:+,.0f} |")
+    if not rows:
+        return []
+    return ["", "**The ceiling.** A DPoP request costs at least one ES256 verification more on the server and one "
+            "ES256 signature more in the client. `svc-bench-flows p256-cost` times both on one thread with both "
+            "servers idle (aws-lc-rs, the calls svc and the driver make). With every core busy in both runs, a plain "
+            "token costs the machine cores × 10⁶ ÷ plain req/s µs (svc, driver and kernel), so the ratio cannot "
+            "exceed plain ÷ (plain + verification + signature) whatever svc does. Beyond the verification: svc's Δ "
+            "CPU above minus the verification, i.e. parsing and checking the proof, recording its `jti`, the bound "
+            "token and the larger request, and the caches the verification leaves cold.", "",
+            "| backend | conc | machine µs per plain token | ES256 verification µs | ES256 signature µs "
+            "| ceiling | measured | of the ceiling | svc beyond the verification µs |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|", *rows]
+
+
+def dpop_section(meta, cells, backends):
+    """DPoP-bound client_credentials beside the same requests without a proof: rate, latency, CPU, and
+    the ratio's ceiling on this machine."""
     rows = beside_baseline_rows(cells, backends, "token_dpop", "token_flows", DPOP_TARGET)
     if not rows:
         return []
@@ -456,7 +496,8 @@ def dpop_section(cells, backends):
             "default 60 s window); with `[kms]` every proof is also a database write, not measured.", "",
             "| backend | conc | plain tokens/s | DPoP tokens/s | ratio | ≥ 50 %? | plain p50 / p99 ms "
             "| DPoP p50 / p99 ms | plain CPU µs/token | DPoP CPU µs/token | Δ CPU µs |",
-            "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|", *rows, ""]
+            "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|", *rows,
+            *dpop_ceiling_rows(meta, cells, backends), ""]
 
 
 def totp_section(meta, totp, cells, backends):

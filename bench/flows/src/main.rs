@@ -3,8 +3,9 @@
 //! session (plain, or pushed first to `/oauth/par`), the device grant's polls, password sign-in, password sign-in with a TOTP second factor, passkey sign-in — for
 //! client_credentials with a fresh DPoP proof per request and its baseline without one (one
 //! request each, but a proof has to be signed per request, which wrk cannot do), for the token
-//! exchange of a client's own client_credentials token (one request, against that baseline) and
-//! for the raw Argon2id rate of svc's default parameters.
+//! exchange of a client's own client_credentials token (one request, against that baseline), for
+//! the raw Argon2id rate of svc's default parameters and for the raw cost of one ES256 proof's
+//! signature and verification (`p256-cost`).
 //!
 //! Every load subcommand sets up its workers first (not measured), optionally waits at a gate so
 //! that `run.sh` can sample the server's CPU time after the setup, runs `--concurrency` workers
@@ -95,6 +96,18 @@ enum Command {
     Argon2(Argon2Args),
     /// Prints svc's default Argon2 parameters as `key=value` lines (for run.sh).
     Argon2Defaults,
+    /// The cost of one ES256 proof on this machine, one thread, nothing else running: its
+    /// verification (what svc cannot avoid per DPoP request) and its signature (what the client
+    /// cannot avoid). Prints `verify_us=` and `sign_us=` lines (for run.sh).
+    #[command(name = "p256-cost", alias = "p256_cost")]
+    P256Cost(P256Args),
+}
+
+#[derive(Args, Clone, Debug)]
+struct P256Args {
+    /// Seconds for each of the two measurements.
+    #[arg(long, default_value_t = 3.0)]
+    duration: f64,
 }
 
 /// Which server the driver talks to: the paths and the sign-in interaction differ.
@@ -208,6 +221,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Argon2(args) => argon::run(args.threads, args.duration).map(|t| t.print()),
+        Command::P256Cost(args) => dpop::print_costs(args.duration),
         Command::Refresh(args) => run_flow(Kind::Refresh, args),
         Command::Authcode(args) => run_flow(Kind::Authcode, args),
         Command::AuthcodePar(args) => run_flow(Kind::AuthcodePar, args),
