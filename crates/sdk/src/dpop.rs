@@ -174,7 +174,7 @@ pub fn verify_proof(proof: &str, request: &ProofRequest<'_>) -> Result<VerifiedP
     let header_bytes = decode(parts.header)?;
     let (alg, key) = check_header(&header_bytes)?; // steps 2, 3
     let claims_bytes = check_signature(&parts, alg, &key)?; // step 4
-    let claims = Claims::parse(&claims_bytes)?;
+    let claims: Claims<'_> = members::parse_object(&claims_bytes).ok_or(ProofError::Malformed)?;
     let jti = string_claim(&claims.jti, "jti")?; // step 5
     if jti.len() > MAX_JTI_BYTES {
         return Err(ProofError::MissingClaim { claim: "jti" });
@@ -277,32 +277,16 @@ enum ProofKey<'h> {
 impl ProofKey<'_> {
     /// RFC 7638 SHA-256 thumbprint, base64url: the required members in lexicographic order,
     /// no whitespace. The members were checked to be base64url (step 3), which JSON needs no
-    /// escaping for, and decoding refused non-canonical encodings, so the input is canonical.
+    /// escaping for, and decoding refused non-canonical encodings, so the string is canonical.
     fn thumbprint(&self) -> String {
-        let mut context = digest::Context::new(&digest::SHA256);
-        let pieces: [&str; 5] = match self {
-            Self::Ec { x, y, .. } => [
-                r#"{"crv":"P-256","kty":"EC","x":""#,
-                x,
-                r#"","y":""#,
-                y,
-                r#""}"#,
-            ],
-            Self::Okp { x, .. } => [r#"{"crv":"Ed25519","kty":"OKP","x":""#, x, r#""}"#, "", ""],
+        let canonical = match self {
+            Self::Ec { x, y, .. } => format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#),
+            Self::Okp { x, .. } => format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{x}"}}"#),
             Self::Rsa {
                 n_member, e_member, ..
-            } => [
-                r#"{"e":""#,
-                e_member,
-                r#"","kty":"RSA","n":""#,
-                n_member,
-                r#""}"#,
-            ],
+            } => format!(r#"{{"e":"{e_member}","kty":"RSA","n":"{n_member}"}}"#),
         };
-        for piece in pieces {
-            context.update(piece.as_bytes());
-        }
-        URL_SAFE_NO_PAD.encode(context.finish())
+        URL_SAFE_NO_PAD.encode(digest::digest(&digest::SHA256, canonical.as_bytes()))
     }
 }
 
@@ -437,13 +421,6 @@ fn check_signature(
     };
     verified.map_err(|_| ProofError::BadSignature)?;
     decode(parts.payload)
-}
-
-impl<'c> Claims<'c> {
-    /// The claims of the decoded payload: a JSON object, else [`ProofError::Malformed`].
-    fn parse(payload: &'c [u8]) -> Result<Self, ProofError> {
-        members::parse_object(payload).ok_or(ProofError::Malformed)
-    }
 }
 
 /// Step 5: a non-empty string claim.
