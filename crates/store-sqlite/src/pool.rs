@@ -30,15 +30,27 @@
 //!   again: it grew by the whole write rate (1.2 GB in 25 s of refresh rotations, measured),
 //!   and with a passive second pass still to about 1 GB between the rare restarts.
 //!
+//! Between the two, the thread flushes the database's file system to disk (`syncfs(2)` on
+//! Linux) while writers go on. SQLite syncs the database file only at the end of a pass that
+//! copied the whole WAL as it stands when the pass ends, which under steady writes the passive
+//! pass hardly ever does (frames appended during the copy, or a reader still on an older
+//! frame, leave it short, even when its own counts say it copied all it saw: 1,247 of 1,290
+//! passes in a bench run). The restart's sync, under the turn, then wrote out all the passive
+//! pass had copied, and held every writer 100-380 ms at a time, 93 times in 5 minutes of the
+//! bench's write-heavy flows on a VM with a slow disk
+//! (`bench/results/2026-11-28-sqlite-stalls-repro.md`). The thread cannot `fsync` the database
+//! file itself: closing its own descriptor of that file would drop every POSIX lock SQLite
+//! holds on it in this process.
+//!
 //! `journal_size_limit` truncates a WAL that grew in a burst when it starts again.
 
 use crate::connection::{ConnSettings, SqliteConn};
 use std::ops::{Deref, DerefMut};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use svc_store::StoreError;
 use svc_store_sql::Lease;
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard, OwnedSemaphorePermit, Semaphore};
@@ -51,6 +63,9 @@ const CHECKPOINT_PERIOD: Duration = Duration::from_secs(1);
 
 /// How long a checkpoint waits for readers that began before it, holding the write turn.
 const READER_WAIT: Duration = Duration::from_millis(50);
+
+/// A checkpoint holding the write turn longer than this is logged as a warning.
+const SLOW_TURN: Duration = Duration::from_millis(250);
 
 /// This process's turn to write, holding the writer connection (`None` until first used, or
 /// after a connection that could not be cleaned up was closed).
@@ -257,11 +272,12 @@ impl Inner {
 /// The checkpoint thread: one connection of its own, a checkpoint per request or period, until
 /// the pool is dropped.
 fn checkpoint_loop(
-    path: &std::path::Path,
+    path: &Path,
     settings: &ConnSettings,
     wake: &Receiver<()>,
     writer: &AsyncMutex<Option<SqliteConn>>,
 ) {
+    let flush = Flush::new(path);
     let mut conn = None;
     loop {
         match wake.recv_timeout(CHECKPOINT_PERIOD) {
@@ -281,29 +297,75 @@ fn checkpoint_loop(
                 })
                 .ok();
         }
-        if let Some(Err(e)) = conn.as_ref().map(|open| checkpoint(open, writer)) {
+        if let Some(Err(e)) = conn
+            .as_ref()
+            .map(|open| checkpoint(open, writer, || flush.run()))
+        {
             tracing::warn!(error = %e, "SQLite checkpoint failed; retrying with a new connection");
             conn = None;
         }
     }
 }
 
-/// The two passes (module docs). The turn is waited for without a timeout: writers hold it
-/// for one transaction each, and this is a thread of its own.
+/// The two passes, with `flush` between them (module docs). The turn is waited for without a
+/// timeout: writers hold it for one transaction each, and this is a thread of its own.
 fn checkpoint(
     conn: &SqliteConn,
     writer: &AsyncMutex<Option<SqliteConn>>,
+    flush: impl FnOnce() -> std::io::Result<()>,
 ) -> Result<(), StoreError> {
-    if conn.checkpoint_passive()?.wal_is_empty() {
+    let passive = conn.checkpoint_passive()?;
+    if passive.wal_is_empty() {
         return Ok(());
     }
-    let _turn = writer.blocking_lock();
-    let restarted = conn.checkpoint_restart()?;
-    if !restarted.complete() {
+    if let Err(e) = flush() {
+        // The restart's own sync still makes the copy durable, only under the turn.
+        tracing::debug!(error = %e, "flushing the SQLite database's file system failed");
+    }
+    let turn = writer.blocking_lock();
+    let taken = Instant::now();
+    let restarted = conn.checkpoint_restart();
+    drop(turn);
+    let held = taken.elapsed();
+    if held > SLOW_TURN {
+        tracing::warn!(
+            held_ms = held.as_millis(),
+            "an SQLite checkpoint held this process's writes; is the disk slow?"
+        );
+    }
+    if !restarted?.complete() {
         // A reader outlasted READER_WAIT: the next round tries again.
         tracing::debug!("SQLite checkpoint left frames in the WAL");
     }
     Ok(())
+}
+
+/// Flushes the file system holding the database, through a descriptor of its directory: never
+/// one of the database file itself (module docs). Does nothing where `syncfs` is missing, or
+/// when the directory cannot be opened (the restart's sync then does it all).
+#[derive(Debug)]
+struct Flush {
+    dir: Option<std::fs::File>,
+}
+
+impl Flush {
+    fn new(database: &Path) -> Self {
+        let dir = match database.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        Self {
+            dir: std::fs::File::open(dir).ok(),
+        }
+    }
+
+    fn run(&self) -> std::io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = &self.dir {
+            rustix::fs::syncfs(dir)?;
+        }
+        Ok(())
+    }
 }
 
 /// A connection lent by the pool; back where it came from when dropped, rolled back first if
@@ -409,5 +471,106 @@ impl Lease for SqliteLease {
             self.open = false;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(path: &Path) -> SqliteConn {
+        let settings = ConnSettings {
+            busy_timeout: READER_WAIT,
+            statement_cache_capacity: 8,
+        };
+        SqliteConn::open(path, &settings).expect("open")
+    }
+
+    /// The WAL's last frame, as a checkpoint that copies nothing reports it.
+    fn wal_frames(conn: &SqliteConn) -> i64 {
+        conn.raw()
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get(1))
+            .expect("passive checkpoint")
+    }
+
+    /// A reader on an older snapshot stops the passive pass short; the flush runs with the turn
+    /// free (writers go on during it), and the restart after it starts the WAL again.
+    #[test]
+    fn a_short_passive_pass_is_flushed_before_the_turn_is_taken() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("flush.db");
+        let writer = open(&path);
+        writer
+            .batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)")
+            .expect("first write");
+        let reader = open(&path);
+        reader.batch("BEGIN").expect("begin");
+        let seen: i64 = reader
+            .raw()
+            .query_row("SELECT count(*) FROM t", [], |row| row.get(0))
+            .expect("read");
+        assert_eq!(seen, 1);
+        for n in 2..50 {
+            writer
+                .batch(&format!("INSERT INTO t VALUES ({n})"))
+                .expect("write");
+        }
+        let before = wal_frames(&writer);
+        let turn = AsyncMutex::new(Some(writer));
+        let checkpointer = open(&path);
+        let mut turn_free_during_flush = None;
+        checkpoint(&checkpointer, &turn, || {
+            turn_free_during_flush = Some(turn.try_lock().is_ok());
+            // The old reader ends meanwhile, so the restart need not wait for it.
+            reader.batch("COMMIT").map_err(std::io::Error::other)
+        })
+        .expect("checkpoint");
+        assert_eq!(
+            turn_free_during_flush,
+            Some(true),
+            "flushed, outside the turn"
+        );
+        let writer = turn.into_inner().expect("writer");
+        writer
+            .batch("INSERT INTO t VALUES (50)")
+            .expect("write after");
+        let after = wal_frames(&writer);
+        assert!(
+            after < before,
+            "the next write started the WAL again ({after} frames, {before} before)"
+        );
+        let rows: i64 = checkpointer
+            .raw()
+            .query_row("SELECT count(*) FROM t", [], |row| row.get(0))
+            .expect("read after");
+        assert_eq!(rows, 50, "nothing lost");
+    }
+
+    /// A new database, its WAL never written: no second pass, no flush.
+    #[test]
+    fn an_empty_wal_is_left_alone() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("empty.db");
+        let turn = AsyncMutex::new(Some(open(&path)));
+        let mut flushed = false;
+        checkpoint(&open(&path), &turn, || {
+            flushed = true;
+            Ok(())
+        })
+        .expect("checkpoint");
+        assert!(!flushed);
+    }
+
+    /// The real flush works where the database lives (a relative path's directory is `.`).
+    #[test]
+    fn the_flush_runs_on_the_database_directory() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let flush = Flush::new(&dir.path().join("svc.db"));
+        assert!(flush.dir.is_some());
+        flush.run().expect("syncfs");
+        assert!(
+            Flush::new(Path::new("svc.db")).dir.is_some(),
+            "the working directory"
+        );
     }
 }
