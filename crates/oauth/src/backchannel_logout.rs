@@ -16,6 +16,10 @@
 //!   growing delays up to [`LogoutSettings::max_attempts`]; any other answer (the RP refused the
 //!   token) ends the notice as failed, since sending the same token again cannot change it.
 //! - An application that no longer registers a URI (or was deleted) ends its notice as failed.
+//! - A session that expires is announced like one that is revoked: at most every
+//!   [`LogoutSettings::expiry_interval`], a pass writes the notices of the sessions that expired
+//!   since the last look ([`svc_store::LogoutWrites::notify_expired_sessions`]), so an
+//!   application hears of the expiry within that interval plus one pass.
 //!
 //! Each notice is one claimed row (a lease), so several instances share the work and a worker
 //! that stops leaves its notices to be retried when the lease ends.
@@ -56,6 +60,8 @@ pub struct LogoutSettings {
     pub first_retry: Duration,
     /// Lifetime of a logout token (`exp - iat`).
     pub token_lifetime: Duration,
+    /// How often, at most, a worker looks for sessions that expired.
+    pub expiry_interval: Duration,
 }
 
 impl Default for LogoutSettings {
@@ -66,6 +72,7 @@ impl Default for LogoutSettings {
             max_attempts: 5,
             first_retry: Duration::from_secs(5),
             token_lifetime: Duration::from_secs(120),
+            expiry_interval: Duration::from_secs(10),
         }
     }
 }
@@ -140,6 +147,8 @@ pub struct BackchannelLogout {
     ctx: ProtocolContext,
     transport: Arc<dyn LogoutTransport>,
     settings: LogoutSettings,
+    /// When this worker last looked for expired sessions.
+    expiry_looked_at: std::sync::Mutex<Option<OffsetDateTime>>,
 }
 
 impl BackchannelLogout {
@@ -153,6 +162,7 @@ impl BackchannelLogout {
             ctx,
             transport,
             settings,
+            expiry_looked_at: std::sync::Mutex::new(None),
         }
     }
 
@@ -161,16 +171,27 @@ impl BackchannelLogout {
         &self.settings
     }
 
-    /// One pass: claims up to a batch of due notices, sends them concurrently and records each
-    /// attempt; returns how many were claimed.
+    /// One pass: writes the notices of sessions that expired (when the interval has passed),
+    /// claims up to a batch of due notices, sends them concurrently and records each attempt;
+    /// returns how many were claimed.
     pub async fn deliver_once(self: &Arc<Self>) -> Result<usize, svc_store::StoreError> {
         let now = truncate_micros(self.ctx.clock.now());
         let lease = now + self.settings.lease;
+        let look_for_expiries = self.expiry_due(now);
         let mut tx = self.ctx.store.write().await?;
+        if look_for_expiries {
+            tx.notify_expired_sessions(now).await?;
+        }
         let claimed = tx
             .claim_logout_notices(now, lease, self.settings.batch)
             .await?;
         tx.commit().await?;
+        if look_for_expiries {
+            *self
+                .expiry_looked_at
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = Some(now);
+        }
         let count = claimed.len();
         let mut tasks = tokio::task::JoinSet::new();
         for notice in claimed {
@@ -187,6 +208,16 @@ impl BackchannelLogout {
             }
         }
         failure.map_or(Ok(count), Err)
+    }
+
+    /// Whether `expiry_interval` has passed since this worker last looked for expired sessions
+    /// (a clock set back counts as passed).
+    fn expiry_due(&self, now: OffsetDateTime) -> bool {
+        let last = *self
+            .expiry_looked_at
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        last.is_none_or(|last| now < last || now - last >= self.settings.expiry_interval)
     }
 
     async fn deliver(&self, notice: LogoutNotice) -> Result<(), svc_store::StoreError> {

@@ -49,6 +49,15 @@ impl World {
     /// A tenant, an application listening on the back channel, and a session that signed into
     /// it and then ended.
     async fn new(answers: Vec<Result<u16, String>>) -> Self {
+        Self::build(answers, true).await
+    }
+
+    /// The same, the session still live (it will expire after eight hours).
+    async fn live() -> Self {
+        Self::build(Vec::new(), false).await
+    }
+
+    async fn build(answers: Vec<Result<u16, String>>, revoke: bool) -> Self {
         let store: Arc<dyn Store> =
             Arc::new(svc_store_sqlite::testing::temp_store().await.unwrap());
         let tenant = tenant_fixture("acme", 1);
@@ -89,11 +98,13 @@ impl World {
         })
         .await
         .unwrap();
-        assert!(
-            tx.revoke_session(&tenant.id, &session.id, start)
-                .await
-                .unwrap()
-        );
+        if revoke {
+            assert!(
+                tx.revoke_session(&tenant.id, &session.id, start)
+                    .await
+                    .unwrap()
+            );
+        }
         tx.commit().await.unwrap();
         let rp = Arc::new(Rp {
             answers: Mutex::new(answers.into()),
@@ -280,4 +291,35 @@ async fn an_application_that_dropped_its_uri_is_not_called() {
     assert_eq!(state.outcome, LogoutOutcome::Failed);
     assert_eq!(state.last_status_code, None);
     assert!(state.last_error.unwrap().contains("no longer registers"));
+}
+
+#[tokio::test]
+async fn a_session_that_expires_is_announced_once_within_the_interval() {
+    let world = World::live().await;
+    let expires = world.session.expires_at;
+    // The first pass sets the mark; the session is live, nothing is sent.
+    assert_eq!(world.worker.deliver_once().await.unwrap(), 0);
+    world.clock.set(expires - time::Duration::seconds(1));
+    assert_eq!(world.worker.deliver_once().await.unwrap(), 0);
+    assert_eq!(world.calls(), 0);
+    // Expired, but this worker looked less than the interval ago.
+    world.clock.set(expires + time::Duration::seconds(5));
+    assert_eq!(world.worker.deliver_once().await.unwrap(), 0);
+    world.clock.set(expires + time::Duration::seconds(10));
+    assert_eq!(world.worker.deliver_once().await.unwrap(), 1);
+    let seen = world.rp.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1);
+    let jwks = world.keys.published_jwks(&world.tenant).await.unwrap();
+    let alg = world.app.id_token_signed_response_alg;
+    let claims = verify_jwt_signature(&jwks.keys, &seen[0].1, alg)
+        .unwrap()
+        .claims;
+    assert_eq!(claims["sid"], world.session.id.as_str());
+    assert_eq!(claims["sub"], "pairwise-subject");
+    assert_eq!(claims["iat"], world.clock.now().unix_timestamp());
+    assert_eq!(world.state().await.outcome, LogoutOutcome::Delivered);
+    // Later passes announce it no more.
+    world.clock.set(expires + time::Duration::minutes(5));
+    assert_eq!(world.worker.deliver_once().await.unwrap(), 0);
+    assert_eq!(world.calls(), 1);
 }

@@ -8,6 +8,10 @@
 //! inner `SELECT … FOR UPDATE SKIP LOCKED` on PostgreSQL, so concurrent workers take disjoint
 //! notices. The lease is `due_at` itself, pushed past the attempt. Times are compared on the
 //! `_ns` twins on SQLite and on the `timestamptz` columns on PostgreSQL.
+//!
+//! Expired sessions get their notices from `logout_expiry_mark`: one row saying through which
+//! instant expiries were already announced, locked `FOR UPDATE` on PostgreSQL (SQLite's single
+//! writer already serialises), so two instances never announce the same window.
 
 use crate::dialect::{Conn, Dialect, PerDialect};
 use crate::naming;
@@ -17,7 +21,7 @@ use svc_domain::{
     ClientId, LogoutAttempt, LogoutNotice, LogoutNoticeState, LogoutOutcome, SessionClient,
     SessionId, TenantId, UserId,
 };
-use svc_store::{LogoutReads, LogoutWrites, StoreError};
+use svc_store::{EXPIRY_LOOKBACK, LogoutReads, LogoutWrites, StoreError};
 use time::OffsetDateTime;
 
 const JOIN: &str = "INSERT INTO session_clients (tenant_id, session_id, client_id, subject, \
@@ -69,6 +73,31 @@ const NOTIFY_USER: PerDialect = PerDialect {
          WHERE s.tenant_id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL \
          AND a.backchannel_logout_uri IS NOT NULL"
     ),
+};
+/// Notices for every unrevoked session that expired in `($1, $2]`, due at `$3`.
+const NOTIFY_EXPIRED: PerDialect = PerDialect {
+    sqlite: notify!(
+        "created_at, created_at_ns, due_at, due_at_ns)",
+        "$3, $4, $3, $4 FROM sessions s JOIN session_clients sc ON sc.session_id = s.id \
+         JOIN applications a ON a.id = sc.client_id \
+         WHERE s.expires_at_ns > $1 AND s.expires_at_ns <= $2 AND s.revoked_at IS NULL \
+         AND a.backchannel_logout_uri IS NOT NULL"
+    ),
+    postgres: notify!(
+        "created_at, due_at)",
+        "$3, $3 FROM sessions s JOIN session_clients sc ON sc.session_id = s.id \
+         JOIN applications a ON a.id = sc.client_id \
+         WHERE s.expires_at > $1 AND s.expires_at <= $2 AND s.revoked_at IS NULL \
+         AND a.backchannel_logout_uri IS NOT NULL"
+    ),
+};
+const READ_MARK: PerDialect = PerDialect {
+    sqlite: "SELECT through FROM logout_expiry_mark WHERE id = 1",
+    postgres: "SELECT through FROM logout_expiry_mark WHERE id = 1 FOR UPDATE",
+};
+const MOVE_MARK: PerDialect = PerDialect {
+    sqlite: "UPDATE logout_expiry_mark SET through = $1, through_ns = $2 WHERE id = 1",
+    postgres: "UPDATE logout_expiry_mark SET through = $1 WHERE id = 1",
 };
 /// Leases up to `$4` (`$3` on PostgreSQL) notices due at `$1` until `$2`, counting the attempt.
 const CLAIM: PerDialect = PerDialect {
@@ -171,6 +200,36 @@ impl<D: Dialect> LogoutWrites for SqlTx<D> {
             .await
             .map_err(|e| naming::foreign_key(e, "session_clients_session_id_fkey"))?;
         Ok(())
+    }
+
+    async fn notify_expired_sessions(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
+        let mark = Stmt::new(READ_MARK.pick::<D>())
+            .fetch_optional::<D>(self.conn())
+            .await?
+            .ok_or_else(|| StoreError::Corrupt("logout_expiry_mark: the row is missing".into()))?;
+        let through: Option<OffsetDateTime> =
+            Columns::<D>::new(&mark, "logout_expiry_mark").get("through")?;
+        let written = match through {
+            // The first pass on this database: expiries from here on.
+            None => 0,
+            Some(through) if through >= now => return Ok(0),
+            Some(through) => {
+                let from = through.max(now - EXPIRY_LOOKBACK);
+                Stmt::new(NOTIFY_EXPIRED.pick::<D>())
+                    .bind_instant(from)
+                    .bind_instant(now)
+                    .bind(now)
+                    .bind_twin(now)
+                    .execute::<D>(self.conn())
+                    .await?
+            }
+        };
+        Stmt::new(MOVE_MARK.pick::<D>())
+            .bind(now)
+            .bind_twin(now)
+            .execute::<D>(self.conn())
+            .await?;
+        Ok(written)
     }
 
     async fn claim_logout_notices(

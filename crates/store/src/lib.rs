@@ -59,7 +59,7 @@ pub use error::StoreError;
 pub use factors::{FactorReads, FactorWrites};
 pub use grants::{CodeRedemption, GrantReads, GrantWrites, RefreshRotation};
 pub use invitations::{InvitationFilter, InvitationReads, InvitationWrites};
-pub use logout::{LogoutReads, LogoutWrites};
+pub use logout::{EXPIRY_LOOKBACK, LogoutReads, LogoutWrites};
 pub use order::Order;
 pub use organizations::{OrganizationReads, OrganizationWrites};
 pub use passkeys::{PasskeyReads, PasskeyWrites};

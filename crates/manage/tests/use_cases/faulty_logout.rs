@@ -32,6 +32,9 @@ impl LogoutWrites for FaultyTx {
     async fn join_session(&mut self, client: &SessionClient) -> Result<(), StoreError> {
         self.inner.join_session(client).await
     }
+    async fn notify_expired_sessions(&mut self, now: OffsetDateTime) -> Result<u64, StoreError> {
+        self.inner.notify_expired_sessions(now).await
+    }
     async fn claim_logout_notices(
         &mut self,
         now: OffsetDateTime,

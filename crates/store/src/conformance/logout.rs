@@ -1,7 +1,8 @@
 //! Conformance: sessions remember the applications they signed into; ending a session, one or
 //! all of a person's, writes one back-channel logout notice per such application that
 //! registered a URI, in the same transaction; notices are claimed with a lease, retried,
-//! finished, scoped to their tenant and purged a day after they were written.
+//! finished, scoped to their tenant and purged a day after they were written. Sessions that
+//! expire unrevoked get their notices once, from the expiry mark.
 
 use super::grants::{base, stored_tenant};
 use super::{application_fixture, session_fixture, user_fixture};
@@ -367,4 +368,165 @@ pub async fn logout_records_follow_their_application_not_their_session(store: Ar
     let stray = session_fixture(&ada, 9, t0);
     let mut tx = store.write().await.expect("write");
     assert!(tx.join_session(&joined(&stray, &shop, t0)).await.is_err());
+}
+
+/// Sessions that run out unrevoked get one notice per listening application, each expiry
+/// announced once: the first pass only sets the mark, a window never looks more than a day
+/// back, a clock behind the mark writes nothing, and every tenant's expiries are announced
+/// under their own tenant.
+pub async fn expired_sessions_get_their_notices_once(store: Arc<dyn Store>) {
+    let acme = stored_tenant(&store, "acme", 1).await;
+    let other = stored_tenant(&store, "other", 2).await;
+    let t0 = base(&acme);
+    let ada = user_fixture(&acme, 1, "ada@example.com");
+    let bob = user_fixture(&acme, 2, "bob@example.com");
+    let eve = user_fixture(&other, 3, "eve@example.com");
+    let carl = user_fixture(&acme, 4, "carl@example.com");
+    let shop = listening(&acme, 21);
+    let quiet = application_fixture(&acme, 22);
+    let theirs = listening(&other, 23);
+    // Every fixture session lives eight hours.
+    let before = session_fixture(&ada, 1, t0 - Duration::days(2));
+    let first = session_fixture(&ada, 2, t0);
+    let later = session_fixture(&ada, 3, t0 + Duration::hours(1));
+    let revoked = session_fixture(&bob, 4, t0);
+    let elsewhere = session_fixture(&eve, 5, t0);
+    let much_later = session_fixture(&ada, 6, t0 + Duration::days(2));
+    let carls = session_fixture(&carl, 7, t0);
+    let mut tx = store.write().await.expect("write");
+    for user in [&ada, &bob, &eve, &carl] {
+        tx.insert_user(user).await.expect("user");
+    }
+    for app in [&shop, &quiet, &theirs] {
+        tx.insert_application(app).await.expect("application");
+    }
+    for s in [
+        &before,
+        &first,
+        &later,
+        &revoked,
+        &elsewhere,
+        &much_later,
+        &carls,
+    ] {
+        tx.insert_session(s).await.expect("session");
+    }
+    for (s, app) in [
+        (&before, &shop),
+        (&first, &shop),
+        (&first, &quiet),
+        (&later, &shop),
+        (&revoked, &shop),
+        (&elsewhere, &theirs),
+        (&much_later, &shop),
+        (&carls, &shop),
+    ] {
+        tx.join_session(&joined(s, app, s.created_at))
+            .await
+            .expect("join");
+    }
+    assert!(
+        tx.revoke_session(&acme.id, &revoked.id, t0 + Duration::minutes(1))
+            .await
+            .expect("revoke")
+    );
+    tx.commit().await.expect("commit");
+
+    let pass = |at: OffsetDateTime| {
+        let store = store.clone();
+        async move {
+            let mut tx = store.write().await.expect("write");
+            let written = tx.notify_expired_sessions(at).await.expect("notify");
+            tx.commit().await.expect("commit");
+            written
+        }
+    };
+    let notices = |tenant: &Tenant, session: &Session| {
+        let (store, tenant, session) = (store.clone(), tenant.id.clone(), session.id.clone());
+        async move {
+            let mut read = store.read().await.expect("read");
+            let found = read
+                .logout_notices(&tenant, &session)
+                .await
+                .expect("notices");
+            read.finish().await.expect("finish");
+            found.into_iter().map(|n| n.client_id).collect::<Vec<_>>()
+        }
+    };
+
+    assert_eq!(pass(t0).await, 0, "the first pass only sets the mark");
+    assert_eq!(
+        pass(t0 + Duration::hours(7)).await,
+        0,
+        "nothing expired since the mark (the session that ended before it stays quiet)"
+    );
+    assert!(notices(&acme, &before).await.is_empty());
+    assert_eq!(
+        pass(t0 + Duration::hours(8)).await,
+        3,
+        "Ada's first session, Carl's, and the other tenant's"
+    );
+    assert_eq!(notices(&acme, &first).await, vec![shop.id.clone()]);
+    assert_eq!(notices(&other, &elsewhere).await, vec![theirs.id.clone()]);
+    assert!(
+        notices(&acme, &elsewhere).await.is_empty(),
+        "a notice is read in its own tenant only"
+    );
+    assert_eq!(
+        notices(&acme, &revoked).await,
+        vec![shop.id.clone()],
+        "the revoked session keeps the one notice its revocation wrote"
+    );
+    assert_eq!(pass(t0 + Duration::hours(8)).await, 0, "announced once");
+    // Ending a person's sessions after their expiry was announced announces nothing again.
+    let mut tx = store.write().await.expect("write");
+    tx.revoke_user_sessions(&acme.id, &carl.id, t0 + Duration::hours(8))
+        .await
+        .expect("revoke Carl's");
+    tx.commit().await.expect("commit");
+    assert_eq!(notices(&acme, &carls).await, vec![shop.id.clone()]);
+    assert_eq!(
+        pass(t0 + Duration::hours(7)).await,
+        0,
+        "a clock behind the mark writes nothing"
+    );
+
+    // Two days on: the session that expired at nine hours is more than a day old and stays
+    // quiet; the one that expired within the day is announced.
+    assert_eq!(pass(t0 + Duration::days(2) + Duration::hours(9)).await, 1);
+    assert!(notices(&acme, &later).await.is_empty());
+    assert_eq!(notices(&acme, &much_later).await, vec![shop.id.clone()]);
+
+    // The notices are claimed like any other, with what the application saw.
+    let now = t0 + Duration::days(2) + Duration::hours(9);
+    let mut tx = store.write().await.expect("write");
+    let mut claimed = tx
+        .claim_logout_notices(now, now + Duration::minutes(1), 10)
+        .await
+        .expect("claim");
+    tx.commit().await.expect("commit");
+    claimed.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+    let mut expected = vec![
+        (acme.id.clone(), revoked.id.clone()),
+        (acme.id.clone(), first.id.clone()),
+        (other.id.clone(), elsewhere.id.clone()),
+        (acme.id.clone(), much_later.id.clone()),
+        (acme.id.clone(), carls.id.clone()),
+    ];
+    expected.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(
+        claimed
+            .iter()
+            .map(|n| (n.tenant_id.clone(), n.session_id.clone()))
+            .collect::<Vec<_>>(),
+        expected
+    );
+    let elsewhere_notice = claimed
+        .iter()
+        .find(|n| n.session_id == elsewhere.id)
+        .expect("the other tenant's notice");
+    assert_eq!(
+        elsewhere_notice.subject,
+        joined(&elsewhere, &theirs, t0).subject
+    );
 }

@@ -268,6 +268,7 @@ macro_rules! conformance_suite {
             expired_pushed_requests_are_purged,
             ending_sessions_writes_logout_notices_claimed_with_a_lease,
             logout_records_follow_their_application_not_their_session,
+            expired_sessions_get_their_notices_once,
             device_authorizations_are_found_while_pending_and_decided_once,
             device_polls_enforce_and_grow_the_interval,
             racing_device_polls_admit_one_on_time,

@@ -3,7 +3,8 @@
 //! into it ends by RP-initiated logout, by an administrator revoking it, or by the person being
 //! suspended; an application of the same session without a URI gets nothing. Every token is
 //! verified by jose (`interop/logout/verify.mjs`) as an RP must (§2.6), and its `sub` and `sid`
-//! are the ones of the ID token the application received. Registration refuses bad URIs, and
+//! are the ones of the ID token the application received. A session that simply expires sends
+//! its token once, on a clock the test moves. Registration refuses bad URIs, and
 //! refuses any while the deployment does not run the channel, which discovery then does not
 //! advertise. On SQLite and PostgreSQL.
 
@@ -14,7 +15,9 @@ use crate::webhooks::support::Receiver;
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
+use svc_domain::{Clock, ManualClock, SystemClock};
 use svc_testkit::BACKENDS;
 
 const ON: [(&str, &str); 1] = [("SVC_LOGOUT__BACKCHANNEL", "true")];
@@ -203,6 +206,63 @@ async fn ended_sessions_send_logout_tokens_that_jose_verifies() {
             .map(|i| summary["verified"][i]["claims"]["sid"].to_string())
             .collect();
         assert_eq!(sids.len(), 3, "three different sessions");
+        world.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn a_session_that_expires_sends_its_logout_token_once() {
+    for backend in BACKENDS {
+        let now = SystemClock.now();
+        let clock = Arc::new(ManualClock::new(now.replace_nanosecond(0).unwrap_or(now)));
+        let world = World::new(
+            backend,
+            Setup {
+                first_party: true,
+                env: ON.to_vec(),
+                clock: Some(clock.clone()),
+                ..Setup::default()
+            },
+        )
+        .await;
+        let receiver = Receiver::default();
+        let url = receiver.start().await;
+        let listening = world
+            .register_with(json!({
+                "name": "Listening",
+                "first_party": true,
+                "backchannel_logout_uri": url,
+                "backchannel_logout_session_required": true,
+            }))
+            .await;
+        let browser = world.browser();
+        let id = claims_of(&id_token(&world, &browser, &listening).await);
+
+        // Sessions live fourteen days: a day before the end, nothing is sent.
+        clock.advance(time::Duration::days(13));
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert!(
+            receiver.seen().is_empty(),
+            "{backend:?}: sent before expiry"
+        );
+        clock.advance(time::Duration::days(1) + time::Duration::seconds(1));
+        receiver
+            .wait_for(Duration::from_secs(10), |seen| seen.len() == 1)
+            .await;
+        let tokens = logout_tokens(&receiver);
+        let logout = claims_of(&tokens[0]);
+        assert_eq!(logout["sid"], id["sid"], "{backend:?}");
+        assert_eq!(logout["sub"], id["sub"], "{backend:?}");
+        assert_eq!(logout["aud"], listening.0.as_str());
+        assert_eq!(logout["iat"], clock.now().unix_timestamp());
+        // Later passes do not announce it again.
+        clock.advance(time::Duration::minutes(1));
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(
+            logout_tokens(&receiver).len(),
+            1,
+            "{backend:?}: announced twice"
+        );
         world.shutdown().await;
     }
 }

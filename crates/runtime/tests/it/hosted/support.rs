@@ -42,6 +42,8 @@ pub(crate) struct Setup {
     pub(crate) client_name: Option<String>,
     /// More environment for the app (e.g. webhook delivery settings).
     pub(crate) env: Vec<(&'static str, &'static str)>,
+    /// The app's clock, when the test moves time itself.
+    pub(crate) clock: Option<Arc<svc_domain::ManualClock>>,
 }
 
 impl World {
@@ -59,7 +61,19 @@ impl World {
         ]);
         env.push(("SVC_EMAIL__LOG__SINK", sink.as_str()));
         env.extend(setup.env.iter().copied());
-        let app = TestApp::spawn_with(backend, &env).await;
+        let app = match &setup.clock {
+            None => TestApp::spawn_with(backend, &env).await,
+            Some(clock) => {
+                let options = svc_runtime::BuildOptions {
+                    clock: clock.clone(),
+                    watchdog_interval: std::time::Duration::from_millis(200),
+                    ..svc_runtime::BuildOptions::default()
+                };
+                TestApp::try_spawn_with_options(backend, &env, options)
+                    .await
+                    .unwrap_or_else(|e| panic!("test app failed to start: {e}"))
+            }
+        };
         let operator = operator_token(&app).await;
         let created = app
             .request(reqwest::Method::POST, "/api/v1/control-plane/tenants")
