@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 use svc_runtime::{App, BuildOptions, RunningApp};
-use svc_store_postgres::testing::{TestDbGuard, fresh_database};
+use svc_store_postgres::testing::{TestDbGuard, migrated_database};
 
 /// Which database a test app runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +65,9 @@ impl TestApp {
             _ if explicit.is_some() => (explicit, None),
             Backend::Sqlite => (None, None),
             Backend::Postgres => {
-                let (url, guard) = fresh_database().await.expect("fresh PostgreSQL database");
+                let (url, guard) = migrated_database()
+                    .await
+                    .expect("migrated PostgreSQL database");
                 (Some(url), Some(guard))
             }
         };

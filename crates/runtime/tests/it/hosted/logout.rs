@@ -42,6 +42,22 @@ fn logout_tokens(receiver: &Receiver) -> Vec<String> {
         .collect()
 }
 
+/// A loopback receiver and a first-party application registered with it as its back-channel
+/// logout URI (session required): the receiver, its URL and the application's credentials.
+async fn listening_application(world: &World) -> (Receiver, String, (String, String)) {
+    let receiver = Receiver::default();
+    let url = receiver.start().await;
+    let listening = world
+        .register_with(json!({
+            "name": "Listening",
+            "first_party": true,
+            "backchannel_logout_uri": url,
+            "backchannel_logout_session_required": true,
+        }))
+        .await;
+    (receiver, url, listening)
+}
+
 /// Signs in through the hosted pages for `client` in `browser` and returns its ID token.
 async fn id_token(world: &World, browser: &Browser, client: &(String, String)) -> String {
     let code = world.code_for(browser, &client.0, "openid", &[]).await;
@@ -75,16 +91,7 @@ async fn ended_sessions_send_logout_tokens_that_jose_verifies() {
         assert_eq!(discovery["backchannel_logout_supported"], true);
         assert_eq!(discovery["backchannel_logout_session_supported"], true);
         assert!(discovery.get("frontchannel_logout_supported").is_none());
-        let receiver = Receiver::default();
-        let url = receiver.start().await;
-        let listening = world
-            .register_with(json!({
-                "name": "Listening",
-                "first_party": true,
-                "backchannel_logout_uri": url,
-                "backchannel_logout_session_required": true,
-            }))
-            .await;
+        let (receiver, url, listening) = listening_application(&world).await;
         let shown: Value = world
             .api(
                 Method::GET,
@@ -225,16 +232,7 @@ async fn a_session_that_expires_sends_its_logout_token_once() {
             },
         )
         .await;
-        let receiver = Receiver::default();
-        let url = receiver.start().await;
-        let listening = world
-            .register_with(json!({
-                "name": "Listening",
-                "first_party": true,
-                "backchannel_logout_uri": url,
-                "backchannel_logout_session_required": true,
-            }))
-            .await;
+        let (receiver, _, listening) = listening_application(&world).await;
         let browser = world.browser();
         let id = claims_of(&id_token(&world, &browser, &listening).await);
 
