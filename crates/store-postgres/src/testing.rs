@@ -158,7 +158,7 @@ async fn build_template(
             .await
         {
             Ok(_) => break,
-            Err(_) if attempts < 50 => {
+            Err(e) if attempts < 50 && in_use(&e) => {
                 attempts += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             }
@@ -176,6 +176,13 @@ async fn build_template(
     Ok(())
 }
 
+/// SQLSTATE 55006 `object_in_use`: the database is "being accessed by other users".
+fn in_use(e: &sqlx::Error) -> bool {
+    e.as_database_error()
+        .and_then(|d| d.code())
+        .is_some_and(|code| code == "55006")
+}
+
 /// Hex of a hash of every embedded migration's version and checksum.
 fn migrations_fingerprint() -> String {
     use std::hash::{Hash, Hasher};
@@ -191,25 +198,30 @@ fn migrations_fingerprint() -> String {
 /// store drops the database.
 pub async fn fresh_store(settings: &PoolSettings) -> Result<PgStore, StoreError> {
     let (url, guard) = fresh_database().await?;
-    let store = PgStore::connect(&url, settings).await?;
-    *store
-        .test_db
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(guard);
-    Ok(store)
+    owning(&url, guard, settings).await
 }
 
 /// A migrated store on a fresh database with [`test_settings`]; closing or dropping the store
 /// drops the database.
 pub async fn migrated_store() -> Result<PgStore, StoreError> {
     let (url, guard) = migrated_database().await?;
-    let store = PgStore::connect(&url, &test_settings()).await?;
+    let store = owning(&url, guard, &test_settings()).await?;
+    // Nothing left to apply; this checks the copy is what the migrations expect.
+    store.migrate().await?;
+    Ok(store)
+}
+
+/// A store on `url` that drops the database of `guard` when it is closed or dropped.
+async fn owning(
+    url: &str,
+    guard: TestDbGuard,
+    settings: &PoolSettings,
+) -> Result<PgStore, StoreError> {
+    let store = PgStore::connect(url, settings).await?;
     *store
         .test_db
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(guard);
-    // Nothing left to apply; this checks the copy is what the migrations expect.
-    store.migrate().await?;
     Ok(store)
 }
 

@@ -39,13 +39,18 @@ impl TestApp {
             .unwrap_or_else(|e| panic!("test app failed to start: {e}"))
     }
 
-    /// Like [`TestApp::spawn_with`], returning the startup error instead of panicking.
-    pub async fn try_spawn_with(backend: Backend, env: &[(&str, &str)]) -> Result<Self, String> {
-        let options = BuildOptions {
+    /// The build options of every test app: the defaults, with a database watchdog that pings
+    /// every 200 ms so outages are noticed quickly. Tests change what they need from here.
+    pub fn options() -> BuildOptions {
+        BuildOptions {
             watchdog_interval: Duration::from_millis(200),
             ..BuildOptions::default()
-        };
-        Self::try_spawn_with_options(backend, env, options).await
+        }
+    }
+
+    /// Like [`TestApp::spawn_with`], returning the startup error instead of panicking.
+    pub async fn try_spawn_with(backend: Backend, env: &[(&str, &str)]) -> Result<Self, String> {
+        Self::try_spawn_with_options(backend, env, Self::options()).await
     }
 
     /// Like [`TestApp::try_spawn_with`] with explicit seams (clock, worker intervals).

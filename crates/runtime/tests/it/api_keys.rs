@@ -32,8 +32,7 @@ impl Keys {
         vars.extend_from_slice(env);
         let options = BuildOptions {
             clock: clock.clone(),
-            watchdog_interval: Duration::from_millis(200),
-            ..BuildOptions::default()
+            ..TestApp::options()
         };
         let app = TestApp::try_spawn_with_options(backend, &vars, options)
             .await

@@ -197,9 +197,8 @@ pub(crate) async fn single_tenant_trusting(
     let mut env = vec![("SVC_TENANT__DEFAULT_TENANT_SLUG", "default")];
     env.extend_from_slice(extra);
     let options = svc_runtime::BuildOptions {
-        watchdog_interval: std::time::Duration::from_millis(200),
         outbound_roots: roots,
-        ..svc_runtime::BuildOptions::default()
+        ..TestApp::options()
     };
     let app = TestApp::try_spawn_with_options(backend, &env, options)
         .await

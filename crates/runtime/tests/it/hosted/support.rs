@@ -66,8 +66,7 @@ impl World {
             Some(clock) => {
                 let options = svc_runtime::BuildOptions {
                     clock: clock.clone(),
-                    watchdog_interval: std::time::Duration::from_millis(200),
-                    ..svc_runtime::BuildOptions::default()
+                    ..TestApp::options()
                 };
                 TestApp::try_spawn_with_options(backend, &env, options)
                     .await
